@@ -1,0 +1,38 @@
+"""ir_rbstar: rank-biased, tie-aware, effort, MED and residual-gain measures inside ir_measures and PyTerrier.
+
+Importing the package registers its measures with ir_measures and appends its provider to
+``ir_measures.DefaultPipeline`` (idempotently), so measure strings such as ``RBR(p=0.8)@20`` work in
+``ir_measures.calc_aggregate``, ``iter_calc``, ``evaluator`` and (as objects, see :func:`parse`) in
+``pt.Experiment``.
+"""
+from __future__ import annotations
+
+from typing import List, Sequence, Union
+
+import ir_measures
+
+from . import errors
+from .errors import (DuplicateDocumentError, EmptyInputError, InputFormatError, MissingQrelsError,
+                     ParameterError, RbstarError, ReferenceNotFoundError)
+from .measures import (ALL as MEASURES, RBA, RBA_res, RBO, RBO_ext, RBO_res, RBP, RBP_res, RBR, RBR_res,
+                       register as _register_measures)
+from .provider import PROVIDER, register as _register_provider
+from .references import clear_cache, register_run, registered_runs, unregister_run
+from .parsing import parse, split_measures
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "parse", "split_measures", "register_run", "unregister_run", "registered_runs", "clear_cache",
+    "MEASURES", "PROVIDER", "RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res",
+    "RBO_ext", "errors", "RbstarError", "InputFormatError", "DuplicateDocumentError", "EmptyInputError",
+    "ParameterError", "ReferenceNotFoundError", "MissingQrelsError", "__version__",
+]
+
+
+def _register() -> None:
+    _register_measures()
+    _register_provider()
+
+
+_register()

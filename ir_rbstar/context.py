@@ -1,0 +1,100 @@
+"""The evaluation context of one run: the query universe, the run's rows per query, references, joins.
+
+Everything a measure family needs is derived here once and cached for the other measures of the same
+call: the run's top-k rows as flat arrays (``Rows``), the reference ranking restricted to the query
+universe, and the joins between them and with the qrels. Families turn these arrays into values with
+the kernels of :mod:`ir_rbstar.core`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Optional, Tuple
+
+import numpy as np
+
+from .errors import MissingQrelsError
+from .io import Qrels, Ranking
+from .references import resolve_run
+
+__all__ = ["Rows", "RunContext"]
+
+
+@dataclass
+class Rows:
+    """Rows of a ranking gathered for the query universe (query i of the universe is segment i)."""
+
+    seg: np.ndarray       # universe index of each row
+    rank: np.ndarray      # 1-based rank of each row within its query
+    docs: np.ndarray      # document codes
+    src: np.ndarray       # row index in the source ranking
+    lens: np.ndarray      # number of rows per universe query
+
+
+def gather(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None) -> Rows:
+    segs = ranking.segment_of(universe)
+    found = segs >= 0
+    n = len(universe)
+    lens = np.zeros(n, dtype=np.int64)
+    lens[found] = ranking.segment_lengths()[segs[found]]
+    if cutoff is not None:
+        lens = np.minimum(lens, cutoff)
+    starts = np.zeros(n, dtype=np.int64)
+    starts[found] = ranking.offsets[segs[found]]
+    seg = np.repeat(np.arange(n, dtype=np.int64), lens)
+    pos = np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+    src = starts[seg] + pos
+    return Rows(seg=seg, rank=pos + 1, docs=ranking.docs[src], src=src, lens=lens)
+
+
+class RunContext:
+    """One run evaluated over a query universe, with cached derived arrays."""
+
+    def __init__(self, run: Ranking, qrels: Optional[Qrels], universe: np.ndarray):
+        self.run = run
+        self.qrels = qrels
+        self.universe = universe
+        self.n = len(universe)
+        self._cache: Dict[Tuple, object] = {}
+
+    def _cached(self, key, make):
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+    def require_qrels(self, measure) -> Qrels:
+        if self.qrels is None:
+            raise MissingQrelsError(f"{measure} needs relevance judgments, but no qrels were given")
+        return self.qrels
+
+    def observation(self, cutoff: Optional[int]) -> Rows:
+        """The run's top-k rows (B) per universe query."""
+        return self._cached(("obs", cutoff), lambda: gather(self.run, self.universe, cutoff))
+
+    def judgments(self, cutoff: Optional[int]) -> Tuple[np.ndarray, np.ndarray]:
+        """(grade, judged) of every row of B."""
+        def make():
+            b = self.observation(cutoff)
+            return self.qrels.lookup(self.universe[b.seg], b.docs)
+        return self._cached(("judg", cutoff), make)
+
+    def reference(self, ref: Optional[str], rel: int, measure) -> Ranking:
+        if ref is None:
+            return self.require_qrels(measure).as_ranking(rel)
+        return resolve_run(ref)
+
+    def reference_rows(self, ref: Optional[str], rel: int, measure) -> Rows:
+        return self._cached(("ref", ref, rel), lambda: gather(self.reference(ref, rel, measure), self.universe))
+
+    def match(self, cutoff: Optional[int], ref: Optional[str], rel: int, measure):
+        """Join B and R: for each B row its R row (-1 if absent); for each R row whether it is in B."""
+        def make():
+            b = self.observation(cutoff)
+            reference = self.reference(ref, rel, measure)
+            r = self.reference_rows(ref, rel, measure)
+            b_in_r = reference.find_rows(self.universe[b.seg], b.docs)
+            run_row = self.run.find_rows(self.universe[r.seg], r.docs)
+            r_in_b = run_row >= 0
+            if cutoff is not None:
+                r_in_b[r_in_b] = self.run.row_positions()[run_row[r_in_b]] < cutoff
+            return reference, b_in_r, r_in_b
+        return self._cached(("match", cutoff, ref, rel), make)

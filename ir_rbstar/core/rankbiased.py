@@ -1,0 +1,199 @@
+"""Numeric kernels of the rank-biased family (Moffat, Mackenzie, Mallia, Petri, SIGIR-AP 2024).
+
+Pure numpy over flat arrays: every row carries the index ``seg`` of its query (0..n-1), and the
+result of a kernel is one value per query. Ranks are 1-based. Nothing here reads files or knows
+about ir_measures; the provider prepares the arrays.
+
+Notation: B is the observation (the run, ``@k`` applied), R the reference ranking. Position ``i`` of
+a ranking has weight ``w(i) = (1-p) p^(i-1)``. A tie group of R occupies positions
+``start+1 .. start+size``; every quantity is the expectation over a uniformly random order of each
+tie group (for RBR this is the paper's "equal share of the group's weight").
+"""
+from __future__ import annotations
+
+import math
+from typing import Dict
+
+import numpy as np
+
+from .segments import seg_sum, seg_cumcount, seg_cumsum, log_factorials
+
+__all__ = [
+    "rbp", "rbp_residual", "shared_weight", "half_power_mean", "rbr_residual", "rba",
+    "rba_residual", "rbo_family",
+]
+
+
+def rbp(gain: np.ndarray, rank: np.ndarray, seg: np.ndarray, n: int, p: float) -> np.ndarray:
+    """Rank-biased precision, eq. 4: sum_i gain_i (1-p) p^(i-1)."""
+    return seg_sum(gain * (1.0 - p) * np.power(p, rank - 1.0), seg, n)
+
+
+def rbp_residual(unjudged: np.ndarray, rank: np.ndarray, seg: np.ndarray, n: int, depth: np.ndarray,
+                 p: float) -> np.ndarray:
+    """RBP residual: weight of unjudged positions within the evaluated depth plus the tail p^depth."""
+    w = np.where(unjudged, (1.0 - p) * np.power(p, rank - 1.0), 0.0)
+    return seg_sum(w, seg, n) + np.power(p, depth.astype(np.float64))
+
+
+def shared_weight(start: np.ndarray, size: np.ndarray, p: float) -> np.ndarray:
+    """Mean of w(j) over the positions j = start+1 .. start+size of a tie group.
+
+    sum_{j=start+1}^{start+size} (1-p) p^(j-1) = p^start (1 - p^size), shared by `size` items.
+    """
+    size = size.astype(np.float64)
+    return np.power(p, start.astype(np.float64)) * -np.expm1(size * math.log(p)) / size
+
+
+def half_power_mean(start: np.ndarray, size: np.ndarray, p: float) -> np.ndarray:
+    """E[p^(j/2)] for j uniform over the positions start+1 .. start+size of a tie group."""
+    q = math.sqrt(p)
+    size = size.astype(np.float64)
+    return np.power(q, start + 1.0) * (-np.expm1(size * math.log(q))) / ((1.0 - q) * size)
+
+
+def rbr_residual(ref_len: np.ndarray, n_unknown: np.ndarray, p: float) -> np.ndarray:
+    """Eq. 9: (1-p)/p sum_{i=1..b} p^(|R|+i) = p^|R| (1 - p^b)."""
+    return np.power(p, ref_len.astype(np.float64)) * -np.expm1(n_unknown * math.log(p))
+
+
+def rba(b_rank: np.ndarray, h_ref: np.ndarray, seg: np.ndarray, n: int, p: float) -> np.ndarray:
+    """Eq. 11 over the items of B found in R: (1-p)/p p^(rank_B/2) E[p^(rank_R/2)]."""
+    return seg_sum((1.0 - p) / p * np.power(p, b_rank / 2.0) * h_ref, seg, n)
+
+
+def rba_residual(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray, n_common: np.ndarray,
+                 unk_rank: np.ndarray, unk_seg: np.ndarray,
+                 grp_seg: np.ndarray, grp_start: np.ndarray, grp_size: np.ndarray,
+                 grp_missing: np.ndarray) -> np.ndarray:
+    """Algorithm 1's ``extra + p^|B ∪ R|``.
+
+    unk_rank/unk_seg: B-ranks of the unknown items of B (in B order within each query).
+    grp_*: every tie group of R in R order within each query, with ``grp_missing`` = how many of its
+    items are not in B. Those items take B positions |B|+1, |B|+2, ... in R order; with ties the
+    expectation over the group's random order is taken exactly (order statistics, see
+    :func:`_expected_pair_sum`).
+    """
+    q = math.sqrt(p)
+    c = (1.0 - p) / p
+    # items of B that R does not know: R positions |R|+1, |R|+2, ... in B order
+    t = len_r[unk_seg] + seg_cumcount(unk_seg)
+    extra = seg_sum(c * np.power(q, unk_rank + t), unk_seg, n)
+    # items of R that are not in B: B positions |B|+1, ... in R order
+    before = seg_cumsum_exclusive(grp_missing, grp_seg)
+    base_exp = len_b[grp_seg] + before + grp_start
+    tsum = _expected_pair_sum(grp_size, grp_missing, q)
+    extra += seg_sum(c * np.power(q, base_exp.astype(np.float64)) * tsum, grp_seg, n)
+    union = len_b + len_r - n_common
+    return extra + np.power(p, union.astype(np.float64))
+
+
+def seg_cumsum_exclusive(values: np.ndarray, seg: np.ndarray) -> np.ndarray:
+    """Sum of `values` over the earlier rows of the same segment (rows grouped by segment)."""
+    inclusive = seg_cumsum(values, seg)
+    return inclusive - values
+
+
+def _expected_pair_sum(g: np.ndarray, m: np.ndarray, q: float, batch: int = 2_000_000) -> np.ndarray:
+    """T(g, m) = E[ sum_{i=1..m} q^(i + X_(i)) ] for X_(1) < ... < X_(m) a uniform m-subset of {1..g}.
+
+    Closed forms for m = 0 and m = g; otherwise the exact order-statistic distribution
+    P(X_(i) = x) = C(x-1, i-1) C(g-x, m-i) / C(g, m), evaluated for all (i, x) pairs in batches.
+    """
+    g = g.astype(np.int64)
+    m = m.astype(np.int64)
+    out = np.zeros(len(g), dtype=np.float64)
+    full = (m == g) & (m > 0)
+    # all positions of the group are taken: X_(i) = i
+    q2 = q * q
+    out[full] = q2 * (-np.expm1(g[full] * math.log(q2))) / (1.0 - q2)
+    part = np.flatnonzero((m > 0) & (m < g))
+    if len(part) == 0:
+        return out
+    lf = log_factorials(int(g[part].max()) + 1)
+    width = g[part] - m[part] + 1
+    cnt = m[part] * width
+    start = 0
+    while start < len(part):
+        csum = np.cumsum(cnt[start:])
+        stop = start + max(1, int(np.searchsorted(csum, batch, side="right")))
+        idx = np.arange(start, stop)
+        ci = cnt[idx]
+        k = np.repeat(np.arange(len(idx)), ci)
+        within = np.arange(int(ci.sum())) - np.repeat(np.cumsum(ci) - ci, ci)
+        wk = width[idx][k]
+        i = within // wk + 1
+        x = i + within % wk
+        gg, mm = g[part][idx][k], m[part][idx][k]
+        logp = (lf[x - 1] - lf[i - 1] - lf[x - i]) + (lf[gg - x] - lf[mm - i] - lf[gg - x - mm + i]) \
+            - (lf[gg] - lf[mm] - lf[gg - mm])
+        vals = np.exp(logp + (i + x) * math.log(q))
+        out[part[idx]] = np.bincount(k, weights=vals, minlength=len(idx))
+        start = stop
+    return out
+
+
+def rbo_family(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray,
+               com_seg: np.ndarray, com_rank_b: np.ndarray, com_start: np.ndarray,
+               com_size: np.ndarray) -> Dict[str, np.ndarray]:
+    """RBO (= RBO_min), RBO_res (= RBO_max - RBO_min) and RBO_ext (Webber et al. 2010, eq. 32).
+
+    X_d = E|B_{1..d} ∩ R_{1..d}| is built for d = 1..l (l = max(|B|, |R|)) from the common items:
+    item e (rank r_B in B, tie group start+1..start+size in R) contributes
+    1[d >= r_B] * clip((d - start)/size, 0, 1), which is linear in d between its first depth and the
+    end of its group, so the sum over items is assembled with difference arrays.
+    """
+    len_b = len_b.astype(np.int64)
+    len_r = len_r.astype(np.int64)
+    s = np.minimum(len_b, len_r)
+    l = np.maximum(len_b, len_r)
+    off = np.concatenate(([0], np.cumsum(l + 2)))          # room for d = 0 .. l+1
+    total = int(off[-1])
+    seg_rows = np.repeat(np.arange(n), l + 2)
+    d0 = np.maximum(com_rank_b, com_start + 1)
+    d1 = com_start + com_size
+    untied = com_size == 1
+    # exact integer part: untied items step from 0 to 1 at d0
+    jump_int = np.bincount(off[com_seg[untied]] + d0[untied], minlength=total).astype(np.int64)
+    x_int = seg_cumsum(jump_int, seg_rows)
+    x = x_int.astype(np.float64)
+    tied = ~untied
+    if tied.any():
+        ts, tg, t0, t1, tst = com_seg[tied], com_size[tied].astype(np.float64), d0[tied], d1[tied], com_start[tied]
+        v0 = np.minimum((t0 - tst) / tg, 1.0)
+        jump = np.bincount(off[ts] + t0, weights=v0, minlength=total)
+        ramp = t1 > t0
+        slope = np.bincount(off[ts[ramp]] + t0[ramp] + 1, weights=1.0 / tg[ramp], minlength=total)
+        slope -= np.bincount(off[ts[ramp]] + t1[ramp] + 1, weights=1.0 / tg[ramp], minlength=total)
+        x += seg_cumsum(jump, seg_rows) + seg_cumsum(seg_cumsum(slope, seg_rows), seg_rows)
+    d = np.arange(total) - off[:-1][seg_rows]               # depth of each cell
+    valid = (d >= 1) & (d <= l[seg_rows])
+    lmax = int(l.max(initial=0))
+    pw = np.power(p, np.arange(2 * lmax + 3, dtype=np.float64))       # p^d
+    dd = np.arange(1, 2 * lmax + 3, dtype=np.float64)
+    H = np.concatenate(([0.0], np.cumsum(pw[1:] / dd)))              # H[d] = sum_{j<=d} p^j / j
+    G = np.concatenate(([0.0], np.cumsum(pw[1:])))                   # G[d] = sum_{j<=d} p^j
+    L_inf = -math.log1p(-p)                                          # sum_{j>=1} p^j / j
+    c = (1.0 - p) / p
+    dv = d[valid]
+    sv = seg_rows[valid]
+    head = seg_sum(pw[dv] / dv * x[valid], sv, n)                    # sum_{d<=l} p^d X_d / d
+    x_l = x[off[:-1] + l]                                            # X_l (= |B ∩ R|)
+    x_s = x[off[:-1] + s]                                            # X_s (0 when s = 0)
+    rbo_min = c * (head + x_l * (L_inf - H[l]))
+    # extrapolation (eq. 32), unequal lengths allowed
+    frac_s = np.divide(x_s, s, out=np.zeros(n), where=s > 0)
+    mid = (G[l] - G[s]) - s * (H[l] - H[s])                          # sum_{s<d<=l} p^d (d-s)/d
+    frac_l = np.divide(x_l - x_s, l, out=np.zeros(n), where=l > 0)
+    rbo_ext = c * (head + frac_s * mid) + (frac_l + frac_s) * pw[l]
+    rbo_ext = np.where(l > 0, rbo_ext, 0.0)
+    # residual: largest possible increase over all extensions of both lists
+    a = np.rint(x_l).astype(np.int64) + (l - s)                      # X_l^max
+    dstar = 2 * l - a                                                # X^max_d = d from here on
+    D = np.maximum(dstar, l + 1)
+    ramp_hi = np.maximum(D - 1, l)                                   # l < d <= D-1: X^max = a + 2(d-l)
+    res = mid
+    res = res + 2.0 * (G[ramp_hi] - G[l]) - (l + s) * (H[ramp_hi] - H[l])
+    res = res + np.power(p, D.astype(np.float64)) / (1.0 - p) - x_l * (L_inf - H[D - 1])
+    rbo_res = c * res
+    return {"RBO": rbo_min, "RBO_res": np.maximum(rbo_res, 0.0), "RBO_ext": rbo_ext}

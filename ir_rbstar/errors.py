@@ -1,0 +1,29 @@
+"""Typed exceptions. Every message names the input at fault (file and line, query, parameter)."""
+
+
+class RbstarError(Exception):
+    """Base class of every error raised by ir_rbstar."""
+
+
+class InputFormatError(RbstarError, ValueError):
+    """A run, qrels or reference run is malformed (wrong column count, bad score, duplicate document...)."""
+
+
+class DuplicateDocumentError(InputFormatError):
+    """A document occurs twice for the same query in one run or qrels."""
+
+
+class EmptyInputError(InputFormatError):
+    """A run, qrels or reference file is empty or a glob matched nothing."""
+
+
+class ParameterError(RbstarError, ValueError):
+    """A measure parameter is out of range or of the wrong type (e.g. ``p`` outside (0, 1), ``k <= 0``)."""
+
+
+class ReferenceNotFoundError(RbstarError, LookupError):
+    """A ``ref=`` value is neither an existing file nor a registered run name."""
+
+
+class MissingQrelsError(RbstarError, ValueError):
+    """A measure needs relevance judgments (e.g. ``ref=None`` or ``RBP``) but no qrels were given."""

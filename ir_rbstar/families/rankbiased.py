@@ -1,0 +1,80 @@
+"""Glue between the rank-biased declarations and their kernels: prepares the arrays, calls the kernels."""
+from __future__ import annotations
+
+from typing import Dict, Iterable
+
+import numpy as np
+
+from ..context import RunContext
+from ..core import rankbiased as K
+from ..core.segments import seg_sum
+
+NAMES = ("RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res", "RBO_ext")
+
+
+def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
+    out: Dict[object, np.ndarray] = {}
+    rbo_cache: Dict[tuple, Dict[str, np.ndarray]] = {}
+    for m in measures:
+        name, p, cutoff = m.NAME, m["p"], m.params.get("cutoff")
+        if name in ("RBP", "RBP_res"):
+            out[m] = _rbp(m, ctx, p, cutoff)
+            continue
+        ref, rel = m["ref"], m["rel"]
+        b = ctx.observation(cutoff)
+        reference, b_in_r, r_in_b = ctx.match(cutoff, ref, rel, m)
+        matched = b_in_r >= 0
+        start, size = reference.tie_groups()
+        if name == "RBR":
+            w = K.shared_weight(start[b_in_r[matched]], size[b_in_r[matched]], p)
+            out[m] = seg_sum(w, b.seg[matched], ctx.n)
+        elif name == "RBR_res":
+            r = ctx.reference_rows(ref, rel, m)
+            unknown = _unknown(ctx, cutoff, ref, matched)
+            out[m] = K.rbr_residual(r.lens, np.bincount(b.seg[unknown], minlength=ctx.n), p)
+        elif name == "RBA":
+            rows = b_in_r[matched]
+            out[m] = K.rba(b.rank[matched], K.half_power_mean(start[rows], size[rows], p), b.seg[matched], ctx.n, p)
+        elif name == "RBA_res":
+            r = ctx.reference_rows(ref, rel, m)
+            unknown = _unknown(ctx, cutoff, ref, matched)
+            r_start, r_size = start[r.src], size[r.src]
+            first = np.flatnonzero(r.rank - 1 == r_start)          # first row of each tie group
+            gid = np.cumsum(r.rank - 1 == r_start) - 1
+            missing = np.bincount(gid, weights=(~r_in_b).astype(np.float64), minlength=len(first))
+            out[m] = K.rba_residual(ctx.n, p, b.lens, r.lens, np.bincount(b.seg[matched], minlength=ctx.n),
+                                    b.rank[unknown].astype(np.float64), b.seg[unknown],
+                                    r.seg[first], r_start[first], r_size[first], missing.astype(np.int64))
+        else:  # RBO family: computed together
+            key = (cutoff, ref, rel, p)
+            if key not in rbo_cache:
+                r = ctx.reference_rows(ref, rel, m)
+                rows = b_in_r[matched]
+                rbo_cache[key] = K.rbo_family(ctx.n, p, b.lens, r.lens, b.seg[matched], b.rank[matched],
+                                              start[rows], size[rows])
+            out[m] = rbo_cache[key][name]
+    return out
+
+
+def _unknown(ctx: RunContext, cutoff, ref, matched: np.ndarray) -> np.ndarray:
+    """Items of B whose rank in R is unknown: not in R and, for a qrels-derived R, not judged."""
+    if ref is None:
+        _, judged = ctx.judgments(cutoff)
+        return ~matched & ~judged
+    return ~matched
+
+
+def _rbp(m, ctx: RunContext, p: float, cutoff) -> np.ndarray:
+    qrels = ctx.require_qrels(m)
+    b = ctx.observation(cutoff)
+    grade, judged = ctx.judgments(cutoff)
+    rank = b.rank.astype(np.float64)
+    if m.NAME == "RBP_res":
+        return K.rbp_residual(~judged, rank, b.seg, ctx.n, b.lens, p)
+    rel = m.params.get("rel")
+    if rel is None:
+        top = qrels.max_grade
+        gain = np.maximum(grade, 0) / top if top > 0 else np.zeros(len(grade))
+    else:
+        gain = (judged & (grade >= rel)).astype(np.float64)
+    return K.rbp(gain, rank, b.seg, ctx.n, p)

@@ -1,0 +1,28 @@
+"""Measure declarations (names, parameters, definitions). Registration happens in :func:`register`."""
+from __future__ import annotations
+
+import ir_measures
+from ir_measures.measures import registry
+
+from .base import RbstarMeasure
+from .rankbiased import RANKBIASED, RBA, RBA_res, RBO, RBO_ext, RBO_res, RBP, RBP_res, RBR, RBR_res
+
+__all__ = ["ALL", "register", "RbstarMeasure", "RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res",
+           "RBO", "RBO_res", "RBO_ext"]
+
+ALL = list(RANKBIASED)
+
+
+def register() -> None:
+    """Register every measure with ir_measures' parser (idempotent).
+
+    ``RBP`` is ir_measures' own measure; its registry entry is replaced by a subclass that validates
+    its parameters and always shows ``p`` in its label. Built-in providers still serve it as before.
+    """
+    for m in ALL:
+        current = registry.get(m.NAME)
+        if current is not m:
+            registry[m.NAME] = m
+    # ir_measures.RBP is the object users import; make it the same declaration
+    ir_measures.RBP = RBP
+    ir_measures.measures.RBP = RBP

@@ -1,0 +1,120 @@
+"""Shared machinery of ir_rbstar's measure declarations.
+
+ir_measures compares measures by ``repr`` and hides parameters at their default, and validates
+lazily with bare ``AssertionError``. Measures declared here instead
+
+* canonicalise their parameters when created (ints to floats for float parameters), so that
+  ``RBR(p=1/2)`` written in different ways is one measure;
+* validate when created, raising :class:`~ir_rbstar.errors.ParameterError` with the parameter named;
+* always show the parameters listed in ``ALWAYS_SHOWN`` (``p`` for the rank-biased family), so a
+  column label such as ``RBR(p=0.8)@20`` can never be confused with ``RBR(p=0.9)@20``, and
+  ``ir_measures.parse_measure(str(m)) == m``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, Tuple
+
+from ir_measures.measures.base import Measure, ParamInfo, _NOT_PROVIDED
+
+from ..errors import ParameterError
+
+__all__ = ["RbstarMeasure", "ParamInfo", "param_p", "param_cutoff", "param_rel", "param_ref"]
+
+
+def param_cutoff() -> ParamInfo:
+    return ParamInfo(dtype=int, required=False, desc="ranking cutoff k (only the top k of the run are evaluated)")
+
+
+def param_p(default: float = 0.8) -> ParamInfo:
+    return ParamInfo(dtype=float, default=default, desc="persistence p, 0 < p < 1")
+
+
+def param_rel(default: Any = 1) -> ParamInfo:
+    """``default=_NOT_PROVIDED`` means graded relevance when the user gives no ``rel``."""
+    desc = "minimum relevance grade that counts as relevant (inclusive)"
+    if default is _NOT_PROVIDED:
+        desc += "; not given: graded gain = grade / highest grade in the qrels"
+    return ParamInfo(dtype=int, default=default, desc=desc)
+
+
+def param_ref() -> ParamInfo:
+    return ParamInfo(dtype=str, default=None,
+                     desc="reference ranking: path of a TREC run file (.gz allowed), or a name given to "
+                          "ir_rbstar.register_run(); None: derived from the qrels (grade >= rel, grade "
+                          "descending, equal grades tied)")
+
+
+class RbstarMeasure(Measure):
+    """Base class of every measure declared by ir_rbstar."""
+
+    ALWAYS_SHOWN: Tuple[str, ...] = ()
+    FAMILY = ""
+
+    def __init__(self, **params):
+        super().__init__(**self._canonical(params))
+        self.validate_params()
+
+    def _canonical(self, params: Dict[str, Any]) -> Dict[str, Any]:
+        out = {}
+        for name in self.SUPPORTED_PARAMS:           # declared order, so repr does not depend on call order
+            if name in params:
+                out[name] = params[name]
+        for name in params:
+            if name not in self.SUPPORTED_PARAMS:
+                raise ParameterError(f"{self.NAME}: unknown parameter {name!r}; supported: "
+                                     f"{', '.join(self.SUPPORTED_PARAMS)}")
+        for name, value in list(out.items()):
+            info = self.SUPPORTED_PARAMS[name]
+            if value is None and info.default is _NOT_PROVIDED:
+                del out[name]                        # e.g. RBP(rel=None): the same as not giving rel
+                continue
+            if info.dtype is float and isinstance(value, int) and not isinstance(value, bool):
+                out[name] = float(value)
+        return out
+
+    def validate_params(self):
+        if self.validated:
+            return
+        for name, info in self.SUPPORTED_PARAMS.items():
+            value = self.params.get(name, _NOT_PROVIDED)
+            if value is _NOT_PROVIDED or (value is None and info.default is None):
+                continue
+            if isinstance(value, bool) or (info.dtype is not None and not isinstance(value, info.dtype)):
+                raise ParameterError(f"{self.NAME}: parameter {name}={value!r} must be of type "
+                                     f"{info.dtype.__name__}")
+            if info.choices is not _NOT_PROVIDED and value not in info.choices:
+                raise ParameterError(f"{self.NAME}: parameter {name}={value!r} must be one of {info.choices}")
+        self._check_ranges()
+        self.validated = True
+
+    def _check_ranges(self) -> None:
+        cutoff = self.params.get("cutoff")
+        if cutoff is not None and cutoff <= 0:
+            raise ParameterError(f"{self.NAME}: cutoff @{cutoff} must be a positive integer")
+        if "p" in self.SUPPORTED_PARAMS:
+            p = self["p"]
+            if not (isinstance(p, float) and math.isfinite(p) and 0.0 < p < 1.0):
+                raise ParameterError(f"{self.NAME}: persistence p={p!r} must lie strictly between 0 and 1")
+
+    def __repr__(self) -> str:
+        shown = []
+        for name, info in self.SUPPORTED_PARAMS.items():
+            if name == self.AT_PARAM:
+                continue
+            if name in self.ALWAYS_SHOWN:
+                shown.append(f"{name}={self._param_repr(self[name])}")
+            elif name in self.params and self.params[name] != info.default:
+                shown.append(f"{name}={self._param_repr(self.params[name])}")
+        result = self.NAME
+        if shown:
+            result += "(" + ",".join(shown) + ")"
+        if self.params.get(self.AT_PARAM) is not None:
+            result += f"@{self.params[self.AT_PARAM]}"
+        return result
+
+    def __str__(self) -> str:
+        return repr(self)
+
+    __hash__ = Measure.__hash__
+    __eq__ = Measure.__eq__

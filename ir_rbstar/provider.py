@@ -1,0 +1,92 @@
+"""The one ir_measures provider of ir_rbstar.
+
+It converts the qrels once per :meth:`evaluator` call (reused for every run given to that evaluator)
+and each run once per call, to the columnar form of :mod:`ir_rbstar.io`, then lets each measure family
+compute whole columns of per-query values. It is registered with ir_measures and appended to
+``ir_measures.DefaultPipeline`` after the built-in providers, so that it never takes a measure that a
+built-in provider serves (``RBP`` with ``rel`` and no cutoff goes to cwl_eval when that is installed).
+"""
+from __future__ import annotations
+
+from typing import Dict, Iterable, Iterator, Optional
+
+import numpy as np
+import ir_measures
+from ir_measures import providers
+from ir_measures.util import Metric
+
+from .context import RunContext
+from .families import rankbiased
+from .io import QUERY_IDS, Qrels, to_qrels, to_ranking
+from .measures.base import RbstarMeasure
+
+__all__ = ["RbstarProvider", "RbstarEvaluator", "PROVIDER"]
+
+FAMILIES = {name: rankbiased for name in rankbiased.NAMES}
+
+
+class RbstarEvaluator(providers.Evaluator):
+    """Evaluates runs for a fixed set of measures and qrels (converted once)."""
+
+    def __init__(self, measures: Iterable, qrels):
+        self.qrels: Optional[Qrels] = None if qrels is None else to_qrels(qrels)
+        qids = [] if self.qrels is None else list(QUERY_IDS.decode(self.qrels.qcodes))
+        super().__init__(list(measures), qids)
+
+    def values(self, run) -> Dict[object, np.ndarray]:
+        """Per-query values as numpy arrays, plus the query ids under the key ``'query_id'``."""
+        ranking = to_ranking(run)
+        universe = self.qrels.qcodes if self.qrels is not None else ranking.qcodes
+        ctx = RunContext(ranking, self.qrels, universe)
+        by_family: Dict[object, list] = {}
+        for m in self.measures:
+            by_family.setdefault(FAMILIES[m.NAME], []).append(m)
+        out: Dict[object, np.ndarray] = {}
+        for family, ms in by_family.items():
+            out.update(family.compute(ms, ctx))
+        out["query_id"] = QUERY_IDS.decode(universe)
+        return out
+
+    def _iter_calc(self, run) -> Iterator[Metric]:
+        vals = self.values(run)
+        qids = vals.pop("query_id")
+        for m in self.measures:
+            for qid, v in zip(qids, vals[m].tolist()):
+                yield Metric(query_id=qid, measure=m, value=v)
+
+
+class RbstarProvider(providers.Provider):
+    """ir_rbstar: rank-biased measures with residuals and ties (more families follow)."""
+
+    NAME = "ir_rbstar"
+    SUPPORTED_MEASURES = []
+
+    def supports(self, measure) -> bool:
+        if measure.NAME not in FAMILIES:
+            return False
+        if not isinstance(measure, RbstarMeasure):
+            # e.g. an RBP object made from ir_measures' own class: re-declare it to validate
+            from .measures import rankbiased as decl
+            if measure.NAME == "RBP":
+                decl.RBP(**measure.params)
+                return True
+            return False
+        measure.validate_params()
+        return True
+
+    def _evaluator(self, measures, qrels) -> RbstarEvaluator:
+        return RbstarEvaluator(measures, qrels)
+
+    def install_instructions(self) -> str:
+        return "pip install ir_rbstar"
+
+
+PROVIDER = RbstarProvider()
+
+
+def register() -> None:
+    """Register the provider with ir_measures and append it to the default pipeline (idempotent)."""
+    providers.registry.setdefault(PROVIDER.NAME, PROVIDER)
+    pipeline = ir_measures.DefaultPipeline.providers
+    if not any(getattr(p, "NAME", None) == PROVIDER.NAME for p in pipeline):
+        pipeline.append(PROVIDER)
