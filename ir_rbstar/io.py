@@ -24,7 +24,8 @@ import pandas as pd
 
 from .errors import DuplicateDocumentError, EmptyInputError, InputFormatError
 
-__all__ = ["Ranking", "Qrels", "to_ranking", "to_qrels", "read_trec_run", "read_trec_qrels",
+__all__ = ["Ranking", "Qrels", "to_ranking", "to_qrels", "read_trec_run", "read_trec_qrels", "read_run_frame",
+           "read_qrels_frame",
            "QUERY_IDS", "DOC_IDS"]
 
 _KEY_SHIFT = np.int64(32)
@@ -389,16 +390,33 @@ def _read_columns(path: str, ncols: int, what: str, layout: str) -> pd.DataFrame
     return df
 
 
+def read_run_frame(path: str) -> pd.DataFrame:
+    """Read and validate a TREC run file into a DataFrame ``query_id, doc_id, score``.
+
+    Checks the column count, that every score is a finite number and that no document appears twice
+    for a query; errors name the file and line.
+    """
+    ranking_src = _read_run_columns(path)
+    return pd.DataFrame({"query_id": ranking_src[0], "doc_id": ranking_src[1], "score": ranking_src[2]})
+
+
+def _read_run_columns(path: str):
+    path = os.fspath(path)
+    df = _read_columns(path, 6, "run", "query_id Q0 doc_id rank score tag")
+    line_of = _line_mapper(path)
+    q, d = df[0].to_numpy(dtype=object), df[2].to_numpy(dtype=object)
+    s = _parse_float_column(df[4], path, line_of, df)
+    _check_scores(s, path, q, d, line_of)
+    return q, d, s, line_of
+
+
 def read_trec_run(path: str) -> Ranking:
     """Read a TREC run file (``qid Q0 docno rank score tag``; ``.gz`` allowed) into a :class:`Ranking`.
 
     The rank column is ignored: rows are ordered by score (descending), ties by doc id (descending).
     """
-    path = os.fspath(path)
-    df = _read_columns(path, 6, "run", "query_id Q0 doc_id rank score tag")
-    line_of = _line_mapper(path)
-    return ranking_from_columns(df[0].to_numpy(dtype=object), df[2].to_numpy(dtype=object),
-                                _parse_float_column(df[4], path, line_of, df), path, line_of)
+    q, d, s, line_of = _read_run_columns(path)
+    return ranking_from_columns(q, d, s, os.fspath(path), line_of)
 
 
 def _parse_float_column(col: pd.Series, path: str, line_of, df) -> np.ndarray:
@@ -409,6 +427,13 @@ def _parse_float_column(col: pd.Series, path: str, line_of, df) -> np.ndarray:
         raise InputFormatError(f"{path}: line {line_of(i)}: score {col.iloc[i]!r} of document {df[2].iloc[i]!r} "
                                f"for query {df[0].iloc[i]!r} is not a number")
     return conv
+
+
+def read_qrels_frame(path: str) -> pd.DataFrame:
+    """Read and validate a TREC qrels file into a DataFrame ``query_id, doc_id, relevance`` (int)."""
+    qrels = read_trec_qrels(path)
+    return pd.DataFrame({"query_id": QUERY_IDS.decode(qrels.rowq), "doc_id": DOC_IDS.decode(qrels.rowd),
+                         "relevance": qrels.grades})
 
 
 def read_trec_qrels(path: str) -> Qrels:

@@ -1,0 +1,71 @@
+"""``ir-rbstar demo``: a table of measures for the bundled Vaswani (NPL) runs, needing no argument.
+
+The collection (11,429 abstracts, 93 queries, binary qrels) and the runs ship inside the package
+(``ir_rbstar/data/vaswani``; ``scripts/make_demo_runs.py`` made the runs): three BM25-style first-stage
+runs and, as the reference ranking, a re-ranking of the BM25 top 100 by a small neural model
+(all-MiniLM-L6-v2). Each first-stage run is scored with nDCG@10 and RBP against the qrels, and with RBR
+of its top k, RBA and RBO against the reference.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+from importlib import resources
+from typing import Dict, List, Optional
+
+import ir_measures
+import pandas as pd
+
+from .io import read_qrels_frame, read_run_frame
+from .parsing import parse
+from .references import register_run
+
+REFERENCE = "minilm_rerank"
+
+
+def data_dir() -> str:
+    """Directory of the bundled Vaswani collection."""
+    return str(resources.files("ir_rbstar") / "data" / "vaswani")
+
+
+def demo_runs() -> Dict[str, str]:
+    """Bundled runs by name (file name without ``.run.gz``), the reference included."""
+    d = data_dir()
+    return {f[: -len(".run.gz")]: os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".run.gz")}
+
+
+def demo_measures(p: float = 0.8, k: int = 20) -> List:
+    ref = f"ref='{REFERENCE}'"
+    return parse(f"nDCG@10 RBP(p={p}) RBP_res(p={p}) RBR(p={p},{ref})@{k} RBR_res(p={p},{ref})@{k} "
+                 f"RBA(p={p},{ref}) RBO(p={p},{ref})")
+
+
+def demo_table(p: float = 0.8, k: int = 20) -> pd.DataFrame:
+    """The demo's table: one row per bundled run, one column per measure (means over the 93 queries)."""
+    runs = demo_runs()
+    register_run(REFERENCE, runs[REFERENCE])
+    qrels = read_qrels_frame(os.path.join(data_dir(), "qrels"))
+    measures = demo_measures(p, k)
+    evaluator = ir_measures.evaluator(measures, qrels)
+    rows = {}
+    for name, path in runs.items():
+        agg = evaluator.calc_aggregate(read_run_frame(path))
+        rows[name] = {str(m): agg[m] for m in measures}
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = "run"
+    return table
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="ir-rbstar demo", description=__doc__.splitlines()[0])
+    parser.add_argument("--p", type=float, default=0.8, help="persistence of the rank-biased measures")
+    parser.add_argument("--k", type=int, default=20, help="size of the first-stage set for RBR")
+    args = parser.parse_args(argv)
+    table = demo_table(args.p, args.k)
+    print(f"Vaswani (NPL): 93 queries, bundled runs; reference ranking = {REFERENCE} "
+          f"(MiniLM re-ranking of the BM25 top 100).")
+    print(f"RBR@{args.k}: the run's top {args.k} as a set against the reference; RBP vs the qrels; "
+          f"_res = residual (how much the value could still grow).\n")
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        print(table.round(4).to_string())
+    return 0
