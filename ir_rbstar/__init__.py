@@ -19,11 +19,12 @@ from .measures import (ALL as MEASURES, RBA, RBA_res, RBO, RBO_ext, RBO_res, RBP
 from .provider import PROVIDER, register as _register_provider
 from .references import clear_cache, register_run, registered_runs, unregister_run
 from .parsing import parse, split_measures
+from .io import read_qrels_frame as read_qrels, read_run_frame as read_run
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "parse", "split_measures", "register_run", "unregister_run", "registered_runs", "clear_cache",
+    "parse", "split_measures", "read_run", "read_qrels", "register_run", "unregister_run", "registered_runs", "clear_cache",
     "MEASURES", "PROVIDER", "RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res",
     "RBO_ext", "errors", "RbstarError", "InputFormatError", "DuplicateDocumentError", "EmptyInputError",
     "ParameterError", "ReferenceNotFoundError", "MissingQrelsError", "__version__",

@@ -533,6 +533,9 @@ def to_qrels(qrels: Any, source: Optional[str] = None) -> Qrels:
 def _columns_from_tuples(items: Iterable, fields, source: str, what: str):
     cols = ([], [], [])
     for i, item in enumerate(items):
+        if isinstance(item, str):
+            raise InputFormatError(f"{source}: the {what} is an iterable of strings (a file path given where "
+                                   f"ir_measures expects records?): read files with ir_rbstar.read_{what}(path)")
         try:
             for col, f in zip(cols, fields):
                 col.append(getattr(item, f))
