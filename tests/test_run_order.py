@@ -1,0 +1,33 @@
+"""Run order is trec_eval's: score descending, ties broken by doc id descending (as pytrec_eval does)."""
+import pandas as pd
+import pytest
+from hypothesis import given, strategies as st
+
+import ir_measures
+import ir_rbstar
+
+DOC_IDS = st.sampled_from(["a", "b", "c", "d", "e", "f", "z", "D1", "D10", "D2", "10", "9"])
+
+
+@given(st.lists(st.tuples(DOC_IDS, st.integers(0, 2), st.integers(0, 1)), min_size=1, max_size=10,
+                unique_by=lambda t: t[0]),
+       st.integers(1, 6))
+def test_prefix_matches_pytrec_eval_order_under_ties(rows, k):
+    # few distinct scores -> many ties; P@k from pytrec_eval counts the relevant docs in its top k
+    run = pd.DataFrame({"query_id": "q", "doc_id": [r[0] for r in rows], "score": [float(r[1]) for r in rows]})
+    qrels = pd.DataFrame({"query_id": "q", "doc_id": [r[0] for r in rows], "relevance": [r[2] for r in rows]})
+    p_at_k = ir_measures.pytrec_eval.calc_aggregate([ir_measures.P @ k], qrels, run)[ir_measures.P @ k]
+    # RBP with p -> 0 is not allowed; instead sum RBP@j - RBP@(j-1) to recover the relevance at each rank
+    p = 0.5
+    rel_at = []
+    prev = 0.0
+    for j in range(1, k + 1):
+        m = ir_rbstar.RBP(p=p, rel=1, cutoff=j)
+        cur = ir_measures.calc_aggregate([m], qrels, run)[m]
+        rel_at.append(round((cur - prev) / ((1 - p) * p ** (j - 1))))
+        prev = cur
+    assert sum(rel_at) / k == pytest.approx(p_at_k, abs=1e-12)
+    # and the order itself: score descending, doc id descending
+    expected = sorted(rows, key=lambda r: (-r[1], [-ord(c) for c in r[0]] + [0]))
+    truth = {r[0]: r[2] for r in rows}
+    assert rel_at[: len(expected)] == [truth[r[0]] for r in expected][:k]
