@@ -14,7 +14,6 @@ Nothing here knows about measures.
 from __future__ import annotations
 
 import gzip
-import io
 import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional, Tuple
@@ -470,28 +469,13 @@ def to_ranking(run: Any, source: Optional[str] = None) -> Ranking:
         return run
     if _is_path(run):
         return read_trec_run(run)
-    if isinstance(run, str):  # the text of a run file
-        df = pd.read_csv(io.StringIO(run), sep=r"\s+", header=None, dtype=str)
-        if df.shape[1] != 6:
-            raise InputFormatError(f"{source or '<run text>'}: expected 6 columns, found {df.shape[1]}")
-        return ranking_from_columns(df[0].to_numpy(object), df[2].to_numpy(object), df[4].to_numpy(object),
-                                    source or "<run text>")
     if isinstance(run, pd.DataFrame):
         src = source or "<run DataFrame>"
         q, d, s = (_pick(run, c, src, "run") for c in _RUN_COLS)
         return ranking_from_columns(q, d, s, src)
     if isinstance(run, dict):
         src = source or "<run dict>"
-        qs, ds, ss = [], [], []
-        for qid, docs in run.items():
-            if not isinstance(docs, dict):
-                raise InputFormatError(f"{src}: run[{qid!r}] must be a dict of doc_id -> score")
-            qs.append(np.full(len(docs), qid, dtype=object))
-            ds.append(np.fromiter(docs.keys(), dtype=object, count=len(docs)))
-            ss.append(np.fromiter(docs.values(), dtype=np.float64, count=len(docs)))
-        if not qs:
-            return ranking_from_columns([], [], np.empty(0), src)
-        return ranking_from_columns(np.concatenate(qs), np.concatenate(ds), np.concatenate(ss), src)
+        return ranking_from_columns(*_columns_from_dict(run, src, "run", "score"), src)
     if hasattr(run, "__iter__"):
         src = source or "<run iterable>"
         q, d, s = _columns_from_tuples(run, ("query_id", "doc_id", "score"), src, "run")
@@ -512,22 +496,25 @@ def to_qrels(qrels: Any, source: Optional[str] = None) -> Qrels:
         return qrels_from_columns(q, d, g, src)
     if isinstance(qrels, dict):
         src = source or "<qrels dict>"
-        qs, ds, gs = [], [], []
-        for qid, docs in qrels.items():
-            if not isinstance(docs, dict):
-                raise InputFormatError(f"{src}: qrels[{qid!r}] must be a dict of doc_id -> relevance")
-            qs.append(np.full(len(docs), qid, dtype=object))
-            ds.append(np.fromiter(docs.keys(), dtype=object, count=len(docs)))
-            gs.append(np.fromiter(docs.values(), dtype=object, count=len(docs)))
-        if not qs:
-            return qrels_from_columns([], [], np.empty(0, dtype=np.int64), src)
-        return qrels_from_columns(np.concatenate(qs), np.concatenate(ds), np.concatenate(gs), src)
+        return qrels_from_columns(*_columns_from_dict(qrels, src, "qrels", "relevance"), src)
     if hasattr(qrels, "__iter__"):
         src = source or "<qrels iterable>"
         q, d, g = _columns_from_tuples(qrels, ("query_id", "doc_id", "relevance"), src, "qrels")
         return qrels_from_columns(q, d, g, src)
     raise InputFormatError(f"unsupported qrels type {type(qrels).__name__}: give a TREC qrels file path, a "
                            f"DataFrame (query_id, doc_id, relevance), a dict of dicts or an iterable of namedtuples")
+
+
+def _columns_from_dict(obj: dict, source: str, what: str, value_name: str):
+    """Three object arrays (query ids, doc ids, values) from a dict of dicts."""
+    qs, ds, vs = [np.empty(0, dtype=object)], [np.empty(0, dtype=object)], [np.empty(0, dtype=object)]
+    for qid, docs in obj.items():
+        if not isinstance(docs, dict):
+            raise InputFormatError(f"{source}: {what}[{qid!r}] must be a dict of doc_id -> {value_name}")
+        qs.append(np.full(len(docs), qid, dtype=object))
+        ds.append(np.fromiter(docs.keys(), dtype=object, count=len(docs)))
+        vs.append(np.fromiter(docs.values(), dtype=object, count=len(docs)))
+    return np.concatenate(qs), np.concatenate(ds), np.concatenate(vs)
 
 
 def _columns_from_tuples(items: Iterable, fields, source: str, what: str):
