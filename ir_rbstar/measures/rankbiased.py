@@ -22,7 +22,8 @@ class _RBP_rbstar(RbstarMeasure, _RBP):
 
     RBP = sum_{i<=k} gain(B_i) (1-p) p^(i-1). With ``rel``: gain 1 for grade >= rel, else 0. Without
     ``rel``: graded, gain = max(grade, 0) / (highest grade in the qrels), so values stay in [0, 1]
-    (trec_eval 10's ``rbp`` also normalises gains). Unjudged documents gain 0; see RBP_res.
+    (trec_eval 10's ``rbp`` also normalises gains); when no grade in the qrels is positive every gain
+    is 0. Unjudged documents gain 0; see RBP_res.
 
     The same measure as ir_measures' ``RBP``: built-in providers (cwl_eval, when installed, for binary
     RBP without cutoff) keep serving what they can; ir_rbstar serves the rest (graded, ``@k``).

@@ -1,0 +1,496 @@
+"""Straight-from-the-definition oracles for the rank-biased family (SPEC section 1).
+
+These are deliberately slow, loop-based and independent of the package: every quantity is computed
+the way the definition reads, ties in a reference ranking are handled by *enumerating* every order of
+every tie group and averaging, and the RBO_max derivation is checked by brute force over list
+extensions (``rbo_max_bruteforce``).  Keep inputs small.
+
+Notation (papers/000, Moffat et al. 2024): B is the observation (the run, cut at ``k``), R the
+reference ranking, p the persistence, w(i) = (1-p) p^(i-1) for 1-based rank i.
+
+Input conventions used throughout:
+  * a run / reference run for one query is a dict ``{doc_id: score}``;
+  * qrels for one query are a dict ``{doc_id: grade}``;
+  * whole collections are dicts of those keyed by query id.
+"""
+import itertools
+import math
+from collections import namedtuple
+
+__all__ = [
+    'weight', 'run_ranking', 'observation', 'ref_from_run', 'ref_from_qrels', 'Reference',
+    'tie_orders', 'expect_over_ties',
+    'rbp', 'rbp_res', 'rbr', 'rbr_res', 'rba', 'rba_res', 'rbo', 'rbo_res', 'rbo_ext',
+    'rbr_untied', 'rba_untied', 'rba_res_untied', 'rbo_min_untied', 'rbo_max_untied',
+    'rbo_ext_untied', 'rbo_max_bruteforce', 'overlap', 'max_grade', 'evaluate', 'MEASURES',
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# basics
+
+def weight(i, p):
+    """w(i) = (1-p) p^(i-1), i 1-based."""
+    return (1.0 - p) * p ** (i - 1)
+
+
+def run_ranking(run_q):
+    """Order a run's documents: score descending, ties broken by doc id descending (string compare),
+    which is trec_eval's order."""
+    items = list(run_q.items())
+    items.sort(key=lambda doc_score: (doc_score[1], doc_score[0]), reverse=True)
+    return [doc for doc, _ in items]
+
+
+def observation(run_q, k=None):
+    """B: the first k documents of the run in run order (all of them when k is None)."""
+    ranking = run_ranking(run_q)
+    if k is not None:
+        ranking = ranking[:k]
+    return ranking
+
+
+# A reference ranking: ``groups`` is a list of tie groups (lists of doc ids), best group first; the
+# order inside a group is irrelevant.  ``known`` is the set of documents whose membership of R is
+# known (R itself for a run-file reference; every judged document for a qrels-derived one).
+Reference = namedtuple('Reference', ['groups', 'known'])
+
+
+def ref_from_run(ref_q):
+    """Reference ranking from a run: score descending; equal scores form a tie group."""
+    groups = []
+    scores = sorted(set(ref_q.values()), reverse=True)
+    for s in scores:
+        groups.append(sorted(doc for doc, score in ref_q.items() if score == s))
+    members = set(ref_q)
+    return Reference(groups, members)
+
+
+def ref_from_qrels(qrels_q, rel=1):
+    """Reference ranking from qrels: judged documents with grade >= rel, grade descending, equal
+    grades tied.  Every judged document is 'known' (a judged doc below rel is known not in R)."""
+    groups = []
+    grades = sorted(set(g for g in qrels_q.values() if g >= rel), reverse=True)
+    for g in grades:
+        groups.append(sorted(doc for doc, grade in qrels_q.items() if grade == g))
+    return Reference(groups, set(qrels_q))
+
+
+def tie_orders(groups):
+    """Every order of the reference ranking obtained by permuting each tie group independently."""
+    per_group = [list(itertools.permutations(g)) for g in groups]
+    for combo in itertools.product(*per_group):
+        order = []
+        for part in combo:
+            order.extend(part)
+        yield order
+
+
+def expect_over_ties(groups, f):
+    """Mean of f(R) over every tie order R (uniform over the orders)."""
+    total = 0.0
+    count = 0
+    for order in tie_orders(groups):
+        total += f(order)
+        count += 1
+    return total / count
+
+
+def ref_size(ref):
+    return sum(len(g) for g in ref.groups)
+
+
+def ref_members(ref):
+    out = set()
+    for g in ref.groups:
+        out.update(g)
+    return out
+
+
+def overlap(B, R, d):
+    """X_d = |B_{1..d} ∩ R_{1..d}|; a prefix longer than the list is the whole list."""
+    return len(set(B[:d]) & set(R[:d]))
+
+
+# ---------------------------------------------------------------------------------------------
+# RBP (ranking | set)
+
+def max_grade(qrels):
+    """Highest grade in the whole qrels (all queries); None when there are no judgments."""
+    best = None
+    for qrels_q in qrels.values():
+        for g in qrels_q.values():
+            if best is None or g > best:
+                best = g
+    return best
+
+
+def rbp(B, qrels_q, p, rel=None, G=None):
+    """RBP = sum_{i<=|B|} gain(B_i) w(i).  rel given: binary gain (grade >= rel).  rel None: graded,
+    gain = max(grade, 0) / G with G the highest grade in the whole qrels.  Unjudged: gain 0.
+    (G <= 0 is not defined by the contract; the gain is taken as 0 then.)"""
+    total = 0.0
+    for i, doc in enumerate(B, start=1):
+        if doc not in qrels_q:
+            gain = 0.0
+        elif rel is not None:
+            gain = 1.0 if qrels_q[doc] >= rel else 0.0
+        else:
+            gain = max(qrels_q[doc], 0) / G if (G is not None and G > 0) else 0.0
+        total += gain * weight(i, p)
+    return total
+
+
+def rbp_res(B, qrels_q, p):
+    """Weight of the unjudged positions of B plus the tail p^n, n = |B| (= min(k, run length))."""
+    total = 0.0
+    for i, doc in enumerate(B, start=1):
+        if doc not in qrels_q:
+            total += weight(i, p)
+    return total + p ** len(B)
+
+
+# ---------------------------------------------------------------------------------------------
+# RBR (set | ranking)
+
+def rbr_untied(B, R, p):
+    """Eq. 8: sum over e in B (as a set) of w(rank_R(e)); 0 when e is not in R."""
+    total = 0.0
+    for e in set(B):
+        if e in R:
+            total += weight(R.index(e) + 1, p)
+    return total
+
+
+def rbr(B, ref, p):
+    return expect_over_ties(ref.groups, lambda R: rbr_untied(B, R, p))
+
+
+def unknown_items(B, ref):
+    """Items of B, in B order, whose membership of R is unknown."""
+    members = ref_members(ref)
+    return [e for e in B if e not in members and e not in ref.known]
+
+
+def rbr_res(B, ref, p):
+    """Eq. 9 with b = number of unknown items of B: (1-p)/p sum_{i=1..b} p^(|R|+i)."""
+    b = len(unknown_items(B, ref))
+    size = ref_size(ref)
+    total = 0.0
+    for i in range(1, b + 1):
+        total += p ** (size + i)
+    return (1.0 - p) / p * total
+
+
+# ---------------------------------------------------------------------------------------------
+# RBA (ranking | ranking)
+
+def rba_untied(B, R, p):
+    """Eq. 11: sum over e in B∩R of (1-p) p^((rank_B(e)+rank_R(e))/2 - 1)."""
+    total = 0.0
+    for rb, e in enumerate(B, start=1):
+        if e in R:
+            rr = R.index(e) + 1
+            total += (1.0 - p) * p ** ((rb + rr) / 2.0 - 1.0)
+    return total
+
+
+def rba(B, ref, p):
+    return expect_over_ties(ref.groups, lambda R: rba_untied(B, R, p))
+
+
+def rba_res_untied(B, R, known, p):
+    """Algorithm 1 as printed: extra + p^|B∪R|, the B-only loop restricted to *unknown* items
+    (judged non-relevant items are known not to be in R and cannot gain anything)."""
+    extra = 0.0
+    t = len(R) + 1
+    for rb, e in enumerate(B, start=1):
+        if e not in R and e not in known:
+            extra += (1.0 - p) * p ** ((rb + t) / 2.0 - 1.0)
+            t += 1
+    t = len(B) + 1
+    for rr, e in enumerate(R, start=1):
+        if e not in B:
+            extra += (1.0 - p) * p ** ((t + rr) / 2.0 - 1.0)
+            t += 1
+    shared = len(set(B) & set(R))
+    union = len(B) + len(R) - shared
+    return extra + p ** union
+
+
+def rba_res(B, ref, p):
+    return expect_over_ties(ref.groups, lambda R: rba_res_untied(B, R, ref.known, p))
+
+
+# ---------------------------------------------------------------------------------------------
+# RBO (ranking | ranking), Webber et al. 2010
+
+def rbo_min_untied(B, R, p):
+    """RBO_min: eq. 5 summed to infinity with both lists frozen (no further overlap):
+    (1-p)/p [ sum_{d=1..l} p^d X_d/d + X_l sum_{d>l} p^d/d ], sum_{d>=1} p^d/d = -ln(1-p)."""
+    l = max(len(B), len(R))
+    if l == 0:
+        return 0.0
+    head = 0.0
+    harmonic_head = 0.0
+    for d in range(1, l + 1):
+        head += p ** d * overlap(B, R, d) / d
+        harmonic_head += p ** d / d
+    tail = overlap(B, R, l) * (-math.log1p(-p) - harmonic_head)
+    return (1.0 - p) / p * (head + tail)
+
+
+def max_overlap_profile(B, R, d):
+    """X_d^max (the derivation in the contract): s = min length, l = max length.
+    d <= s: X_d; s < d <= l: X_d + (d - s); d > l: min(d, a + 2(d - l)), a = X_l + (l - s)."""
+    s = min(len(B), len(R))
+    l = max(len(B), len(R))
+    if d <= s:
+        return overlap(B, R, d)
+    if d <= l:
+        return overlap(B, R, d) + (d - s)
+    a = overlap(B, R, l) + (l - s)
+    return min(d, a + 2 * (d - l))
+
+
+def rbo_max_untied(B, R, p):
+    """Largest value eq. 5 can take over all extensions of both lists."""
+    s = min(len(B), len(R))
+    l = max(len(B), len(R))
+    total = 0.0
+    for d in range(1, l + 1):
+        total += p ** d * max_overlap_profile(B, R, d) / d
+    a = overlap(B, R, l) + (l - s)
+    # for d > l the profile is a + 2(d-l) while that is below d, i.e. for d < 2l - a; from
+    # D = max(l+1, 2l-a) on it is d itself, and sum_{d>=D} p^d = p^D / (1-p).
+    D = max(l + 1, 2 * l - a)
+    for d in range(l + 1, D):
+        total += p ** d * (a + 2 * (d - l)) / d
+    total += p ** D / (1.0 - p)
+    return (1.0 - p) / p * total
+
+
+def rbo_ext_untied(B, R, p):
+    """Webber et al. 2010 eq. 32 (uneven lengths), X_s/s := 0 when s = 0."""
+    s = min(len(B), len(R))
+    l = max(len(B), len(R))
+    if l == 0:
+        return 0.0
+    Xs = overlap(B, R, s)
+    Xl = overlap(B, R, l)
+    part1 = 0.0
+    for d in range(1, l + 1):
+        part1 += p ** d * overlap(B, R, d) / d
+    part2 = 0.0
+    if s > 0:
+        for d in range(s + 1, l + 1):
+            part2 += p ** d * Xs * (d - s) / (s * d)
+    xs_over_s = Xs / s if s > 0 else 0.0
+    last = ((Xl - Xs) / l + xs_over_s) * p ** l
+    return (1.0 - p) / p * (part1 + part2) + last
+
+
+def rbo(B, ref, p):
+    return expect_over_ties(ref.groups, lambda R: rbo_min_untied(B, R, p))
+
+
+def rbo_res(B, ref, p):
+    return expect_over_ties(ref.groups, lambda R: rbo_max_untied(B, R, p) - rbo_min_untied(B, R, p))
+
+
+def rbo_ext(B, ref, p):
+    return expect_over_ties(ref.groups, lambda R: rbo_ext_untied(B, R, p))
+
+
+# ---------------------------------------------------------------------------------------------
+# brute-force check of RBO_max
+
+def _growth_tail(x, D, p):
+    """sum_{d>D} p^d min(d, x + 2(d-D)) / d: the best the tail can do once both lists have D items
+    with overlap x.  It is an upper bound (each step adds at most one item to each list, hence at most
+    2 to the overlap, and X_d <= d) and it is attained (while some item of either prefix is unmatched,
+    append to each list an unmatched item of the other; once all are matched, append the same fresh
+    item to both)."""
+    total = 0.0
+    d = D + 1
+    while True:
+        xd = x + 2 * (d - D)
+        if xd >= d:
+            return total + p ** d / (1.0 - p)
+        total += p ** d * xd / d
+        d += 1
+
+
+def rbo_max_bruteforce(B, R, p, extra=1):
+    """Max of eq. 5 over every way of extending B and R to depth D = max(|B|,|R|) + extra with items
+    drawn from B∪R and fresh items (fresh items are interchangeable, so a new fresh item is always the
+    next unused one), plus the exact best tail beyond depth D (``_growth_tail``)."""
+    B = list(B)
+    R = list(R)
+    D = max(len(B), len(R)) + extra
+    originals = list(dict.fromkeys(B + R))
+    best = [-1.0]
+
+    def value(BB, RR):
+        total = 0.0
+        for d in range(1, D + 1):
+            total += p ** d * overlap(BB, RR, d) / d
+        total += _growth_tail(overlap(BB, RR, D), D, p)
+        return (1.0 - p) / p * total
+
+    def candidates(lst, fresh_used):
+        used = set(lst)
+        pool = originals + ['#fresh%d' % i for i in range(fresh_used)]
+        out = [e for e in pool if e not in used]
+        out.append('#fresh%d' % fresh_used)  # one new fresh item stands for all of them
+        return out
+
+    def extend(BB, RR, fresh_used):
+        if len(BB) < D:
+            for e in candidates(BB, fresh_used):
+                extend(BB + [e], RR, fresh_used + (1 if e == '#fresh%d' % fresh_used else 0))
+            return
+        if len(RR) < D:
+            for e in candidates(RR, fresh_used):
+                extend(BB, RR + [e], fresh_used + (1 if e == '#fresh%d' % fresh_used else 0))
+            return
+        v = value(BB, RR)
+        if v > best[0]:
+            best[0] = v
+
+    extend(B, R, 0)
+    return best[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# whole-collection evaluation with the contract's query-set rules
+
+MEASURES = ('RBP', 'RBP_res', 'RBR', 'RBR_res', 'RBA', 'RBA_res', 'RBO', 'RBO_res', 'RBO_ext')
+
+
+def evaluate(name, qrels, run, p=0.8, k=None, rel='default', ref_run=None):
+    """Per-query values {qid: value} of measure ``name``.
+
+    qrels: {qid: {doc: grade}} or None; run: {qid: {doc: score}}; ref_run: {qid: {doc: score}} for a
+    run-file / registered reference, or None for a qrels-derived one (RBP/RBP_res always use qrels).
+    rel='default' means the measure's default (None for RBP/RBP_res, 1 otherwise).
+    Query set: qrels' queries when qrels is given, else the run's queries.  A query missing from the
+    run has B empty; missing from the reference, R empty.
+    """
+    if rel == 'default':
+        rel = None if name in ('RBP', 'RBP_res') else 1
+    if qrels is not None:
+        qids = list(qrels)
+    else:
+        qids = list(run)
+    G = max_grade(qrels) if qrels is not None else None
+    out = {}
+    for qid in qids:
+        B = observation(run.get(qid, {}), k)
+        qrels_q = (qrels or {}).get(qid, {})
+        if name == 'RBP':
+            out[qid] = rbp(B, qrels_q, p, rel, G)
+            continue
+        if name == 'RBP_res':
+            out[qid] = rbp_res(B, qrels_q, p)
+            continue
+        if ref_run is not None:
+            ref = ref_from_run(ref_run.get(qid, {}))
+        else:
+            ref = ref_from_qrels(qrels_q, rel)
+        fn = {'RBR': rbr, 'RBR_res': rbr_res, 'RBA': rba, 'RBA_res': rba_res, 'RBO': rbo,
+              'RBO_res': rbo_res, 'RBO_ext': rbo_ext}[name]
+        out[qid] = fn(B, ref, p)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# test plumbing (no measure logic here): turning oracle inputs into what the package consumes and
+# reading its per-query output back.  pandas / ir_measures / ir_rbstar are imported lazily so the
+# oracles above stay importable on their own.
+
+def qrels_df(qrels):
+    """{qid: {doc: grade}} -> DataFrame(query_id, doc_id, relevance:int)."""
+    import pandas as pd
+    rows = [(qid, doc, int(g)) for qid, docs in qrels.items() for doc, g in docs.items()]
+    df = pd.DataFrame(rows, columns=['query_id', 'doc_id', 'relevance'])
+    df['relevance'] = df['relevance'].astype(int)
+    return df
+
+
+def run_df(run):
+    """{qid: {doc: score}} -> DataFrame(query_id, doc_id, score:float)."""
+    import pandas as pd
+    rows = [(qid, doc, float(s)) for qid, docs in run.items() for doc, s in docs.items()]
+    df = pd.DataFrame(rows, columns=['query_id', 'doc_id', 'score'])
+    df['score'] = df['score'].astype(float)
+    return df
+
+
+def write_trec_run(path, run, tag='oracle'):
+    """Write {qid: {doc: score}} as a TREC run file (qid Q0 docid rank score tag), rank = position in
+    run order.  Scores are written with repr() so equal scores stay equal."""
+    with open(path, 'w') as f:
+        for qid, docs in run.items():
+            for rank, doc in enumerate(run_ranking(docs), start=1):
+                f.write('%s Q0 %s %d %r %s\n' % (qid, doc, rank, float(docs[doc]), tag))
+    return str(path)
+
+
+def ranked_run(qid, docs):
+    """A run for one query whose scores strictly decrease along ``docs`` (score = n - position), so
+    the order is unambiguous."""
+    n = len(docs)
+    return {qid: {doc: float(n - i) for i, doc in enumerate(docs)}}
+
+
+def graded_qrels(qid, docs):
+    """qrels giving docs[0] the highest grade n, docs[1] n-1, ..., docs[-1] grade 1."""
+    n = len(docs)
+    return {qid: {doc: n - i for i, doc in enumerate(docs)}}
+
+
+def measure_string(name, p=None, k=None, rel='default', ref=None):
+    """e.g. RBR(p=0.6,rel=2,ref='/tmp/x.run')@5; parameters left out stay at their defaults."""
+    params = []
+    if p is not None:
+        params.append('p=%r' % float(p))
+    if rel != 'default':
+        params.append('rel=%r' % rel)
+    if ref is not None:
+        params.append('ref=%r' % str(ref))
+    out = name
+    if params:
+        out += '(' + ','.join(params) + ')'
+    if k is not None:
+        out += '@%d' % k
+    return out
+
+
+def package_provider():
+    """The ir_rbstar provider as registered with ir_measures (found by the module its class lives in,
+    so the test does not depend on the provider's NAME)."""
+    import ir_rbstar  # noqa: F401  (registers)
+    import ir_measures
+    found = [prov for prov in ir_measures.providers.registry.values()
+             if type(prov).__module__.split('.')[0] == 'ir_rbstar']
+    assert len(found) == 1, 'expected exactly one ir_rbstar provider, found %r' % (found,)
+    return found[0]
+
+
+def per_query(measures, qrels, run, via='pipeline'):
+    """{(query_id, str(measure)): value} from ir_measures.iter_calc (via='pipeline') or from the
+    package's own provider (via='provider')."""
+    import ir_measures
+    import ir_rbstar  # noqa: F401
+    measures = [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in measures]
+    if via == 'pipeline':
+        it = ir_measures.iter_calc(measures, qrels, run)
+    else:
+        it = package_provider().iter_calc(measures, qrels, run)
+    out = {}
+    for m in it:
+        key = (str(m.query_id), str(m.measure))
+        assert key not in out, 'duplicate result for %r' % (key,)
+        out[key] = float(m.value)
+    return out
