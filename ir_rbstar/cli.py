@@ -17,7 +17,8 @@ import ir_measures
 from ir_measures.util import Metric
 
 from . import errors
-from .io import read_qrels_frame, read_run_frame
+from .io import ranking_frame, read_trec_qrels, read_trec_run
+from .provider import PROVIDER
 from .parsing import split_measures
 
 DEFAULT_PLACES = 4
@@ -61,7 +62,7 @@ def _load_qrels(spec: str):
     if spec.lower() in NO_QRELS:
         return None
     if os.path.exists(spec):
-        return read_qrels_frame(spec)
+        return read_trec_qrels(spec)
     try:
         import ir_datasets
     except ImportError:
@@ -97,27 +98,43 @@ def _parse_measures(texts: List[str]):
 def run_measures(argv: List[str], out=None) -> int:
     args = _measure_parser().parse_args(argv)
     out = out or sys.stdout
+    if args.no_summary and not args.by_query:
+        raise errors.ParameterError("--no_summary (-n) is only supported with --by_query (-q)")
     measures = _parse_measures(args.measures)
     qrels = _load_qrels(args.qrels)
-    run = read_run_frame(args.run)
-    calc = ir_measures.providers.registry[args.provider] if args.provider else ir_measures
+    run = read_trec_run(args.run)
     fmt = _formatter(args)
-    if args.by_query:
-        aggs = None if args.no_summary else {m: m.aggregator() for m in measures}
-        for metric in calc.iter_calc(measures, qrels, run):
+    aggs = {m: m.aggregator() for m in measures}
+    for metric in _iter_metrics(measures, qrels, run, args.provider):
+        if args.by_query:
             print(fmt(metric), file=out)
-            if aggs is not None:
-                aggs[metric.measure].add(metric.value)
-        if aggs is not None:
-            for m in measures:
-                print(fmt(Metric(query_id=SUMMARY_QID, measure=m, value=aggs[m].result())), file=out)
-    else:
-        if args.no_summary:
-            raise errors.ParameterError("--no_summary (-n) is only supported with --by_query (-q)")
-        results = calc.calc_aggregate(measures, qrels, run)
+        aggs[metric.measure].add(metric.value)
+    if not args.no_summary:
         for m in measures:
-            print(fmt(Metric(query_id=SUMMARY_QID, measure=m, value=results[m])), file=out)
+            print(fmt(Metric(query_id=SUMMARY_QID, measure=m, value=aggs[m].result())), file=out)
     return 0
+
+
+def _serving_provider(measure, choice: Optional[str]):
+    if choice:
+        return ir_measures.providers.registry[choice]
+    for provider in ir_measures.DefaultPipeline.providers:
+        if provider.supports(measure) and provider.is_available():
+            return provider
+    raise errors.ParameterError(f"no installed provider supports {measure}")
+
+
+def _iter_metrics(measures, qrels, run, choice: Optional[str]):
+    """Per-query metrics; ir_rbstar's measures get the columnar run and qrels as they are, the others
+    (nDCG@10, ...) go through ir_measures with DataFrames, as the ir_measures command would."""
+    ours = [m for m in measures if _serving_provider(m, choice) is PROVIDER]
+    others = [m for m in measures if m not in ours]
+    if ours:
+        yield from PROVIDER.evaluator(ours, qrels).iter_calc(run)
+    if others:
+        frame_qrels = qrels.frame() if hasattr(qrels, "frame") else qrels
+        calc = ir_measures.providers.registry[choice] if choice else ir_measures
+        yield from calc.iter_calc(others, frame_qrels, ranking_frame(run))
 
 
 def main(argv: Optional[List[str]] = None) -> int:

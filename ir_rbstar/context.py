@@ -25,7 +25,8 @@ class Rows:
 
     seg: np.ndarray       # universe index of each row
     rank: np.ndarray      # 1-based rank of each row within its query
-    docs: np.ndarray      # document codes
+    docs: np.ndarray      # document id hashes
+    dbytes: np.ndarray    # document ids (bytes)
     src: np.ndarray       # row index in the source ranking
     lens: np.ndarray      # number of rows per universe query
 
@@ -43,7 +44,7 @@ def gather(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None)
     seg = np.repeat(np.arange(n, dtype=np.int64), lens)
     pos = np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
     src = starts[seg] + pos
-    return Rows(seg=seg, rank=pos + 1, docs=ranking.docs[src], src=src, lens=lens)
+    return Rows(seg=seg, rank=pos + 1, docs=ranking.docs[src], dbytes=ranking.dbytes[src], src=src, lens=lens)
 
 
 class RunContext:
@@ -70,11 +71,14 @@ class RunContext:
         """The run's top-k rows (B) per universe query."""
         return self._cached(("obs", cutoff), lambda: gather(self.run, self.universe, cutoff))
 
+    def _keys(self, rows: Rows, source: Ranking) -> np.ndarray:
+        return source.row_keys()[rows.src]
+
     def judgments(self, cutoff: Optional[int]) -> Tuple[np.ndarray, np.ndarray]:
         """(grade, judged) of every row of B."""
         def make():
             b = self.observation(cutoff)
-            return self.qrels.lookup(self.universe[b.seg], b.docs)
+            return self.qrels.lookup(self._keys(b, self.run), self.universe[b.seg], b.dbytes)
         return self._cached(("judg", cutoff), make)
 
     def reference(self, ref: Optional[str], rel: int, measure) -> Ranking:
@@ -91,8 +95,8 @@ class RunContext:
             b = self.observation(cutoff)
             reference = self.reference(ref, rel, measure)
             r = self.reference_rows(ref, rel, measure)
-            b_in_r = reference.find_rows(self.universe[b.seg], b.docs)
-            run_row = self.run.find_rows(self.universe[r.seg], r.docs)
+            b_in_r = reference.find(self._keys(b, self.run), self.universe[b.seg], b.dbytes)
+            run_row = self.run.find(self._keys(r, reference), self.universe[r.seg], r.dbytes)
             r_in_b = run_row >= 0
             if cutoff is not None:
                 r_in_b[r_in_b] = self.run.row_positions()[run_row[r_in_b]] < cutoff

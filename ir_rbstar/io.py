@@ -1,84 +1,138 @@
 """Reading runs and qrels into one columnar form.
 
 Every input form (TREC text file, ``.gz``, pandas DataFrame, dict of dicts, iterable of namedtuples)
-is converted once into integer-coded numpy arrays:
+is converted once into numpy arrays:
 
 * :class:`Ranking`: one segment per query, rows in trec_eval order (score descending, ties broken by
   doc id descending), with the tie groups of equal score known for every row;
-* :class:`Qrels`: judgments with integer grades, sorted by (query, document) for vectorised look-up.
+* :class:`Qrels`: judgments with integer grades, sorted by (query, document) key.
 
-Query and document ids are interned in process-wide vocabularies, so that rows of different tables
-can be joined on 64-bit integer keys with ``np.searchsorted`` instead of Python dictionaries.
-Nothing here knows about measures.
+Query ids are interned as small integer codes (process-wide). Document ids are kept as bytes
+(``numpy`` ``S`` arrays) together with a 64-bit hash of each; rows of different tables are joined on
+a 64-bit key made of the query code and the document hash with ``np.searchsorted``, and every match
+is verified on the document bytes, so a hash collision can never join two different documents
+(it would raise :class:`~ir_rbstar.errors.RbstarError`; with 64-bit hashes it is not expected to happen).
+
+TREC files are tokenised by a vectorised scanner over the raw bytes (no Python per line); a file the
+scanner does not accept (irregular columns, bad numbers) is re-read by a line-aware path that names
+the offending line.
 """
 from __future__ import annotations
 
 import gzip
 import os
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 import numpy as np
 import pandas as pd
+from numpy.lib.stride_tricks import sliding_window_view
 
-from .errors import DuplicateDocumentError, EmptyInputError, InputFormatError
+from .errors import DuplicateDocumentError, EmptyInputError, InputFormatError, RbstarError
 
 __all__ = ["Ranking", "Qrels", "to_ranking", "to_qrels", "read_trec_run", "read_trec_qrels", "read_run_frame",
-           "read_qrels_frame",
-           "QUERY_IDS", "DOC_IDS"]
-
-_KEY_SHIFT = np.int64(32)
+           "read_qrels_frame", "QUERY_IDS", "doc_bytes", "hash_ids"]
 
 
-class _Vocab:
-    """Interns strings as dense integer codes (one vocabulary for queries, one for documents)."""
+class _QueryVocab:
+    """Interns query ids (few) as dense integer codes."""
 
     def __init__(self) -> None:
-        self._index = pd.Index(np.empty(0, dtype=object), dtype=object)
+        self._codes: Dict[str, int] = {}
+        self._ids: List[str] = []
 
     def __len__(self) -> int:
-        return len(self._index)
+        return len(self._ids)
 
-    def encode(self, values: np.ndarray) -> np.ndarray:
-        values = np.asarray(values, dtype=object)
-        if len(values) == 0:
-            return np.empty(0, dtype=np.int64)
-        codes = self._index.get_indexer(values)
-        missing = codes < 0
-        if missing.any():
-            new = pd.unique(values[missing])
-            start = len(self._index)
-            self._index = self._index.append(pd.Index(new, dtype=object))
-            codes[missing] = start + pd.Index(new, dtype=object).get_indexer(values[missing])
-        return codes.astype(np.int64, copy=False)
-
-    def lookup(self, values: np.ndarray) -> np.ndarray:
-        """Codes of known strings, -1 for unknown ones (the vocabulary is not extended)."""
-        return self._index.get_indexer(np.asarray(values, dtype=object)).astype(np.int64, copy=False)
+    def encode(self, values: Iterable[str]) -> np.ndarray:
+        out = []
+        for v in values:
+            code = self._codes.get(v)
+            if code is None:
+                code = self._codes[v] = len(self._ids)
+                self._ids.append(v)
+            out.append(code)
+        return np.array(out, dtype=np.int64)
 
     def decode(self, codes: np.ndarray) -> np.ndarray:
-        return self._index.to_numpy(dtype=object)[np.asarray(codes, dtype=np.int64)]
+        ids = np.empty(len(self._ids), dtype=object)
+        ids[:] = self._ids
+        return ids[np.asarray(codes, dtype=np.int64)]
 
 
-QUERY_IDS = _Vocab()
-DOC_IDS = _Vocab()
+QUERY_IDS = _QueryVocab()
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_GOLD = np.uint64(0x9E3779B97F4A7C15)
 
 
-def make_keys(qcodes: np.ndarray, dcodes: np.ndarray) -> np.ndarray:
-    """One int64 key per (query, document) pair."""
-    return (qcodes.astype(np.int64) << _KEY_SHIFT) | dcodes.astype(np.int64)
+def _mix(h: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser (a bijection on uint64)."""
+    h = h ^ (h >> np.uint64(30))
+    h = h * _M1
+    h = h ^ (h >> np.uint64(27))
+    h = h * _M2
+    return h ^ (h >> np.uint64(31))
+
+
+def hash_ids(ids: np.ndarray) -> np.ndarray:
+    """64-bit hash of each id of a bytes (``S``) array; independent of the array's padded width."""
+    n = len(ids)
+    width = ids.dtype.itemsize
+    words = -(-width // 8)
+    if n == 0:
+        return np.empty(0, dtype=np.uint64)
+    raw = np.zeros((n, words * 8), dtype=np.uint8)
+    raw[:, :width] = np.frombuffer(ids.tobytes(), dtype=np.uint8).reshape(n, width)
+    w = raw.view(np.uint64)
+    with np.errstate(over="ignore"):
+        h = _mix(w[:, 0].copy())          # a bijection: ids of up to 8 bytes never collide
+        for j in range(1, words):
+            col = w[:, j]
+            # all-zero words are padding (ids hold no NUL bytes): skipping them makes the width irrelevant
+            nz = col != 0
+            if nz.any():
+                h[nz] = _mix(h[nz] ^ col[nz])
+        return h
+
+
+def doc_bytes(values: Any) -> np.ndarray:
+    """Ids as a bytes (``S``) array, UTF-8 encoded."""
+    arr = np.asarray(values)
+    if arr.dtype.kind == "S":
+        return arr
+    if len(arr) == 0:
+        return np.empty(0, dtype="S1")
+    try:
+        return arr.astype("S")
+    except UnicodeEncodeError:
+        return np.array([str(v).encode("utf-8") for v in arr.tolist()], dtype="S")
+
+
+def _to_str(values: np.ndarray) -> np.ndarray:
+    """Bytes ids back to Python strings (object array)."""
+    try:
+        return values.astype(str).astype(object)
+    except UnicodeDecodeError:
+        return np.array([v.decode("utf-8") for v in values.tolist()], dtype=object)
+
+
+def make_keys(qcodes: np.ndarray, dhash: np.ndarray, offsets: Optional[np.ndarray] = None) -> np.ndarray:
+    """One 64-bit key per (query, document) pair.
+
+    ``qcodes`` is one code per row, or one per segment when the segment ``offsets`` are given.
+    """
+    with np.errstate(over="ignore"):
+        qmix = _mix(np.asarray(qcodes).astype(np.uint64) + _GOLD)
+    if offsets is not None:
+        qmix = np.repeat(qmix, np.diff(offsets))
+    return dhash ^ qmix
 
 
 def segment_ids(offsets: np.ndarray) -> np.ndarray:
     """Segment index of every row, from segment offsets."""
     return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-
-
-def positions(offsets: np.ndarray) -> np.ndarray:
-    """0-based position of every row inside its segment."""
-    n = int(offsets[-1])
-    seg = segment_ids(offsets)
-    return np.arange(n, dtype=np.int64) - offsets[:-1][seg]
 
 
 @dataclass
@@ -87,7 +141,8 @@ class Ranking:
 
     qcodes: np.ndarray      # query code of each segment (unique)
     offsets: np.ndarray     # segment boundaries, len(qcodes) + 1
-    docs: np.ndarray        # document code of each row
+    dbytes: np.ndarray      # document id (bytes) of each row
+    docs: np.ndarray        # 64-bit hash of each row's document id
     scores: np.ndarray      # score of each row
     source: str = "<run>"
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
@@ -107,7 +162,8 @@ class Ranking:
     def row_positions(self) -> np.ndarray:
         """0-based rank of each row within its query."""
         if "pos" not in self._cache:
-            self._cache["pos"] = positions(self.offsets)
+            seg = self.row_segments()
+            self._cache["pos"] = np.arange(len(self), dtype=np.int64) - self.offsets[:-1][seg]
         return self._cache["pos"]
 
     def tie_groups(self) -> Tuple[np.ndarray, np.ndarray]:
@@ -125,27 +181,27 @@ class Ranking:
             self._cache["ties"] = (start[gid], sizes[gid])
         return self._cache["ties"]
 
-    def has_ties(self) -> bool:
-        return bool((self.tie_groups()[1] > 1).any())
-
-    def sorted_keys(self) -> Tuple[np.ndarray, np.ndarray]:
-        """(keys sorted ascending, row index of each sorted key)."""
+    def row_keys(self) -> np.ndarray:
+        """The (query, document) key of every row."""
         if "keys" not in self._cache:
-            keys = make_keys(self.qcodes[self.row_segments()], self.docs)
-            perm = np.argsort(keys, kind="stable")
-            self._cache["keys"] = (keys[perm], perm)
+            self._cache["keys"] = make_keys(self.qcodes, self.docs, self.offsets)
         return self._cache["keys"]
 
-    def find_rows(self, qcodes: np.ndarray, dcodes: np.ndarray) -> np.ndarray:
-        """Row index of each (query, doc) pair in this ranking, -1 where absent."""
-        return _find(self.sorted_keys(), make_keys(qcodes, dcodes))
+    def find(self, keys: np.ndarray, qcodes: np.ndarray, dbytes: np.ndarray) -> np.ndarray:
+        """Row index (or -1) of each (query, doc) pair given by its key; verified on the bytes."""
+        if "index" not in self._cache:
+            self._cache["index"] = pd.Index(self.row_keys())
+        rows = self._cache["index"].get_indexer(keys).astype(np.int64, copy=False)
+        _verify(rows, self.qcodes[self.row_segments()], self.dbytes, qcodes, dbytes, self.source)
+        return rows
 
     def segment_of(self, qcodes: np.ndarray) -> np.ndarray:
         """Segment index of each query code, -1 where the query has no rows here."""
         if "qsort" not in self._cache:
             perm = np.argsort(self.qcodes, kind="stable")
             self._cache["qsort"] = (self.qcodes[perm], perm)
-        return _find(self._cache["qsort"], np.asarray(qcodes, dtype=np.int64))
+        sorted_q, perm = self._cache["qsort"]
+        return _find(sorted_q, perm, np.asarray(qcodes, dtype=np.int64))
 
     def segment_lengths(self) -> np.ndarray:
         return np.diff(self.offsets)
@@ -158,7 +214,8 @@ class Qrels:
     qcodes: np.ndarray      # unique query codes, in first-seen order
     keys: np.ndarray        # sorted (query, doc) keys
     rowq: np.ndarray        # query code of each sorted row
-    rowd: np.ndarray        # doc code of each sorted row
+    rowd: np.ndarray        # doc hash of each sorted row
+    rowb: np.ndarray        # doc id (bytes) of each sorted row
     grades: np.ndarray      # integer grade of each sorted row
     source: str = "<qrels>"
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
@@ -167,9 +224,12 @@ class Qrels:
     def max_grade(self) -> int:
         return int(self.grades.max()) if len(self.grades) else 0
 
-    def lookup(self, qcodes: np.ndarray, dcodes: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        """(grade, judged) for each (query, doc) pair; grade is 0 where unjudged."""
-        rows = _find((self.keys, None), make_keys(qcodes, dcodes))
+    def lookup(self, keys: np.ndarray, qcodes: np.ndarray, dbytes: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """(grade, judged) for each (query, doc) pair given by its key."""
+        if "index" not in self._cache:
+            self._cache["index"] = pd.Index(self.keys)
+        rows = self._cache["index"].get_indexer(keys).astype(np.int64, copy=False)
+        _verify(rows, self.rowq, self.rowb, qcodes, dbytes, self.source)
         judged = rows >= 0
         grade = np.zeros(len(rows), dtype=np.int64)
         grade[judged] = self.grades[rows[judged]]
@@ -180,13 +240,18 @@ class Qrels:
         key = ("ranking", rel)
         if key not in self._cache:
             keep = self.grades >= rel
-            q, d, g = self.rowq[keep], self.rowd[keep], self.grades[keep].astype(np.float64)
-            self._cache[key] = _build_ranking(q, d, g, None, f"{self.source} (grade >= {rel})", qorder=self.qcodes)
+            self._cache[key] = _build_ranking(self.rowq[keep], self.rowb[keep], self.rowd[keep],
+                                              self.grades[keep].astype(np.float64), f"{self.source} (grade >= {rel})",
+                                              qorder=self.qcodes, break_ties=False)
         return self._cache[key]
 
+    def frame(self) -> pd.DataFrame:
+        """The judgments as a DataFrame ``query_id, doc_id, relevance``."""
+        return pd.DataFrame({"query_id": QUERY_IDS.decode(self.rowq), "doc_id": _to_str(self.rowb),
+                             "relevance": self.grades})
 
-def _find(sorted_index: Tuple[np.ndarray, Optional[np.ndarray]], keys: np.ndarray) -> np.ndarray:
-    sorted_keys, perm = sorted_index
+
+def _find(sorted_keys: np.ndarray, perm: Optional[np.ndarray], keys: np.ndarray) -> np.ndarray:
     if len(sorted_keys) == 0:
         return np.full(len(keys), -1, dtype=np.int64)
     pos = np.searchsorted(sorted_keys, keys)
@@ -198,53 +263,80 @@ def _find(sorted_index: Tuple[np.ndarray, Optional[np.ndarray]], keys: np.ndarra
     return out
 
 
+def _verify(rows, table_q, table_b, qcodes, dbytes, source) -> None:
+    hit = rows >= 0
+    if not hit.any():
+        return
+    bad = (table_q[rows[hit]] != qcodes[hit]) | (table_b[rows[hit]] != dbytes[hit])
+    if bad.any():
+        i = int(np.flatnonzero(hit)[np.flatnonzero(bad)[0]])
+        raise RbstarError(f"{source}: 64-bit hash collision between document ids {table_b[rows[i]]!r} and "
+                          f"{dbytes[i]!r}; please report this (it should practically never happen)")
+
+
 # ---------------------------------------------------------------------------------------------
-# Building a Ranking from three columns
+# Building a Ranking from columns
 # ---------------------------------------------------------------------------------------------
 
-def _build_ranking(qcodes: np.ndarray, dcodes: np.ndarray, scores: np.ndarray,
-                   doc_strings: Optional[np.ndarray], source: str,
-                   qorder: Optional[np.ndarray] = None) -> Ranking:
-    """Sort rows into trec_eval order. ``doc_strings`` (the original ids) break score ties, descending."""
+def _query_codes(qids: np.ndarray) -> np.ndarray:
+    """Query codes per row; cheap when rows come in query blocks (as in TREC files)."""
+    n = len(qids)
+    if n == 0:
+        return np.empty(0, dtype=np.int64)
+    change = np.flatnonzero(qids[1:] != qids[:-1]) + 1
+    starts = np.r_[0, change]
+    heads = qids[starts]
+    if heads.dtype.kind == "S":
+        heads = _to_str(heads)
+    codes = QUERY_IDS.encode(str(h) for h in heads.tolist())
+    return np.repeat(codes, np.diff(np.r_[starts, n]))
+
+
+def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, scores: np.ndarray, source: str,
+                   qorder: Optional[np.ndarray] = None, break_ties: bool = True) -> Ranking:
+    """Sort rows into trec_eval order (doc ids break score ties, descending, when ``break_ties``)."""
     n = len(qcodes)
-    if qorder is not None:
-        # segments follow a given query order (e.g. the qrels' order)
-        rank_of_q = np.full(int(max(qcodes.max(initial=-1), qorder.max(initial=-1))) + 1, -1, dtype=np.int64)
-        rank_of_q[qorder] = np.arange(len(qorder))
-        qsort = rank_of_q[qcodes]
-    else:
+    if n == 0:
+        return Ranking(qcodes=np.empty(0, dtype=np.int64), offsets=np.zeros(1, dtype=np.int64),
+                       dbytes=dbytes, docs=dhash, scores=scores, source=source)
+    if qorder is None:
         # segments in order of first appearance in the input
-        uq, first = np.unique(qcodes, return_index=True)
-        rank = np.empty(len(uq), dtype=np.int64)
-        rank[np.argsort(first, kind="stable")] = np.arange(len(uq))
-        qsort = rank[np.searchsorted(uq, qcodes)]
-    order = np.lexsort((-scores, qsort))
-    if doc_strings is not None and n > 1:
-        order = _break_ties_by_docid(order, qsort, scores, doc_strings)
-    q_sorted = qcodes[order]
-    new_seg = np.ones(n, dtype=bool)
-    if n > 1:
-        new_seg[1:] = q_sorted[1:] != q_sorted[:-1]
-    starts = np.flatnonzero(new_seg)
+        change = np.r_[True, qcodes[1:] != qcodes[:-1]]
+        qorder = pd.unique(qcodes[change])
+    rank_of_q = np.full(int(max(qcodes.max(), qorder.max())) + 1, -1, dtype=np.int64)
+    rank_of_q[qorder] = np.arange(len(qorder))
+    qsort = rank_of_q[qcodes]
+    same_q = qsort[1:] == qsort[:-1]
+    if np.all(qsort[1:] >= qsort[:-1]) and np.all(~same_q | (scores[1:] <= scores[:-1])):
+        order = None            # already in (query, score descending) order, as TREC files usually are
+    else:
+        order = np.lexsort((-scores, qsort))
+    if break_ties and n > 1:
+        order = _break_ties_by_docid(order, qsort, scores, dbytes)
+    if order is not None:
+        qcodes, dbytes, dhash, scores = qcodes[order], dbytes[order], dhash[order], scores[order]
+    starts = np.flatnonzero(np.r_[True, qcodes[1:] != qcodes[:-1]])
     offsets = np.append(starts, n).astype(np.int64)
-    return Ranking(qcodes=q_sorted[starts], offsets=offsets, docs=dcodes[order],
-                   scores=scores[order], source=source)
+    return Ranking(qcodes=qcodes[starts], offsets=offsets, dbytes=dbytes, docs=dhash, scores=scores, source=source)
 
 
-def _break_ties_by_docid(order: np.ndarray, qsort: np.ndarray, scores: np.ndarray,
-                         doc_strings: np.ndarray) -> np.ndarray:
-    qs, ss = qsort[order], scores[order]
-    tied_prev = np.zeros(len(order), dtype=bool)
+def _break_ties_by_docid(order: Optional[np.ndarray], qsort: np.ndarray, scores: np.ndarray,
+                         dbytes: np.ndarray) -> Optional[np.ndarray]:
+    qs = qsort if order is None else qsort[order]
+    ss = scores if order is None else scores[order]
+    tied_prev = np.zeros(len(qs), dtype=bool)
     tied_prev[1:] = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
     if not tied_prev.any():
         return order
+    if order is None:
+        order = np.arange(len(qs))
     gid = np.cumsum(~tied_prev) - 1
     sizes = np.bincount(gid)
     rows = np.flatnonzero(sizes[gid] > 1)          # positions (in `order`) that belong to a tie
     g = gid[rows]
-    d = np.asarray(doc_strings, dtype=object)[order[rows]]
-    asc = np.lexsort((d, g))                         # by group, then doc id ascending
-    # reverse within each group: element at offset i of a group of size m goes to offset m-1-i
+    # doc id descending within each group: sort by (group ascending, doc id descending)
+    d = dbytes[order[rows]]
+    asc = np.lexsort((d, g))
     grp_sorted = g[asc]
     grp_first = np.flatnonzero(np.r_[True, grp_sorted[1:] != grp_sorted[:-1]])
     grp_size = np.diff(np.append(grp_first, len(asc)))
@@ -257,21 +349,24 @@ def _break_ties_by_docid(order: np.ndarray, qsort: np.ndarray, scores: np.ndarra
     return out
 
 
-def _check_duplicates(qcodes: np.ndarray, dcodes: np.ndarray, what: str, source: str,
-                      qids: np.ndarray, dids: np.ndarray, line_of=None) -> None:
-    keys = make_keys(qcodes, dcodes)
+def _check_duplicates(qcodes: np.ndarray, dhash: np.ndarray, dbytes: np.ndarray, what: str, source: str,
+                      line_of=None) -> None:
+    keys = make_keys(qcodes, dhash)
+    sk = np.sort(keys)
+    if not (sk[1:] == sk[:-1]).any():
+        return
     perm = np.argsort(keys, kind="stable")
     sk = keys[perm]
-    dup = np.flatnonzero(sk[1:] == sk[:-1])
-    if len(dup):
-        first, second = perm[dup[0]], perm[dup[0] + 1]
-        first, second = min(first, second), max(first, second)
-        where = ""
-        if line_of is not None:
-            where = f" (lines {line_of(first)} and {line_of(second)})"
+    for i in np.flatnonzero(sk[1:] == sk[:-1]):
+        a, b = sorted((int(perm[i]), int(perm[i + 1])))
+        if qcodes[a] != qcodes[b] or dbytes[a] != dbytes[b]:
+            raise RbstarError(f"{source}: 64-bit hash collision between document ids {dbytes[a]!r} and "
+                              f"{dbytes[b]!r}; please report this (it should practically never happen)")
+        where = f" (lines {line_of(a)} and {line_of(b)})" if line_of is not None else ""
+        verb = "appears twice" if what == "run" else "is judged twice"
         raise DuplicateDocumentError(
-            f"{source}: document {dids[second]!r} appears twice for query {qids[second]!r}{where}; "
-            f"a {what} may hold each document once per query")
+            f"{source}: document {_to_str(dbytes[b:b + 1])[0]!r} {verb} for query "
+            f"{QUERY_IDS.decode([qcodes[b]])[0]!r}{where}; a {what} may hold each document once per query")
 
 
 def _check_scores(scores: np.ndarray, source: str, qids, dids, line_of=None) -> None:
@@ -279,65 +374,158 @@ def _check_scores(scores: np.ndarray, source: str, qids, dids, line_of=None) -> 
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         where = f" line {line_of(i)}:" if line_of is not None else ""
-        raise InputFormatError(f"{source}:{where} score {scores[i]!r} of document {dids[i]!r} for query "
-                               f"{qids[i]!r} is not a finite number")
+        raise InputFormatError(f"{source}:{where} score {scores[i]!r} of document {_show(dids[i])!r} for query "
+                               f"{_show(qids[i])!r} is not a finite number")
+
+
+def _show(v: Any) -> Any:
+    return v.decode("utf-8", "replace") if isinstance(v, bytes) else v
+
+
+def _as_float(scores: Any, qids, dids, source: str, line_of=None) -> np.ndarray:
+    try:
+        return np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raw = np.asarray(scores, dtype=object)
+        conv = pd.to_numeric(pd.Series(raw), errors="coerce").to_numpy(dtype=np.float64)
+        i = int(np.flatnonzero(np.isnan(conv))[0])
+        where = f" line {line_of(i)}:" if line_of is not None else ""
+        raise InputFormatError(f"{source}:{where} score {_show(raw[i])!r} of document {_show(dids[i])!r} for query "
+                               f"{_show(qids[i])!r} is not a number") from None
 
 
 def ranking_from_columns(qids, dids, scores, source: str, line_of=None) -> Ranking:
-    qids = np.asarray(qids, dtype=object)
-    dids = np.asarray(dids, dtype=object)
-    try:
-        scores = np.asarray(scores, dtype=np.float64)
-    except (TypeError, ValueError):
-        raw = np.asarray(scores, dtype=object)
-        conv = pd.to_numeric(pd.Series(raw), errors="coerce").to_numpy()
-        i = int(np.flatnonzero(np.isnan(conv))[0])
-        where = f" line {line_of(i)}:" if line_of is not None else ""
-        raise InputFormatError(f"{source}:{where} score {raw[i]!r} of document {dids[i]!r} for query "
-                               f"{qids[i]!r} is not a number") from None
-    _check_scores(scores, source, qids, dids, line_of)
-    qc = QUERY_IDS.encode(qids)
-    dc = DOC_IDS.encode(dids)
-    _check_duplicates(qc, dc, "run", source, qids, dids, line_of)
-    return _build_ranking(qc, dc, scores, dids, source)
+    qids = np.asarray(qids) if isinstance(qids, np.ndarray) else np.asarray(qids, dtype=object)
+    dbytes = doc_bytes(dids if isinstance(dids, np.ndarray) else np.asarray(dids, dtype=object))
+    scores = _as_float(scores, qids, dbytes, source, line_of)
+    _check_scores(scores, source, qids, dbytes, line_of)
+    qc = _query_codes(qids)
+    dh = hash_ids(dbytes)
+    _check_duplicates(qc, dh, dbytes, "run", source, line_of)
+    return _build_ranking(qc, dbytes, dh, scores, source)
 
 
 def qrels_from_columns(qids, dids, grades, source: str, line_of=None) -> Qrels:
-    qids = np.asarray(qids, dtype=object)
-    dids = np.asarray(dids, dtype=object)
+    qids = np.asarray(qids) if isinstance(qids, np.ndarray) else np.asarray(qids, dtype=object)
+    dbytes = doc_bytes(dids if isinstance(dids, np.ndarray) else np.asarray(dids, dtype=object))
     raw = np.asarray(grades)
+    g = None
     if raw.dtype.kind in "iub":
         g = raw.astype(np.int64)
-    else:
-        conv = pd.to_numeric(pd.Series(raw, dtype=object), errors="coerce").to_numpy(dtype=np.float64)
+    elif raw.dtype.kind == "S":
+        try:
+            g = raw.astype(np.int64)
+        except ValueError:
+            g = None
+    if g is None:
+        conv = pd.to_numeric(pd.Series(raw, dtype=object).map(_show), errors="coerce").to_numpy(dtype=np.float64)
         bad = np.isnan(conv) | (conv != np.round(conv))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             where = f" line {line_of(i)}:" if line_of is not None else ""
-            raise InputFormatError(f"{source}:{where} relevance {raw[i]!r} of document {dids[i]!r} for query "
-                                   f"{qids[i]!r} is not an integer grade")
+            raise InputFormatError(f"{source}:{where} relevance {_show(raw[i])!r} of document {_show(dbytes[i])!r} "
+                                   f"for query {_show(qids[i])!r} is not an integer grade")
         g = conv.astype(np.int64)
-    qc = QUERY_IDS.encode(qids)
-    dc = DOC_IDS.encode(dids)
-    keys = make_keys(qc, dc)
+    qc = _query_codes(qids)
+    dh = hash_ids(dbytes)
+    _check_duplicates(qc, dh, dbytes, "qrels", source, line_of)
+    keys = make_keys(qc, dh)
     perm = np.argsort(keys, kind="stable")
-    sk = keys[perm]
-    dup = np.flatnonzero(sk[1:] == sk[:-1])
-    if len(dup):
-        a, b = sorted((perm[dup[0]], perm[dup[0] + 1]))
-        where = f" (lines {line_of(a)} and {line_of(b)})" if line_of is not None else ""
-        raise DuplicateDocumentError(f"{source}: document {dids[b]!r} is judged twice for query {qids[b]!r}{where}")
-    uq, first = np.unique(qc, return_index=True)
-    qorder = uq[np.argsort(first, kind="stable")]
-    return Qrels(qcodes=qorder, keys=sk, rowq=qc[perm], rowd=dc[perm], grades=g[perm], source=source)
+    qorder = pd.unique(qc) if len(qc) else np.empty(0, dtype=np.int64)
+    return Qrels(qcodes=np.asarray(qorder, dtype=np.int64), keys=keys[perm], rowq=qc[perm], rowd=dh[perm],
+                 rowb=dbytes[perm], grades=g[perm], source=source)
 
 
 # ---------------------------------------------------------------------------------------------
 # TREC files
 # ---------------------------------------------------------------------------------------------
 
-def _open_text(path: str):
-    return gzip.open(path, "rt") if str(path).endswith(".gz") else open(path, "rt")
+_CHUNK = 1 << 24
+
+
+def _read_bytes(path: str, what: str) -> bytes:
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{what} file not found: {path}")
+    if os.path.isdir(path):
+        raise InputFormatError(f"{path}: is a directory, expected a {what} file")
+    try:
+        if path.endswith(".gz"):
+            with gzip.open(path, "rb") as f:
+                data = f.read()
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+    except (OSError, EOFError) as e:
+        raise InputFormatError(f"{path}: cannot read the {what} file ({e})") from None
+    if not data.strip():
+        raise EmptyInputError(f"{path}: the {what} file is empty")
+    return data
+
+
+def _scan_chunk(buf: np.ndarray, ncols: int, fields: Tuple[int, ...]) -> Optional[Dict[int, np.ndarray]]:
+    """Tokenise one chunk of whole lines; None if some line does not have exactly ``ncols`` columns."""
+    ws = buf <= 32                     # space, tab, CR, LF (and other control bytes) separate columns
+    nonws = ~ws
+    st = np.flatnonzero(nonws[1:] & ws[:-1]) + 1
+    if len(buf) and nonws[0]:
+        st = np.r_[0, st]
+    if len(st) == 0:
+        return {f: np.empty(0, dtype="S1") for f in fields}
+    if len(st) % ncols:
+        return None
+    line_start = buf[st - 1] == 10
+    if st[0] == 0:
+        line_start[0] = True
+    if not line_start[::ncols].all() or int(np.count_nonzero(line_start)) * ncols != len(st):
+        return None
+    out = {}
+    for f in fields:
+        s = st[f::ncols]
+        w = 16
+        while True:
+            # a window of w bytes from each token start; the token ends at its first whitespace
+            padded = np.concatenate([buf, np.full(w, 32, dtype=np.uint8)])
+            mat = sliding_window_view(padded, w)[s]
+            stop = mat <= 32
+            if stop.any(axis=1).all():
+                break
+            w *= 4
+        width = stop.argmax(axis=1)
+        w = max(int(width.max()), 1)
+        mat = mat[:, :w]
+        mat[np.arange(w)[None, :] >= width[:, None]] = 0
+        out[f] = np.ascontiguousarray(mat).view(f"S{w}").ravel()
+    return out
+
+
+def _scan_columns(data: bytes, ncols: int, fields: Tuple[int, ...]) -> Optional[Dict[int, np.ndarray]]:
+    """Tokenise whitespace-separated columns with numpy, in chunks of whole lines on two threads;
+    None if the layout is irregular (the caller then takes the line-aware path)."""
+    n = len(data)
+    bounds, pos = [], 0
+    while pos < n:
+        end = data.find(b"\n", min(pos + _CHUNK, n - 1))
+        end = n if end < 0 else end + 1
+        bounds.append((pos, end))
+        pos = end
+    whole = np.frombuffer(data, dtype=np.uint8)
+    if n and whole[-1] != 10:
+        whole = np.r_[whole, np.uint8(10)]
+        bounds[-1] = (bounds[-1][0], n + 1)
+    jobs = [whole[a:b] for a, b in bounds]
+    if len(jobs) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+            parts = list(pool.map(lambda b: _scan_chunk(b, ncols, fields), jobs))
+    else:
+        parts = [_scan_chunk(b, ncols, fields) for b in jobs]
+    if any(p is None for p in parts):
+        return None
+    out = {f: np.concatenate([p[f] for p in parts]) for f in fields}
+    if len(out[fields[0]]) == 0:
+        return None
+    return out
 
 
 def _line_mapper(path: str):
@@ -347,7 +535,8 @@ def _line_mapper(path: str):
     def line_of(row: int) -> int:
         if "lines" not in cache:
             nums = []
-            with _open_text(path) as f:
+            opener = gzip.open if str(path).endswith(".gz") else open
+            with opener(path, "rt", errors="replace") as f:
                 for lineno, line in enumerate(f, 1):
                     if line.strip():
                         nums.append(lineno)
@@ -356,17 +545,11 @@ def _line_mapper(path: str):
     return line_of
 
 
-def _read_columns(path: str, ncols: int, what: str, layout: str) -> pd.DataFrame:
-    path = os.fspath(path)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"{what} file not found: {path}")
-    if os.path.isdir(path):
-        raise InputFormatError(f"{path}: is a directory, expected a {what} file")
+def _slow_columns(path: str, ncols: int, what: str, layout: str) -> pd.DataFrame:
+    """Line-aware reading that names the offending line of an irregular file."""
     try:
         df = pd.read_csv(path, sep=r"\s+", header=None, names=list(range(ncols)), dtype=str,
-                         engine="c", na_filter=False, quoting=3, comment=None)
-    except pd.errors.EmptyDataError:
-        raise EmptyInputError(f"{path}: the {what} file is empty") from None
+                         engine="c", na_filter=False, quoting=3)
     except pd.errors.ParserError as e:
         msg = str(e)
         line = None
@@ -379,8 +562,6 @@ def _read_columns(path: str, ncols: int, what: str, layout: str) -> pd.DataFrame
                                f"whitespace-separated columns ({layout}); {msg.split('. ')[-1].strip()}") from None
     except UnicodeDecodeError as e:
         raise InputFormatError(f"{path}: not a text {what} file ({e})") from None
-    if len(df) == 0:
-        raise EmptyInputError(f"{path}: the {what} file is empty")
     short = (df[ncols - 1] == "").to_numpy()
     if short.any():
         i = int(np.flatnonzero(short)[0])
@@ -389,22 +570,23 @@ def _read_columns(path: str, ncols: int, what: str, layout: str) -> pd.DataFrame
     return df
 
 
-def read_run_frame(path: str) -> pd.DataFrame:
-    """Read and validate a TREC run file into a DataFrame ``query_id, doc_id, score``.
-
-    Checks the column count, that every score is a finite number and that no document appears twice
-    for a query; errors name the file and line.
-    """
-    ranking_src = _read_run_columns(path)
-    return pd.DataFrame({"query_id": ranking_src[0], "doc_id": ranking_src[1], "score": ranking_src[2]})
+def _file_columns(path: str, ncols: int, fields: Tuple[int, ...], what: str, layout: str):
+    path = os.fspath(path)
+    data = _read_bytes(path, what)
+    cols = _scan_columns(data, ncols, fields)
+    del data
+    if cols is None:
+        df = _slow_columns(path, ncols, what, layout)
+        cols = {f: df[f].to_numpy(dtype=object) for f in fields}
+    return cols
 
 
 def _read_run_columns(path: str):
     path = os.fspath(path)
-    df = _read_columns(path, 6, "run", "query_id Q0 doc_id rank score tag")
+    cols = _file_columns(path, 6, (0, 2, 4), "run", "query_id Q0 doc_id rank score tag")
     line_of = _line_mapper(path)
-    q, d = df[0].to_numpy(dtype=object), df[2].to_numpy(dtype=object)
-    s = _parse_float_column(df[4], path, line_of, df)
+    q, d = cols[0], doc_bytes(cols[2])
+    s = _as_float(cols[4], q, d, path, line_of)
     _check_scores(s, path, q, d, line_of)
     return q, d, s, line_of
 
@@ -418,29 +600,32 @@ def read_trec_run(path: str) -> Ranking:
     return ranking_from_columns(q, d, s, os.fspath(path), line_of)
 
 
-def _parse_float_column(col: pd.Series, path: str, line_of, df) -> np.ndarray:
-    conv = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64)
-    bad = np.isnan(conv) & ~col.str.lower().isin(["nan"]).to_numpy()
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InputFormatError(f"{path}: line {line_of(i)}: score {col.iloc[i]!r} of document {df[2].iloc[i]!r} "
-                               f"for query {df[0].iloc[i]!r} is not a number")
-    return conv
+def read_trec_qrels(path: str) -> Qrels:
+    """Read a TREC qrels file (``qid iteration docno grade``; ``.gz`` allowed)."""
+    path = os.fspath(path)
+    cols = _file_columns(path, 4, (0, 2, 3), "qrels", "query_id iteration doc_id relevance")
+    return qrels_from_columns(cols[0], cols[2], cols[3], path, _line_mapper(path))
+
+
+def read_run_frame(path: str) -> pd.DataFrame:
+    """Read and validate a TREC run file into a DataFrame ``query_id, doc_id, score``.
+
+    Checks the column count, that every score is a finite number and that no document appears twice
+    for a query; errors name the file and line.
+    """
+    ranking = read_trec_run(path)
+    return ranking_frame(ranking)
+
+
+def ranking_frame(ranking: Ranking) -> pd.DataFrame:
+    """A :class:`Ranking` as a DataFrame ``query_id, doc_id, score`` (rows in trec_eval order)."""
+    return pd.DataFrame({"query_id": QUERY_IDS.decode(ranking.qcodes[ranking.row_segments()]),
+                         "doc_id": _to_str(ranking.dbytes), "score": ranking.scores})
 
 
 def read_qrels_frame(path: str) -> pd.DataFrame:
     """Read and validate a TREC qrels file into a DataFrame ``query_id, doc_id, relevance`` (int)."""
-    qrels = read_trec_qrels(path)
-    return pd.DataFrame({"query_id": QUERY_IDS.decode(qrels.rowq), "doc_id": DOC_IDS.decode(qrels.rowd),
-                         "relevance": qrels.grades})
-
-
-def read_trec_qrels(path: str) -> Qrels:
-    """Read a TREC qrels file (``qid iteration docno grade``; ``.gz`` allowed)."""
-    path = os.fspath(path)
-    df = _read_columns(path, 4, "qrels", "query_id iteration doc_id relevance")
-    return qrels_from_columns(df[0].to_numpy(dtype=object), df[2].to_numpy(dtype=object),
-                              df[3].to_numpy(dtype=object), path, _line_mapper(path))
+    return read_trec_qrels(path).frame()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -454,7 +639,8 @@ _QREL_COLS = (("query_id", "qid"), ("doc_id", "docno"), ("relevance", "label"))
 def _pick(df: pd.DataFrame, options, source: str, what: str) -> np.ndarray:
     for name in options:
         if name in df.columns:
-            return df[name].to_numpy()
+            col = df[name]
+            return col.to_numpy(dtype=object) if name != "score" and col.dtype.kind not in "SO" else col.to_numpy()
     raise InputFormatError(f"{source}: {what} DataFrame has no column {options[0]!r} "
                            f"(columns found: {list(df.columns)})")
 
