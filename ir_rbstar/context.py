@@ -13,7 +13,7 @@ from typing import Dict, Optional, Tuple
 import numpy as np
 
 from .errors import MissingQrelsError
-from .io import Qrels, Ranking
+from .io import KeyIndex, Qrels, Ranking, verify_matches
 from .references import resolve_run
 
 __all__ = ["Rows", "RunContext"]
@@ -32,6 +32,12 @@ class Rows:
 
 
 def gather(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None) -> Rows:
+    if (len(universe) == len(ranking.qcodes) and np.array_equal(universe, ranking.qcodes)
+            and (cutoff is None or ranking.segment_lengths().max(initial=0) <= cutoff)):
+        # every row, in place (the common case: no cutoff, the run's own queries)
+        return Rows(seg=ranking.row_segments(), rank=ranking.row_positions() + 1, docs=ranking.docs,
+                    dbytes=ranking.dbytes, src=np.arange(len(ranking), dtype=np.int64),
+                    lens=ranking.segment_lengths())
     segs = ranking.segment_of(universe)
     found = segs >= 0
     n = len(universe)
@@ -78,7 +84,7 @@ class RunContext:
         """(grade, judged) of every row of B."""
         def make():
             b = self.observation(cutoff)
-            return self.qrels.lookup(self._keys(b, self.run), self.universe[b.seg], b.dbytes)
+            return self.qrels.lookup(self._keys(b, self.run), b.docs, b.dbytes)
         return self._cached(("judg", cutoff), make)
 
     def reference(self, ref: Optional[str], rel: int, measure) -> Ranking:
@@ -90,15 +96,26 @@ class RunContext:
         return self._cached(("ref", ref, rel), lambda: gather(self.reference(ref, rel, measure), self.universe))
 
     def match(self, cutoff: Optional[int], ref: Optional[str], rel: int, measure):
-        """Join B and R: for each B row its R row (-1 if absent); for each R row whether it is in B."""
+        """Join B and R once: for each B row its row in the reference (-1 if absent), and for each
+        gathered R row whether it is in B. The hash table is built on the reference when it already has
+        one (references are cached across runs), else on the smaller side."""
         def make():
             b = self.observation(cutoff)
             reference = self.reference(ref, rel, measure)
             r = self.reference_rows(ref, rel, measure)
-            b_in_r = reference.find(self._keys(b, self.run), self.universe[b.seg], b.dbytes)
-            run_row = self.run.find(self._keys(r, reference), self.universe[r.seg], r.dbytes)
-            r_in_b = run_row >= 0
-            if cutoff is not None:
-                r_in_b[r_in_b] = self.run.row_positions()[run_row[r_in_b]] < cutoff
+            b_keys, r_keys = self._keys(b, self.run), self._keys(r, reference)
+            if reference.has_index() or len(r.src) <= len(b.src):
+                b_in_r = reference.find(b_keys, b.docs, b.dbytes)
+                pos_in_r = np.full(len(reference), -1, dtype=np.int64)
+                pos_in_r[r.src] = np.arange(len(r.src))
+                r_in_b = np.zeros(len(r.src), dtype=bool)
+                r_in_b[pos_in_r[b_in_r[b_in_r >= 0]]] = True
+            else:
+                found = KeyIndex(b_keys).lookup(r_keys)
+                r_in_b = found >= 0
+                verify_matches(b.docs[found[r_in_b]], r.docs[r_in_b], b.dbytes[found[r_in_b]], r.dbytes[r_in_b],
+                               reference.source)
+                b_in_r = np.full(len(b.src), -1, dtype=np.int64)
+                b_in_r[found[r_in_b]] = r.src[r_in_b]
             return reference, b_in_r, r_in_b
         return self._cached(("match", cutoff, ref, rel), make)

@@ -187,12 +187,16 @@ class Ranking:
             self._cache["keys"] = make_keys(self.qcodes, self.docs, self.offsets)
         return self._cache["keys"]
 
-    def find(self, keys: np.ndarray, qcodes: np.ndarray, dbytes: np.ndarray) -> np.ndarray:
-        """Row index (or -1) of each (query, doc) pair given by its key; verified on the bytes."""
+    def has_index(self) -> bool:
+        return "index" in self._cache
+
+    def find(self, keys: np.ndarray, dhash: np.ndarray, dbytes: np.ndarray) -> np.ndarray:
+        """Row index (or -1) of each (query, doc) pair given by its key; every match is verified."""
         if "index" not in self._cache:
-            self._cache["index"] = pd.Index(self.row_keys())
-        rows = self._cache["index"].get_indexer(keys).astype(np.int64, copy=False)
-        _verify(rows, self.qcodes[self.row_segments()], self.dbytes, qcodes, dbytes, self.source)
+            self._cache["index"] = KeyIndex(self.row_keys())
+        rows = self._cache["index"].lookup(keys)
+        hit = rows >= 0
+        verify_matches(self.docs[rows[hit]], dhash[hit], self.dbytes[rows[hit]], dbytes[hit], self.source)
         return rows
 
     def segment_of(self, qcodes: np.ndarray) -> np.ndarray:
@@ -224,13 +228,13 @@ class Qrels:
     def max_grade(self) -> int:
         return int(self.grades.max()) if len(self.grades) else 0
 
-    def lookup(self, keys: np.ndarray, qcodes: np.ndarray, dbytes: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    def lookup(self, keys: np.ndarray, dhash: np.ndarray, dbytes: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """(grade, judged) for each (query, doc) pair given by its key."""
         if "index" not in self._cache:
-            self._cache["index"] = pd.Index(self.keys)
-        rows = self._cache["index"].get_indexer(keys).astype(np.int64, copy=False)
-        _verify(rows, self.rowq, self.rowb, qcodes, dbytes, self.source)
+            self._cache["index"] = KeyIndex(self.keys)
+        rows = self._cache["index"].lookup(keys)
         judged = rows >= 0
+        verify_matches(self.rowd[rows[judged]], dhash[judged], self.rowb[rows[judged]], dbytes[judged], self.source)
         grade = np.zeros(len(rows), dtype=np.int64)
         grade[judged] = self.grades[rows[judged]]
         return grade, judged
@@ -263,15 +267,39 @@ def _find(sorted_keys: np.ndarray, perm: Optional[np.ndarray], keys: np.ndarray)
     return out
 
 
-def _verify(rows, table_q, table_b, qcodes, dbytes, source) -> None:
-    hit = rows >= 0
-    if not hit.any():
-        return
-    bad = (table_q[rows[hit]] != qcodes[hit]) | (table_b[rows[hit]] != dbytes[hit])
+class KeyIndex:
+    """Hash table from (unique) 64-bit keys to row numbers."""
+
+    def __init__(self, keys: np.ndarray):
+        try:
+            from pandas._libs.hashtable import UInt64HashTable
+            self._table = UInt64HashTable(max(len(keys), 1))
+            self._table.map_locations(np.ascontiguousarray(keys, dtype=np.uint64))
+            self._index = None
+        except (ImportError, AttributeError, TypeError):     # pandas internals moved: public, slower path
+            self._table = None
+            self._index = pd.Index(keys)
+
+    def lookup(self, keys: np.ndarray) -> np.ndarray:
+        if self._table is not None:
+            return np.asarray(self._table.lookup(np.ascontiguousarray(keys, dtype=np.uint64)), dtype=np.int64)
+        return self._index.get_indexer(keys).astype(np.int64, copy=False)
+
+
+def verify_matches(hash_a: np.ndarray, hash_b: np.ndarray, bytes_a: np.ndarray, bytes_b: np.ndarray,
+                   source: str) -> None:
+    """Rows matched by key must hold the same document.
+
+    Equal keys and equal document hashes imply the same query (the key mixes the query code with a
+    bijection); ids of up to 8 bytes hash bijectively, longer ones are compared byte for byte.
+    """
+    bad = hash_a != hash_b
+    if bytes_a.dtype.itemsize > 8 or bytes_b.dtype.itemsize > 8:
+        bad |= bytes_a != bytes_b
     if bad.any():
-        i = int(np.flatnonzero(hit)[np.flatnonzero(bad)[0]])
-        raise RbstarError(f"{source}: 64-bit hash collision between document ids {table_b[rows[i]]!r} and "
-                          f"{dbytes[i]!r}; please report this (it should practically never happen)")
+        i = int(np.flatnonzero(bad)[0])
+        raise RbstarError(f"{source}: 64-bit hash collision between document ids {bytes_a[i]!r} and "
+                          f"{bytes_b[i]!r}; please report this (it should practically never happen)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -458,7 +486,7 @@ def _read_bytes(path: str, what: str) -> bytes:
                 data = f.read()
     except (OSError, EOFError) as e:
         raise InputFormatError(f"{path}: cannot read the {what} file ({e})") from None
-    if not data.strip():
+    if not data or (len(data) < 1 << 16 and not data.strip()):
         raise EmptyInputError(f"{path}: the {what} file is empty")
     return data
 
@@ -528,6 +556,12 @@ def _scan_columns(data: bytes, ncols: int, fields: Tuple[int, ...]) -> Optional[
     return out
 
 
+def _only_whitespace(path: str) -> bool:
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rb") as f:
+        return all(not block.strip() for block in iter(lambda: f.read(1 << 20), b""))
+
+
 def _line_mapper(path: str):
     """Maps a data-row index to its 1-based line number in the file (blank lines are skipped)."""
     cache = {}
@@ -576,6 +610,8 @@ def _file_columns(path: str, ncols: int, fields: Tuple[int, ...], what: str, lay
     cols = _scan_columns(data, ncols, fields)
     del data
     if cols is None:
+        if os.path.getsize(path) >= 1 << 16 and _only_whitespace(path):
+            raise EmptyInputError(f"{path}: the {what} file is empty")
         df = _slow_columns(path, ncols, what, layout)
         cols = {f: df[f].to_numpy(dtype=object) for f in fields}
     return cols
