@@ -29,6 +29,7 @@ class Rows:
     dbytes: np.ndarray    # document ids (bytes)
     src: np.ndarray       # row index in the source ranking
     lens: np.ndarray      # number of rows per universe query
+    identity: bool = False  # the rows are all the source's rows, in place (src == arange)
 
 
 def gather(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None) -> Rows:
@@ -37,7 +38,7 @@ def gather(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None)
         # every row, in place (the common case: no cutoff, the run's own queries)
         return Rows(seg=ranking.row_segments(), rank=ranking.row_positions() + 1, docs=ranking.docs,
                     dbytes=ranking.dbytes, src=np.arange(len(ranking), dtype=np.int64),
-                    lens=ranking.segment_lengths())
+                    lens=ranking.segment_lengths(), identity=True)
     segs = ranking.segment_of(universe)
     found = segs >= 0
     n = len(universe)
@@ -78,7 +79,8 @@ class RunContext:
         return self._cached(("obs", cutoff), lambda: gather(self.run, self.universe, cutoff))
 
     def _keys(self, rows: Rows, source: Ranking) -> np.ndarray:
-        return source.row_keys()[rows.src]
+        keys = source.row_keys()
+        return keys if rows.identity else keys[rows.src]
 
     def judgments(self, cutoff: Optional[int]) -> Tuple[np.ndarray, np.ndarray]:
         """(grade, judged) of every row of B."""

@@ -190,10 +190,14 @@ class Ranking:
     def has_index(self) -> bool:
         return "index" in self._cache
 
-    def find(self, keys: np.ndarray, dhash: np.ndarray, dbytes: np.ndarray) -> np.ndarray:
-        """Row index (or -1) of each (query, doc) pair given by its key; every match is verified."""
+    def build_index(self) -> None:
+        """Build the hash index of (query, document) keys now (references do so when first converted)."""
         if "index" not in self._cache:
             self._cache["index"] = KeyIndex(self.row_keys())
+
+    def find(self, keys: np.ndarray, dhash: np.ndarray, dbytes: np.ndarray) -> np.ndarray:
+        """Row index (or -1) of each (query, doc) pair given by its key; every match is verified."""
+        self.build_index()
         rows = self._cache["index"].lookup(keys)
         hit = rows >= 0
         verify_matches(self.docs[rows[hit]], dhash[hit], self.dbytes[rows[hit]], dbytes[hit], self.source)

@@ -34,7 +34,7 @@ def register_run(name: str, run: Any) -> None:
     """
     if not isinstance(name, str) or not name:
         raise TypeError("register_run: the name must be a non-empty string")
-    _REGISTERED[name] = to_ranking(run, source=f"registered run {name!r}")
+    _REGISTERED[name] = _prepared(to_ranking(run, source=f"registered run {name!r}"))
 
 
 def unregister_run(name: str) -> None:
@@ -52,6 +52,13 @@ def clear_cache() -> None:
     _FILE_CACHE.clear()
 
 
+def _prepared(ranking: Ranking) -> Ranking:
+    """A reference is converted once: its tie groups and its key index are built with it."""
+    ranking.tie_groups()
+    ranking.build_index()
+    return ranking
+
+
 def resolve_run(ref: str, what: str = "ref") -> Ranking:
     """The :class:`~ir_rbstar.io.Ranking` named by a ``ref=`` string."""
     if ref in _REGISTERED:
@@ -62,7 +69,7 @@ def resolve_run(ref: str, what: str = "ref") -> Ranking:
         key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
         ranking = _FILE_CACHE.get(key)
         if ranking is None:
-            ranking = read_trec_run(path)
+            ranking = _prepared(read_trec_run(path))
             if len(_FILE_CACHE) >= _FILE_CACHE_MAX:
                 _FILE_CACHE.pop(next(iter(_FILE_CACHE)))
             _FILE_CACHE[key] = ranking

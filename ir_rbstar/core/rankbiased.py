@@ -16,7 +16,7 @@ from typing import Dict
 
 import numpy as np
 
-from .segments import seg_sum, seg_cumcount, seg_cumsum, log_factorials
+from .segments import cumsum_by_offsets, log_factorials, seg_cumcount, seg_cumsum, seg_sum
 
 __all__ = [
     "rbp", "rbp_residual", "shared_weight", "half_power_mean", "rbr_residual", "rba",
@@ -150,12 +150,13 @@ def rbo_family(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray,
     off = np.concatenate(([0], np.cumsum(l + 2)))          # room for d = 0 .. l+1
     total = int(off[-1])
     seg_rows = np.repeat(np.arange(n), l + 2)
+    cells = np.diff(off)
     d0 = np.maximum(com_rank_b, com_start + 1)
     d1 = com_start + com_size
     untied = com_size == 1
     # exact integer part: untied items step from 0 to 1 at d0
     jump_int = np.bincount(off[com_seg[untied]] + d0[untied], minlength=total).astype(np.int64)
-    x_int = seg_cumsum(jump_int, seg_rows)
+    x_int = cumsum_by_offsets(jump_int, off, cells)
     x = x_int.astype(np.float64)
     tied = ~untied
     if tied.any():
@@ -165,7 +166,8 @@ def rbo_family(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray,
         ramp = t1 > t0
         slope = np.bincount(off[ts[ramp]] + t0[ramp] + 1, weights=1.0 / tg[ramp], minlength=total)
         slope -= np.bincount(off[ts[ramp]] + t1[ramp] + 1, weights=1.0 / tg[ramp], minlength=total)
-        x += seg_cumsum(jump, seg_rows) + seg_cumsum(seg_cumsum(slope, seg_rows), seg_rows)
+        x += cumsum_by_offsets(jump, off, cells)
+        x += cumsum_by_offsets(cumsum_by_offsets(slope, off, cells), off, cells)
     d = np.arange(total) - off[:-1][seg_rows]               # depth of each cell
     valid = (d >= 1) & (d <= l[seg_rows])
     lmax = int(l.max(initial=0))
