@@ -16,7 +16,7 @@ from typing import Dict
 
 import numpy as np
 
-from .segments import cumsum_by_offsets, log_factorials, seg_cumcount, seg_cumsum, seg_sum
+from .segments import log_factorials, seg_cumcount, seg_cumsum, seg_sum
 
 __all__ = [
     "rbp", "rbp_residual", "shared_weight", "half_power_mean", "rbr_residual", "rba",
@@ -138,64 +138,57 @@ def rbo_family(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray,
                com_size: np.ndarray) -> Dict[str, np.ndarray]:
     """RBO (= RBO_min), RBO_res (= RBO_max - RBO_min) and RBO_ext (Webber et al. 2010, eq. 32).
 
-    X_d = E|B_{1..d} ∩ R_{1..d}| is built for d = 1..l (l = max(|B|, |R|)) from the common items:
-    item e (rank r_B in B, tie group start+1..start+size in R) contributes
-    1[d >= r_B] * clip((d - start)/size, 0, 1), which is linear in d between its first depth and the
-    end of its group, so the sum over items is assembled with difference arrays.
+    With X_d = E|B_{1..d} ∩ R_{1..d}| and l = max(|B|, |R|), s = min(|B|, |R|):
+    RBO_min = (1-p)/p [sum_{d<=l} p^d X_d / d + X_l sum_{d>l} p^d / d]. A common item e (rank r_B in
+    B, tie group start+1..start+size in R) contributes f_e(d) = 1[d >= r_B] clip((d - start)/size, 0, 1)
+    to X_d, so sum_d p^d X_d / d is a sum over items of closed forms in the prefix sums
+    H[d] = sum_{j<=d} p^j / j and G[d] = sum_{j<=d} p^j: no per-depth arrays are needed.
     """
     len_b = len_b.astype(np.int64)
     len_r = len_r.astype(np.int64)
     s = np.minimum(len_b, len_r)
     l = np.maximum(len_b, len_r)
-    off = np.concatenate(([0], np.cumsum(l + 2)))          # room for d = 0 .. l+1
-    total = int(off[-1])
-    seg_rows = np.repeat(np.arange(n), l + 2)
-    cells = np.diff(off)
-    d0 = np.maximum(com_rank_b, com_start + 1)
-    d1 = com_start + com_size
-    untied = com_size == 1
-    # exact integer part: untied items step from 0 to 1 at d0
-    jump_int = np.bincount(off[com_seg[untied]] + d0[untied], minlength=total).astype(np.int64)
-    x_int = cumsum_by_offsets(jump_int, off, cells)
-    x = x_int.astype(np.float64)
-    tied = ~untied
-    if tied.any():
-        ts, tg, t0, t1, tst = com_seg[tied], com_size[tied].astype(np.float64), d0[tied], d1[tied], com_start[tied]
-        v0 = np.minimum((t0 - tst) / tg, 1.0)
-        jump = np.bincount(off[ts] + t0, weights=v0, minlength=total)
-        ramp = t1 > t0
-        slope = np.bincount(off[ts[ramp]] + t0[ramp] + 1, weights=1.0 / tg[ramp], minlength=total)
-        slope -= np.bincount(off[ts[ramp]] + t1[ramp] + 1, weights=1.0 / tg[ramp], minlength=total)
-        x += cumsum_by_offsets(jump, off, cells)
-        x += cumsum_by_offsets(cumsum_by_offsets(slope, off, cells), off, cells)
-    d = np.arange(total) - off[:-1][seg_rows]               # depth of each cell
-    valid = (d >= 1) & (d <= l[seg_rows])
     lmax = int(l.max(initial=0))
-    pw = np.power(p, np.arange(2 * lmax + 3, dtype=np.float64))       # p^d
+    pw = np.power(p, np.arange(2 * lmax + 3, dtype=np.float64))      # p^d
     dd = np.arange(1, 2 * lmax + 3, dtype=np.float64)
-    H = np.concatenate(([0.0], np.cumsum(pw[1:] / dd)))              # H[d] = sum_{j<=d} p^j / j
-    G = np.concatenate(([0.0], np.cumsum(pw[1:])))                   # G[d] = sum_{j<=d} p^j
-    L_inf = -math.log1p(-p)                                          # sum_{j>=1} p^j / j
+    H = np.concatenate(([0.0], np.cumsum(pw[1:] / dd)))             # H[d] = sum_{j<=d} p^j / j
+    G = np.concatenate(([0.0], np.cumsum(pw[1:])))                  # G[d] = sum_{j<=d} p^j
+    L_inf = -math.log1p(-p)                                         # sum_{j>=1} p^j / j
     c = (1.0 - p) / p
-    dv = d[valid]
-    sv = seg_rows[valid]
-    head = seg_sum(pw[dv] / dv * x[valid], sv, n)                    # sum_{d<=l} p^d X_d / d
-    x_l = x[off[:-1] + l]                                            # X_l (= |B ∩ R|)
-    x_s = x[off[:-1] + s]                                            # X_s (0 when s = 0)
+
+    size = com_size.astype(np.int64)
+    start = com_start.astype(np.int64)
+    d0 = np.maximum(com_rank_b.astype(np.int64), start + 1)        # first depth where f_e > 0
+    d1 = start + size                                               # f_e = 1 from here on
+    l_e, s_e = l[com_seg], s[com_seg]
+    ramp = d1 > d0
+    # sum_{d<=l} p^d f_e(d) / d: a step at d0 (untied, or the group is complete by then) ...
+    head_e = H[l_e] - H[d0 - 1]
+    # ... or a ramp (d - start)/size on d0..d1, then 1
+    if ramp.any():
+        r0, r1, rs, rg = d0[ramp], d1[ramp], start[ramp], size[ramp].astype(np.float64)
+        head_e[ramp] = ((G[r1] - G[r0 - 1]) - rs * (H[r1] - H[r0 - 1])) / rg + (H[l_e[ramp]] - H[r1])
+    # f_e at depth s (for X_s)
+    at_s = np.where(s_e >= d0, 1.0, 0.0)
+    if ramp.any():
+        in_ramp = ramp & (s_e >= d0) & (s_e < d1)
+        at_s[in_ramp] = (s_e[in_ramp] - start[in_ramp]) / size[in_ramp]
+    head = seg_sum(head_e, com_seg, n)                              # sum_{d<=l} p^d X_d / d
+    x_l = np.bincount(com_seg, minlength=n).astype(np.float64)      # X_l = |B ∩ R|
+    x_s = seg_sum(at_s, com_seg, n)
     rbo_min = c * (head + x_l * (L_inf - H[l]))
     # extrapolation (eq. 32), unequal lengths allowed
     frac_s = np.divide(x_s, s, out=np.zeros(n), where=s > 0)
-    mid = (G[l] - G[s]) - s * (H[l] - H[s])                          # sum_{s<d<=l} p^d (d-s)/d
+    mid = (G[l] - G[s]) - s * (H[l] - H[s])                         # sum_{s<d<=l} p^d (d-s)/d
     frac_l = np.divide(x_l - x_s, l, out=np.zeros(n), where=l > 0)
-    rbo_ext = c * (head + frac_s * mid) + (frac_l + frac_s) * pw[l]
-    rbo_ext = np.where(l > 0, rbo_ext, 0.0)
-    # residual: largest possible increase over all extensions of both lists
-    a = np.rint(x_l).astype(np.int64) + (l - s)                      # X_l^max
-    dstar = 2 * l - a                                                # X^max_d = d from here on
-    D = np.maximum(dstar, l + 1)
-    ramp_hi = np.maximum(D - 1, l)                                   # l < d <= D-1: X^max = a + 2(d-l)
+    rbo_ext = np.where(l > 0, c * (head + frac_s * mid) + (frac_l + frac_s) * pw[l], 0.0)
+    # residual: the largest possible increase over all extensions of both lists. With
+    # a = X_l + (l - s): X^max_d = X_d + (d - s) for s < d <= l, a + 2(d - l) for l < d < 2l - a, d after.
+    a = x_l.astype(np.int64) + (l - s)
+    D = np.maximum(2 * l - a, l + 1)
+    ramp_hi = D - 1
     res = mid
     res = res + 2.0 * (G[ramp_hi] - G[l]) - (l + s) * (H[ramp_hi] - H[l])
     res = res + np.power(p, D.astype(np.float64)) / (1.0 - p) - x_l * (L_inf - H[D - 1])
-    rbo_res = c * res
-    return {"RBO": rbo_min, "RBO_res": np.maximum(rbo_res, 0.0), "RBO_ext": rbo_ext}
+    # (tiny negative values can only come from rounding: the residual is a sum of non-negative terms)
+    return {"RBO": rbo_min, "RBO_res": np.maximum(c * res, 0.0), "RBO_ext": rbo_ext}

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["seg_sum", "seg_cumsum", "seg_cumcount", "cumsum_by_offsets", "log_factorials"]
+__all__ = ["seg_sum", "seg_cumsum", "seg_cumcount", "log_factorials"]
 
 
 def seg_sum(values: np.ndarray, seg: np.ndarray, n: int) -> np.ndarray:
@@ -31,12 +31,3 @@ def log_factorials(n: int) -> np.ndarray:
     """log(k!) for k = 0..n."""
     return np.concatenate(([0.0], np.cumsum(np.log(np.arange(1, n + 1, dtype=np.float64)))))
 
-
-def cumsum_by_offsets(values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Running sum restarting at each segment given by ``offsets`` (len n+1) and ``lengths`` (len n)."""
-    c = np.cumsum(values)
-    before = np.zeros(len(lengths), dtype=c.dtype)
-    inner = offsets[1:-1]
-    before[1:] = c[inner - 1] if len(inner) else before[1:]
-    c -= np.repeat(before, lengths)
-    return c
