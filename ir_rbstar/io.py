@@ -354,28 +354,26 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
 
 def _break_ties_by_docid(order: Optional[np.ndarray], qsort: np.ndarray, scores: np.ndarray,
                          dbytes: np.ndarray) -> Optional[np.ndarray]:
+    """Within each run of equal (query, score), put doc ids in descending order. Work is proportional
+    to the number of tied rows."""
     qs = qsort if order is None else qsort[order]
     ss = scores if order is None else scores[order]
-    tied_prev = np.zeros(len(qs), dtype=bool)
-    tied_prev[1:] = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
-    if not tied_prev.any():
+    tied = np.flatnonzero((qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])) + 1   # row i ties with row i-1
+    if len(tied) == 0:
         return order
     if order is None:
         order = np.arange(len(qs))
-    gid = np.cumsum(~tied_prev) - 1
-    sizes = np.bincount(gid)
-    rows = np.flatnonzero(sizes[gid] > 1)          # positions (in `order`) that belong to a tie
-    g = gid[rows]
-    # doc id descending within each group: sort by (group ascending, doc id descending)
+    rows = np.union1d(tied - 1, tied)                     # every row that belongs to a tie, ascending
+    first = np.r_[True, np.diff(rows) != 1] | ~np.isin(rows, tied)
+    g = np.cumsum(first) - 1                              # tie group of each tied row
     d = dbytes[order[rows]]
-    asc = np.lexsort((d, g))
-    grp_sorted = g[asc]
-    grp_first = np.flatnonzero(np.r_[True, grp_sorted[1:] != grp_sorted[:-1]])
-    grp_size = np.diff(np.append(grp_first, len(asc)))
+    asc = np.lexsort((d, g))                              # by group, then doc id ascending
+    grp_first = np.flatnonzero(first)
+    grp_size = np.diff(np.append(grp_first, len(rows)))
     start_of = np.repeat(grp_first, grp_size)
     size_of = np.repeat(grp_size, grp_size)
-    idx = np.arange(len(asc))
-    desc = asc[start_of + size_of - 1 - (idx - start_of)]
+    idx = np.arange(len(rows))
+    desc = asc[start_of + size_of - 1 - (idx - start_of)]  # reverse within each group: descending
     out = order.copy()
     out[rows] = order[rows][desc]
     return out
