@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from typing import List, Optional
 
 import ir_measures
@@ -19,6 +20,7 @@ from ir_measures.util import Metric
 from . import errors
 from .io import ranking_frame, read_trec_qrels, read_trec_run
 from .provider import PROVIDER
+from .references import resolve_run
 from .parsing import split_measures
 
 DEFAULT_PLACES = 4
@@ -101,8 +103,14 @@ def run_measures(argv: List[str], out=None) -> int:
     if args.no_summary and not args.by_query:
         raise errors.ParameterError("--no_summary (-n) is only supported with --by_query (-q)")
     measures = _parse_measures(args.measures)
-    qrels = _load_qrels(args.qrels)
-    run = read_trec_run(args.run)
+    # reference run files are read on a second thread while the run and qrels are read here
+    refs = sorted({m.params["ref"] for m in measures if isinstance(m.params.get("ref"), str)})
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = [pool.submit(_prefetch_reference, ref) for ref in refs]
+        qrels = _load_qrels(args.qrels)
+        run = read_trec_run(args.run)
+        for job in pending:
+            job.result()
     fmt = _formatter(args)
     aggs = {m: m.aggregator() for m in measures}
     for metric in _iter_metrics(measures, qrels, run, args.provider):
@@ -113,6 +121,13 @@ def run_measures(argv: List[str], out=None) -> int:
         for m in measures:
             print(fmt(Metric(query_id=SUMMARY_QID, measure=m, value=aggs[m].result())), file=out)
     return 0
+
+
+def _prefetch_reference(ref: str) -> None:
+    """Convert a reference run file ahead of evaluation (names that are not files are left to the
+    measure, which reports them when it is evaluated)."""
+    if os.path.isfile(os.path.expanduser(ref)):
+        resolve_run(ref)
 
 
 def _serving_provider(measure, choice: Optional[str]):

@@ -460,7 +460,7 @@ def qrels_from_columns(qids, dids, grades, source: str, line_of=None) -> Qrels:
     dh = hash_ids(dbytes)
     _check_duplicates(qc, dh, dbytes, "qrels", source, line_of)
     keys = make_keys(qc, dh)
-    perm = np.argsort(keys, kind="stable")
+    perm = np.argsort(keys)                 # keys are unique (checked above): no need for a stable sort
     qorder = pd.unique(qc) if len(qc) else np.empty(0, dtype=np.int64)
     return Qrels(qcodes=np.asarray(qorder, dtype=np.int64), keys=keys[perm], rowq=qc[perm], rowd=dh[perm],
                  rowb=dbytes[perm], grades=g[perm], source=source)
