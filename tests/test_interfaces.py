@@ -250,3 +250,27 @@ def test_demo_prints_table():
     assert set(rows) == {"bm25", "bm25_flat", "bm25l", "minilm_rerank"}
     assert rows["bm25"][0] == pytest.approx(0.4279, abs=1e-4)   # nDCG@10 of BM25 (pytrec_eval)
     assert rows["minilm_rerank"][3] == pytest.approx(1 - 0.8 ** 20, abs=1e-4)   # RBR of the reference itself
+
+
+def test_qrels_converted_once_per_evaluator_and_reference_file_once(setup, monkeypatch):
+    from ir_rbstar import provider, references
+    calls = {"qrels": 0, "ref": 0}
+    real_to_qrels, real_read = provider.to_qrels, references.read_trec_run
+
+    def counting_to_qrels(*a, **k):
+        calls["qrels"] += 1
+        return real_to_qrels(*a, **k)
+
+    def counting_read(*a, **k):
+        calls["ref"] += 1
+        return real_read(*a, **k)
+    monkeypatch.setattr(provider, "to_qrels", counting_to_qrels)
+    monkeypatch.setattr(references, "read_trec_run", counting_read)
+    ir_rbstar.clear_cache()
+    ms = [m for m in setup["measures"] if m.params.get("ref") == setup["ref"]]
+    evaluator = provider.PROVIDER.evaluator(ms, setup["qrels"])
+    first = evaluator.calc_aggregate(setup["a"])
+    second = evaluator.calc_aggregate(setup["b"])
+    again = provider.PROVIDER.evaluator(ms, setup["qrels"]).calc_aggregate(setup["a"])
+    assert calls == {"qrels": 2, "ref": 1}        # one conversion per evaluator; the file read once
+    assert first == again and first != second
