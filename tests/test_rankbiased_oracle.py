@@ -362,7 +362,7 @@ def test_rbo_ext_against_pypi_rbo(B, R, p):
     duplicates), the same quantity as RBO_ext here.  Conventions differ only for empty lists (it
     returns 1 for two empty lists) and it requires duplicate-free lists, so only non-empty untied lists
     are compared."""
-    import rbo
+    rbo = pytest.importorskip("rbo", reason="PyPI rbo is in the test extra")
     theirs = rbo.RankingSimilarity(list(B), list(R)).rbo_ext(p)
     assert O.rbo_ext_untied(B, R, p) == pytest.approx(theirs, abs=TOL)
     with tempfile.TemporaryDirectory() as tmp:
@@ -378,7 +378,7 @@ def test_rbo_min_against_pypi_rbo(B, R, p, equal):
     shorter list's depth s, with no tail (Webber eq. 7 truncated).  RBO (RBO_min) adds the rest of
     eq. 5 with both lists frozen, so (a) RBO >= rbo.rbo(p) always, and (b) for equal lengths k,
     RBO = rbo.rbo(p) + (1-p)/p X_k (-ln(1-p) - sum_{d<=k} p^d/d) exactly."""
-    import rbo
+    rbo = pytest.importorskip("rbo", reason="PyPI rbo is in the test extra")
     if equal:
         n = min(len(B), len(R))
         B, R = B[:n], R[:n]
@@ -406,6 +406,7 @@ def test_rbp_against_cwl_eval(data, p, rel):
     qrels, run, _ = data
     run = {q: {d: float(len(docs) - i) for i, d in enumerate(O.run_ranking(docs))} for q, docs in run.items()}
     m = ir_measures.RBP(rel=rel, p=p)
+    pytest.importorskip("cwl", reason="cwl-eval is in the test extra")
     theirs = {str(x.query_id): x.value for x in ir_measures.cwl_eval.iter_calc([m], qrels, run)}
     ours = O.per_query([m], qrels, run, via='provider')
     for q in qrels:
