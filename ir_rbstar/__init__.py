@@ -7,10 +7,6 @@ Importing the package registers its measures with ir_measures and appends its pr
 """
 from __future__ import annotations
 
-from typing import List, Sequence, Union
-
-import ir_measures
-
 from . import errors
 from .errors import (DuplicateDocumentError, EmptyInputError, InputFormatError, MissingQrelsError,
                      ParameterError, RbstarError, ReferenceNotFoundError)

@@ -18,8 +18,8 @@ import ir_measures
 from ir_measures.util import Metric
 
 from . import errors
-from .io import ranking_frame, read_trec_qrels, read_trec_run
-from .provider import PROVIDER
+from .io import read_trec_qrels, read_trec_run
+from .provider import iter_calc_columnar
 from .references import resolve_run
 from .parsing import split_measures
 
@@ -113,7 +113,7 @@ def run_measures(argv: List[str], out=None) -> int:
             job.result()
     fmt = _formatter(args)
     aggs = {m: m.aggregator() for m in measures}
-    for metric in _iter_metrics(measures, qrels, run, args.provider):
+    for metric in iter_calc_columnar(measures, qrels, run, args.provider):
         if args.by_query:
             print(fmt(metric), file=out)
         aggs[metric.measure].add(metric.value)
@@ -128,28 +128,6 @@ def _prefetch_reference(ref: str) -> None:
     measure, which reports them when it is evaluated)."""
     if os.path.isfile(os.path.expanduser(ref)):
         resolve_run(ref)
-
-
-def _serving_provider(measure, choice: Optional[str]):
-    if choice:
-        return ir_measures.providers.registry[choice]
-    for provider in ir_measures.DefaultPipeline.providers:
-        if provider.supports(measure) and provider.is_available():
-            return provider
-    raise errors.ParameterError(f"no installed provider supports {measure}")
-
-
-def _iter_metrics(measures, qrels, run, choice: Optional[str]):
-    """Per-query metrics; ir_rbstar's measures get the columnar run and qrels as they are, the others
-    (nDCG@10, ...) go through ir_measures with DataFrames, as the ir_measures command would."""
-    ours = [m for m in measures if _serving_provider(m, choice) is PROVIDER]
-    others = [m for m in measures if m not in ours]
-    if ours:
-        yield from PROVIDER.evaluator(ours, qrels).iter_calc(run)
-    if others:
-        frame_qrels = qrels.frame() if hasattr(qrels, "frame") else qrels
-        calc = ir_measures.providers.registry[choice] if choice else ir_measures
-        yield from calc.iter_calc(others, frame_qrels, ranking_frame(run))
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -13,11 +13,11 @@ import os
 from importlib import resources
 from typing import Dict, List, Optional
 
-import ir_measures
 import pandas as pd
 
-from .io import read_qrels_frame, read_run_frame
+from .io import read_trec_qrels, read_trec_run
 from .parsing import parse
+from .provider import iter_calc_columnar
 from .references import register_run
 
 REFERENCE = "minilm_rerank"
@@ -44,13 +44,14 @@ def demo_table(p: float = 0.8, k: int = 20) -> pd.DataFrame:
     """The demo's table: one row per bundled run, one column per measure (means over the 93 queries)."""
     runs = demo_runs()
     register_run(REFERENCE, runs[REFERENCE])
-    qrels = read_qrels_frame(os.path.join(data_dir(), "qrels"))
+    qrels = read_trec_qrels(os.path.join(data_dir(), "qrels"))
     measures = demo_measures(p, k)
-    evaluator = ir_measures.evaluator(measures, qrels)
     rows = {}
     for name, path in runs.items():
-        agg = evaluator.calc_aggregate(read_run_frame(path))
-        rows[name] = {str(m): agg[m] for m in measures}
+        aggs = {m: m.aggregator() for m in measures}
+        for metric in iter_calc_columnar(measures, qrels, read_trec_run(path)):
+            aggs[metric.measure].add(metric.value)
+        rows[name] = {str(m): aggs[m].result() for m in measures}
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "run"
     return table

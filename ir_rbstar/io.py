@@ -150,10 +150,6 @@ class Ranking:
     def __len__(self) -> int:
         return int(self.offsets[-1])
 
-    @property
-    def query_ids(self) -> np.ndarray:
-        return QUERY_IDS.decode(self.qcodes)
-
     def row_segments(self) -> np.ndarray:
         if "seg" not in self._cache:
             self._cache["seg"] = segment_ids(self.offsets)
@@ -217,14 +213,14 @@ class Ranking:
 
 @dataclass
 class Qrels:
-    """Relevance judgments, sorted by (query, document) key."""
+    """Relevance judgments, one row per (query, document), in input order."""
 
     qcodes: np.ndarray      # unique query codes, in first-seen order
-    keys: np.ndarray        # sorted (query, doc) keys
-    rowq: np.ndarray        # query code of each sorted row
-    rowd: np.ndarray        # doc hash of each sorted row
-    rowb: np.ndarray        # doc id (bytes) of each sorted row
-    grades: np.ndarray      # integer grade of each sorted row
+    keys: np.ndarray        # (query, doc) key of each row
+    rowq: np.ndarray        # query code of each row
+    rowd: np.ndarray        # doc hash of each row
+    rowb: np.ndarray        # doc id (bytes) of each row
+    grades: np.ndarray      # integer grade of each row
     source: str = "<qrels>"
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -325,7 +321,8 @@ def _query_codes(qids: np.ndarray) -> np.ndarray:
 
 
 def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, scores: np.ndarray, source: str,
-                   qorder: Optional[np.ndarray] = None, break_ties: bool = True) -> Ranking:
+                   qorder: Optional[np.ndarray] = None, break_ties: bool = True,
+                   keys: Optional[np.ndarray] = None) -> Ranking:
     """Sort rows into trec_eval order (doc ids break score ties, descending, when ``break_ties``)."""
     n = len(qcodes)
     if n == 0:
@@ -347,9 +344,13 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
         order = _break_ties_by_docid(order, qsort, scores, dbytes)
     if order is not None:
         qcodes, dbytes, dhash, scores = qcodes[order], dbytes[order], dhash[order], scores[order]
+        keys = None if keys is None else keys[order]
     starts = np.flatnonzero(np.r_[True, qcodes[1:] != qcodes[:-1]])
     offsets = np.append(starts, n).astype(np.int64)
-    return Ranking(qcodes=qcodes[starts], offsets=offsets, dbytes=dbytes, docs=dhash, scores=scores, source=source)
+    ranking = Ranking(qcodes=qcodes[starts], offsets=offsets, dbytes=dbytes, docs=dhash, scores=scores, source=source)
+    if keys is not None:
+        ranking._cache["keys"] = keys          # computed once for the duplicate check; reused for joins
+    return ranking
 
 
 def _break_ties_by_docid(order: Optional[np.ndarray], qsort: np.ndarray, scores: np.ndarray,
@@ -379,9 +380,8 @@ def _break_ties_by_docid(order: Optional[np.ndarray], qsort: np.ndarray, scores:
     return out
 
 
-def _check_duplicates(qcodes: np.ndarray, dhash: np.ndarray, dbytes: np.ndarray, what: str, source: str,
+def _check_duplicates(keys: np.ndarray, qcodes: np.ndarray, dbytes: np.ndarray, what: str, source: str,
                       line_of=None) -> None:
-    keys = make_keys(qcodes, dhash)
     sk = np.sort(keys)
     if not (sk[1:] == sk[:-1]).any():
         return
@@ -431,8 +431,9 @@ def ranking_from_columns(qids, dids, scores, source: str, line_of=None) -> Ranki
     _check_scores(scores, source, qids, dbytes, line_of)
     qc = _query_codes(qids)
     dh = hash_ids(dbytes)
-    _check_duplicates(qc, dh, dbytes, "run", source, line_of)
-    return _build_ranking(qc, dbytes, dh, scores, source)
+    keys = make_keys(qc, dh)
+    _check_duplicates(keys, qc, dbytes, "run", source, line_of)
+    return _build_ranking(qc, dbytes, dh, scores, source, keys=keys)
 
 
 def qrels_from_columns(qids, dids, grades, source: str, line_of=None) -> Qrels:
@@ -458,12 +459,11 @@ def qrels_from_columns(qids, dids, grades, source: str, line_of=None) -> Qrels:
         g = conv.astype(np.int64)
     qc = _query_codes(qids)
     dh = hash_ids(dbytes)
-    _check_duplicates(qc, dh, dbytes, "qrels", source, line_of)
     keys = make_keys(qc, dh)
-    perm = np.argsort(keys)                 # keys are unique (checked above): no need for a stable sort
+    _check_duplicates(keys, qc, dbytes, "qrels", source, line_of)
     qorder = pd.unique(qc) if len(qc) else np.empty(0, dtype=np.int64)
-    return Qrels(qcodes=np.asarray(qorder, dtype=np.int64), keys=keys[perm], rowq=qc[perm], rowd=dh[perm],
-                 rowb=dbytes[perm], grades=g[perm], source=source)
+    return Qrels(qcodes=np.asarray(qorder, dtype=np.int64), keys=keys, rowq=qc, rowd=dh, rowb=dbytes,
+                 grades=g, source=source)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,10 +17,11 @@ from ir_measures.util import Metric
 
 from .context import RunContext
 from .families import rankbiased
-from .io import QUERY_IDS, Qrels, to_qrels, to_ranking
+from .errors import ParameterError
+from .io import QUERY_IDS, Qrels, Ranking, ranking_frame, to_qrels, to_ranking
 from .measures.base import RbstarMeasure
 
-__all__ = ["RbstarProvider", "RbstarEvaluator", "PROVIDER"]
+__all__ = ["RbstarProvider", "RbstarEvaluator", "PROVIDER", "iter_calc_columnar"]
 
 FAMILIES = {name: rankbiased for name in rankbiased.NAMES}
 
@@ -90,3 +91,28 @@ def register() -> None:
     pipeline = ir_measures.DefaultPipeline.providers
     if not any(getattr(p, "NAME", None) == PROVIDER.NAME for p in pipeline):
         pipeline.append(PROVIDER)
+
+
+def _serving_provider(measure, choice: Optional[str]):
+    if choice:
+        return providers.registry[choice]
+    for provider in ir_measures.DefaultPipeline.providers:
+        if provider.supports(measure) and provider.is_available():
+            return provider
+    raise ParameterError(f"no installed provider supports {measure}")
+
+
+def iter_calc_columnar(measures, qrels: Optional[Qrels], run: Ranking, choice: Optional[str] = None):
+    """Per-query metrics for a run and qrels already in columnar form (as the command line reads them).
+
+    ir_rbstar's measures get the columnar run and qrels as they are; the others (nDCG@10, ...) go
+    through ir_measures' pipeline (or the provider named by ``choice``) with DataFrames.
+    """
+    ours = [m for m in measures if _serving_provider(m, choice) is PROVIDER]
+    others = [m for m in measures if m not in ours]
+    if ours:
+        yield from PROVIDER.evaluator(ours, qrels).iter_calc(run)
+    if others:
+        frame_qrels = qrels.frame() if isinstance(qrels, Qrels) else qrels
+        calc = providers.registry[choice] if choice else ir_measures
+        yield from calc.iter_calc(others, frame_qrels, ranking_frame(run))
