@@ -13,10 +13,11 @@ from typing import Dict, Optional, Tuple
 import numpy as np
 
 from .errors import MissingQrelsError
-from .io import KeyIndex, Qrels, Ranking, verify_matches
+from .core.segments import seg_cumcount
+from .io import KeyIndex, Qrels, Ranking, tie_layout, verify_matches
 from .references import resolve_run
 
-__all__ = ["Rows", "RunContext"]
+__all__ = ["Rows", "RankedRows", "RunContext"]
 
 
 @dataclass
@@ -30,6 +31,18 @@ class Rows:
     src: np.ndarray       # row index in the source ranking
     lens: np.ndarray      # number of rows per universe query
     identity: bool = False  # the rows are all the source's rows, in place (src == arange)
+
+
+@dataclass
+class RankedRows:
+    """Rows of the run with their tie groups and judgments, as the tie-aware family uses them."""
+
+    seg: np.ndarray       # universe index of each row
+    pos: np.ndarray       # 0-based position within the query
+    start: np.ndarray     # 0-based position where the row's tie group starts (= pos when ties are broken)
+    size: np.ndarray      # size of the row's tie group (1 when ties are broken)
+    grade: np.ndarray     # grade of each row (0 when unjudged)
+    judged: np.ndarray    # whether each row is judged
 
 
 def gather(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None) -> Rows:
@@ -121,3 +134,59 @@ class RunContext:
                 b_in_r[found[r_in_b]] = r.src[r_in_b]
             return reference, b_in_r, r_in_b
         return self._cached(("match", cutoff, ref, rel), make)
+
+    def ranked(self, depth: Optional[int], judged_only: bool, aware: bool) -> RankedRows:
+        """The run's rows whose tie group starts above ``depth`` (all rows for None), with tie groups
+        (``aware``) or in trec_eval order (every row its own group), and their judgments. With
+        ``judged_only`` unjudged rows are removed first and positions and ties are those of what is left."""
+        def make():
+            b = self.observation(None)
+            pos = b.rank - 1
+            if judged_only:
+                grade, judged = self.judgments(None)
+                seg, grade = b.seg[judged], grade[judged]
+                pos = seg_cumcount(seg) - 1
+                if aware:
+                    start, size = tie_layout(seg, self.run.scores[b.src[judged]], pos)
+                else:
+                    start, size = pos, np.ones(len(pos), dtype=np.int64)
+                sel = None if depth is None else np.flatnonzero(start < depth)
+                rows = RankedRows(seg, pos, start, size, grade, np.ones(len(seg), dtype=bool))
+                return rows if sel is None else RankedRows(*(a[sel] for a in vars(rows).values()))
+            if aware:
+                start, size = self.run.tie_groups()
+                if not b.identity:
+                    start, size = start[b.src], size[b.src]
+            else:
+                start, size = pos, np.ones(len(pos), dtype=np.int64)
+            if depth is None:
+                grade, judged = self.judgments(None)
+                return RankedRows(b.seg, pos, start, size, grade, judged)
+            sel = np.flatnonzero(start < depth)
+            if ("judg", None) in self._cache:
+                grade, judged = self.judgments(None)
+                grade, judged = grade[sel], judged[sel]
+            else:
+                keys = self._keys(b, self.run)[sel]
+                grade, judged = self.require_qrels(None).lookup(keys, b.docs[sel], b.dbytes[sel])
+            return RankedRows(b.seg[sel], pos[sel], start[sel], size[sel], grade, judged)
+        return self._cached(("ranked", depth, judged_only, aware), make)
+
+    def qrels_rows(self) -> Tuple[np.ndarray, np.ndarray]:
+        """(universe index, grade) of every judgment of a universe query."""
+        def make():
+            qrels = self.qrels
+            top = int(max(self.universe.max(initial=-1), qrels.rowq.max(initial=-1))) + 1
+            index = np.full(top, -1, dtype=np.int64)
+            index[self.universe] = np.arange(self.n)
+            q = index[qrels.rowq]
+            mine = q >= 0
+            return q[mine], qrels.grades[mine]
+        return self._cached(("qrels_rows",), make)
+
+    def relevant_counts(self, rel: int) -> np.ndarray:
+        """Number of judged documents with grade >= rel of each universe query."""
+        def make():
+            q, grades = self.qrels_rows()
+            return np.bincount(q[grades >= rel], minlength=self.n).astype(np.float64)
+        return self._cached(("num_rel", rel), make)

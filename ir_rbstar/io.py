@@ -135,6 +135,19 @@ def segment_ids(offsets: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
 
 
+def tie_layout(seg: np.ndarray, scores: np.ndarray, pos: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Tie groups of ranked rows (runs of equal score within a query, rows of a query contiguous and in
+    rank order): for each row the 0-based position where its group starts, and the group's size."""
+    n = len(seg)
+    new = np.ones(n, dtype=bool)
+    if n > 1:
+        new[1:] = (seg[1:] != seg[:-1]) | (scores[1:] != scores[:-1])
+    gid = np.cumsum(new) - 1
+    first = np.flatnonzero(new)
+    sizes = np.diff(np.append(first, n))
+    return pos[first][gid], sizes[gid]
+
+
 @dataclass
 class Ranking:
     """A run in columnar form: one segment per query, rows in trec_eval order."""
@@ -165,16 +178,7 @@ class Ranking:
     def tie_groups(self) -> Tuple[np.ndarray, np.ndarray]:
         """For each row: the 0-based position where its tie group (equal score) starts, and its size."""
         if "ties" not in self._cache:
-            n = len(self)
-            seg = self.row_segments()
-            new = np.ones(n, dtype=bool)
-            if n > 1:
-                new[1:] = (seg[1:] != seg[:-1]) | (self.scores[1:] != self.scores[:-1])
-            gid = np.cumsum(new) - 1
-            first = np.flatnonzero(new)
-            sizes = np.diff(np.append(first, n))
-            start = self.row_positions()[first]
-            self._cache["ties"] = (start[gid], sizes[gid])
+            self._cache["ties"] = tie_layout(self.row_segments(), self.scores, self.row_positions())
         return self._cache["ties"]
 
     def row_keys(self) -> np.ndarray:

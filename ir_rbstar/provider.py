@@ -16,7 +16,7 @@ from ir_measures import providers
 from ir_measures.util import Metric
 
 from .context import RunContext
-from .families import rankbiased
+from .families import rankbiased, ties
 from .errors import ParameterError
 from .io import QUERY_IDS, Qrels, Ranking, ranking_frame, to_qrels, to_ranking
 from .measures.base import RbstarMeasure
@@ -24,6 +24,7 @@ from .measures.base import RbstarMeasure
 __all__ = ["RbstarProvider", "RbstarEvaluator", "PROVIDER", "iter_calc_columnar"]
 
 FAMILIES = {name: rankbiased for name in rankbiased.NAMES}
+FAMILIES.update({name: ties for name in ties.NAMES})
 
 
 class RbstarEvaluator(providers.Evaluator):
@@ -57,7 +58,7 @@ class RbstarEvaluator(providers.Evaluator):
 
 
 class RbstarProvider(providers.Provider):
-    """ir_rbstar: rank-biased measures with residuals and ties (more families follow)."""
+    """ir_rbstar: rank-biased measures with residuals, tie-aware measures (more families follow)."""
 
     NAME = "ir_rbstar"
     SUPPORTED_MEASURES = []
@@ -71,8 +72,12 @@ class RbstarProvider(providers.Provider):
             if measure.NAME == "RBP":
                 decl.RBP(**measure.params)
                 return True
+            if measure.NAME in ties.ORDERED:
+                # ir_measures' own P, R, AP, RR, nDCG in trec_eval order: built-in providers come first
+                return ties.check_ordered(measure)
             return False
         measure.validate_params()
+        measure.check_required()
         return True
 
     def _evaluator(self, measures, qrels) -> RbstarEvaluator:

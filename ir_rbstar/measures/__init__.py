@@ -6,11 +6,12 @@ from ir_measures.measures import registry
 
 from .base import RbstarMeasure
 from .rankbiased import RANKBIASED, RBA, RBA_res, RBO, RBO_ext, RBO_res, RBP, RBP_res, RBR, RBR_res
+from .ties import TIES, AP_TA, F1_TA, P_TA, R_TA, RBP_TA, RR_TA, nDCG_TA
 
 __all__ = ["ALL", "register", "RbstarMeasure", "RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res",
-           "RBO", "RBO_res", "RBO_ext"]
+           "RBO", "RBO_res", "RBO_ext", "P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA"]
 
-ALL = list(RANKBIASED)
+ALL = list(RANKBIASED) + list(TIES)
 
 
 def register() -> None:

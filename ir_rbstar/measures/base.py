@@ -80,13 +80,22 @@ class RbstarMeasure(Measure):
             value = self.params.get(name, _NOT_PROVIDED)
             if value is _NOT_PROVIDED or (value is None and info.default is None):
                 continue
-            if isinstance(value, bool) or (info.dtype is not None and not isinstance(value, info.dtype)):
+            wrong_bool = isinstance(value, bool) != (info.dtype is bool)
+            if wrong_bool or (info.dtype is not None and not isinstance(value, info.dtype)):
                 raise ParameterError(f"{self.NAME}: parameter {name}={value!r} must be of type "
                                      f"{info.dtype.__name__}")
             if info.choices is not _NOT_PROVIDED and value not in info.choices:
                 raise ParameterError(f"{self.NAME}: parameter {name}={value!r} must be one of {info.choices}")
         self._check_ranges()
         self.validated = True
+
+    def check_required(self) -> None:
+        """Raise if a required parameter (such as the cutoff of ``P_TA``) is missing; prototypes such as
+        ``P_TA`` may exist without it, but cannot be evaluated."""
+        for name, info in self.SUPPORTED_PARAMS.items():
+            if info.required and self.params.get(name) is None:
+                hint = f", e.g. {self.NAME}@10" if name == self.AT_PARAM else ""
+                raise ParameterError(f"{self.NAME}: parameter {name} is required{hint}")
 
     def _check_ranges(self) -> None:
         cutoff = self.params.get("cutoff")

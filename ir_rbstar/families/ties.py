@@ -1,0 +1,158 @@
+"""Glue between the tie-aware declarations (and ir_measures' P, R, AP, RR, nDCG) and their kernels.
+
+The ``_TA`` measures average over the orderings of tie groups; ir_measures' own ``P``, ``R``, ``AP``,
+``RR`` and ``nDCG`` are computed in trec_eval order by the same machinery (served only when this
+package's provider is chosen, or when no built-in provider supports their parameters).
+"""
+from __future__ import annotations
+
+from typing import Dict, Iterable, Optional
+
+import numpy as np
+from ir_measures.measures.base import _NOT_PROVIDED
+
+from ..context import RankedRows, RunContext
+from ..core import ties as K
+from ..errors import ParameterError
+
+AWARE = ("P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA")
+ORDERED = ("P", "R", "AP", "RR", "nDCG")
+NAMES = AWARE + ORDERED
+SUPPORTED_ORDERED_PARAMS = {"P": {"cutoff", "rel", "judged_only"}, "R": {"cutoff", "rel", "judged_only"},
+                            "AP": {"cutoff", "rel", "judged_only"}, "RR": {"cutoff", "rel", "judged_only"},
+                            "nDCG": {"cutoff", "dcg", "gains", "judged_only"}}
+
+
+def param(m, name: str):
+    """A measure's parameter, its default when not given, None when it has neither."""
+    value = m.params.get(name, _NOT_PROVIDED)
+    if value is _NOT_PROVIDED and name in m.SUPPORTED_PARAMS:
+        value = m.SUPPORTED_PARAMS[name].default
+    return None if value is _NOT_PROVIDED else value
+
+
+def check_ordered(m) -> bool:
+    """Whether ir_measures' own ``m`` (P, R, AP, RR, nDCG) has parameters this family computes; raises
+    ParameterError for values no provider could use (missing or non-positive cutoff, ...)."""
+    if set(m.params) - SUPPORTED_ORDERED_PARAMS[m.NAME]:
+        return False
+    for name, info in m.SUPPORTED_PARAMS.items():
+        if name not in SUPPORTED_ORDERED_PARAMS[m.NAME]:
+            continue
+        value = m.params.get(name, _NOT_PROVIDED)
+        if not info.validate(value):
+            what = "is required" if value is _NOT_PROVIDED else f"={value!r} is not valid"
+            raise ParameterError(f"{m.NAME}: parameter {name} {what}")
+    cutoff = param(m, "cutoff")
+    if cutoff is not None and cutoff <= 0:
+        raise ParameterError(f"{m.NAME}: cutoff @{cutoff} must be a positive integer")
+    return True
+
+
+def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
+    measures = list(measures)
+    ctx.require_qrels(measures[0])
+    plans: Dict[tuple, list] = {}
+    for m in measures:
+        plans.setdefault((m.NAME in AWARE, bool(param(m, "judged_only"))), []).append(m)
+    out: Dict[object, np.ndarray] = {}
+    for (aware, judged_only), ms in plans.items():
+        cutoffs = [param(m, "cutoff") for m in ms]
+        depth = None if any(c is None for c in cutoffs) else max(cutoffs)
+        rows = ctx.ranked(depth, judged_only, aware)
+        if aware:
+            groups = K.make_groups(rows.seg, rows.pos, rows.start, rows.size, ctx.n)
+            for m in ms:
+                out[m] = _aware(m, ctx, rows, groups, depth)
+        else:
+            for m in ms:
+                out[m] = _ordered(m, ctx, rows)
+    return out
+
+
+def _relevant(m, grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    return judged & (grade >= param(m, "rel"))
+
+
+def _aware(m, ctx: RunContext, rows: RankedRows, groups: K.TieGroups, depth: Optional[int]) -> np.ndarray:
+    k = param(m, "cutoff")
+    grade, judged = rows.grade, rows.judged
+    if k is not None and (depth is None or k < depth):
+        keep = rows.start < k                      # whole tie groups that start above k
+        groups = groups.select(keep)
+        grade, judged = grade[keep], judged[keep]
+    name = m.NAME[:-3]
+    if name == "nDCG":
+        gain = _ndcg_gain(m, grade, judged)
+        _, cum = K.discount_cum(int((groups.gstart + groups.gsize).max(initial=0)))
+        return K.safe_divide(K.expected_weighted(groups, gain, lambda e: cum[e], k), _ideal(m, ctx, k))
+    if name == "RBP":
+        return K.expected_weighted(groups, _rbp_gain(m, ctx, grade, judged), K.rbp_cum(m["p"]), k)
+    rel = _relevant(m, grade, judged)
+    if name == "AP":
+        return K.expected_ap(groups, rel, k, ctx.relevant_counts(param(m, "rel")))
+    if name == "RR":
+        return K.expected_rr(groups, rel, k)
+    count = K.expected_weighted(groups, rel.astype(np.float64), lambda e: e.astype(np.float64), k)
+    return _from_count(name, m, ctx, count, k)
+
+
+def _ordered(m, ctx: RunContext, rows: RankedRows) -> np.ndarray:
+    k = param(m, "cutoff")
+    seg, pos, n = rows.seg, rows.pos, ctx.n
+    if m.NAME == "nDCG":
+        gain = _ndcg_gain(m, rows.grade, rows.judged)
+        w, _ = K.discount_cum(int(pos.max(initial=0)) + 1)
+        return K.safe_divide(K.weighted_ordered(seg, pos, gain, w, n, k), _ideal(m, ctx, k))
+    rel = _relevant(m, rows.grade, rows.judged)
+    if m.NAME == "AP":
+        return K.ap_ordered(seg, pos, rel, n, k, ctx.relevant_counts(param(m, "rel")))
+    if m.NAME == "RR":
+        return K.rr_ordered(seg, pos, rel, n, k)
+    keep = rel & (pos < k)
+    count = np.bincount(seg[keep], minlength=n).astype(np.float64)
+    return _from_count(m.NAME, m, ctx, count, k)
+
+
+def _from_count(name: str, m, ctx: RunContext, count: np.ndarray, k: int) -> np.ndarray:
+    """P, R or F1 at k from the (expected) number of relevant documents in the top k."""
+    if name == "P":
+        return count / k
+    num_rel = ctx.relevant_counts(param(m, "rel"))
+    if name == "R":
+        return K.safe_divide(count, num_rel)
+    return 2.0 * count / (k + num_rel)            # F1
+
+
+def _gain_of_grades(m, grades: np.ndarray) -> np.ndarray:
+    gain = grades.astype(np.float64)
+    mapping = param(m, "gains")
+    if mapping:
+        for grade, value in mapping.items():
+            gain[grades == grade] = value
+    if param(m, "dcg") == "exp-log2":
+        gain = np.exp2(gain) - 1.0
+    return np.maximum(gain, 0.0)                   # negative gains count as 0, as in trec_eval
+
+
+def _ndcg_gain(m, grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    gain = _gain_of_grades(m, grade)
+    gain[~judged] = 0.0
+    return gain
+
+
+def _ideal(m, ctx: RunContext, k: Optional[int]) -> np.ndarray:
+    mapping = param(m, "gains")
+    key = ("ideal_dcg", param(m, "dcg"), None if not mapping else tuple(sorted(mapping.items())), k)
+    def make():
+        q, grades = ctx.qrels_rows()
+        return K.ideal_dcg(q, _gain_of_grades(m, grades), ctx.n, k)
+    return ctx._cached(key, make)
+
+
+def _rbp_gain(m, ctx: RunContext, grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    rel = param(m, "rel")
+    if rel is not None:
+        return (judged & (grade >= rel)).astype(np.float64)
+    top = ctx.qrels.max_grade
+    return np.maximum(grade, 0) / top if top > 0 else np.zeros(len(grade))

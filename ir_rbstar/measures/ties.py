@@ -1,0 +1,154 @@
+"""Declarations of the tie-aware family (papers/001: McSherry & Najork, ECIR 2008).
+
+A run orders its documents by score; documents with equal scores (a *tie group*) have no order among
+themselves. trec_eval breaks such ties by document id, so renaming documents changes the score. Each
+``_TA`` measure is instead the exact mean of its tie-oblivious counterpart over every ordering of the
+run that respects the scores (every permutation of every tie group), computed in closed form.
+
+Relevance: a document is relevant when it is judged with grade >= ``rel``; unjudged documents are not
+relevant. ``judged_only=True`` first removes unjudged documents from the run (as ir_measures does),
+then ties are formed among the remaining ones. With no tied scores each measure equals its
+ir_measures/trec_eval counterpart: ``P``, ``R``, ``AP``, ``RR``, ``nDCG``, ``RBP``, and for ``F1_TA``
+the harmonic mean of ``P@k`` and ``R@k``.
+"""
+from __future__ import annotations
+
+from ir_measures.measures.base import _NOT_PROVIDED
+
+from .base import ParamInfo, RbstarMeasure, param_cutoff, param_p, param_rel
+
+__all__ = ["P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA", "TIES"]
+
+
+def _judged_only() -> ParamInfo:
+    return ParamInfo(dtype=bool, default=False,
+                     desc="remove unjudged documents from the run before evaluating (ties are formed after)")
+
+
+def _cutoff_required() -> ParamInfo:
+    return ParamInfo(dtype=int, required=True, desc="ranking cutoff k (required)")
+
+
+class _TieMeasure(RbstarMeasure):
+    FAMILY = "ties"
+    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "rel": param_rel(1), "judged_only": _judged_only()}
+
+
+class _P_TA(_TieMeasure):
+    """Tie-aware precision at k (papers/001 section 2.1).
+
+    P_TA@k = (R_c + (k - t_c) r_c / n_c) / k: relevant documents above the tie group that holds rank k,
+    plus that group's expected share. Always divides by k (as trec_eval's P@k does, even when the run
+    is shorter). Example: ``P_TA@10``, ``P_TA(rel=2)@10``.
+    """
+    __name__ = "P_TA"
+    NAME = "P_TA"
+    SUPPORTED_PARAMS = {"cutoff": _cutoff_required(), "rel": param_rel(1), "judged_only": _judged_only()}
+
+
+class _R_TA(_TieMeasure):
+    """Tie-aware recall at k (papers/001 section 2.2): the expected number of relevant documents in the
+    top k divided by the number of relevant documents in the qrels (0 when there are none).
+    Example: ``R_TA@100``.
+    """
+    __name__ = "R_TA"
+    NAME = "R_TA"
+    SUPPORTED_PARAMS = {"cutoff": _cutoff_required(), "rel": param_rel(1), "judged_only": _judged_only()}
+
+
+class _F1_TA(_TieMeasure):
+    """Tie-aware F1 at k (papers/001 section 2.3): 2 E[relevant in top k] / (k + relevant in qrels),
+    the harmonic mean of P@k and R@k (0 when both are 0). This expectation is exact because F1 at a fixed k
+    is linear in the number of relevant documents retrieved. For a run with at least k documents it equals
+    ir_measures' ``SetF`` of the run cut at k. Example: ``F1_TA@10``.
+    """
+    __name__ = "F1_TA"
+    NAME = "F1_TA"
+    SUPPORTED_PARAMS = {"cutoff": _cutoff_required(), "rel": param_rel(1), "judged_only": _judged_only()}
+
+
+class _AP_TA(_TieMeasure):
+    """Tie-aware average precision (papers/001 section 2.4), optionally cut at k.
+
+    A position j of tie group i (positions t_i+1 .. t_i+n_i, r_i relevant, R_i relevant before the
+    group) holds a relevant document in r_i/n_i of the orderings, and then has on average
+    R_i + 1 + (j - t_i - 1)(r_i - 1)/(n_i - 1) relevant documents at or above it. AP_TA sums these
+    precisions over j <= k and divides by the number of relevant documents in the qrels, as trec_eval's
+    ``map`` and ``map_cut_k`` do. Example: ``AP_TA``, ``AP_TA(rel=2)@100``.
+    """
+    __name__ = "AP_TA"
+    NAME = "AP_TA"
+
+
+class _RR_TA(_TieMeasure):
+    """Tie-aware reciprocal rank (papers/001 section 2.5), optionally cut at k.
+
+    In the first tie group that holds a relevant document (n documents, r relevant, starting after
+    position t), the first relevant document is at position t + x with probability
+    C(n - x, r - 1) / C(n, r); RR_TA = sum over x with t + x <= k of that probability / (t + x).
+    (The paper prints the fraction of orderings whose first x are irrelevant where the probability of
+    the first relevant being at x is meant; the difference of consecutive fractions is used here.)
+    Example: ``RR_TA``, ``RR_TA(rel=2)@10``.
+    """
+    __name__ = "RR_TA"
+    NAME = "RR_TA"
+
+
+class _nDCG_TA(RbstarMeasure):
+    """Tie-aware nDCG (papers/001 section 2.6), with trec_eval's conventions unless told otherwise.
+
+    Every position of a tie group gets the group's mean gain, so
+    DCG_TA@k = sum over groups of mean gain x sum of the discounts 1/log2(j+1) of the group's positions
+    j <= k; the ideal DCG (from every judged document of the query, best first, cut at k) is unaffected.
+    Gains: ``dcg='log2'`` (default) uses the grade itself, ``dcg='exp-log2'`` uses 2^grade - 1; ``gains``
+    first maps grades to other values (grades not in the map keep their value). Negative gains count
+    as 0, in the run and in the ideal ranking, as in trec_eval. nDCG is 0 when the ideal DCG is 0.
+    Example: ``nDCG_TA@10``, ``nDCG_TA(dcg='exp-log2')@10``, ``nDCG_TA(gains={0:0,1:0,2:1,3:3})@10``.
+    """
+    __name__ = "nDCG_TA"
+    NAME = "nDCG_TA"
+    FAMILY = "ties"
+    SUPPORTED_PARAMS = {
+        "cutoff": param_cutoff(),
+        "dcg": ParamInfo(dtype=str, choices=["log2", "exp-log2"], default="log2",
+                         desc="gain formulation: 'log2' (gain = grade) or 'exp-log2' (gain = 2^grade - 1); "
+                              "the discount is 1/log2(rank + 1) in both"),
+        "gains": ParamInfo(dtype=dict, desc="custom mapping from grade to gain (int to number)"),
+        "judged_only": _judged_only(),
+    }
+
+    def _check_ranges(self) -> None:
+        super()._check_ranges()
+        gains = self.params.get("gains")
+        if gains is not None and gains is not _NOT_PROVIDED:
+            from ..errors import ParameterError
+            for grade, gain in gains.items():
+                if isinstance(grade, bool) or not isinstance(grade, int):
+                    raise ParameterError(f"nDCG_TA: gains maps grades (integers) to gains; got key {grade!r}")
+                if isinstance(gain, bool) or not isinstance(gain, (int, float)) or gain != gain:
+                    raise ParameterError(f"nDCG_TA: gains[{grade}]={gain!r} must be a number")
+
+
+class _RBP_TA(RbstarMeasure):
+    """Tie-aware rank-biased precision (beyond papers/001): tied documents share the weights
+    (1-p) p^(j-1) of their group's positions equally, so each position gets the group's mean gain.
+    Gains as in ``RBP``: binary with ``rel``, else grade / highest grade in the qrels.
+    Example: ``RBP_TA(p=0.8)@10``, ``RBP_TA(p=0.95,rel=2)``.
+    """
+    __name__ = "RBP_TA"
+    NAME = "RBP_TA"
+    FAMILY = "ties"
+    ALWAYS_SHOWN = ("p",)
+    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "rel": param_rel(_NOT_PROVIDED),
+                        "judged_only": _judged_only()}
+
+
+P_TA = _P_TA()
+R_TA = _R_TA()
+F1_TA = _F1_TA()
+AP_TA = _AP_TA()
+RR_TA = _RR_TA()
+nDCG_TA = _nDCG_TA()
+RBP_TA = _RBP_TA()
+
+TIES = [P_TA, R_TA, F1_TA, AP_TA, RR_TA, nDCG_TA, RBP_TA]

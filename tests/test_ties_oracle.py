@@ -1,0 +1,249 @@
+"""Tie-aware family (SPEC section 2) against brute force, ir_measures/pytrec_eval and scikit-learn.
+
+Random inputs: up to 3 queries over a pool of 8 doc ids (ordered so that string order matters),
+qrels with grades -1..3 (judged non-relevant, negative and unjudged documents), runs of up to 6
+documents with small integer scores (many ties) or distinct scores (no ties), random cutoff, rel, p,
+judged_only, dcg and gains.
+"""
+import os
+import sys
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import oracles_ties as O  # noqa: E402
+
+import ir_measures  # noqa: E402
+import ir_rbstar  # noqa: E402,F401
+
+POOL = ['d1', 'd10', 'd2', 'd9', 'D3', 'a', 'b7', 'z0']
+QIDS = ['q1', '2', 'q3']
+TOL = 1e-9
+SETTINGS = settings(max_examples=150, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+OURS = ir_measures.providers.registry['ir_rbstar']
+
+
+@st.composite
+def collections(draw, tied=True, min_grade=-1, max_run=6):
+    qids = draw(st.lists(st.sampled_from(QIDS), min_size=1, max_size=3, unique=True))
+    qrels, run = {}, {}
+    for q in qids:
+        judged = draw(st.lists(st.sampled_from(POOL), max_size=6, unique=True))
+        qrels[q] = {d: draw(st.integers(min_grade, 3)) for d in judged}
+        docs = draw(st.lists(st.sampled_from(POOL), max_size=max_run, unique=True))
+        if tied:
+            run[q] = {d: float(draw(st.integers(0, 3))) for d in docs}
+        else:
+            scores = draw(st.lists(st.integers(-50, 50), min_size=len(docs), max_size=len(docs), unique=True))
+            run[q] = {d: s / 7.0 for d, s in zip(docs, scores)}
+    qrels = {q: v for q, v in qrels.items() if v}
+    run = {q: v for q, v in run.items() if v}
+    assume(qrels and run)
+    return qrels, run
+
+
+def per_query(measures, qrels, run, provider=None):
+    calc = provider if provider is not None else ir_measures
+    out = {}
+    for metric in calc.iter_calc(measures, qrels, run):
+        out[(metric.query_id, str(metric.measure))] = metric.value
+    return out
+
+
+@st.composite
+def measure_specs(draw):
+    """One random measure of the family: (name, cutoff, params for the string, params for the oracle)."""
+    name = draw(st.sampled_from(O.MEASURES))
+    needs_k = name in ('P', 'R', 'F1')
+    k = draw(st.integers(1, 7)) if needs_k else draw(st.one_of(st.none(), st.integers(1, 7)))
+    judged_only = draw(st.booleans())
+    params, oracle = {}, {'k': k, 'judged_only': judged_only}
+    if judged_only:
+        params['judged_only'] = True
+    if name == 'nDCG':
+        dcg = draw(st.sampled_from(['log2', 'exp-log2']))
+        gains = draw(st.one_of(st.none(), st.dictionaries(st.integers(-1, 3), st.integers(-1, 5), max_size=3)))
+        if dcg != 'log2':
+            params['dcg'] = dcg
+        if gains:
+            params['gains'] = gains
+        oracle.update(dcg=dcg, gains=gains)
+    elif name == 'RBP':
+        p = draw(st.floats(0.05, 0.95))
+        params['p'] = p
+        oracle['p'] = p
+        rel = draw(st.sampled_from([None, 1, 2]))
+        if rel is not None:
+            params['rel'] = rel
+            oracle['rel'] = rel
+    else:
+        rel = draw(st.sampled_from([1, 2]))
+        params['rel'] = rel
+        oracle['rel'] = rel
+    return name, k, params, oracle
+
+
+def make_measure(name, k, params):
+    """A measure object (not parsed from a string: ir_measures' parser rejects negative numbers)."""
+    m = ir_measures.measures.registry[name](**params)
+    return m @ k if k is not None else m
+
+
+# ---------------------------------------------------------------------------------------------
+# with ties: every _TA measure is the mean over every score-respecting order
+
+@SETTINGS
+@given(data=st.data(), coll=collections())
+def test_tie_aware_equals_brute_force(data, coll):
+    qrels, run = coll
+    specs = [data.draw(measure_specs()) for _ in range(3)]
+    top_grade = max(g for q in qrels.values() for g in q.values())
+    for name, k, params, oracle in specs:
+        if name == 'RBP' and 'rel' not in params:
+            assume(top_grade > 0)
+            oracle = dict(oracle, top_grade=top_grade)
+        m = make_measure(name + '_TA', k, params)
+        got = per_query([m], qrels, run)
+        for q in qrels:
+            want = O.tie_average(name, run.get(q, {}), qrels[q], **oracle)
+            assert got[(q, str(m))] == pytest.approx(want, abs=TOL), (m, q, qrels, run)
+
+
+# ---------------------------------------------------------------------------------------------
+# without ties: every _TA measure equals its ir_measures counterpart (pytrec_eval, msmarco, cwl_eval)
+
+COUNTERPART_PARAMS = {'P': ('rel', 'judged_only'), 'R': ('judged_only',), 'AP': ('rel', 'judged_only'),
+                      'RR': ('rel', 'judged_only'), 'nDCG': ('gains', 'judged_only'), 'RBP': ('p', 'rel')}
+
+
+@SETTINGS
+@given(data=st.data(), coll=collections(tied=False, min_grade=0))
+def test_untied_equals_ir_measures(data, coll):
+    qrels, run = coll
+    name, k, params, _ = data.draw(measure_specs())
+    assume(name != 'F1')
+    allowed = COUNTERPART_PARAMS[name]
+    params = {key: v for key, v in params.items() if key in allowed}
+    if name == 'RR' and k is not None:
+        params.pop('judged_only', None)           # ir_measures' RR@k (msmarco) has no judged_only
+    if name == 'RBP':
+        k = None                                  # cwl_eval serves binary RBP without cutoff
+        params.setdefault('rel', 1)
+    theirs = make_measure(name, k, params)
+    mine = make_measure(name + '_TA', k, params)
+    ref = per_query([theirs], qrels, run)
+    got = per_query([mine], qrels, run)
+    for q in qrels:
+        assert got[(q, str(mine))] == pytest.approx(ref[(q, str(theirs))], abs=TOL), (mine, q, qrels, run)
+
+
+@SETTINGS
+@given(coll=collections(tied=False, min_grade=0), k=st.integers(1, 7), rel=st.sampled_from([1, 2]))
+def test_untied_f1_is_harmonic_mean_and_setf(coll, k, rel):
+    """F1_TA@k = harmonic mean of pytrec_eval's P@k and R@k; = SetF of the run cut at k when the run
+    has at least k documents."""
+    qrels, run = coll
+    f1 = ir_measures.parse_measure(f'F1_TA(rel={rel})@{k}')
+    got = per_query([f1], qrels, run)
+    cut = {q: dict(sorted(d.items(), key=lambda x: -x[1])[:k]) for q, d in run.items()}
+    setf = per_query([ir_measures.SetF(rel=rel)], qrels, cut)
+    pr = per_query([ir_measures.P(rel=rel) @ k, ir_measures.R @ k], qrels, run)
+    for q in qrels:
+        prec, recall = pr[(q, str(ir_measures.P(rel=rel) @ k))], pr[(q, str(ir_measures.R @ k))]
+        if rel == 1:
+            hm = 2 * prec * recall / (prec + recall) if prec + recall else 0.0
+            assert got[(q, str(f1))] == pytest.approx(hm, abs=TOL)
+        if len(run.get(q, {})) >= k:
+            assert got[(q, str(f1))] == pytest.approx(setf[(q, str(ir_measures.SetF(rel=rel)))], abs=TOL)
+
+
+# ---------------------------------------------------------------------------------------------
+# the tie-oblivious path of this package (ir_measures' own P, R, AP, RR, nDCG) equals pytrec_eval,
+# ties included (trec_eval breaks them by doc id, descending)
+
+@SETTINGS
+@given(data=st.data(), coll=collections(tied=True, min_grade=-1))
+def test_ordered_path_equals_pytrec_eval(data, coll):
+    qrels, run = coll
+    name, k, params, _ = data.draw(measure_specs())
+    assume(name not in ('F1', 'RBP'))
+    if name == 'RR':
+        k = None                                   # pytrec_eval has no RR@k
+    params = {key: v for key, v in params.items() if key in COUNTERPART_PARAMS[name] + ('rel',)}
+    if name == 'R':
+        params.pop('rel', None)
+    if name == 'nDCG':
+        params.pop('dcg', None)
+    m = make_measure(name, k, params)
+    ref = per_query([m], qrels, run, ir_measures.providers.registry['pytrec_eval'])
+    got = per_query([m], qrels, run, OURS)
+    for q in qrels:
+        assert got[(q, str(m))] == pytest.approx(ref[(q, str(m))], abs=TOL), (m, q, qrels, run)
+
+
+@SETTINGS
+@given(coll=collections(tied=True, min_grade=-1), k=st.integers(1, 7), rel=st.sampled_from([1, 2]))
+def test_ordered_path_equals_brute_force_definition(coll, k, rel):
+    """R(rel=2)@k, RR@k and F1-style values in trec_eval order, which pytrec_eval cannot compute."""
+    qrels, run = coll
+    ms = [ir_measures.parse_measure(s) for s in (f'R(rel={rel})@{k}', f'RR(rel={rel})@{k}', f'AP(rel={rel})@{k}')]
+    got = per_query(ms, qrels, run, OURS)
+    for q in qrels:
+        order = O.trec_order(run.get(q, {}))
+        for m in ms:
+            want = O.measure_on_ranking(m.NAME, order, qrels[q], k=k, rel=rel)
+            assert got[(q, str(m))] == pytest.approx(want, abs=TOL), (m, q)
+
+
+# ---------------------------------------------------------------------------------------------
+# scikit-learn's tie-averaged nDCG
+
+@SETTINGS
+@given(coll=collections(tied=True, min_grade=0, max_run=8), k=st.one_of(st.none(), st.integers(1, 8)),
+       exp=st.booleans())
+def test_ndcg_ta_equals_sklearn(coll, k, exp):
+    """sklearn's ndcg_score(ignore_ties=False) builds the ideal from the scored items only: the
+    conventions coincide when the run holds every judged document of the query."""
+    sklearn_metrics = pytest.importorskip('sklearn.metrics')
+    import numpy as np
+    qrels, run = coll
+    full = {}
+    for q, judged in qrels.items():
+        scores = dict(run.get(q, {}))
+        for i, d in enumerate(judged):
+            scores.setdefault(d, -1.0 - (i % 2))       # judged docs the run missed, with ties among them
+        full[q] = scores
+    m = ir_measures.parse_measure("nDCG_TA(dcg='exp-log2')" if exp else 'nDCG_TA')
+    m = m @ k if k is not None else m
+    got = per_query([m], qrels, full)
+    for q, scores in full.items():
+        docs = sorted(scores)
+        grades = np.array([[qrels[q].get(d, 0) for d in docs]], dtype=float)
+        if exp:
+            grades = 2.0 ** grades - 1.0
+        if grades.max() <= 0 or len(docs) < 2:
+            continue                                # sklearn needs two items; undefined ideal
+        want = sklearn_metrics.ndcg_score(grades, np.array([[scores[d] for d in docs]]), k=k, ignore_ties=False)
+        assert got[(q, str(m))] == pytest.approx(want, abs=TOL), (m, q, qrels[q], scores)
+
+
+# ---------------------------------------------------------------------------------------------
+# the fully tied toy case of SPEC section 2
+
+def test_fully_tied_toy_case():
+    qrels = {'q': {'a': 1}}
+    run = {'q': {'a': 1.0, 'b': 1.0, 'z': 1.0}}
+    ms = [ir_measures.parse_measure(s) for s in ('P_TA@1', 'RR_TA', 'AP_TA', 'nDCG_TA@3')]
+    got = ir_measures.calc_aggregate(ms, qrels, run)
+    assert got[ms[0]] == pytest.approx(1 / 3, abs=TOL)
+    assert got[ms[1]] == pytest.approx(11 / 18, abs=TOL)        # (1 + 1/2 + 1/3) / 3 = 0.6111
+    assert got[ms[2]] == pytest.approx(11 / 18, abs=TOL)
+    assert got[ms[3]] == pytest.approx((1 + 1 / __import__('math').log2(3) + 0.5) / 3, abs=TOL)
+    assert round(got[ms[3]], 4) == 0.7103
+    # trec_eval's order depends on the doc id: 'z' first gives RR = 1/3; renamed to 'a' first, 1
+    assert ir_measures.calc_aggregate([ir_measures.RR], qrels, run)[ir_measures.RR] == pytest.approx(1 / 3)
+    renamed = {'q': {'zz': 1.0, 'b': 1.0, 'a': 1.0}}
+    assert ir_measures.calc_aggregate([ir_measures.RR], {'q': {'zz': 1}}, renamed)[ir_measures.RR] == 1.0
+    assert ir_measures.calc_aggregate([ms[1]], {'q': {'zz': 1}}, renamed)[ms[1]] == pytest.approx(11 / 18)
