@@ -138,12 +138,14 @@ class RunContext:
     def ranked(self, depth: Optional[int], judged_only: bool, aware: bool) -> RankedRows:
         """The run's rows whose tie group starts above ``depth`` (all rows for None), with tie groups
         (``aware``) or in trec_eval order (every row its own group), and their judgments. With
-        ``judged_only`` unjudged rows are removed first and positions and ties are those of what is left."""
+        ``judged_only`` unjudged rows (and, as in trec_eval, rows with a negative grade) are removed first
+        and positions and ties are those of what is left."""
         def make():
             b = self.observation(None)
             pos = b.rank - 1
             if judged_only:
                 grade, judged = self.judgments(None)
+                judged = judged & (grade >= 0)           # trec_eval: a negative grade counts as unjudged here
                 seg, grade = b.seg[judged], grade[judged]
                 pos = seg_cumcount(seg) - 1
                 if aware:

@@ -31,6 +31,10 @@ class RbstarEvaluator(providers.Evaluator):
     """Evaluates runs for a fixed set of measures and qrels (converted once)."""
 
     def __init__(self, measures: Iterable, qrels):
+        measures = list(measures)
+        for m in measures:                      # also when the provider is called directly
+            if not PROVIDER.supports(m):
+                raise ParameterError(f"ir_rbstar does not compute {m}")
         self.qrels: Optional[Qrels] = None if qrels is None else to_qrels(qrels)
         qids = [] if self.qrels is None else list(QUERY_IDS.decode(self.qrels.qcodes))
         super().__init__(list(measures), qids)

@@ -35,8 +35,8 @@ def _gain(grade, dcg, gains):
 def measure_on_ranking(name, ranking, qrels_q, k=None, rel=1, p=0.8, dcg="log2", gains=None,
                        judged_only=False, top_grade=None):
     """The tie-oblivious measure ``name`` of one ranked list, from its definition."""
-    if judged_only:
-        ranking = [d for d in ranking if d in qrels_q]
+    if judged_only:                      # trec_eval: a negative grade counts as unjudged here
+        ranking = [d for d in ranking if d in qrels_q and qrels_q[d] >= 0]
     top = ranking if k is None else ranking[:k]
     is_rel = [d in qrels_q and qrels_q[d] >= rel for d in top]
     num_rel = sum(1 for g in qrels_q.values() if g >= rel)

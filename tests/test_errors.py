@@ -92,7 +92,7 @@ def test_p_outside_open_unit_interval(text):
         ir_measures.parse_measure(text)
 
 
-@pytest.mark.parametrize("text", ["RBR@0", "RBP_res@0", "RBO(p=0.5)@0"])
+@pytest.mark.parametrize("text", ["RBR@0", "RBP_res@0", "RBO(p=0.5)@0", "P_TA@0", "nDCG_TA@0", "RBP_TA(p=0.5)@0"])
 def test_cutoff_not_positive(text):
     with pytest.raises(errors.ParameterError, match="cutoff @0 must be a positive integer"):
         ir_measures.parse_measure(text)
@@ -110,6 +110,26 @@ def test_unknown_parameter_and_wrong_type():
         ir_measures.parse_measure("RBR(p='x')")
     with pytest.raises(errors.ParameterError, match="rel=1.5 must be of type int"):
         ir_measures.parse_measure("RBP(rel=1.5)")
+
+
+def test_tie_aware_parameters():
+    with pytest.raises(errors.ParameterError, match="persistence p="):
+        ir_measures.parse_measure("RBP_TA(p=1.0)")
+    with pytest.raises(errors.ParameterError, match=r"dcg='exp' must be one of"):
+        ir_measures.parse_measure("nDCG_TA(dcg='exp')")
+    with pytest.raises(errors.ParameterError, match="judged_only=1 must be of type bool"):
+        ir_measures.parse_measure("AP_TA(judged_only=1)")
+    with pytest.raises(errors.ParameterError, match="gains maps grades"):
+        ir_rbstar.nDCG_TA(gains={"a": 1})
+    with pytest.raises(errors.ParameterError, match="must be a number"):
+        ir_rbstar.nDCG_TA(gains={1: "x"})
+    for text in ("P_TA", "R_TA", "F1_TA"):               # no cutoff: fine as a prototype, not evaluable
+        with pytest.raises(errors.ParameterError, match=f"{text}: parameter cutoff is required, e.g. {text}@10"):
+            ir_measures.calc_aggregate([ir_measures.parse_measure(text)], QRELS, {"q1": {"d1": 1.0}})
+    with pytest.raises(errors.ParameterError, match="P: parameter cutoff is required"):
+        ir_measures.providers.registry["ir_rbstar"].calc_aggregate([ir_measures.P], QRELS, {"q1": {"d1": 1.0}})
+    with pytest.raises(errors.MissingQrelsError, match="needs relevance judgments"):
+        ir_measures.calc_aggregate([ir_rbstar.AP_TA], None, {"q1": {"d1": 1.0}})
 
 
 def test_unknown_reference():

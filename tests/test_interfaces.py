@@ -59,7 +59,9 @@ def write_qrels(df, path):
 
 MEASURE_TEXT = ("RBP(p=0.7) RBP_res(p=0.7)@5 RBP(p=0.9,rel=2)@10 RBR(p=0.8)@5 RBR_res(p=0.8)@5 "
                 "RBA(p=0.8,ref='REF') RBA_res(p=0.8,ref='REF')@6 RBO(p=0.9,ref='REF') "
-                "RBO_res(p=0.9,ref='REF') RBO_ext(p=0.9,ref='REF')@8")
+                "RBO_res(p=0.9,ref='REF') RBO_ext(p=0.9,ref='REF')@8 "
+                "P_TA@5 R_TA(rel=2)@8 F1_TA@3 AP_TA(rel=2) AP_TA@5 RR_TA RR_TA(judged_only=True)@3 nDCG_TA@10 "
+                "nDCG_TA(dcg='exp-log2',judged_only=True) RBP_TA(p=0.8)@5")
 
 
 @pytest.fixture
@@ -193,6 +195,26 @@ def test_labels_show_p_and_round_trip(text):
     assert ir_measures.parse_measure(str(m)) == m
 
 
+@pytest.mark.parametrize("text", ["P_TA@10", "AP_TA(rel=2)@100", "RR_TA(judged_only=True)", "nDCG_TA(dcg='exp-log2')@10",
+                                  "nDCG_TA(gains={0:0,1:1,2:3})@10", "RBP_TA(p=0.8)@10", "F1_TA(rel=2)@5"])
+def test_tie_aware_labels_round_trip(text):
+    m = ir_measures.parse_measure(text)
+    assert ir_measures.parse_measure(str(m)) == m
+    assert str(ir_measures.parse_measure("RBP_TA@10")) == "RBP_TA(p=0.8)@10"
+
+
+def test_tie_oblivious_path_only_when_no_builtin_provider_serves():
+    """ir_measures' own AP goes to pytrec_eval; R(rel=2)@k, which no built-in provider computes, to us."""
+    qrels = {"q": {"a": 2, "b": 1}}
+    run = {"q": {"a": 1.0, "b": 2.0, "c": 0.5}}
+    assert ir_measures.DefaultPipeline.providers[0].NAME != "ir_rbstar"
+    r2 = ir_measures.parse_measure("R(rel=2)@1")
+    assert ir_measures.calc_aggregate([r2], qrels, run)[r2] == 0.0
+    assert ir_measures.calc_aggregate([r2 @ 2], qrels, run)[r2 @ 2] == 1.0
+    assert PROVIDER.supports(ir_measures.AP) and PROVIDER.supports(ir_measures.nDCG @ 10)
+    assert not PROVIDER.supports(ir_measures.ERR @ 10)
+
+
 def test_labels_distinguish_parameters():
     a, b = ir_rbstar.parse("RBR(p=0.8)@20 RBR(p=0.9)@20")
     assert str(a) != str(b) and a != b
@@ -245,11 +267,18 @@ def test_demo_prints_table():
     for col in ("RBP(p=0.8)", "RBP_res(p=0.8)", "RBR(p=0.8,ref='minilm_rerank')@20", "RBA(p=0.8,ref='minilm_rerank')",
                 "RBO(p=0.8,ref='minilm_rerank')"):
         assert col in header
-    rows = {line.split()[0]: [float(x) for x in line.split()[1:]] for line in lines
-            if line.split() and line.split()[0] in ("bm25", "bm25_flat", "bm25l", "minilm_rerank")}
-    assert set(rows) == {"bm25", "bm25_flat", "bm25l", "minilm_rerank"}
-    assert rows["bm25"][0] == pytest.approx(0.4279, abs=1e-4)   # nDCG@10 of BM25 (pytrec_eval)
-    assert rows["minilm_rerank"][3] == pytest.approx(1 - 0.8 ** 20, abs=1e-4)   # RBR of the reference itself
+    names = ("bm25", "bm25_flat", "bm25l", "bm25_round1", "minilm_rerank")
+    rows = {line.split()[0]: dict(zip(header.split(), map(float, line.split()[1:]))) for line in lines
+            if line.split() and line.split()[0] in names}
+    assert set(rows) == set(names)
+    assert rows["bm25"]["nDCG@10"] == pytest.approx(0.4279, abs=1e-4)   # nDCG@10 of BM25 (pytrec_eval)
+    rbr = "RBR(p=0.8,ref='minilm_rerank')@20"
+    assert rows["minilm_rerank"][rbr] == pytest.approx(1 - 0.8 ** 20, abs=1e-4)   # RBR of the reference itself
+    # untied runs: _TA equals trec_eval order; the quantised run's ties change the value
+    for name in ("bm25", "bm25_flat", "bm25l", "minilm_rerank"):
+        assert rows[name]["nDCG_TA@10"] == rows[name]["nDCG@10"]
+        assert rows[name]["P_TA@10"] == rows[name]["P@10"]
+    assert rows["bm25_round1"]["nDCG_TA@10"] != rows["bm25_round1"]["nDCG@10"]
 
 
 def test_qrels_converted_once_per_evaluator_and_reference_file_once(setup, monkeypatch):

@@ -6,8 +6,9 @@ themselves. trec_eval breaks such ties by document id, so renaming documents cha
 run that respects the scores (every permutation of every tie group), computed in closed form.
 
 Relevance: a document is relevant when it is judged with grade >= ``rel``; unjudged documents are not
-relevant. ``judged_only=True`` first removes unjudged documents from the run (as ir_measures does),
-then ties are formed among the remaining ones. With no tied scores each measure equals its
+relevant. ``judged_only=True`` first removes unjudged documents from the run (as ir_measures does;
+like trec_eval, documents judged with a negative grade count as unjudged there), then ties are formed
+among the remaining ones. With no tied scores each measure equals its
 ir_measures/trec_eval counterpart: ``P``, ``R``, ``AP``, ``RR``, ``nDCG``, ``RBP``, and for ``F1_TA``
 the harmonic mean of ``P@k`` and ``R@k``.
 """
@@ -22,7 +23,8 @@ __all__ = ["P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA", "TIES
 
 def _judged_only() -> ParamInfo:
     return ParamInfo(dtype=bool, default=False,
-                     desc="remove unjudged documents from the run before evaluating (ties are formed after)")
+                     desc="remove unjudged documents (and, as trec_eval does, those with a negative grade) "
+                          "from the run before evaluating; ties are formed after")
 
 
 def _cutoff_required() -> ParamInfo:
@@ -103,6 +105,8 @@ class _nDCG_TA(RbstarMeasure):
     Gains: ``dcg='log2'`` (default) uses the grade itself, ``dcg='exp-log2'`` uses 2^grade - 1; ``gains``
     first maps grades to other values (grades not in the map keep their value). Negative gains count
     as 0, in the run and in the ideal ranking, as in trec_eval. nDCG is 0 when the ideal DCG is 0.
+    ``judged_only`` looks at the grades, not at the mapped gains (ir_measures maps the qrels first, so
+    there a grade mapped to a negative gain also counts as unjudged).
     Example: ``nDCG_TA@10``, ``nDCG_TA(dcg='exp-log2')@10``, ``nDCG_TA(gains={0:0,1:0,2:1,3:3})@10``.
     """
     __name__ = "nDCG_TA"
