@@ -359,28 +359,34 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
 
 def _break_ties_by_docid(order: Optional[np.ndarray], qsort: np.ndarray, scores: np.ndarray,
                          dbytes: np.ndarray) -> Optional[np.ndarray]:
-    """Within each run of equal (query, score), put doc ids in descending order. Work is proportional
-    to the number of tied rows."""
+    """Within each run of equal (query, score), put doc ids in descending order (trec_eval's order).
+
+    Tie groups are handled by size: all groups of k rows form one (groups, k) matrix whose doc ids,
+    read as big-endian 64-bit words (their byte order), are sorted along the rows at once."""
     qs = qsort if order is None else qsort[order]
     ss = scores if order is None else scores[order]
-    tied = np.flatnonzero((qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])) + 1   # row i ties with row i-1
-    if len(tied) == 0:
+    n = len(qs)
+    new = np.ones(n, dtype=bool)
+    new[1:] = (qs[1:] != qs[:-1]) | (ss[1:] != ss[:-1])
+    start = np.flatnonzero(new)
+    size = np.diff(np.append(start, n))
+    if size.max(initial=1) == 1:
         return order
     if order is None:
-        order = np.arange(len(qs))
-    rows = np.union1d(tied - 1, tied)                     # every row that belongs to a tie, ascending
-    first = np.r_[True, np.diff(rows) != 1] | ~np.isin(rows, tied)
-    g = np.cumsum(first) - 1                              # tie group of each tied row
-    d = dbytes[order[rows]]
-    asc = np.lexsort((d, g))                              # by group, then doc id ascending
-    grp_first = np.flatnonzero(first)
-    grp_size = np.diff(np.append(grp_first, len(rows)))
-    start_of = np.repeat(grp_first, grp_size)
-    size_of = np.repeat(grp_size, grp_size)
-    idx = np.arange(len(rows))
-    desc = asc[start_of + size_of - 1 - (idx - start_of)]  # reverse within each group: descending
+        order = np.arange(n)
     out = order.copy()
-    out[rows] = order[rows][desc]
+    words = -(-dbytes.dtype.itemsize // 8)
+    for k in np.unique(size[size > 1]).tolist():
+        rows = start[size == k][:, None] + np.arange(k)        # (groups of size k, k)
+        src = order[rows]
+        ids = np.zeros(rows.shape, dtype=f"S{8 * words}")       # NUL padding keeps the byte order
+        ids[...] = dbytes[src]
+        w = ids.view(">u8").reshape(rows.shape[0], k, words)
+        if words == 1:
+            perm = np.argsort(w[:, :, 0], axis=1)
+        else:
+            perm = np.lexsort(tuple(w[:, :, j] for j in range(words - 1, -1, -1)), axis=1)
+        out[rows] = np.take_along_axis(src, perm[:, ::-1], axis=1)   # ids are distinct: descending
     return out
 
 

@@ -31,3 +31,22 @@ def test_prefix_matches_pytrec_eval_order_under_ties(rows, k):
     expected = sorted(rows, key=lambda r: (-r[1], [-ord(c) for c in r[0]] + [0]))
     truth = {r[0]: r[2] for r in rows}
     assert rel_at[: len(expected)] == [truth[r[0]] for r in expected][:k]
+
+
+LONG_IDS = st.text(alphabet="ab-9Z", min_size=1, max_size=20)
+
+
+@given(st.lists(st.tuples(st.sampled_from(["q1", "q2"]), LONG_IDS, st.integers(0, 3)), min_size=1, max_size=60,
+                unique_by=lambda t: (t[0], t[1])))
+def test_order_of_long_and_prefix_sharing_ids(rows):
+    """Tie groups of every size, ids longer than 8 bytes and ids that are prefixes of others: the
+    columnar order is (query, score descending, doc id descending by bytes)."""
+    from ir_rbstar.io import QUERY_IDS, to_ranking
+    run = pd.DataFrame({"query_id": [r[0] for r in rows], "doc_id": [r[1] for r in rows],
+                        "score": [float(r[2]) for r in rows]})
+    ranking = to_ranking(run)
+    got = [(q, d.decode()) for q, a, b in zip(QUERY_IDS.decode(ranking.qcodes), ranking.offsets[:-1],
+                                                ranking.offsets[1:]) for d in ranking.dbytes[a:b]]
+    order = {q: i for i, q in enumerate(dict.fromkeys(r[0] for r in rows))}
+    expected = sorted(rows, key=lambda r: (order[r[0]], -r[2], [-b for b in r[1].encode()] + [1]))
+    assert got == [(r[0], r[1]) for r in expected]
