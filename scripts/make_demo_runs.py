@@ -10,6 +10,7 @@ documents, TREC-style topics and binary TREC qrels), and writes into
 * ``bm25.run.gz``                      -- bm25s BM25 (Lucene variant), k1=1.5, b=0.75
 * ``bm25_flat.run.gz``                 -- bm25s BM25 (Lucene variant), k1=0.5, b=0.3
 * ``bm25l.run.gz``                     -- bm25s BM25L, k1=1.5, b=0.75, delta=0.5
+* ``bm25_round1.run.gz``               -- ``bm25`` scores rounded to one decimal, ties kept
 * ``minilm_rerank.run.gz``             -- top-100 of ``bm25.run.gz`` re-ranked by
   cosine similarity of all-MiniLM-L6-v2 embeddings (query vs. document text)
 
@@ -81,6 +82,7 @@ FIRST_STAGE = {
     "bm25l": ("bm25l", dict(method="bm25l", k1=1.5, b=0.75, delta=0.5)),
 }
 RERANK_NAME = "minilm_rerank"
+TIED_NAME = "bm25_round1"
 RERANK_TAG = "minilm"
 
 _WS = re.compile(r"\s+")
@@ -207,13 +209,23 @@ def strict_fixed_point(scores: list[float], decimals: int) -> tuple[list[str], f
     return out, max_dev
 
 
+def tied_fixed_point(scores: list[float], decimals: int) -> tuple[list[str], float]:
+    """Format scores rounded to ``decimals`` places, ties kept (equal scores stay equal)."""
+    out, max_dev = [], 0.0
+    for s in scores:
+        out.append(f"{s:.{decimals}f}")
+        max_dev = max(max_dev, abs(float(out[-1]) - s))
+    return out, max_dev
+
+
 def write_run(path: Path, ranking: dict[str, list[tuple[str, float]]], tag: str,
-              decimals: int) -> dict:
+              decimals: int, keep_ties: bool = False) -> dict:
     """Write ``{qid: [(docno, score), ...]}`` (each list already in final order)."""
     buf = io.StringIO()
     max_dev, n_lines = 0.0, 0
+    fmt = tied_fixed_point if keep_ties else strict_fixed_point
     for qid, docs in ranking.items():
-        formatted, dev = strict_fixed_point([s for _, s in docs], decimals)
+        formatted, dev = fmt([s for _, s in docs], decimals)
         max_dev = max(max_dev, dev)
         for rank, ((docno, _), score) in enumerate(zip(docs, formatted), start=1):
             buf.write(f"{qid} Q0 {docno} {rank} {score} {tag}\n")
@@ -376,6 +388,14 @@ def main(argv=None) -> int:
         tq, tp = count_raw_ties(ranking)
         log(f"wrote {name}.run.gz: {stats['lines']} lines; raw ties: {tp} adjacent pairs "
             f"in {tq} queries; max score adjustment {stats['max_score_adjustment']:.2e}")
+
+    # a quantised scorer for the tie-aware measures: the bm25 scores rounded to one decimal, ties kept,
+    # each tie group in docno order as in bm25.run.gz
+    quantised = {qid: [(d, round(s, 1)) for d, s in docs] for qid, docs in runs["bm25"].items()}
+    quantised = {qid: sorted(docs, key=lambda x: -x[1]) for qid, docs in quantised.items()}   # stable
+    stats = write_run(out_dir / f"{TIED_NAME}.run.gz", quantised, TIED_NAME, 1, keep_ties=True)
+    tq, tp = count_raw_ties(quantised)
+    log(f"wrote {TIED_NAME}.run.gz: {stats['lines']} lines; ties kept: {tp} adjacent pairs in {tq} queries")
 
     if not args.skip_rerank:
         ranking, secs, n_docs = minilm_rerank(docs, queries, runs["bm25"], args.rerank_depth,
