@@ -1,0 +1,201 @@
+"""docs/ties.md: its toy example runs as shown, and its DL19 table is what scripts/ties_report.py computes
+now from ../shared/data (the table tests skip when that data is absent), with sanity checks of the values.
+"""
+import contextlib
+import importlib.util
+import io
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ir_measures
+import ir_rbstar
+from conftest import REPO, shared_data
+
+DOC = REPO / "docs" / "ties.md"
+TOL = 1e-9
+
+
+def _load_script():
+    spec = importlib.util.spec_from_file_location("ties_report", REPO / "scripts" / "ties_report.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+tr = _load_script()
+
+
+# ---------------------------------------------------------------------------------------------
+# the document itself (no shared data needed)
+
+def _python_blocks():
+    return re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
+
+
+def test_doc_toy_example_prints_what_it_shows():
+    code = _python_blocks()[0]
+    expected = [line[2:] for line in code.splitlines() if line.startswith("# ")]
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        exec(compile(code, "docs/ties.md", "exec"), {})
+    assert buf.getvalue().splitlines() == expected
+
+
+def test_doc_toy_table_values():
+    """The numbers of the toy table: tied a, b, c with only a relevant, then a renamed z."""
+    names = ["P_TA@1", "RR_TA", "AP_TA", "nDCG_TA@3", "P@1", "RR", "AP", "nDCG@3"]
+    measures = [ir_measures.parse_measure(m) for m in names]
+    got = {}
+    for doc in ("a", "z"):
+        qrels = {"q1": {doc: 1, "b": 0, "c": 0}}
+        run = {"q1": {doc: 1.0, "b": 1.0, "c": 1.0}}
+        result = ir_measures.calc_aggregate(measures, qrels, run)
+        got[doc] = [round(result[m], 4) for m in measures]
+    aware = [0.3333, 0.6111, 0.6111, 0.7103]
+    assert got["a"] == aware + [0.0, 0.3333, 0.3333, 0.5]
+    assert got["z"] == aware + [1.0, 1.0, 1.0, 1.0]
+    text = DOC.read_text()
+    for value in ("0.6111", "0.7103", "1/3"):
+        assert value in text
+
+
+def test_doc_pyterrier_line_runs():
+    pytest.importorskip("pyterrier")
+    import pyterrier as pt
+    line = [code for code in _python_blocks() if "pt.Experiment(" in code][0].strip()
+    namespace = {
+        "pt": pt, "ir_rbstar": ir_rbstar,
+        "topics": pd.DataFrame({"qid": ["q1"], "query": ["tied"]}),
+        "qrels_df": pd.DataFrame({"qid": "q1", "docno": ["a", "b", "c"], "label": [1, 0, 0]}),
+        "run_df": pd.DataFrame({"qid": "q1", "docno": ["a", "b", "c"], "score": [1.0, 1.0, 1.0]}),
+    }
+    table = eval(compile(line, "docs/ties.md", "eval"), namespace)
+    assert round(float(table["nDCG_TA@10"].iloc[0]), 4) == 0.7103
+    assert float(table["nDCG@10"].iloc[0]) == 0.5
+
+
+def test_doc_names_the_regenerating_command():
+    text = DOC.read_text()
+    assert "python scripts/ties_report.py --write" in text
+    tr.generated_block(text)            # exactly one pair of markers, in order
+
+
+# ---------------------------------------------------------------------------------------------
+# the DL19 table (skips without ../shared/data)
+
+@pytest.fixture(scope="module")
+def dl19():
+    data_dir = shared_data("dl19-passage")
+    shared_data("dl19-passage", "runs")
+    shared_data("dl19-passage", tr.QRELS_FILE)
+    pq = tr.per_query(data_dir)
+    return data_dir, pq, tr.table_from(pq)
+
+
+def test_doc_table_is_current(dl19):
+    _, pq, table = dl19
+    fresh = tr.report(pq, table)
+    in_doc = tr.generated_block(DOC.read_text())
+    assert in_doc == fresh, "docs/ties.md is stale: run  python scripts/ties_report.py --write"
+
+
+def test_table_shape(dl19):
+    data_dir, pq, table = dl19
+    runs = sorted(p.name[:-3] for p in (data_dir / "runs").glob("*.gz"))
+    assert len(runs) == 37
+    assert sorted(table["run"]) == runs
+    judged = ir_rbstar.read_qrels(data_dir / tr.QRELS_FILE)["query_id"].nunique()
+    assert judged == 43
+    assert (table["queries"] == judged).all()
+    assert len(pq) == 37 * 43 and not pq.duplicated(["run", "query_id"]).any()
+    assert ((0 <= table["ties@10"]) & (table["ties@10"] <= table["ties@1000"]) & (table["ties@1000"] <= judged)).all()
+    assert (pq["tie@1000"] | ~pq["tie@10"]).all()
+    worst = table[[f"{name} max diff" for name, *_ in tr.MEASURES]].abs().max(axis=1)
+    assert worst.is_monotonic_decreasing
+
+
+def test_values_are_in_unit_interval(dl19):
+    _, pq, _ = dl19
+    for name, *_ in tr.MEASURES:
+        for kind in ("TA", "TE"):
+            col = pq[f"{name} {kind}"]
+            bad = pq.loc[col.isna() | (col < 0) | (col > 1 + 1e-12), ["run", "query_id", f"{name} {kind}"]]
+            assert bad.empty, f"{name} {kind} outside [0, 1]:\n{bad}"
+
+
+def test_no_tie_means_no_difference(dl19):
+    """Without a tie group reaching into the depth a measure looks at, tie-aware = trec_eval order."""
+    _, pq, _ = dl19
+    for name, _, _, depth in tr.MEASURES:
+        untied = ~pq[f"tie@{depth}"]
+        raw = (pq[f"{name} TA"] - pq[f"{name} TE"]).abs()
+        bad = pq.loc[untied & (raw > 1e-12), ["run", "query_id", f"{name} TA", f"{name} TE"]]
+        assert bad.empty, f"{name} differs on queries without ties in the top {depth}:\n{bad}"
+        assert untied.sum() > 0
+
+
+def test_tie_counts_match_pandas(dl19):
+    """The tie flags, recomputed with pandas from ir_rbstar.read_run for a few runs (the ones with the
+    largest tie groups, and runs without ties)."""
+    data_dir, pq, _ = dl19
+    judged = set(ir_rbstar.read_qrels(data_dir / tr.QRELS_FILE)["query_id"])
+    for run in ("UNH_bm25", "ms_duet_passage", "test1", "bm25base_ax_p", "ICT-CKNRM_B50", "bm25base_rm3_p"):
+        df = ir_rbstar.read_run(data_dir / "runs" / f"{run}.gz")
+        df = df[df["query_id"].isin(judged)]
+        df = df.sort_values(["query_id", "score"], ascending=[True, False], kind="stable")
+        df["pos"] = df.groupby("query_id").cumcount()
+        groups = df.groupby(["query_id", "score"]).agg(size=("pos", "size"), top=("pos", "min")).reset_index()
+        tied = groups[groups["size"] >= 2]
+        mine = pq[pq["run"] == run].set_index("query_id")
+        assert set(mine.index[mine["tie@1000"]]) == set(tied["query_id"]), run
+        assert set(mine.index[mine["tie@10"]]) == set(tied.loc[tied["top"] < 10, "query_id"]), run
+
+
+def _ordered_within_ties(run: pd.DataFrame, qrels: pd.DataFrame, best: bool) -> pd.DataFrame:
+    """The run with its ties broken by grade (best first, or worst first), as strictly decreasing scores."""
+    grades = qrels.rename(columns={"relevance": "grade"})
+    df = run.merge(grades, on=["query_id", "doc_id"], how="left").fillna({"grade": 0})
+    df = df.sort_values(["query_id", "score", "grade"], ascending=[True, False, not best], kind="stable")
+    df["score"] = -df.groupby("query_id").cumcount().astype(float)
+    return df[["query_id", "doc_id", "score"]]
+
+
+def test_tie_aware_lies_between_best_and_worst_tie_breaking(dl19):
+    """Within every tie group, the best ordering puts higher grades first and the worst puts them last
+    (for nDCG@10 as for binary AP and RR). The mean over all orderings must lie between the two, strictly
+    when they differ, and equal both when they agree; trec_eval's order is one of the orderings."""
+    data_dir, pq, table = dl19
+    qrels = ir_rbstar.read_qrels(data_dir / tr.QRELS_FILE)
+    judged = pd.unique(qrels["query_id"])
+    ordered = {ir_measures.parse_measure(te): name for name, _, te, _ in tr.MEASURES}
+    evaluator = ir_measures.pytrec_eval.evaluator(list(ordered), qrels)
+    with_ties = set(table.loc[table["ties@1000"] > 0, "run"])
+    checked = 0
+    for run_name, _, _, run in tr.judged_runs(data_dir, judged):
+        if run_name not in with_ties:
+            continue
+        mine = pq[pq["run"] == run_name].set_index("query_id")
+        bounds = {}
+        for best in (True, False):
+            values = {(m.query_id, ordered[m.measure]): m.value
+                      for m in evaluator.iter_calc(_ordered_within_ties(run, qrels, best))}
+            for name, *_ in tr.MEASURES:
+                bounds[name, best] = mine.index.map(lambda q: values.get((q, name), 0.0)).to_numpy()
+        for name, *_ in tr.MEASURES:
+            hi, lo = bounds[name, True], bounds[name, False]
+            ta, te = mine[f"{name} TA"].to_numpy(), mine[f"{name} TE"].to_numpy()
+            where = f"{run_name} {name}"
+            assert (lo <= hi + TOL).all(), where
+            for label, v in (("tie-aware", ta), ("trec_eval order", te)):
+                bad = mine.index[(v < lo - TOL) | (v > hi + TOL)]
+                assert bad.empty, f"{where}: {label} outside [worst, best] on queries {list(bad)}"
+            spread = hi - lo > 1e-12       # the grade sequences of the two orderings differ where it matters
+            strict = (ta > lo) & (ta < hi)
+            assert strict[spread].all(), f"{where}: not strictly inside on {list(mine.index[spread & ~strict])}"
+            same = np.abs(ta - te)[~spread].max(initial=0.0)
+            assert same <= 1e-12, f"{where}: ties that cannot matter changed the value by {same}"
+            checked += int(spread.sum())
+    assert checked > 0
