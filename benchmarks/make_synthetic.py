@@ -17,9 +17,22 @@ tie rate is drawn in [0.03, 0.05]); tied documents appear in random order in the
 is 1..depth in file order (as real run files do). Query ids are distinct random 6-digit numbers, in
 ascending order in every file.
 
+``--ties quantised`` (for benchmarks/bench_ties.py) makes the scores of both runs tied the way BM25 on
+short texts printed with few decimals is: the gap between consecutive scores shrinks with the rank
+(exponential gaps with mean proportional to 1/rank, a query's scores spanning 8-16 points below a
+top score of 15-35), then every score is rounded to ``--decimals`` (default 2) decimals, and per query a
+fraction of the gaps is exactly 0 (duplicate or equally scored documents; the fraction is drawn from
+Beta(0.5, 12), mean 4%, so some queries have many such ties and most have few). The files are then
+called ``tied.run``, ``tied_ref.run`` and ``tied.qrels`` (so they never mix with the default files in
+one directory); the judgments are drawn exactly as in the default mode. With the defaults this gives
+about 39% of the queries with a tie group touching the top 10, tie groups of 3.9 documents on average
+and 85% of the rows in tie groups, close to real BM25 runs on short texts (see benchmarks/README.md).
+The tie statistics of the run are printed (also in the default mode, where 3-5% of adjacent pairs tie).
+
 Everything follows from ``--seed`` (numpy ``default_rng``): the same arguments give byte-identical files.
 
 Usage: python benchmarks/make_synthetic.py [--queries 7000] [--depth 1000] [--out DIR] [--gzip]
+                                           [--ties sparse|quantised] [--decimals 2]
 """
 from __future__ import annotations
 
@@ -45,40 +58,93 @@ def _scores(rng: np.random.Generator, n: int, tie_rate: float) -> np.ndarray:
     return s
 
 
-def _format_run(lines: list, qid: str, docs: np.ndarray, units: np.ndarray, tag: str) -> None:
-    # units are descending integer scores in 1e-4 units; print with 4 decimals (exactly, no float rounding)
+def _scores_quantised(rng: np.random.Generator, n: int, decimals: int) -> np.ndarray:
+    """n descending scores as integers in units of 10^-decimals, BM25-like and rounded (``--ties quantised``).
+
+    Consecutive scores differ by exponential gaps whose mean falls as 1/rank (dense scores deep in the
+    ranking, as BM25's are), spanning 8-16 points below a top score of 15-35; per query a fraction
+    drawn from Beta(0.5, 12) of the gaps is exactly 0 (duplicates, equal statistics); rounding to
+    ``decimals`` then ties every pair whose gap is below the last printed digit."""
+    top = rng.uniform(15.0, 35.0)
+    spread = rng.uniform(8.0, 16.0)
+    mean_gap = 1.0 / np.arange(1, n, dtype=np.float64)
+    mean_gap *= spread / mean_gap.sum()
+    gaps = rng.exponential(mean_gap)
+    gaps[rng.random(n - 1) < rng.beta(0.5, 12.0)] = 0.0
+    s = top - np.concatenate(([0.0], np.cumsum(gaps)))
+    return np.rint(s * 10.0 ** decimals).astype(np.int64)
+
+
+def _format_run(lines: list, qid: str, docs: np.ndarray, units: np.ndarray, tag: str, decimals: int = DECIMALS) -> None:
+    # units are descending integer scores in 10^-decimals units; printed exactly (no float rounding)
+    if decimals == 0:
+        for rank, (d, u) in enumerate(zip(docs.tolist(), units.tolist()), 1):
+            lines.append(f"{qid} Q0 D{d:07d} {rank} {u} {tag}\n")
+        return
+    scale = 10 ** decimals
     for rank, (d, u) in enumerate(zip(docs.tolist(), units.tolist()), 1):
         sign = "-" if u < 0 else ""
         a = abs(u)
-        lines.append(f"{qid} Q0 D{d:07d} {rank} {sign}{a // 10000}.{a % 10000:04d} {tag}\n")
+        lines.append(f"{qid} Q0 D{d:07d} {rank} {sign}{a // scale}.{a % scale:0{decimals}d} {tag}\n")
+
+
+def _tie_stats(stats: dict, units: np.ndarray, top: int = 10) -> None:
+    """Accumulate the tie statistics of one query's descending scores."""
+    n = len(units)
+    start = np.flatnonzero(np.r_[True, units[1:] != units[:-1]])
+    size = np.diff(np.append(start, n))
+    tied = size >= 2
+    stats["q_tie_top"] += bool((tied & (start < top)).any())
+    stats["q_tie_cut"] += bool((tied & (start < top) & (start + size > top)).any())
+    stats["tie_groups"] += int(tied.sum())
+    stats["tied_rows"] += int(size[tied].sum())
+
+
+TIE_MODES = ("sparse", "quantised")
+
+
+def file_names(ties: str = "sparse", compress: bool = False) -> dict:
+    """File names (run, ref, qrels) written for a tie mode."""
+    stem = "synthetic" if ties == "sparse" else "tied"
+    ext = ".gz" if compress else ""
+    return {"run": f"{stem}.run{ext}", "ref": f"{stem}_ref.run{ext}", "qrels": f"{stem}.qrels{ext}"}
 
 
 def generate(n_queries: int, depth: int, out: str, seed: int = 20240, shared: float = 0.6,
-             judged: int = 100, compress: bool = False, verbose: bool = True) -> dict:
+             judged: int = 100, compress: bool = False, verbose: bool = True, ties: str = "sparse",
+             decimals: int = 2) -> dict:
     if depth < 10:
         raise SystemExit("--depth must be at least 10")
+    if ties not in TIE_MODES:
+        raise SystemExit(f"--ties must be one of {', '.join(TIE_MODES)}")
+    if not 0 <= decimals <= 6:
+        raise SystemExit("--decimals must be in 0..6")
+    quantised = ties == "quantised"
+    run_decimals = decimals if quantised else DECIMALS
     rng = np.random.default_rng(seed)
     os.makedirs(out, exist_ok=True)
-    ext = ".gz" if compress else ""
-    paths = {"run": os.path.join(out, f"synthetic.run{ext}"),
-             "ref": os.path.join(out, f"synthetic_ref.run{ext}"),
-             "qrels": os.path.join(out, f"synthetic.qrels{ext}")}
+    paths = {k: os.path.join(out, f) for k, f in file_names(ties, compress).items()}
     opener = (lambda p: gzip.open(p, "wt", compresslevel=1)) if compress else (lambda p: open(p, "w"))
     qids = np.sort(rng.choice(900_000, n_queries, replace=False) + 100_000)
     pool_size = 3 * depth
     n_new_max = depth          # room for reference documents taken from the pool outside the run
     t0 = time.perf_counter()
-    stats = {"rows": 0, "ref_rows": 0, "judgments": 0, "ties": 0, "adjacent": 0, "shared": 0}
+    stats = {"rows": 0, "ref_rows": 0, "judgments": 0, "ties": 0, "adjacent": 0, "shared": 0,
+             "q_tie_top": 0, "q_tie_cut": 0, "tie_groups": 0, "tied_rows": 0}
     with opener(paths["run"]) as frun, opener(paths["ref"]) as fref, opener(paths["qrels"]) as fq:
         run_lines, ref_lines, q_lines = [], [], []
         for qi, qnum in enumerate(qids.tolist()):
             qid = str(qnum)
             pool = rng.choice(COLLECTION, pool_size, replace=False)            # random order
             # --- the run: the first `depth` pool documents, BM25-like scores with ties
-            tie_rate = rng.uniform(0.03, 0.05)
             run_docs = pool[:depth]
-            run_units = _scores(rng, depth, tie_rate)
-            _format_run(run_lines, qid, run_docs, run_units, "synthetic")
+            if quantised:
+                run_units = _scores_quantised(rng, depth, decimals)
+            else:
+                tie_rate = rng.uniform(0.03, 0.05)
+                run_units = _scores(rng, depth, tie_rate)
+            _format_run(run_lines, qid, run_docs, run_units, "synthetic", run_decimals)
+            _tie_stats(stats, run_units)
             stats["ties"] += int((run_units[1:] == run_units[:-1]).sum())
             stats["adjacent"] += depth - 1
             # --- the reference: ~shared of the run's documents (biased to the top), rest from the pool
@@ -91,8 +157,11 @@ def generate(n_queries: int, depth: int, out: str, seed: int = 20240, shared: fl
             key = np.concatenate((np.log(ranks[shared_idx]) + rng.normal(0.0, 0.7, n_shared),
                                   np.log(rng.uniform(1.0, 1.5 * depth, len(new_docs))) + rng.normal(0.0, 0.7, len(new_docs))))
             ref_docs = np.concatenate((run_docs[shared_idx], new_docs))[np.argsort(key, kind="stable")]
-            ref_units = _scores(rng, len(ref_docs), rng.uniform(0.03, 0.05))
-            _format_run(ref_lines, qid, ref_docs, ref_units, "reference")
+            if quantised:
+                ref_units = _scores_quantised(rng, len(ref_docs), decimals)
+            else:
+                ref_units = _scores(rng, len(ref_docs), rng.uniform(0.03, 0.05))
+            _format_run(ref_lines, qid, ref_docs, ref_units, "reference", run_decimals)
             stats["shared"] += n_shared
             # --- qrels: depth-40 pool of both runs + random pool documents, ~`judged` per query
             n_judged = int(rng.integers(int(judged * 0.9), int(judged * 1.1) + 1))
@@ -123,6 +192,14 @@ def generate(n_queries: int, depth: int, out: str, seed: int = 20240, shared: fl
         print(file=sys.stderr)
     stats["tie_fraction"] = stats["ties"] / max(1, stats["adjacent"])
     stats["shared_fraction"] = stats["shared"] / max(1, stats["rows"])
+    # tie statistics of the run (a tie group = a maximal set of >= 2 documents of one query with equal score)
+    stats["queries"] = n_queries
+    stats["frac_queries_tie_top10"] = stats["q_tie_top"] / max(1, n_queries)
+    stats["frac_queries_tie_across10"] = stats["q_tie_cut"] / max(1, n_queries)
+    stats["mean_tie_group_size"] = stats["tied_rows"] / max(1, stats["tie_groups"])
+    stats["frac_rows_in_tie_groups"] = stats["tied_rows"] / max(1, stats["rows"])
+    stats["ties_mode"] = ties
+    stats["decimals"] = run_decimals
     stats["seconds"] = time.perf_counter() - t0
     stats.update(paths)
     return stats
@@ -137,11 +214,23 @@ def main(argv=None) -> int:
     ap.add_argument("--shared", type=float, default=0.6, help="fraction of each query's run documents in the reference")
     ap.add_argument("--judged", type=int, default=100, help="judged documents per query (about)")
     ap.add_argument("--gzip", action="store_true", help="write .gz files")
+    ap.add_argument("--ties", choices=TIE_MODES, default="sparse",
+                    help="sparse (default): 4 decimals, 3-5%% of adjacent scores tied, files synthetic.*; "
+                         "quantised: BM25-like scores rounded to --decimals, many ties, files tied.*")
+    ap.add_argument("--decimals", type=int, default=2, help="decimals of the scores with --ties quantised "
+                                                            "(0 = integer scores; default 2)")
     args = ap.parse_args(argv)
-    stats = generate(args.queries, args.depth, args.out, args.seed, args.shared, args.judged, args.gzip)
+    stats = generate(args.queries, args.depth, args.out, args.seed, args.shared, args.judged, args.gzip,
+                     ties=args.ties, decimals=args.decimals)
     print(f"wrote {stats['run']} ({stats['rows']:,} rows), {stats['ref']} ({stats['ref_rows']:,} rows), "
           f"{stats['qrels']} ({stats['judgments']:,} judgments) in {stats['seconds']:.1f} s; "
           f"adjacent ties {stats['tie_fraction']:.2%}, shared with reference {stats['shared_fraction']:.1%}")
+    print(f"ties in the run ({stats['ties_mode']}, {stats['decimals']} decimals): "
+          f"{stats['frac_queries_tie_top10']:.1%} of queries have a tie group touching the top 10 "
+          f"({stats['frac_queries_tie_across10']:.1%} one that spans rank 10 and 11), "
+          f"mean tie-group size {stats['mean_tie_group_size']:.2f}, "
+          f"{stats['frac_rows_in_tie_groups']:.1%} of rows in tie groups "
+          f"({stats['tie_groups']:,} groups of >= 2 equal scores)")
     return 0
 
 

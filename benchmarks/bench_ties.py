@@ -1,0 +1,405 @@
+#!/usr/bin/env python3
+"""Benchmark ir_rbstar's tie-aware measures against its own tie-oblivious path and ir_measures' default.
+
+    python benchmarks/bench_ties.py            # full: 7,000 queries x 1,000 docs with realistic ties
+    python benchmarks/bench_ties.py --quick    # smoke run: 700 queries x 1,000 docs
+
+Three contenders, each end to end from the TREC qrels and run files (reading included), each run in a
+fresh subprocess (this file with ``--worker``):
+
+1. ir_rbstar, tie-aware: ``P_TA@10 AP_TA RR_TA nDCG_TA@10`` through the ``ir-rbstar`` command's function
+   (``ir_rbstar.cli.run_measures``; interpreter start-up and imports excluded);
+2. ir_rbstar, tie-oblivious: ``P@10 AP RR nDCG@10`` the same way with ``--provider ir_rbstar``
+   (ir_measures' own measures computed by this package in trec_eval order);
+3. ir_measures' default pipeline (pytrec_eval): ``ir_measures.calc_aggregate([P@10, AP, RR, nDCG@10],
+   ir_measures.read_trec_qrels(QRELS), ir_measures.read_trec_run(RUN))`` without ir_rbstar imported.
+
+The goals (the issue): 1 no slower than 3, and 1 at most 1.25 x 2. Information rows time the Python API
+``ir_measures.providers.registry['ir_rbstar'].calc_aggregate(measures, QRELS, RUN)`` (file paths given
+to the provider) for 1 and 2. Not timed: the per-query values of 2 and 3 must agree to 1e-9, the mean
+absolute per-query difference between 1 and 2 shows the effect of the ties, and the tie statistics of
+the run are computed from the file.
+
+The input is ``make_synthetic.py --ties quantised`` (BM25-like scores rounded to 2 decimals, files
+``tied.run`` / ``tied.qrels``), generated into a temporary directory or reused from ``--data DIR``.
+Helpers (package snapshot, peak memory, table, machine info, the per-phase profile worker) are
+imported from bench_rankbiased.py; see benchmarks/README.md for the method. Unlike there, contenders
+take turns (round-robin) and CPU time is reported next to wall time (another process's load inflates
+wall time much more).
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Dict, List, Optional
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import bench_rankbiased as br  # noqa: E402  (stdlib-only at import; its workers and helpers are reused)
+
+MEASURES_TA = ["P_TA@10", "AP_TA", "RR_TA", "nDCG_TA@10"]
+MEASURES = ["P@10", "AP", "RR", "nDCG@10"]
+AGREE_TOL = 1e-9
+
+
+# =============================================================================================
+# Workers (each in its own subprocess, one JSON result line)
+# =============================================================================================
+
+def _clock():
+    return time.perf_counter(), time.process_time()
+
+
+def _since(start) -> dict:
+    """Wall time and CPU time (user + system, all threads of this process) since ``start``."""
+    return {"wall": time.perf_counter() - start[0], "cpu": time.process_time() - start[1]}
+
+
+def w_rbstar_cli(args: dict) -> None:
+    """The ``ir-rbstar`` command without interpreter start-up: ``cli.run_measures`` reads both files,
+    evaluates and prints the means (as bench_rankbiased's worker, plus CPU time)."""
+    import ir_rbstar  # noqa: F401  (imports are not timed)
+    from ir_rbstar import cli
+    out = io.StringIO()
+    t = _clock()
+    rc = cli.run_measures(list(args["argv"]) + ["--places", "-1"], out=out)
+    br._emit({**_since(t), "rc": rc, "values": br._parse_tsv(out.getvalue())})
+
+
+def w_irm_default(args: dict) -> None:
+    """ir_measures' default pipeline from the files, reading with ir_measures (ir_rbstar not imported)."""
+    import ir_measures
+    measures = [ir_measures.parse_measure(m) for m in args["measures"]]
+    t = _clock()
+    res = ir_measures.calc_aggregate(measures, ir_measures.read_trec_qrels(args["qrels"]),
+                                     ir_measures.read_trec_run(args["run"]))
+    timing = _since(t)
+    served = {str(m): next((p.NAME for p in ir_measures.DefaultPipeline.providers
+                            if p.supports(m) and p.is_available()), None) for m in measures}
+    br._emit({**timing, "values": {str(k): float(v) for k, v in res.items()}, "served_by": served,
+              "ir_rbstar_imported": "ir_rbstar" in sys.modules})
+
+
+def w_rbstar_api(args: dict) -> None:
+    """ir_rbstar's provider through ir_measures' API, given the two file paths (it reads them itself)."""
+    import ir_measures
+    import ir_rbstar
+    measures = ir_rbstar.parse(" ".join(args["measures"]))
+    provider = ir_measures.providers.registry["ir_rbstar"]
+    t = _clock()
+    res = provider.calc_aggregate(measures, args["qrels"], args["run"])
+    br._emit({**_since(t), "values": {str(k): float(v) for k, v in res.items()}})
+
+
+def _tie_stats(run_path: str) -> dict:
+    """Tie statistics of a run file, computed with pandas (independently of ir_rbstar's tie groups)."""
+    import numpy as np
+    import pandas as pd
+    df = pd.read_csv(run_path, sep=r"\s+", header=None, usecols=[0, 4], names=["q", "s"],
+                     dtype={"q": object, "s": np.float64}, engine="c", na_filter=False)
+    df = df.sort_values(["q", "s"], ascending=[True, False], kind="stable")
+    q = df["q"].to_numpy()
+    s = df["s"].to_numpy()
+    n = len(q)
+    new_q = np.r_[True, q[1:] != q[:-1]]
+    qidx = np.cumsum(new_q) - 1
+    pos = np.arange(n) - np.flatnonzero(new_q)[qidx]
+    new_g = new_q | np.r_[True, s[1:] != s[:-1]]
+    start = pos[new_g]
+    size = np.diff(np.append(np.flatnonzero(new_g), n))
+    gq = qidx[new_g]
+    tied = size >= 2
+    n_q = int(qidx[-1]) + 1 if n else 0
+    top = np.zeros(n_q, dtype=bool)
+    top[gq[tied & (start < 10)]] = True
+    across = np.zeros(n_q, dtype=bool)
+    across[gq[tied & (start < 10) & (start + size > 10)]] = True
+    return {"queries": n_q, "rows": n, "frac_queries_tie_top10": float(top.mean()) if n_q else 0.0,
+            "frac_queries_tie_across10": float(across.mean()) if n_q else 0.0,
+            "mean_tie_group_size": float(size[tied].mean()) if tied.any() else 0.0,
+            "frac_rows_in_tie_groups": float(size[tied].sum() / n) if n else 0.0,
+            "tie_groups": int(tied.sum()), "largest_group": int(size.max(initial=0))}
+
+
+def w_check(args: dict) -> None:
+    """Not timed: per-query values of the three contenders compared, and the run's tie statistics.
+
+    ir_rbstar through its provider (``iter_calc`` with the file paths), ir_measures through its default
+    pipeline with its own readers. 2 vs 3 must agree per query (same trec_eval order); 1 vs 2 differ by
+    the effect of the ties."""
+    import numpy as np
+    import ir_measures
+    import ir_rbstar
+    q, r = args["qrels"], args["run"]
+    provider = ir_measures.providers.registry["ir_rbstar"]
+
+    def per_query(metrics) -> Dict[str, Dict[str, float]]:
+        out: Dict[str, Dict[str, float]] = {}
+        for m in metrics:
+            out.setdefault(str(m.measure), {})[m.query_id] = float(m.value)
+        return out
+    aware = per_query(provider.iter_calc(ir_rbstar.parse(" ".join(MEASURES_TA)), q, r))
+    ordered = per_query(provider.iter_calc(ir_rbstar.parse(" ".join(MEASURES)), q, r))
+    irm_measures = [ir_measures.parse_measure(m) for m in MEASURES]
+    irm = per_query(ir_measures.iter_calc(irm_measures, ir_measures.read_trec_qrels(q), ir_measures.read_trec_run(r)))
+    served = {str(m): next((p.NAME for p in ir_measures.DefaultPipeline.providers
+                            if p.supports(m) and p.is_available()), None) for m in irm_measures}
+    agree, effect = {}, {}
+    for m_ta, m in zip(MEASURES_TA, MEASURES):
+        a, o, i = aware[m_ta], ordered[m], irm[m]
+        qids = sorted(set(o) | set(i))
+        missing = len(set(o) ^ set(i))
+        d = np.array([abs(o.get(x, np.nan) - i.get(x, np.nan)) for x in qids])
+        agree[m] = {"queries": len(qids), "only_one_side": missing,
+                    "max_abs_diff": float(np.nanmax(d)) if len(d) else 0.0,
+                    "ok": bool(missing == 0 and len(d) and np.nanmax(d) <= AGREE_TOL)}
+        qids = sorted(set(a) & set(o))
+        e = np.array([a[x] - o[x] for x in qids])
+        effect[m_ta] = {"vs": m, "queries": len(qids), "mean_abs_diff": float(np.abs(e).mean()),
+                        "max_abs_diff": float(np.abs(e).max()), "mean_diff": float(e.mean()),
+                        "frac_queries_changed": float((np.abs(e) > 1e-12).mean()),
+                        "mean_ta": float(np.mean([a[x] for x in qids])), "mean_ordered": float(np.mean([o[x] for x in qids]))}
+    br._emit({"agree": agree, "effect": effect, "served_by": served, "ties": _tie_stats(r)})
+
+
+WORKERS = {"rbstar_cli": w_rbstar_cli, "irm_default": w_irm_default, "rbstar_api": w_rbstar_api,
+           "check": w_check, "phases": br.w_phases}
+
+
+# =============================================================================================
+# Driver
+# =============================================================================================
+
+WORKER_ENV: Optional[Dict[str, str]] = None
+
+
+def run_worker(name: str, args: dict, timeout: float = 3600) -> dict:
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", name, json.dumps(args)]
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=WORKER_ENV)
+    outer = time.perf_counter() - t
+    for line in proc.stdout.splitlines():
+        if line.startswith(br.RESULT_TAG):
+            res = json.loads(line[len(br.RESULT_TAG):])
+            res["outer_wall"] = outer
+            return res
+    raise RuntimeError(f"worker {name} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+
+
+def measure_interleaved(specs: Dict[str, tuple], repeat: int, slow: float, log) -> Dict[str, dict]:
+    """Best wall time of up to ``repeat`` fresh subprocesses per contender, the contenders taking turns
+    (round i runs every contender once), so that load from other processes on the machine affects all
+    of them alike. A contender whose run takes longer than ``slow`` seconds is not run again."""
+    results: Dict[str, List[dict]] = {key: [] for key in specs}
+    for i in range(repeat):
+        for key, (worker, args) in specs.items():
+            if results[key] and results[key][-1].get("wall", 0) > slow:
+                continue
+            res = run_worker(worker, args)
+            results[key].append(res)
+            log(f"    round {i + 1}: {key}: {res.get('wall', 0):.2f} s (CPU {res.get('cpu', 0):.2f} s), "
+                f"peak {res['maxrss_mb']:.0f} MB")
+    best = {}
+    for key, runs in results.items():
+        b = dict(min(runs, key=lambda r: r.get("wall", 0)))
+        b["n"] = len(runs)
+        b["walls"] = [r.get("wall") for r in runs]
+        b["cpus"] = [r.get("cpu") for r in runs]
+        b["best_cpu"] = min(r.get("cpu", 0) for r in runs)
+        b["maxrss_mb"] = max(r["maxrss_mb"] for r in runs)
+        best[key] = b
+    return best
+
+
+class Grid(br.Table):
+    """bench_rankbiased's table with columns of one's choice."""
+
+    def __init__(self, cols):
+        super().__init__()
+        self.COLS = tuple(cols)
+
+    def add(self, *cells):
+        self.rows.append(tuple(cells))
+
+
+def _load() -> str:
+    try:
+        return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+    except OSError:
+        return "load average ?"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Benchmark ir_rbstar's tie-aware measures (see benchmarks/README.md)")
+    ap.add_argument("--quick", action="store_true", help="700 queries instead of 7,000 (smoke run)")
+    ap.add_argument("--queries", type=int, help="synthetic queries (default 7000, --quick 700)")
+    ap.add_argument("--depth", type=int, default=1000)
+    ap.add_argument("--decimals", type=int, default=2, help="decimals of the generated scores (default 2)")
+    ap.add_argument("--data", help="directory with tied.run and tied.qrels (generated there with "
+                                   "make_synthetic.py --ties quantised if missing; default: a temporary directory)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per contender, best time reported")
+    ap.add_argument("--slow", type=float, default=60.0, help="a contender slower than this (s) runs only once")
+    ap.add_argument("--no-api", action="store_true", help="skip the information rows (Python API path)")
+    ap.add_argument("--no-phases", action="store_true", help="skip the per-phase profiles")
+    ap.add_argument("--json", help="also write all raw results to this JSON file")
+    ap.add_argument("--live", action="store_true", help="import the installed ir_rbstar in every worker instead of "
+                                                        "a snapshot taken at start")
+    ap.add_argument("--working-tree", action="store_true", help="snapshot the package's work tree (uncommitted "
+                                                                "edits included) instead of its last commit")
+    ap.add_argument("--worker", nargs=2, metavar=("NAME", "ARGS"), help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+
+    if args.worker:
+        WORKERS[args.worker[0]](json.loads(args.worker[1]))
+        return 0
+
+    global WORKER_ENV
+
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    n_queries = args.queries or (700 if args.quick else 7000)
+    tmp = tempfile.mkdtemp(prefix="rbstar-bench-ties-")
+    raw: Dict[str, object] = {}
+    load_start = _load()
+    try:
+        if args.live:
+            import importlib.util
+            pkg_src = os.path.dirname(os.path.abspath(importlib.util.find_spec("ir_rbstar").origin))
+            pkg_desc = f"live {pkg_src}, {br._git_state(pkg_src)} at start"
+        else:
+            pkg_desc = br.snapshot_package(tmp, args.working_tree)
+            WORKER_ENV = br.WORKER_ENV
+        log(f"ir_rbstar measured: {pkg_desc}")
+
+        data_dir = args.data or os.path.join(tmp, "synthetic")
+        qrels, run = os.path.join(data_dir, "tied.qrels"), os.path.join(data_dir, "tied.run")
+        gen_msg = f"reused from {data_dir}"
+        if not (os.path.exists(qrels) and os.path.exists(run)):
+            log(f"generating tied synthetic data ({n_queries} x {args.depth}, {args.decimals} decimals) into {data_dir} ...")
+            # in a subprocess, so that this driver stays small
+            proc = subprocess.run([sys.executable, os.path.join(HERE, "make_synthetic.py"), "--queries", str(n_queries),
+                                   "--depth", str(args.depth), "--out", data_dir, "--ties", "quantised",
+                                   "--decimals", str(args.decimals)], check=True, stdout=subprocess.PIPE, text=True)
+            log(proc.stdout.rstrip())
+            gen_msg = (f"generated by make_synthetic.py --queries {n_queries} --depth {args.depth} --ties quantised "
+                       f"--decimals {args.decimals}")
+
+        # not timed: values, agreement, tie statistics (also brings both files into the page cache)
+        log("checking values (not timed) and tie statistics ...")
+        check = run_worker("check", {"qrels": qrels, "run": run})
+        raw["check"] = check
+        ties = check["ties"]
+
+        files = {"qrels": qrels, "run": run}
+        specs = {
+            "1": ("rbstar_cli", {"argv": [qrels, run, *MEASURES_TA]}),
+            "2": ("rbstar_cli", {"argv": [qrels, run, *MEASURES, "--provider", "ir_rbstar"]}),
+            "3": ("irm_default", {**files, "measures": MEASURES}),
+        }
+        if not args.no_api:
+            specs["1b"] = ("rbstar_api", {**files, "measures": MEASURES_TA})
+            specs["2b"] = ("rbstar_api", {**files, "measures": MEASURES})
+        log("timing (contenders take turns, fresh subprocess each) ...")
+        res = measure_interleaved(specs, args.repeat, args.slow, log)
+        raw["timings"] = res
+        phases = {}
+        if not args.no_phases:
+            log("per-phase profiles (cProfile, separate subprocesses) ...")
+            phases["1"] = run_worker("phases", {**files, "measures": MEASURES_TA})
+            phases["2"] = run_worker("phases", {**files, "measures": MEASURES})
+            raw["phases"] = phases
+        load_end = _load()
+
+        # ------------------------------------------------------------------------------- report
+        t1, t2, t3 = (res[k]["wall"] for k in ("1", "2", "3"))
+        c1, c2, c3 = (res[k]["best_cpu"] for k in ("1", "2", "3"))
+        m3 = res["3"]["maxrss_mb"]
+        labels = {
+            "1": "1. ir_rbstar tie-aware: " + " ".join(MEASURES_TA) + " (ir-rbstar CLI function)",
+            "2": "2. ir_rbstar tie-oblivious: " + " ".join(MEASURES) + " (same, --provider ir_rbstar)",
+            "3": "3. ir_measures default pipeline (pytrec_eval): " + " ".join(MEASURES),
+            "1b": "1b. as 1, Python API: registry['ir_rbstar'].calc_aggregate(ms, QRELS, RUN)",
+            "2b": "2b. as 2, Python API: registry['ir_rbstar'].calc_aggregate(ms, QRELS, RUN)",
+        }
+        grid = Grid(("contender (end to end from the TREC files)", "seconds", "CPU s", "peak RSS", "runs",
+                     "time / 3", "time / 2", "peak RSS / 3"))
+        for key in specs:
+            r = res[key]
+            same_path_base = {"1": t2, "1b": res.get("2b", {}).get("wall")}.get(key)
+            grid.add(labels[key], br.fmt_s(r["wall"]), br.fmt_s(r["best_cpu"]), br.fmt_mb(r["maxrss_mb"]),
+                     f"best of {r['n']}", br.fmt_ratio(r["wall"], t3),
+                     br.fmt_ratio(r["wall"], same_path_base) if same_path_base else "", br.fmt_ratio(r["maxrss_mb"], m3))
+        goals = Grid(("goal", "ratio (wall)", "ratio (CPU)", "target", "met?"))
+        goals.add("tie-aware (1) no slower than ir_measures (3): 1 / 3", f"{t1 / t3:.2f}", f"{c1 / c3:.2f}",
+                  "<= 1.00", br.yes(t1 <= t3))
+        goals.add("tie-aware (1) vs this package's tie-oblivious path (2): 1 / 2", f"{t1 / t2:.2f}",
+                  f"{c1 / c2:.2f}", "<= 1.25", br.yes(t1 <= 1.25 * t2))
+
+        print()
+        print(br.machine_info())
+        print(f"mode: {'quick' if args.quick else 'full'}; best of up to {args.repeat} fresh subprocesses per "
+              f"contender, contenders taking turns; wall time excludes interpreter start-up and imports, includes "
+              f"reading both files; CPU s = user + system time of that subprocess over the same span (best run); "
+              f"peak RSS = VmHWM of the measuring subprocess (largest over its runs); 'met?' judged on wall time; "
+              f"{load_start} at start, {load_end} at end")
+        print(f"ir_rbstar measured: {pkg_desc}")
+        print(f"data: {ties['queries']:,} queries, {ties['rows']:,} rows ({os.path.getsize(run) / 1e6:,.0f} MB run, "
+              f"{os.path.getsize(qrels) / 1e6:,.1f} MB qrels), {gen_msg}")
+        print(f"ties in the run: {ties['frac_queries_tie_top10']:.1%} of queries have a tie group touching the top 10 "
+              f"({ties['frac_queries_tie_across10']:.1%} one that spans ranks 10 and 11); mean tie-group size "
+              f"{ties['mean_tie_group_size']:.2f} (largest {ties['largest_group']}); "
+              f"{ties['frac_rows_in_tie_groups']:.1%} of rows in tie groups ({ties['tie_groups']:,} groups of >= 2 "
+              f"equal scores)")
+        print()
+        print(grid.render())
+        print()
+        print(goals.render())
+        print()
+        print("all runs (wall s, in turn order): " + "; ".join(
+            f"{key}: " + " ".join(f"{w:.2f}" for w in res[key]["walls"]) for key in specs))
+        print(f"contender 3 served by: {res['3'].get('served_by')}; ir_rbstar imported in its process: "
+              f"{res['3'].get('ir_rbstar_imported')}")
+        print(f"means: 1 {_fmt_values(res['1']['values'])}")
+        print(f"       2 {_fmt_values(res['2']['values'])}")
+        print(f"       3 {_fmt_values({m: res['3']['values'][m] for m in MEASURES})}")
+        timed_agree = max(abs(res["2"]["values"][m] - res["3"]["values"][m]) for m in MEASURES)
+        print(f"means of the timed runs 2 vs 3: max |diff| {timed_agree:.1e}")
+        ok = all(a["ok"] for a in check["agree"].values())
+        print(f"per-query agreement 2 vs 3 (tolerance {AGREE_TOL:g}): " + ("OK" if ok else "FAILED") + "; " +
+              ", ".join(f"{m}: max |diff| {a['max_abs_diff']:.1e} over {a['queries']:,} queries"
+                        + (f", {a['only_one_side']} only on one side" if a["only_one_side"] else "")
+                        for m, a in check["agree"].items()))
+        print("effect of the ties, per query, 1 vs 2: " + "; ".join(
+            f"{m} - {e['vs']}: mean |diff| {e['mean_abs_diff']:.4f} (max {e['max_abs_diff']:.4f}, "
+            f"{e['frac_queries_changed']:.1%} of queries changed, means {e['mean_ta']:.4f} vs {e['mean_ordered']:.4f})"
+            for m, e in check["effect"].items()))
+        print()
+        for key, title in (("1", "tie-aware " + " ".join(MEASURES_TA)),
+                           ("2", "tie-oblivious " + " ".join(MEASURES) + " (provider ir_rbstar)")):
+            if key in phases:
+                print(br._phase_report(title, phases[key], res[key]))
+                print()
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({"machine": br.machine_info(), "package": pkg_desc, "results": raw}, f, indent=1, default=str)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)      # --data DIR is never inside tmp, so it is kept
+    return 0
+
+
+def _fmt_values(values: Dict[str, float]) -> str:
+    return ", ".join(f"{k}={v:.4f}" for k, v in values.items())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
