@@ -62,8 +62,9 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
         rows = ctx.ranked(depth, judged_only, aware)
         if aware:
             groups = K.make_groups(rows.seg, rows.pos, rows.start, rows.size, ctx.n)
+            cut: Dict[Optional[int], tuple] = {}          # the rows of each cutoff, shared by its measures
             for m in ms:
-                out[m] = _aware(m, ctx, rows, groups, depth)
+                out[m] = _aware(m, ctx, _cut(cut, param(m, "cutoff"), rows, groups, depth))
         else:
             for m in ms:
                 out[m] = _ordered(m, ctx, rows)
@@ -74,13 +75,20 @@ def _relevant(m, grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
     return judged & (grade >= param(m, "rel"))
 
 
-def _aware(m, ctx: RunContext, rows: RankedRows, groups: K.TieGroups, depth: Optional[int]) -> np.ndarray:
+def _cut(cache: dict, k: Optional[int], rows: RankedRows, groups: K.TieGroups, depth: Optional[int]):
+    """(groups, grade, judged) of the whole tie groups that start above k."""
+    if k not in cache:
+        if k is not None and (depth is None or k < depth):
+            keep = rows.start < k
+            cache[k] = (groups.select(keep), rows.grade[keep], rows.judged[keep])
+        else:
+            cache[k] = (groups, rows.grade, rows.judged)
+    return cache[k]
+
+
+def _aware(m, ctx: RunContext, cut: tuple) -> np.ndarray:
     k = param(m, "cutoff")
-    grade, judged = rows.grade, rows.judged
-    if k is not None and (depth is None or k < depth):
-        keep = rows.start < k                      # whole tie groups that start above k
-        groups = groups.select(keep)
-        grade, judged = grade[keep], judged[keep]
+    groups, grade, judged = cut
     name = m.NAME[:-3]
     if name == "nDCG":
         gain = _ndcg_gain(m, grade, judged)
