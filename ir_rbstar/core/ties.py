@@ -3,8 +3,8 @@
 Input is a flat block of ranked rows: for every row its query (0..n-1, rows of a query contiguous and
 in rank order), its 0-based position, and the tie group it belongs to (groups are contiguous runs of
 equal score; :class:`TieGroups`). Every expectation over the orderings of the tie groups is computed
-in closed form with whole-array operations: linear measures (P, R, F1, DCG, RBP) per group, AP per row
-of the groups that hold relevant documents, RR per row of the first such group of each query.
+in closed form with whole-array operations: linear measures (P, R, F1, DCG, RBP) per group, AP per
+group that holds a relevant document, RR per position of the first such group of each query.
 
 The tie-oblivious kernels (``*_ordered``) take the rows in trec_eval order and are the plain
 definitions; they serve ir_measures' own ``P``, ``R``, ``AP``, ``RR``, ``nDCG`` and ``RBP`` when this
@@ -19,7 +19,8 @@ import numpy as np
 
 from .segments import log_factorials, seg_cumcount, seg_cumsum
 
-__all__ = ["TieGroups", "make_groups", "expected_weighted", "expected_ap", "expected_rr",
+__all__ = ["TieGroups", "make_groups", "RelevantGroups", "relevant_groups", "expected_weighted", "expected_ap",
+           "expected_rr",
            "weighted_ordered", "ap_ordered", "rr_ordered", "discount_cum", "ideal_dcg", "rbp_cum",
            "safe_divide"]
 
@@ -33,12 +34,6 @@ class TieGroups:
     gseg: np.ndarray      # query of each group
     gstart: np.ndarray    # 0-based position of each group's first row
     gsize: np.ndarray     # number of rows of each group
-
-    def select(self, keep: np.ndarray) -> "TieGroups":
-        """The rows where ``keep`` holds; ``keep`` must keep or drop whole groups."""
-        first = self.pos == self.gstart[self.gid]
-        return make_groups(self.seg[keep], self.pos[keep], self.gstart[self.gid][keep],
-                           self.gsize[self.gid][keep], self.n, first[keep])
 
 
 def make_groups(seg: np.ndarray, pos: np.ndarray, start: np.ndarray, size: np.ndarray, n: int,
@@ -66,50 +61,80 @@ def expected_weighted(groups: TieGroups, gain: np.ndarray, cum: Callable[[np.nda
     return np.bincount(groups.gseg, weights=share, minlength=groups.n).astype(np.float64, copy=False)
 
 
-def expected_ap(groups: TieGroups, rel: np.ndarray, k: Optional[int], num_rel: np.ndarray) -> np.ndarray:
+@dataclass
+class RelevantGroups:
+    """The tie groups that hold at least one relevant document (AP and RR need no others)."""
+
+    n: int                # number of queries
+    gseg: np.ndarray      # query of each group (groups in rank order)
+    gstart: np.ndarray    # 0-based position of each group's first row
+    gsize: np.ndarray     # number of rows of each group
+    r: np.ndarray         # number of relevant rows of each group
+
+
+def relevant_groups(seg: np.ndarray, start: np.ndarray, size: np.ndarray, rel: np.ndarray, n: int) -> RelevantGroups:
+    """From ranked rows (per row: query, tie-group start, tie-group size) and their relevance; every row
+    of a group with a relevant row must be among the rows."""
+    idx = np.flatnonzero(rel)
+    s, t = seg[idx], start[idx]
+    new = np.ones(len(idx), dtype=bool)
+    new[1:] = (s[1:] != s[:-1]) | (t[1:] != t[:-1])
+    first = np.flatnonzero(new)
+    r = np.diff(np.append(first, len(idx)))
+    return RelevantGroups(n=n, gseg=s[first], gstart=t[first], gsize=size[idx][first], r=r)
+
+
+def _harmonic(m: int) -> np.ndarray:
+    """H[i] = sum_{j=1..i} 1/j for i = 0..m."""
+    h = np.zeros(m + 1)
+    h[1:] = np.cumsum(1.0 / np.arange(1, m + 1, dtype=np.float64))
+    return h
+
+
+def expected_ap(groups: RelevantGroups, k: Optional[int], num_rel: np.ndarray) -> np.ndarray:
     """Tie-aware AP (papers/001 section 2.4) per query; ``num_rel`` is the number of relevant documents
-    of each query in the qrels (AP is 0 where it is 0)."""
-    r = _group_sum(groups, rel.astype(np.float64))
-    before = seg_cumsum(r, groups.gseg) - r                    # relevant documents above each group
-    keep = r[groups.gid] > 0
+    of each query in the qrels (AP is 0 where it is 0).
+
+    Position j of a group (positions t+1..t+n, r relevant, ``before`` relevant above it) adds
+    (r/n)(before + 1 + (j-t-1)(r-1)/(n-1)) / j; summed over j = t+1..e (e = min(t+n, k)) this is
+    a (H_e - H_t) + b ((e - t) - (t+1)(H_e - H_t)) with a = (r/n)(before+1), b = (r/n)(r-1)/(n-1) and
+    H the harmonic numbers, so the cost is one term per group with a relevant document."""
+    r = groups.r.astype(np.float64)
+    size = groups.gsize.astype(np.float64)
+    t = groups.gstart
+    before = seg_cumsum(r, groups.gseg) - r                   # relevant documents above each group
+    end = t + groups.gsize
     if k is not None:
-        keep &= groups.pos < k
-    g = groups.gid[keep]
-    j = groups.pos[keep] + 1.0
-    size = groups.gsize[g].astype(np.float64)
-    rg = r[g]
-    ratio = np.where(size > 1, (rg - 1) / np.maximum(size - 1, 1), 0.0)
-    term = rg / size * (before[g] + 1 + (j - groups.gstart[g] - 1) * ratio) / j
-    total = np.bincount(groups.seg[keep], weights=term, minlength=groups.n)
+        end = np.maximum(np.minimum(end, k), t)
+    h = _harmonic(int(end.max(initial=0)))
+    dh = h[end] - h[t]
+    a = r / size * (before + 1)
+    b = np.where(size > 1, r / size * (r - 1) / np.maximum(size - 1, 1), 0.0)
+    share = a * dh + b * ((end - t) - (t + 1) * dh)
+    total = np.bincount(groups.gseg, weights=share, minlength=groups.n)
     return safe_divide(total, num_rel)
 
 
-def expected_rr(groups: TieGroups, rel: np.ndarray, k: Optional[int]) -> np.ndarray:
+def expected_rr(groups: RelevantGroups, k: Optional[int]) -> np.ndarray:
     """Tie-aware RR (papers/001 section 2.5) per query. In the first group with a relevant document
     (n rows, r relevant) the first relevant one is at offset x (1-based) with probability
     C(n-x, r-1) / C(n, r)."""
-    r = np.rint(_group_sum(groups, rel.astype(np.float64))).astype(np.int64)
-    with_rel = np.flatnonzero(r > 0)
-    if len(with_rel) == 0:
+    if len(groups.r) == 0:
         return np.zeros(groups.n)
-    qs = groups.gseg[with_rel]
-    first_group = with_rel[np.r_[True, qs[1:] != qs[:-1]]]
-    chosen = np.zeros(len(r), dtype=bool)
-    chosen[first_group] = True
-    keep = chosen[groups.gid]
-    if k is not None:
-        keep &= groups.pos < k
-    g = groups.gid[keep]
-    pos = groups.pos[keep]
-    size, rg = groups.gsize[g], r[g]
-    x = pos - groups.gstart[g] + 1
+    qs = groups.gseg
+    first = np.flatnonzero(np.r_[True, qs[1:] != qs[:-1]])
+    t, size, r = groups.gstart[first], groups.gsize[first], groups.r[first]
+    span = size if k is None else np.clip(k - t, 0, size)    # positions of the group within the cutoff
+    g = np.repeat(np.arange(len(first)), span)
+    x = np.arange(len(g)) - np.repeat(np.cumsum(span) - span, span) + 1
+    size_g, r_g = size[g], r[g]
     lf = log_factorials(int(size.max(initial=1)))
-    a, b = size - x, rg - 1
+    a, b = size_g - x, r_g - 1
     ok = a >= b
     a_ok, b_ok = np.where(ok, a, 0), np.where(ok, b, 0)
-    log_p = (lf[a_ok] - lf[b_ok] - lf[a_ok - b_ok]) - (lf[size] - lf[rg] - lf[size - rg])
+    log_p = (lf[a_ok] - lf[b_ok] - lf[a_ok - b_ok]) - (lf[size_g] - lf[r_g] - lf[size_g - r_g])
     prob = np.where(ok, np.exp(log_p), 0.0)
-    return np.bincount(groups.seg[keep], weights=prob / (pos + 1.0), minlength=groups.n)
+    return np.bincount(qs[first][g], weights=prob / (t[g] + x), minlength=groups.n).astype(np.float64)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -61,10 +61,9 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
         depth = None if any(c is None for c in cutoffs) else max(cutoffs)
         rows = ctx.ranked(depth, judged_only, aware)
         if aware:
-            groups = K.make_groups(rows.seg, rows.pos, rows.start, rows.size, ctx.n)
             cut: Dict[Optional[int], tuple] = {}          # the rows of each cutoff, shared by its measures
             for m in ms:
-                out[m] = _aware(m, ctx, _cut(cut, param(m, "cutoff"), rows, groups, depth))
+                out[m] = _aware(m, ctx, rows, lambda k: _cut(cut, k, rows, depth, ctx.n))
         else:
             for m in ms:
                 out[m] = _ordered(m, ctx, rows)
@@ -75,21 +74,28 @@ def _relevant(m, grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
     return judged & (grade >= param(m, "rel"))
 
 
-def _cut(cache: dict, k: Optional[int], rows: RankedRows, groups: K.TieGroups, depth: Optional[int]):
+def _cut(cache: dict, k: Optional[int], rows: RankedRows, depth: Optional[int], n: int):
     """(groups, grade, judged) of the whole tie groups that start above k."""
     if k not in cache:
         if k is not None and (depth is None or k < depth):
-            keep = rows.start < k
-            cache[k] = (groups.select(keep), rows.grade[keep], rows.judged[keep])
+            keep = np.flatnonzero(rows.start < k)
+            cache[k] = (K.make_groups(rows.seg[keep], rows.pos[keep], rows.start[keep], rows.size[keep], n),
+                        rows.grade[keep], rows.judged[keep])
         else:
-            cache[k] = (groups, rows.grade, rows.judged)
+            cache[k] = (K.make_groups(rows.seg, rows.pos, rows.start, rows.size, n), rows.grade, rows.judged)
     return cache[k]
 
 
-def _aware(m, ctx: RunContext, cut: tuple) -> np.ndarray:
+def _aware(m, ctx: RunContext, rows: RankedRows, cut) -> np.ndarray:
     k = param(m, "cutoff")
-    groups, grade, judged = cut
     name = m.NAME[:-3]
+    if name in ("AP", "RR"):                       # only the groups with a relevant document matter
+        rel = _relevant(m, rows.grade, rows.judged)
+        groups = K.relevant_groups(rows.seg, rows.start, rows.size, rel, ctx.n)
+        if name == "AP":
+            return K.expected_ap(groups, k, ctx.relevant_counts(param(m, "rel")))
+        return K.expected_rr(groups, k)
+    groups, grade, judged = cut(k)
     if name == "nDCG":
         gain = _ndcg_gain(m, grade, judged)
         _, cum = K.discount_cum(int((groups.gstart + groups.gsize).max(initial=0)))
@@ -97,10 +103,6 @@ def _aware(m, ctx: RunContext, cut: tuple) -> np.ndarray:
     if name == "RBP":
         return K.expected_weighted(groups, _rbp_gain(m, ctx, grade, judged), K.rbp_cum(m["p"]), k)
     rel = _relevant(m, grade, judged)
-    if name == "AP":
-        return K.expected_ap(groups, rel, k, ctx.relevant_counts(param(m, "rel")))
-    if name == "RR":
-        return K.expected_rr(groups, rel, k)
     count = K.expected_weighted(groups, rel.astype(np.float64), lambda e: e.astype(np.float64), k)
     return _from_count(name, m, ctx, count, k)
 
