@@ -77,7 +77,8 @@ class RunContext:
         self.n = len(universe)
         self._cache: Dict[Tuple, object] = {}
 
-    def _cached(self, key, make):
+    def cached(self, key, make):
+        """The value stored under ``key`` for this run, made by ``make()`` the first time."""
         if key not in self._cache:
             self._cache[key] = make()
         return self._cache[key]
@@ -89,7 +90,7 @@ class RunContext:
 
     def observation(self, cutoff: Optional[int]) -> Rows:
         """The run's top-k rows (B) per universe query."""
-        return self._cached(("obs", cutoff), lambda: gather(self.run, self.universe, cutoff))
+        return self.cached(("obs", cutoff), lambda: gather(self.run, self.universe, cutoff))
 
     def _keys(self, rows: Rows, source: Ranking) -> np.ndarray:
         keys = source.row_keys()
@@ -100,7 +101,7 @@ class RunContext:
         def make():
             b = self.observation(cutoff)
             return self.qrels.lookup(self._keys(b, self.run), b.docs, b.dbytes)
-        return self._cached(("judg", cutoff), make)
+        return self.cached(("judg", cutoff), make)
 
     def reference(self, ref: Optional[str], rel: int, measure) -> Ranking:
         if ref is None:
@@ -108,7 +109,7 @@ class RunContext:
         return resolve_run(ref)
 
     def reference_rows(self, ref: Optional[str], rel: int, measure) -> Rows:
-        return self._cached(("ref", ref, rel), lambda: gather(self.reference(ref, rel, measure), self.universe))
+        return self.cached(("ref", ref, rel), lambda: gather(self.reference(ref, rel, measure), self.universe))
 
     def match(self, cutoff: Optional[int], ref: Optional[str], rel: int, measure):
         """Join B and R once: for each B row its row in the reference (-1 if absent), and for each
@@ -133,7 +134,7 @@ class RunContext:
                 b_in_r = np.full(len(b.src), -1, dtype=np.int64)
                 b_in_r[found[r_in_b]] = r.src[r_in_b]
             return reference, b_in_r, r_in_b
-        return self._cached(("match", cutoff, ref, rel), make)
+        return self.cached(("match", cutoff, ref, rel), make)
 
     def ranked(self, depth: Optional[int], judged_only: bool, aware: bool) -> RankedRows:
         """The run's rows whose tie group starts above ``depth`` (all rows for None), with tie groups
@@ -170,9 +171,9 @@ class RunContext:
                 grade, judged = grade[sel], judged[sel]
             else:
                 keys = self._keys(b, self.run)[sel]
-                grade, judged = self.require_qrels(None).lookup(keys, b.docs[sel], b.dbytes[sel])
+                grade, judged = self.qrels.lookup(keys, b.docs[sel], b.dbytes[sel])
             return RankedRows(b.seg[sel], pos[sel], start[sel], size[sel], grade, judged)
-        return self._cached(("ranked", depth, judged_only, aware), make)
+        return self.cached(("ranked", depth, judged_only, aware), make)
 
     def qrels_rows(self) -> Tuple[np.ndarray, np.ndarray]:
         """(universe index, grade) of every judgment of a universe query."""
@@ -184,11 +185,11 @@ class RunContext:
             q = index[qrels.rowq]
             mine = q >= 0
             return q[mine], qrels.grades[mine]
-        return self._cached(("qrels_rows",), make)
+        return self.cached(("qrels_rows",), make)
 
     def relevant_counts(self, rel: int) -> np.ndarray:
         """Number of judged documents with grade >= rel of each universe query."""
         def make():
             q, grades = self.qrels_rows()
             return np.bincount(q[grades >= rel], minlength=self.n).astype(np.float64)
-        return self._cached(("num_rel", rel), make)
+        return self.cached(("num_rel", rel), make)

@@ -28,21 +28,17 @@ __all__ = ["TieGroups", "make_groups", "RelevantGroups", "relevant_groups", "exp
 @dataclass
 class TieGroups:
     n: int                # number of queries
-    seg: np.ndarray       # query of each row
-    pos: np.ndarray       # 0-based position of each row in its query
     gid: np.ndarray       # tie group of each row (groups numbered in row order)
     gseg: np.ndarray      # query of each group
     gstart: np.ndarray    # 0-based position of each group's first row
     gsize: np.ndarray     # number of rows of each group
 
 
-def make_groups(seg: np.ndarray, pos: np.ndarray, start: np.ndarray, size: np.ndarray, n: int,
-                first: Optional[np.ndarray] = None) -> TieGroups:
+def make_groups(seg: np.ndarray, pos: np.ndarray, start: np.ndarray, size: np.ndarray, n: int) -> TieGroups:
     """Groups from per-row (group start, group size); rows of one group must be contiguous."""
-    if first is None:
-        first = pos == start
+    first = pos == start
     gid = np.cumsum(first) - 1
-    return TieGroups(n=n, seg=seg, pos=pos, gid=gid, gseg=seg[first], gstart=start[first], gsize=size[first])
+    return TieGroups(n=n, gid=gid, gseg=seg[first], gstart=start[first], gsize=size[first])
 
 
 def _group_sum(groups: TieGroups, values: np.ndarray) -> np.ndarray:

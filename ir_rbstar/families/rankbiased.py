@@ -71,10 +71,12 @@ def _rbp(m, ctx: RunContext, p: float, cutoff) -> np.ndarray:
     rank = b.rank.astype(np.float64)
     if m.NAME == "RBP_res":
         return K.rbp_residual(~judged, rank, b.seg, ctx.n, b.lens, p)
-    rel = m.params.get("rel")
-    if rel is None:
-        top = qrels.max_grade
-        gain = np.maximum(grade, 0) / top if top > 0 else np.zeros(len(grade))
-    else:
-        gain = (judged & (grade >= rel)).astype(np.float64)
-    return K.rbp(gain, rank, b.seg, ctx.n, p)
+    return K.rbp(rbp_gain(qrels, m.params.get("rel"), grade, judged), rank, b.seg, ctx.n, p)
+
+
+def rbp_gain(qrels, rel, grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """RBP's gain: 1/0 for grade >= rel; without rel, grade / highest grade of the qrels (0 if none > 0)."""
+    if rel is not None:
+        return (judged & (grade >= rel)).astype(np.float64)
+    top = qrels.max_grade
+    return np.maximum(grade, 0) / top if top > 0 else np.zeros(len(grade))

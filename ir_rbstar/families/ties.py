@@ -14,6 +14,7 @@ from ir_measures.measures.base import _NOT_PROVIDED
 from ..context import RankedRows, RunContext
 from ..core import ties as K
 from ..errors import ParameterError
+from .rankbiased import rbp_gain
 
 AWARE = ("P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA")
 ORDERED = ("P", "R", "AP", "RR", "nDCG")
@@ -101,7 +102,7 @@ def _aware(m, ctx: RunContext, rows: RankedRows, cut) -> np.ndarray:
         _, cum = K.discount_cum(int((groups.gstart + groups.gsize).max(initial=0)))
         return K.safe_divide(K.expected_weighted(groups, gain, lambda e: cum[e], k), _ideal(m, ctx, k))
     if name == "RBP":
-        return K.expected_weighted(groups, _rbp_gain(m, ctx, grade, judged), K.rbp_cum(m["p"]), k)
+        return K.expected_weighted(groups, rbp_gain(ctx.qrels, param(m, "rel"), grade, judged), K.rbp_cum(m["p"]), k)
     rel = _relevant(m, grade, judged)
     count = K.expected_weighted(groups, rel.astype(np.float64), lambda e: e.astype(np.float64), k)
     return _from_count(name, m, ctx, count, k)
@@ -157,12 +158,4 @@ def _ideal(m, ctx: RunContext, k: Optional[int]) -> np.ndarray:
     def make():
         q, grades = ctx.qrels_rows()
         return K.ideal_dcg(q, _gain_of_grades(m, grades), ctx.n, k)
-    return ctx._cached(key, make)
-
-
-def _rbp_gain(m, ctx: RunContext, grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
-    rel = param(m, "rel")
-    if rel is not None:
-        return (judged & (grade >= rel)).astype(np.float64)
-    top = ctx.qrels.max_grade
-    return np.maximum(grade, 0) / top if top > 0 else np.zeros(len(grade))
+    return ctx.cached(key, make)
