@@ -452,6 +452,16 @@ def build_real(tmp: str, log) -> Optional[dict]:
             "queries": nq}
 
 
+def add_common_options(ap: argparse.ArgumentParser) -> None:
+    """Options every benchmark script shares: raw JSON, which ir_rbstar is measured, the worker hook."""
+    ap.add_argument("--json", help="also write all raw results to this JSON file")
+    ap.add_argument("--live", action="store_true", help="import the installed ir_rbstar in every worker instead of "
+                                                        "a snapshot taken at start (see snapshot_package)")
+    ap.add_argument("--working-tree", action="store_true", help="snapshot the package's work tree (uncommitted "
+                                                                "edits included) instead of its last commit")
+    ap.add_argument("--worker", nargs=2, metavar=("NAME", "ARGS"), help=argparse.SUPPRESS)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Benchmark ir_rbstar's rank-biased measures (see benchmarks/README.md)")
     ap.add_argument("--quick", action="store_true", help="700 queries instead of 7,000 (smoke run)")
@@ -467,12 +477,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rbo-budget", type=float, default=120.0,
                     help="seconds of rbo.rbo_ext per measurement; past that, the pairs timed so far (a random "
                          "sample) are extrapolated linearly to all pairs, and the output says so")
-    ap.add_argument("--json", help="also write all raw results to this JSON file")
-    ap.add_argument("--live", action="store_true", help="import the installed ir_rbstar in every worker instead of "
-                                                        "a snapshot taken at start (see snapshot_package)")
-    ap.add_argument("--working-tree", action="store_true", help="snapshot the package's work tree (uncommitted "
-                                                                "edits included) instead of its last commit")
-    ap.add_argument("--worker", nargs=2, metavar=("NAME", "ARGS"), help=argparse.SUPPRESS)
+    add_common_options(ap)
     args = ap.parse_args(argv)
 
     if args.worker:

@@ -250,12 +250,7 @@ def main(argv=None) -> int:
     ap.add_argument("--slow", type=float, default=60.0, help="a contender slower than this (s) runs only once")
     ap.add_argument("--no-api", action="store_true", help="skip the information rows (Python API path)")
     ap.add_argument("--no-phases", action="store_true", help="skip the per-phase profiles")
-    ap.add_argument("--json", help="also write all raw results to this JSON file")
-    ap.add_argument("--live", action="store_true", help="import the installed ir_rbstar in every worker instead of "
-                                                        "a snapshot taken at start")
-    ap.add_argument("--working-tree", action="store_true", help="snapshot the package's work tree (uncommitted "
-                                                                "edits included) instead of its last commit")
-    ap.add_argument("--worker", nargs=2, metavar=("NAME", "ARGS"), help=argparse.SUPPRESS)
+    br.add_common_options(ap)
     args = ap.parse_args(argv)
 
     if args.worker:
