@@ -16,7 +16,7 @@ from ir_measures import providers
 from ir_measures.util import Metric
 
 from .context import RunContext
-from .families import rankbiased, ties
+from .families import rankbiased, ties, twist
 from .errors import ParameterError
 from .io import QUERY_IDS, Qrels, Ranking, ranking_frame, to_qrels, to_ranking
 from .measures.base import RbstarMeasure
@@ -25,6 +25,7 @@ __all__ = ["RbstarProvider", "RbstarEvaluator", "PROVIDER", "iter_calc_columnar"
 
 FAMILIES = {name: rankbiased for name in rankbiased.NAMES}
 FAMILIES.update({name: ties for name in ties.NAMES})
+FAMILIES.update({name: twist for name in twist.NAMES})
 
 
 class RbstarEvaluator(providers.Evaluator):
@@ -53,16 +54,22 @@ class RbstarEvaluator(providers.Evaluator):
         out["query_id"] = QUERY_IDS.decode(universe)
         return out
 
+    def iter_calc(self, run) -> Iterator[Metric]:
+        """Per-query metrics. Every query of the universe gets its value already; a query without one
+        (NaN, e.g. Twist when the recall base is 0) is left out, not filled with a default."""
+        return self._iter_calc(run)
+
     def _iter_calc(self, run) -> Iterator[Metric]:
         vals = self.values(run)
         qids = vals.pop("query_id")
         for m in self.measures:
             for qid, v in zip(qids, vals[m].tolist()):
-                yield Metric(query_id=qid, measure=m, value=v)
+                if v == v:                      # NaN: no value for this query (e.g. Twist when RB = 0)
+                    yield Metric(query_id=qid, measure=m, value=v)
 
 
 class RbstarProvider(providers.Provider):
-    """ir_rbstar: rank-biased measures with residuals, tie-aware measures (more families follow)."""
+    """ir_rbstar: rank-biased measures with residuals, tie-aware measures, Twist (more families follow)."""
 
     NAME = "ir_rbstar"
     SUPPORTED_MEASURES = []

@@ -1,0 +1,176 @@
+"""Twist kernels (papers/002, Ferro, Silvello et al., JASIST; SPEC section 3), on whole columns.
+
+For one query the *recall base* RB is the number of judged documents with grade >= rel. The ideal run
+holds them by grade descending, then the non-relevant documents; a relevant grade g occupies the
+positions [lo(g), hi(g)] = [1 + #(grades > g), #(grades >= g)] of it, the non-relevant documents the
+positions from RB + 1 on. The *relative position* of the document at position j of a run is
+
+    RP[j] = j - lo(g)  if j < lo(g) (above its band),  j - hi(g)  if j > hi(g) (below),  0 otherwise,
+
+and CRP is its running sum. Every function here works on the rows of many queries at once: rows are
+grouped by query (``seg``, contiguous, ascending) and in rank order within each query.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .segments import seg_cumsum, seg_sum
+
+__all__ = ["Bands", "bands", "relative_positions", "TwistValues", "twist", "full_scale_space",
+           "ARCHETYPES"]
+
+#: the archetype names, in the order of their integer codes (papers/002, "Run Archetypes")
+ARCHETYPES = ("ideal", "worst", "full_scale", "excellent", "up_and_down", "typical_a", "typical_b")
+IDEAL, WORST, FULL_SCALE, EXCELLENT, UP_AND_DOWN, TYPICAL_A, TYPICAL_B = range(len(ARCHETYPES))
+
+
+@dataclass
+class Bands:
+    """The relevant judgments of every query, sorted by (query, grade descending)."""
+
+    keys: np.ndarray        # sorted key of each relevant judgment (query, then grade descending)
+    base: np.ndarray        # recall base RB of each query
+    top: int                # highest relevant grade
+    span: int               # number of distinct grade values a key can hold per query
+
+    def key(self, seg: np.ndarray, grade: np.ndarray) -> np.ndarray:
+        return seg.astype(np.int64) * self.span + (self.top - grade.astype(np.int64))
+
+
+def bands(q: np.ndarray, grades: np.ndarray, rel: int, n: int) -> Bands:
+    """The grade bands of the ideal runs of queries 0..n-1 from their judgments (query index, grade)."""
+    mine = grades >= rel
+    q, g = q[mine].astype(np.int64), grades[mine].astype(np.int64)
+    top = int(g.max(initial=rel))
+    span = top - rel + 1
+    keys = np.sort(q * span + (top - g))
+    return Bands(keys=keys, base=np.bincount(q, minlength=n).astype(np.int64), top=top, span=span)
+
+
+def relative_positions(b: Bands, seg: np.ndarray, pos: np.ndarray, grade: np.ndarray,
+                       relevant: np.ndarray) -> np.ndarray:
+    """RP of every row (int64): ``pos`` is the 0-based position in the run, ``relevant`` whether the row
+    holds a judged document of grade >= rel (its ``grade`` is then used)."""
+    j = pos.astype(np.int64) + 1
+    lo = b.base[seg] + 1                                  # non-relevant: band from RB + 1 to the end
+    rows = np.flatnonzero(relevant)
+    if len(rows):
+        s = seg[rows].astype(np.int64)
+        first = np.searchsorted(b.keys, s * b.span, side="left")
+        key = b.key(s, grade[rows])
+        lo_rel = np.searchsorted(b.keys, key, side="left") - first + 1
+        hi_rel = np.searchsorted(b.keys, key, side="right") - first
+        lo[rows] = lo_rel
+    rp = np.where(j < lo, j - lo, 0)
+    if len(rows):
+        jr = j[rows]
+        rp[rows] = np.where(jr < lo_rel, jr - lo_rel, np.where(jr > hi_rel, jr - hi_rel, 0))
+    return rp
+
+
+def full_scale_space(b: Bands, length: np.ndarray):
+    """(s+, s-) of the full-scale run of each query: the reverse of the ideal run of length
+    M = max(length, 2 RB). Its RB first positions are non-relevant (s- = RB (RB + 1) / 2) and its last
+    RB positions hold the relevant documents, each below its band (s+ = sum of positions - sum of hi)."""
+    rb = b.base.astype(np.float64)
+    m = np.maximum(length.astype(np.float64), 2.0 * rb)
+    # sum over relevant documents of hi(grade) = sum over grades of n_g * #(grades >= g)
+    q = b.keys // b.span
+    if len(b.keys):
+        first = np.searchsorted(b.keys, q * b.span, side="left")
+        hi = np.searchsorted(b.keys, b.keys, side="right") - first
+        sum_hi = seg_sum(hi.astype(np.float64), q, len(rb))
+    else:
+        sum_hi = np.zeros(len(rb))
+    s_minus = rb * (rb + 1.0) / 2.0
+    s_plus = rb * (m - rb) + rb * (rb + 1.0) / 2.0 - sum_hi
+    return s_plus, s_minus
+
+
+@dataclass
+class TwistValues:
+    """Per-query results (arrays over queries 0..n-1). Queries with RB = 0 hold NaN ratios."""
+
+    base: np.ndarray            # recall base RB
+    length: np.ndarray          # N, documents of the run considered
+    first_crossing: np.ndarray  # min of the crossings (1-based); 0 when there is none
+    balance: np.ndarray         # balance point beta = max(RB, first crossing); inf without crossing
+    rho: np.ndarray
+    sigma_plus: np.ndarray
+    sigma_minus: np.ndarray
+    sigma: np.ndarray
+    tau: np.ndarray
+    archetype: np.ndarray       # index into ARCHETYPES; -1 when RB = 0
+
+
+def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: int) -> TwistValues:
+    """Recovery ratio, space ratios, Twist and archetype of each query from the RP of its rows (and
+    whether each row holds a relevant document).
+
+    A query with RB = 0 has no value (NaN); one with RB >= 1 and no rows gets 0 for every ratio (the
+    run retrieved nothing: archetype worst).
+    """
+    length = np.bincount(seg, minlength=n).astype(np.int64)
+    crp = seg_cumsum(rp, seg)
+    rb = b.base
+    # crossings: positions j (1-based) with j and j + 1 in the same query and CRP[j], CRP[j+1] on
+    # opposite sides of zero, zero counting as both sides (Def. 3)
+    sign = np.sign(crp)
+    cross = np.flatnonzero((seg[:-1] == seg[1:]) & (sign[:-1] * sign[1:] <= 0))
+    first_crossing = np.zeros(n, dtype=np.int64)
+    if len(cross):
+        cseg = seg[cross]
+        lead = np.r_[True, cseg[1:] != cseg[:-1]]
+        starts = np.cumsum(length) - length
+        first_crossing[cseg[lead]] = cross[lead] - starts[cseg[lead]] + 1
+    crossed = first_crossing > 0
+    balance = np.where(crossed, np.maximum(rb, first_crossing), np.inf).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = np.where(crossed, rb / balance, 0.0)
+        s_plus = seg_sum(np.maximum(rp, 0).astype(np.float64), seg, n)
+        s_minus = seg_sum(np.maximum(-rp, 0).astype(np.float64), seg, n)
+        fs_plus, fs_minus = full_scale_space(b, length)
+        sp = 1.0 - s_plus / fs_plus
+        sm = 1.0 - s_minus / fs_minus
+        total = sp + sm
+        sigma = np.where(total > 0, 2.0 * sp * sm / np.where(total > 0, total, 1.0), 0.0)
+    empty = length == 0
+    sp[empty] = sm[empty] = sigma[empty] = 0.0
+    tau = (rho + sigma) / 2.0
+    archetype = _archetypes(rb, length, seg, rp, relevant, crp, first_crossing, s_plus, s_minus, fs_plus, fs_minus, n)
+    none = rb == 0
+    for a in (rho, sp, sm, sigma, tau):
+        a[none] = np.nan
+    return TwistValues(base=rb, length=length, first_crossing=first_crossing, balance=balance, rho=rho,
+                       sigma_plus=sp, sigma_minus=sm, sigma=sigma, tau=tau, archetype=archetype)
+
+
+def _archetypes(rb, length, seg, rp, relevant, crp, first_crossing, s_plus, s_minus, fs_plus, fs_minus, n):
+    """The run archetype of each query (papers/002, Figs. 3 and 4), decided in this order:
+
+    worst: no relevant document retrieved; ideal: every RP is 0; full_scale: as much space as the
+    full-scale run in both directions; a first crossing at or before RB: excellent if CRP at
+    min(RB, N) is >= 0, up_and_down if it has dropped below zero again; a first crossing after RB:
+    typical_a; no crossing: typical_b.
+    """
+    found = np.bincount(seg[relevant], minlength=n)
+    out = np.full(n, TYPICAL_B, dtype=np.int64)
+    crossed = first_crossing > 0
+    out[crossed & (first_crossing > rb)] = TYPICAL_A
+    early = crossed & (first_crossing <= rb)
+    starts = np.cumsum(length) - length
+    at = starts + np.minimum(rb, length) - 1                  # row of position min(RB, N)
+    below = np.zeros(n, dtype=bool)
+    ok = early & (length > 0)
+    below[ok] = crp[at[ok]] < 0
+    out[early & ~below] = EXCELLENT
+    out[early & below] = UP_AND_DOWN
+    out[(s_plus >= fs_plus) & (s_minus >= fs_minus) & (length > 0)] = FULL_SCALE
+    zero = seg_sum((rp != 0).astype(np.float64), seg, n) == 0
+    out[zero & (length > 0)] = IDEAL
+    out[found == 0] = WORST
+    out[rb == 0] = -1
+    return out
+

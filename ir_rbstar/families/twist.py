@@ -1,0 +1,42 @@
+"""Glue between the Twist declarations and their kernels (one pass per cutoff and ``rel``)."""
+from __future__ import annotations
+
+from typing import Dict, Iterable, Optional
+
+import numpy as np
+
+from ..context import RunContext
+from ..core import twist as K
+
+NAMES = ("Twist", "Twist_rho", "Twist_sigma")
+FIELD = {"Twist": "tau", "Twist_rho": "rho", "Twist_sigma": "sigma"}
+
+
+def values(ctx: RunContext, cutoff: Optional[int], rel: int, measure=None) -> K.TwistValues:
+    """The Twist quantities of every universe query for the run's top ``cutoff`` (all rows for None)."""
+    def make():
+        ctx.require_qrels(measure or "Twist")
+        rows, rp, relevant, bands = curves(ctx, cutoff, rel)
+        return K.twist(bands, rows.seg, rp, relevant, ctx.n)
+    return ctx.cached(("twist", cutoff, rel), make)
+
+
+def curves(ctx: RunContext, cutoff: Optional[int], rel: int):
+    """(rows, RP of each row, whether each row is relevant, the grade bands) for the run's top ``cutoff``."""
+    def make():
+        rows = ctx.observation(cutoff)
+        grade, judged = ctx.judgments(cutoff)
+        relevant = judged & (grade >= rel)
+        q, grades = ctx.qrels_rows()
+        bands = K.bands(q, grades, rel, ctx.n)
+        rp = K.relative_positions(bands, rows.seg, rows.rank - 1, grade, relevant)
+        return rows, rp, relevant, bands
+    return ctx.cached(("twist_curves", cutoff, rel), make)
+
+
+def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
+    out: Dict[object, np.ndarray] = {}
+    for m in measures:
+        v = values(ctx, m.params.get("cutoff"), m["rel"], m)
+        out[m] = getattr(v, FIELD[m.NAME])
+    return out

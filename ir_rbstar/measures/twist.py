@@ -1,0 +1,67 @@
+"""Declarations of the Twist family (papers/002: Ferro, Silvello, Keskustalo, Pirkola, Järvelin, JASIST).
+
+Twist measures the avoidable *effort* a ranking costs its reader, from how far each document sits
+from its place in the ideal ranking, instead of the gain it brings. For one query, with N the number
+of documents of the run considered (its length, at most k with ``@k``), RB the *recall base* (judged
+documents with grade >= ``rel``) and the ideal run holding them by grade descending:
+
+* RP[j] (relative position, Def. 1) is 0 when the document at position j lies within the positions
+  its grade occupies in the ideal run, j - (first such position) when it is above them, j - (last such
+  position) when below. Unjudged documents and grades below ``rel`` are non-relevant, whose band
+  starts at RB + 1. CRP[j] = RP[1] + ... + RP[j] (Def. 2).
+* Crossings: positions j in [1, N-1] where CRP[j] and CRP[j+1] lie on opposite sides of zero, zero
+  counting as both; balance point beta = max(RB, first crossing), infinite without one; recovery ratio
+  rho = RB / beta (Def. 3). A run of one document has no crossing.
+* s+ and s-: the sums of the positive RP values and of the absolute negative ones; the full-scale run
+  is the reverse of the ideal run of length M = max(N, 2 RB); sigma+ = 1 - s+ / s+_fs,
+  sigma- = 1 - s- / s-_fs, sigma = their harmonic mean, 0 when both are 0 (Defs. 4, 5).
+* Twist tau = (rho + sigma) / 2 (Def. 6).
+
+Edge cases (SPEC section 3): a query whose recall base is 0 has no value and is left out of the mean;
+a query of the qrels for which the run returns nothing gets 0 (as a run of only non-relevant
+documents would); the run order is trec_eval's (score descending, ties by doc id descending).
+Short runs (N < RB, e.g. ``@10`` on a query with 100 relevant documents) are compared with a full-scale
+run of length 2 RB, so their space ratio is high: read Twist@k with k >= RB.
+"""
+from __future__ import annotations
+
+from .base import RbstarMeasure, param_cutoff, param_rel
+
+__all__ = ["Twist", "Twist_rho", "Twist_sigma", "TWIST"]
+
+
+class _TwistMeasure(RbstarMeasure):
+    FAMILY = "twist"
+    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "rel": param_rel(1)}
+
+
+class _Twist(_TwistMeasure):
+    """Twist (papers/002 Def. 6): tau = (rho + sigma) / 2, the mean of the recovery ratio and the space
+    ratio; 1 for the ideal ordering, 0 for a run of only non-relevant documents.
+    Examples: ``Twist``, ``Twist@100``, ``Twist(rel=2)@1000``.
+    """
+    __name__ = "Twist"
+    NAME = "Twist"
+
+
+class _Twist_rho(_TwistMeasure):
+    """Recovery ratio of Twist (papers/002 Def. 3): rho = RB / max(RB, first crossing of CRP with zero),
+    0 when CRP never crosses zero. Example: ``Twist_rho@100``.
+    """
+    __name__ = "Twist_rho"
+    NAME = "Twist_rho"
+
+
+class _Twist_sigma(_TwistMeasure):
+    """Space ratio of Twist (papers/002 Defs. 4-5): the harmonic mean of 1 - s+/s+_fs and 1 - s-/s-_fs,
+    the space the run walks forward and backward relative to the full-scale run. Example:
+    ``Twist_sigma@100``.
+    """
+    __name__ = "Twist_sigma"
+    NAME = "Twist_sigma"
+
+
+Twist = _Twist()
+Twist_rho = _Twist_rho()
+Twist_sigma = _Twist_sigma()
+TWIST = (Twist, Twist_rho, Twist_sigma)
