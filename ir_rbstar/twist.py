@@ -24,7 +24,10 @@ Archetypes (papers/002, section "Run Archetypes", Figs. 3-4), decided in this or
 * ``typical_b``: CRP never crosses zero (rho = 0) although relevant documents were retrieved.
 
 Crossings follow SPEC section 3 (Def. 3 of the paper): zero counts as both sides, so a run whose
-first document is in its place "crosses" at position 1 and has rho = 1.
+first document is in its place "crosses" at position 1 and has rho = 1. One addition: a run that ends
+on the axis without a crossing before also crosses at its last position N. That can only happen when
+N = 1 (otherwise CRP[N-1] and CRP[N] = 0 already make a crossing), and it gives the ideal run of one
+document rho = 1, as the paper states for every ideal run, instead of 0.
 """
 from __future__ import annotations
 
@@ -134,6 +137,8 @@ def crp_curve(qrels: Any, run: Any, query_id: str, rel: int = 1, cutoff: Optiona
     crp = np.cumsum(rp)
     sign = np.sign(crp)
     crossings = np.flatnonzero(sign[:-1] * sign[1:] <= 0) + 1
+    if len(crp) and not len(crossings) and crp[-1] == 0:
+        crossings = np.array([len(crp)])          # ends on the axis (N = 1): see the module docstring
     docs = np.array([d.decode() for d in rows.dbytes], dtype=object)
     return CRPCurve(query_id=str(query_id), recall_base=rb, length=int(v.length[0]), doc_ids=docs,
                     grades=grade, relevant=relevant, rp=rp, crp=crp,

@@ -125,6 +125,12 @@ def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: in
         lead = np.r_[True, cseg[1:] != cseg[:-1]]
         starts = np.cumsum(length) - length
         first_crossing[cseg[lead]] = cross[lead] - starts[cseg[lead]] + 1
+    # a run that ends on the axis without having crossed it (only possible when N = 1, e.g. the ideal
+    # run of one document) counts as crossing at N, so that every ideal ordering has rho = 1
+    ends = np.cumsum(length) - 1
+    on_axis = (length > 0) & (first_crossing == 0)
+    on_axis[on_axis] = crp[ends[on_axis]] == 0
+    first_crossing[on_axis] = length[on_axis]
     crossed = first_crossing > 0
     balance = np.where(crossed, np.maximum(rb, first_crossing), np.inf).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -11,7 +11,8 @@ documents with grade >= ``rel``) and the ideal run holding them by grade descend
   starts at RB + 1. CRP[j] = RP[1] + ... + RP[j] (Def. 2).
 * Crossings: positions j in [1, N-1] where CRP[j] and CRP[j+1] lie on opposite sides of zero, zero
   counting as both; balance point beta = max(RB, first crossing), infinite without one; recovery ratio
-  rho = RB / beta (Def. 3). A run of one document has no crossing.
+  rho = RB / beta (Def. 3). A run of one document crosses when CRP[1] = 0 (it ends on the
+  axis; SPEC's rule has no pair to look at there), so the ideal run always has rho = 1.
 * s+ and s-: the sums of the positive RP values and of the absolute negative ones; the full-scale run
   is the reverse of the ideal run of length M = max(N, 2 RB); sigma+ = 1 - s+ / s+_fs,
   sigma- = 1 - s- / s-_fs, sigma = their harmonic mean, 0 when both are 0 (Defs. 4, 5).
