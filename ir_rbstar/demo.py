@@ -5,7 +5,8 @@ The collection (11,429 abstracts, 93 queries, binary qrels) and the runs ship in
 runs, the BM25 scores rounded to one decimal (a quantised scorer: many tied scores) and, as the
 reference ranking, a re-ranking of the BM25 top 100 by a small neural model (all-MiniLM-L6-v2). Each
 run is scored with nDCG@10 and P@10 in trec_eval order and averaged over its ties (``_TA``), RBP
-against the qrels, and with RBR of its top k, RBA and RBO against the reference.
+against the qrels, with RBR of its top k, RBA and RBO against the reference, and with Twist (the
+avoidable effort of its whole ranking, 1 = ideal).
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def demo_runs() -> Dict[str, str]:
 def demo_measures(p: float = 0.8, k: int = 20) -> List:
     ref = f"ref='{REFERENCE}'"
     return parse(f"nDCG@10 nDCG_TA@10 P@10 P_TA@10 RBP(p={p}) RBP_res(p={p}) RBR(p={p},{ref})@{k} "
-                 f"RBR_res(p={p},{ref})@{k} RBA(p={p},{ref}) RBO(p={p},{ref})")
+                 f"RBR_res(p={p},{ref})@{k} RBA(p={p},{ref}) RBO(p={p},{ref}) Twist")
 
 
 def demo_table(p: float = 0.8, k: int = 20) -> pd.DataFrame:
@@ -68,7 +69,8 @@ def main(argv: Optional[List[str]] = None) -> int:
           f"(MiniLM re-ranking of the BM25 top 100).")
     print(f"RBR@{args.k}: the run's top {args.k} as a set against the reference; RBP vs the qrels; "
           f"_res = residual (how much the value could still grow);\n_TA = mean over every order of tied "
-          f"scores (bm25_round1 has many; trec_eval breaks them by doc id).\n")
+          f"scores (bm25_round1 has many; trec_eval breaks them by doc id);\nTwist: effort, from how far each "
+          f"document sits from its place in the ideal ranking (1 = ideal, 0 = nothing relevant found).\n")
     with pd.option_context("display.width", 250, "display.max_columns", 20):
         print(table.round(4).to_string())
     return 0

@@ -16,7 +16,7 @@ import ir_rbstar
 from ir_rbstar.cli import run_measures
 from ir_rbstar.provider import PROVIDER
 
-from conftest import REPO
+from conftest import REPO, VASWANI
 
 RNG = np.random.default_rng(7)
 QUERIES = [f"q{i}" for i in range(6)]
@@ -61,7 +61,7 @@ MEASURE_TEXT = ("RBP(p=0.7) RBP_res(p=0.7)@5 RBP(p=0.9,rel=2)@10 RBR(p=0.8)@5 RB
                 "RBA(p=0.8,ref='REF') RBA_res(p=0.8,ref='REF')@6 RBO(p=0.9,ref='REF') "
                 "RBO_res(p=0.9,ref='REF') RBO_ext(p=0.9,ref='REF')@8 "
                 "P_TA@5 R_TA(rel=2)@8 F1_TA@3 AP_TA(rel=2) AP_TA@5 RR_TA RR_TA(judged_only=True)@3 nDCG_TA@10 "
-                "nDCG_TA(dcg='exp-log2',judged_only=True) RBP_TA(p=0.8)@5")
+                "nDCG_TA(dcg='exp-log2',judged_only=True) RBP_TA(p=0.8)@5 Twist Twist_rho(rel=2)@10 Twist_sigma@5")
 
 
 @pytest.fixture
@@ -279,6 +279,9 @@ def test_demo_prints_table():
         assert rows[name]["nDCG_TA@10"] == rows[name]["nDCG@10"]
         assert rows[name]["P_TA@10"] == rows[name]["P@10"]
     assert rows["bm25_round1"]["nDCG_TA@10"] != rows["bm25_round1"]["nDCG@10"]
+    # Twist over the whole run: the mean of the per-query values of ir_rbstar.twist (recall base >= 1)
+    table = ir_rbstar.twist.twist_table(str(VASWANI / "qrels"), str(VASWANI / "bm25.run.gz"))
+    assert rows["bm25"]["Twist"] == pytest.approx(table["tau"].mean(), abs=1e-4)
 
 
 def test_qrels_converted_once_per_evaluator_and_reference_file_once(setup, monkeypatch):
