@@ -1,4 +1,5 @@
-"""Command line: ``ir-rbstar QRELS RUN MEASURES [options]`` (as ``ir_measures``) and ``ir-rbstar demo``.
+"""Command line: ``ir-rbstar QRELS RUN MEASURES [options]`` (as ``ir_measures``), ``ir-rbstar demo`` and
+``ir-rbstar plot crp|effort-gain ...`` (pictures of the Twist analysis, see :mod:`ir_rbstar.plots`).
 
 The first form accepts exactly what the ``ir_measures`` command accepts (the same options and output),
 with ir_rbstar's measures available, and with two conveniences: a measure may contain spaces inside
@@ -15,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import List, Optional
 
 import ir_measures
+import pandas as pd
 from ir_measures.util import Metric
 
 from . import errors
@@ -32,7 +34,9 @@ def _measure_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ir-rbstar",
         description="Evaluate a TREC run with ir_measures' measures and ir_rbstar's (RBP, RBR, RBA, RBO, ...). "
-                    "Other commands: 'ir-rbstar demo' (no arguments: a table on the bundled Vaswani collection).")
+                    "Other commands: 'ir-rbstar demo' (no arguments: a table on the bundled Vaswani collection) "
+                    "and 'ir-rbstar plot crp|effort-gain ...' (pictures: the CRP curve of a run on a topic, "
+                    "Twist against a gain measure; needs matplotlib; 'ir-rbstar plot -h' for details).")
     parser.add_argument("qrels", help="TREC qrels file, an ir_datasets id, or 'none' (run-vs-reference measures only)")
     parser.add_argument("run", help="TREC run file (.gz allowed)")
     parser.add_argument("measures", nargs="+", help="measures, e.g. nDCG@10 'RBR(p=0.8,ref=\"ref.run\")@20'")
@@ -130,12 +134,97 @@ def _prefetch_reference(ref: str) -> None:
         resolve_run(ref)
 
 
+def _plot_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ir-rbstar plot",
+        description="Pictures of the Twist analysis (papers/002), written as PNG or SVG (by the extension of "
+                    "--output). Needs matplotlib: pip install \"ir_rbstar[plot]\".")
+    sub = parser.add_subparsers(dest="picture", required=True, metavar="{crp,effort-gain}")
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--rel", type=int, default=1, help="lowest relevant grade (default 1)")
+        p.add_argument("--cutoff", type=int, default=None, help="evaluate the run's top K documents only")
+        p.add_argument("--output", "-O", required=True, help="picture file to write: .png or .svg")
+        p.add_argument("--title", default=None, help="title of the picture (default: made from the inputs)")
+
+    crp = sub.add_parser("crp", help="the CRP curve of a run on one topic (with the ideal and full-scale runs)",
+                         description="The CRP curve of RUN on topic --query, with the ideal and full-scale runs, "
+                                     "the recall base, the crossings and the balance point; rho, sigma, tau "
+                                     "and the archetype in the legend.")
+    crp.add_argument("qrels", help="TREC qrels file or an ir_datasets id")
+    crp.add_argument("run", help="TREC run file (.gz allowed)")
+    crp.add_argument("--query", "-Q", required=True, help="query (topic) id")
+    crp.add_argument("--dcg", action="store_true", help="add a panel with the run's cumulative DCG and the ideal DCG")
+    common(crp)
+
+    eg = sub.add_parser("effort-gain", help="Twist against a gain measure for every run x topic, on a 4x4 grid",
+                        description="Scatter of Twist (x) against a gain measure (y) for every run x topic with "
+                                    "a recall base >= 1, on the grid of papers/002 (Twist 0.25/0.5/0.75, gain "
+                                    "quartiles); prints the share of points in each cell.")
+    eg.add_argument("qrels", help="TREC qrels file or an ir_datasets id")
+    eg.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (named by file name without .gz/.run/.txt)")
+    eg.add_argument("--gain", default="AP",
+                    help="AP, nDCG, RBP (p=0.8) or any ir_measures measure, e.g. 'P@10' (default AP)")
+    common(eg)
+    return parser
+
+
+def _run_names(paths: List[str]) -> dict:
+    """Run name -> path: file names without .gz/.run/.txt; a repeated name gets ' (2)', ' (3)', ..."""
+    from .plots import run_name
+    runs: dict = {}
+    for path in paths:
+        name, k = run_name(path), 1
+        while (name if k == 1 else f"{name} ({k})") in runs:
+            k += 1
+        runs[name if k == 1 else f"{name} ({k})"] = path
+    return runs
+
+
+def run_plot(argv: List[str], out=None) -> int:
+    """``ir-rbstar plot crp|effort-gain ...``: write the picture, print its path (and the share table)."""
+    args = _plot_parser().parse_args(argv)
+    out = out or sys.stdout
+    try:
+        from . import plots
+        plots.picture_format(args.output)            # a bad extension fails before the inputs are read
+        qrels = _load_qrels(args.qrels)
+        if qrels is None:
+            raise errors.MissingQrelsError(f"QRELS={args.qrels!r}: pictures need relevance judgments")
+        if args.picture == "crp":
+            fig = plots.plot_crp(qrels, args.run, args.query, rel=args.rel, cutoff=args.cutoff, dcg=args.dcg,
+                                 path=args.output, title=args.title)
+            _close(fig)
+            print(args.output, file=out)
+            return 0
+        fig, shares = plots.plot_effort_gain(qrels, _run_names(args.runs), gain=args.gain, rel=args.rel,
+                                             cutoff=args.cutoff, path=args.output, title=args.title)
+        _close(fig)
+    except ImportError as e:
+        print(f"ir-rbstar: error: {e}", file=sys.stderr)
+        return 2
+    print(args.output, file=out)
+    cuts = ", ".join(f"{c:.4f}" for c in shares.attrs["gain_cuts"])
+    print(f"share of the {shares.attrs['points']} run x topic points per cell (%); rows: {shares.attrs['gain']} "
+          f"quartiles (cut at {cuts}), highest first; columns: Twist", file=out)
+    with pd.option_context("display.width", 200):
+        print((100 * shares).round(1).to_string(), file=out)
+    return 0
+
+
+def _close(fig) -> None:
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if argv and argv[0] == "demo":
             from .demo import main as demo_main
             return demo_main(argv[1:])
+        if argv and argv[0] == "plot":
+            return run_plot(argv[1:])
         return run_measures(argv)
     except (errors.RbstarError, FileNotFoundError, NameError) as e:
         print(f"ir-rbstar: error: {e}", file=sys.stderr)

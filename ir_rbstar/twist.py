@@ -82,17 +82,19 @@ class CRPCurve:
 
 def _context(qrels: Any, run: Any, query_ids=None) -> RunContext:
     qrels, ranking = to_qrels(qrels), to_ranking(run)
-    universe = qrels.qcodes if query_ids is None else QUERY_IDS.encode([str(q) for q in query_ids])
-    missing = [q for q, code in zip(QUERY_IDS.decode(universe), universe) if code not in set(qrels.qcodes.tolist())]
-    if missing:
-        raise ParameterError(f"query {missing[0]!r} has no judgments in {qrels.source}")
-    return RunContext(ranking, qrels, universe)
+    if query_ids is None:
+        return RunContext(ranking, qrels, qrels.qcodes)
+    known = set(QUERY_IDS.decode(qrels.qcodes).tolist())
+    for q in query_ids:
+        if str(q) not in known:
+            raise ParameterError(f"query {q!r} has no judgments in {qrels.source}")
+    return RunContext(ranking, qrels, QUERY_IDS.encode([str(q) for q in query_ids]))
 
 
 def _check(cutoff: Optional[int], rel: int) -> None:
-    if cutoff is not None and (not isinstance(cutoff, (int, np.integer)) or cutoff <= 0):
+    if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff <= 0):
         raise ParameterError(f"cutoff={cutoff!r} must be a positive integer")
-    if not isinstance(rel, (int, np.integer)):
+    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)):
         raise ParameterError(f"rel={rel!r} must be an integer grade")
 
 
@@ -101,10 +103,9 @@ def full_scale_rp(qrels: Any, query_id: str, rel: int = 1, length: int = 0) -> n
     (non-relevant documents first, then the relevant ones by grade ascending)."""
     _check(None, rel)
     qrels = to_qrels(qrels)
-    code = QUERY_IDS.encode([str(query_id)])[0]
-    mine = qrels.rowq == code
-    if not mine.any():
+    if str(query_id) not in set(QUERY_IDS.decode(qrels.qcodes).tolist()):
         raise ParameterError(f"query {query_id!r} has no judgments in {qrels.source}")
+    mine = qrels.rowq == QUERY_IDS.encode([str(query_id)])[0]
     grades = qrels.grades[mine]
     return _full_scale(K.bands(np.zeros(len(grades), dtype=np.int64), grades, rel, 1), length)
 

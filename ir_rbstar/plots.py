@@ -1,0 +1,492 @@
+"""Pictures of the Twist analysis (papers/002; SPEC sections 3 and 6), drawn with matplotlib.
+
+* :func:`plot_crp`: the CRP curve of a run on one topic, with the ideal run (the zero line), the
+  full-scale run, the recall base, the crossings and the balance point (papers/002, Figs. 2-3), and on
+  request the run's cumulative DCG beside it (Fig. 11);
+* :func:`plot_effort_gain`: Twist (effort) against a gain measure (AP, nDCG, RBP or any ir_measures
+  measure) for every run x topic, on the paper's 4 x 4 grid (Figs. 7-10), with the share of points in
+  each cell; :func:`effort_gain_points` gives the points themselves.
+
+matplotlib is an optional dependency: ``pip install "ir_rbstar[plot]"``. It is imported only when a
+picture is drawn; on a machine without a display (no ``DISPLAY`` / ``WAYLAND_DISPLAY`` on Linux) and
+with no backend chosen by the user, the non-interactive "Agg" backend is selected. Figures are made
+with ``matplotlib.pyplot``, so ``plt.show()`` shows them; close them with ``plt.close(fig)`` when
+drawing many. ``path`` writes a PNG (at :data:`DPI` dots per inch) or an SVG, chosen by its extension.
+
+Command line: ``ir-rbstar plot crp QRELS RUN --query Q --output crp.png`` and
+``ir-rbstar plot effort-gain QRELS RUN [RUN ...] --gain AP --output eg.png``.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Optional, Tuple, Union
+
+import numpy as np
+import pandas as pd
+
+from .errors import EmptyInputError, ParameterError, RbstarError
+from .io import QUERY_IDS, ranking_frame, to_qrels, to_ranking
+from .twist import CRPCurve, crp_curve, twist_table
+
+if TYPE_CHECKING:                                    # matplotlib stays optional at run time
+    from matplotlib.figure import Figure
+
+__all__ = ["plot_crp", "plot_effort_gain", "effort_gain_points", "picture_format", "run_name", "TWIST_CUTS",
+           "TWIST_LABELS", "GAIN_SHORTCUTS", "DPI", "CRP_FIGSIZE", "CRP_DCG_FIGSIZE", "EFFORT_GAIN_FIGSIZE"]
+
+#: resolution of written PNG files (dots per inch); a figure of W x H inches gives W*DPI x H*DPI pixels
+DPI = 100
+#: figure sizes in inches: the CRP panel alone, CRP and DCG side by side, the effort/gain plot
+CRP_FIGSIZE = (7.0, 5.5)
+CRP_DCG_FIGSIZE = (13.0, 5.5)
+EFFORT_GAIN_FIGSIZE = (7.0, 6.0)
+
+#: the Twist bounds of the paper's columns (papers/002, "Effort/Gain Plots"): huge effort (worst and
+#: full-scale-like runs), high effort (typical B), medium effort (typical A), low effort (excellent)
+TWIST_CUTS = (0.25, 0.5, 0.75)
+#: column labels: right-closed intervals, the first one closed on both sides
+TWIST_LABELS = ("[0, 0.25]", "(0.25, 0.5]", "(0.5, 0.75]", "(0.75, 1]")
+#: gain names understood without a measure string (``rel`` and ``cutoff`` are applied to them)
+GAIN_SHORTCUTS = ("AP", "nDCG", "RBP")
+RBP_PERSISTENCE = 0.8          # papers/002 compares Twist with RBP at p = 0.8
+
+_INSTALL = 'matplotlib is needed for ir_rbstar pictures: pip install "ir_rbstar[plot]"'
+_EXTENSIONS = {".png": "png", ".svg": "svg"}
+
+PathLike = Union[str, os.PathLike]
+
+
+# ---------------------------------------------------------------------------------------------
+# matplotlib, paths, parameters
+# ---------------------------------------------------------------------------------------------
+
+def _has_display() -> bool:
+    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
+
+
+def _pyplot():
+    """``matplotlib.pyplot``, imported on first use ("Agg" when there is no display and no backend
+    was chosen)."""
+    try:
+        import matplotlib
+    except ImportError as e:
+        raise ImportError(_INSTALL) from e
+    if "matplotlib.pyplot" not in sys.modules and not os.environ.get("MPLBACKEND") and not _has_display():
+        chosen = getattr(matplotlib.rcParams, "_get_backend_or_none", lambda: None)()
+        if chosen is None:                          # still "auto": nobody called matplotlib.use()
+            matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def picture_format(path: Optional[PathLike]) -> Optional[str]:
+    """The format a picture is written in, from the extension of ``path``: "png" or "svg" (None for no
+    path); any other extension raises ParameterError."""
+    if path is None:
+        return None
+    ext = os.path.splitext(os.fspath(path))[1].lower()
+    if ext not in _EXTENSIONS:
+        raise ParameterError(f"path={os.fspath(path)!r}: unsupported file extension {ext or '(none)'!r}; "
+                             f"write a picture as .png or .svg")
+    return _EXTENSIONS[ext]
+
+
+def _save(fig, path: Optional[PathLike]) -> None:
+    fmt = picture_format(path)
+    if fmt == "png":
+        fig.savefig(path, format="png", dpi=DPI)
+    elif fmt == "svg":
+        fig.savefig(path, format="svg", metadata={"Date": None})
+
+
+def _check_rel_cutoff(rel: Any, cutoff: Any) -> None:
+    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)):
+        raise ParameterError(f"rel={rel!r} must be an integer grade")
+    if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer))
+                               or cutoff <= 0):
+        raise ParameterError(f"cutoff={cutoff!r} must be a positive integer")
+
+
+# ---------------------------------------------------------------------------------------------
+# CRP curve
+# ---------------------------------------------------------------------------------------------
+
+def _judged_grades(qrels, query_id: str) -> np.ndarray:
+    code = QUERY_IDS.encode([str(query_id)])[0]
+    return qrels.grades[qrels.rowq == code]
+
+
+def _dcg_curves(run_grades: np.ndarray, judged_grades: np.ndarray, length: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Cumulative DCG of the run and of the ideal ordering over positions 1..length: gain = grade
+    (negative grades count 0), discount log2(j + 1)."""
+    discount = 1.0 / np.log2(np.arange(1, length + 1) + 1.0)
+    gains = np.clip(np.asarray(run_grades[:length], dtype=np.float64), 0.0, None)
+    ideal = np.zeros(length)
+    best = np.sort(np.clip(np.asarray(judged_grades, dtype=np.float64), 0.0, None))[::-1][:length]
+    ideal[:len(best)] = best
+    return np.cumsum(gains * discount[:len(gains)]), np.cumsum(ideal * discount)
+
+
+def _crp_axes(plt, ax, dcg: bool):
+    """(figure, CRP axes, DCG axes or None), made here unless the caller gave ``ax``."""
+    if ax is None:
+        if dcg:
+            fig, (a, b) = plt.subplots(1, 2, figsize=CRP_DCG_FIGSIZE, constrained_layout=True)
+            return fig, a, b
+        fig, a = plt.subplots(figsize=CRP_FIGSIZE, constrained_layout=True)
+        return fig, a, None
+    if dcg:
+        axes = list(ax) if isinstance(ax, (list, tuple, np.ndarray)) else [ax]
+        if len(axes) != 2:
+            raise ParameterError("ax: with dcg=True give two Axes (CRP panel, DCG panel), or None")
+        return axes[0].figure, axes[0], axes[1]
+    if isinstance(ax, (list, tuple, np.ndarray)):
+        raise ParameterError("ax: give one matplotlib Axes (two only with dcg=True)")
+    return ax.figure, ax, None
+
+
+def _dots(length: int) -> dict:
+    """Markers on the points of short curves (a curve of one position would be invisible otherwise)."""
+    return dict(marker="o", markersize=3) if length <= 40 else {}
+
+
+def _summary(curve: CRPCurve) -> str:
+    if curve.recall_base == 0:
+        return "no Twist value: recall base 0"
+    return (f"\u03c1 = {curve.rho:.3f}   \u03c3 = {curve.sigma:.3f}   \u03c4 = {curve.tau:.3f}\n"
+            f"archetype: {curve.archetype.replace('_', ' ')}")
+
+
+def _draw_crp(ax, curve: CRPCurve) -> None:
+    n, rb = curve.length, curve.recall_base
+    x = np.arange(1, n + 1)
+    fs = curve.full_scale_crp
+    low = min(float(fs.min(initial=0)), float(curve.crp.min(initial=0)))
+    high = float(curve.crp.max(initial=0))
+    span = max(high - low, 1.0)
+    clipped = len(fs) and fs.max() > high + 0.5 * span     # the full-scale run would squash the run
+    label = "full-scale run"
+    if clipped:
+        label += f" (leaves the top; ends at CRP = {int(fs[-1]):,})"
+    dots = _dots(max(n, len(fs)))
+    ax.plot(np.arange(1, len(fs) + 1), fs, color="0.55", linestyle="--", linewidth=1.2, label=label, **dots)
+    if n:
+        ax.plot(x, curve.ideal_crp, color="black", linewidth=1.0, label="ideal run (CRP = 0)", **dots)
+        ax.plot(x, curve.crp, color="tab:blue", linewidth=1.8, label="run", **dots)
+    else:
+        ax.axhline(0.0, color="black", linewidth=1.0, label="ideal run (CRP = 0)")
+        ax.plot([], [], " ", label="the run retrieved nothing")
+    if rb:
+        ax.axvline(rb, color="tab:green", linestyle=":", linewidth=1.5, label=f"recall base RB = {rb}")
+    cross = curve.crossings[curve.crossings <= n]
+    if len(cross):
+        ax.plot(cross, curve.crp[cross - 1], "o", markersize=4, markerfacecolor="none",
+                markeredgecolor="tab:orange", label=f"crossings ({len(cross)}, first at {cross[0]})")
+    beta = curve.balance_point
+    if np.isfinite(beta) and 1 <= beta <= n:
+        b = int(beta)
+        ax.plot([b], [curve.crp[b - 1]], marker="*", markersize=14, color="tab:red", linestyle="none",
+                label=f"balance point \u03b2 = {b}")
+    elif rb:
+        ax.plot([], [], " ", label="no crossing: \u03b2 = \u221e")
+    ax.set_xlabel("rank position j")
+    ax.set_ylabel("CRP[j]")
+    ax.set_xlim(0, max(len(fs), n, 1) + 1)
+    if clipped:
+        ax.set_ylim(low - 0.05 * span, high + 0.1 * span)
+    ax.grid(True, alpha=0.3)
+    options = dict(title=_summary(curve), loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2,
+                   fontsize="small", title_fontsize="small", frameon=False)
+    try:
+        ax.legend(alignment="left", **options)      # matplotlib >= 3.6
+    except TypeError:
+        ax.legend(**options)
+
+
+def _draw_dcg(ax, curve: CRPCurve, judged: np.ndarray) -> None:
+    length = curve.length if curve.length else int((judged > 0).sum())
+    dcg, ideal = _dcg_curves(curve.grades, judged, length)
+    x = np.arange(1, length + 1)
+    dots = _dots(length)
+    ax.plot(x, ideal, color="black", linewidth=1.0, label="ideal DCG", **dots)
+    if len(dcg):
+        ndcg = dcg[-1] / ideal[-1] if ideal[-1] > 0 else 0.0
+        ax.plot(x[:len(dcg)], dcg, color="tab:blue", linewidth=1.8, label=f"run DCG (nDCG = {ndcg:.3f})", **dots)
+    if curve.recall_base:
+        ax.axvline(curve.recall_base, color="tab:green", linestyle=":", linewidth=1.5,
+                   label=f"recall base RB = {curve.recall_base}")
+    ax.set_xlabel("rank position j")
+    ax.set_ylabel("DCG[j]  (gain = grade, discount log2(j+1))")
+    ax.set_xlim(0, max(length, 1) + 1)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, fontsize="small", frameon=False)
+
+
+def plot_crp(qrels: Any, run: Any, query_id: str, rel: int = 1, cutoff: Optional[int] = None,
+             dcg: bool = False, ax: Any = None, path: Optional[PathLike] = None,
+             title: Optional[str] = None) -> "Figure":
+    """Draw the CRP curve of ``run`` on topic ``query_id`` (papers/002, Figs. 2, 3 and 11).
+
+    The picture shows the run's cumulated relative position CRP[j] (:func:`ir_rbstar.twist.crp_curve`),
+    the ideal run (CRP = 0 at every position), the full-scale run (the reversed ideal run, of length
+    max(N, 2 RB)), a vertical line at the recall base RB, circles at the crossings and a star at the
+    balance point beta; the legend gives rho, sigma, tau and the archetype. With ``dcg=True`` a second
+    panel shows the run's cumulative DCG and the ideal DCG over the same positions (gain = the grade in
+    the qrels, 0 for unjudged or negative grades; discount log2(j + 1)).
+
+    ``qrels`` and ``run`` are anything ir_rbstar reads (file path, DataFrame, dict of dicts); ``rel`` is
+    the lowest relevant grade and ``cutoff`` keeps the run's top ``cutoff`` documents, as for
+    ``Twist(rel=rel)@cutoff``. ``ax`` draws into existing Axes (a pair of Axes with ``dcg=True``);
+    ``path`` also writes the figure (``.png`` at :data:`DPI` dpi, or ``.svg``). Returns the matplotlib
+    Figure. Raises ParameterError when the query has no judgments, for a bad ``rel``/``cutoff`` or an
+    unsupported file extension, and ImportError when matplotlib is not installed.
+
+    >>> import os, tempfile
+    >>> from ir_rbstar import demo
+    >>> from ir_rbstar.plots import plot_crp
+    >>> qrels = os.path.join(demo.data_dir(), "qrels")
+    >>> out = os.path.join(tempfile.mkdtemp(), "crp_q2.png")
+    >>> fig = plot_crp(qrels, demo.demo_runs()["bm25"], "2", dcg=True, path=out)
+    >>> len(fig.axes), os.path.getsize(out) > 0
+    (2, True)
+    """
+    fmt = picture_format(path)                  # a bad extension fails before any work
+    _check_rel_cutoff(rel, cutoff)
+    q = to_qrels(qrels)
+    curve = crp_curve(q, run, query_id, rel=rel, cutoff=cutoff)
+    plt = _pyplot()
+    fig, ax_crp, ax_dcg = _crp_axes(plt, ax, dcg)
+    _draw_crp(ax_crp, curve)
+    where = f"@{cutoff}" if cutoff is not None else ""
+    grade = f", rel >= {rel}" if rel != 1 else ""
+    name = _run_label(run)
+    default = (f"{name}: " if name else "") + f"query {curve.query_id}{grade}"
+    if ax_dcg is None:
+        ax_crp.set_title(title if title is not None else f"{name + ': ' if name else ''}CRP{where}, "
+                                                         f"query {curve.query_id}{grade}")
+    else:
+        _draw_dcg(ax_dcg, curve, _judged_grades(q, curve.query_id))
+        ax_crp.set_title(f"CRP{where}")
+        ax_dcg.set_title(f"DCG{where}")
+        if ax is None or title is not None:
+            fig.suptitle(title if title is not None else default)
+    if fmt:
+        _save(fig, path)
+    return fig
+
+
+def _run_label(run: Any) -> Optional[str]:
+    if isinstance(run, (str, os.PathLike)):
+        return run_name(run)
+    return None
+
+
+def run_name(path: PathLike) -> str:
+    """The name of a run file: its base name without ``.gz``, ``.run``, ``.txt`` (and ``.trec``)
+    extensions, e.g. ``runs/bm25.run.gz`` -> ``bm25``."""
+    name = os.path.basename(os.fspath(path))
+    while True:
+        stem, ext = os.path.splitext(name)
+        if ext.lower() not in (".gz", ".run", ".txt", ".trec") or not stem:
+            return name
+        name = stem
+
+
+# ---------------------------------------------------------------------------------------------
+# Effort / gain
+# ---------------------------------------------------------------------------------------------
+
+def _gain_measure(gain: Any, rel: int, cutoff: Optional[int]):
+    """The ir_measures measure for ``gain``: AP(rel=rel), nDCG or RBP(p=0.8,rel=rel) (each @cutoff when
+    one is given), a measure string as written, or a measure object."""
+    import ir_measures
+    from ir_measures.measures import Measure
+
+    if isinstance(gain, Measure):
+        measure = gain
+    elif isinstance(gain, str):
+        key = gain.strip().lower()
+        at = f"@{int(cutoff)}" if cutoff is not None else ""
+        if key == "ap":
+            text = f"AP(rel={int(rel)}){at}"
+        elif key == "ndcg":
+            text = f"nDCG{at}"
+        elif key == "rbp":
+            text = f"RBP(p={RBP_PERSISTENCE},rel={int(rel)}){at}"
+        else:
+            text = gain.strip()
+        try:
+            measure = ir_measures.parse_measure(text)
+        except NameError:
+            raise ParameterError(f"gain={gain!r}: unknown measure; give one of {', '.join(GAIN_SHORTCUTS)} "
+                                 f"or an ir_measures measure such as 'P@10'") from None
+        except (ValueError, SyntaxError) as e:
+            raise ParameterError(f"gain={gain!r}: not a measure ({e})") from None
+    else:
+        raise ParameterError(f"gain={gain!r}: give a measure name such as 'AP', 'nDCG', 'RBP' or 'P@10'")
+    c = measure.params.get("cutoff")
+    if c is not None and (not isinstance(c, (int, np.integer)) or c <= 0):
+        raise ParameterError(f"gain={gain!r}: the cutoff of {measure} must be a positive integer")
+    return measure
+
+
+def _nested(frame: pd.DataFrame, value: str) -> dict:
+    """A DataFrame (query_id, doc_id, value) as the dict of dicts ir_measures reads fastest."""
+    out: dict = {}
+    for q, d, v in zip(frame["query_id"].tolist(), frame["doc_id"].tolist(), frame[value].tolist()):
+        out.setdefault(q, {})[d] = v
+    return out
+
+
+def _gain_values(measure, qrels: dict, run: dict, gain: Any) -> pd.Series:
+    import ir_measures
+
+    try:
+        values = {m.query_id: float(m.value) for m in ir_measures.iter_calc([measure], qrels, run)}
+    except RbstarError:
+        raise
+    except (ValueError, AssertionError, RuntimeError) as e:
+        raise ParameterError(f"gain={gain!r}: ir_measures cannot compute {measure}: {e}") from None
+    return pd.Series(values, dtype=np.float64)
+
+
+def _check_runs(runs: Any) -> None:
+    if not isinstance(runs, Mapping):
+        raise ParameterError(f"runs: give a dict of run name -> run (path, DataFrame or dict of dicts), "
+                             f"not {type(runs).__name__}")
+    if not runs:
+        raise ParameterError("runs: the dict of runs is empty; give at least one run")
+
+
+def effort_gain_points(qrels: Any, runs: Mapping, gain: Any = "AP", rel: int = 1,
+                       cutoff: Optional[int] = None) -> pd.DataFrame:
+    """The points of the effort/gain plot: one row per run x topic with a Twist value (recall base >= 1),
+    columns ``run, query_id, twist, gain`` (the gain measure's value for the same run and topic).
+
+    ``runs`` maps a name to a run (file path, DataFrame or dict of dicts). ``gain`` is "AP"
+    (``AP(rel=rel)``), "nDCG" (``nDCG``), "RBP" (``RBP(p=0.8,rel=rel)``), each at ``@cutoff`` when a
+    cutoff is given, or any ir_measures measure string or object (used as written). Twist is computed
+    as by ``Twist(rel=rel)@cutoff``. The gain comes from ``ir_measures.iter_calc``, which gives a topic
+    the run did not retrieve the measure's default (0). The measure is in ``attrs["gain"]``.
+
+    >>> import os
+    >>> from ir_rbstar import demo
+    >>> from ir_rbstar.plots import effort_gain_points
+    >>> runs = {"bm25": demo.demo_runs()["bm25"]}
+    >>> points = effort_gain_points(os.path.join(demo.data_dir(), "qrels"), runs, gain="RBP", cutoff=100)
+    >>> len(points), list(points.columns), str(points.attrs["gain"])
+    (93, ['run', 'query_id', 'twist', 'gain'], 'RBP(p=0.8,rel=1)@100')
+    """
+    _check_runs(runs)
+    _check_rel_cutoff(rel, cutoff)
+    measure = _gain_measure(gain, rel, cutoff)
+    q = to_qrels(qrels)
+    qrels_dict = _nested(q.frame(), "relevance")
+    parts = []
+    for name, run in runs.items():
+        ranking = to_ranking(run, source=str(name) if not isinstance(run, (str, os.PathLike)) else None)
+        table = twist_table(q, ranking, rel=rel, cutoff=cutoff)
+        table = table[table["tau"].notna()]
+        values = _gain_values(measure, qrels_dict, _nested(ranking_frame(ranking), "score"), gain)
+        part = pd.DataFrame({"run": str(name), "query_id": table["query_id"].to_numpy(),
+                             "twist": table["tau"].to_numpy(dtype=np.float64)})
+        part["gain"] = part["query_id"].map(values).to_numpy(dtype=np.float64)
+        parts.append(part[part["gain"].notna()])
+    points = pd.concat(parts, ignore_index=True)
+    points.attrs["gain"] = measure
+    return points
+
+
+def _cells(points: pd.DataFrame) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(gain cut points q25, q50, q75; the row of each point, 0 = lowest gain; its column, 0 = lowest
+    Twist). Intervals are right-closed: a value equal to a cut point lies in the cell below it."""
+    cuts = np.percentile(points["gain"].to_numpy(), [25, 50, 75])
+    row = np.searchsorted(cuts, points["gain"].to_numpy(), side="left")
+    col = np.searchsorted(np.asarray(TWIST_CUTS), points["twist"].to_numpy(), side="left")
+    return cuts, row, col
+
+
+def plot_effort_gain(qrels: Any, runs: Mapping, gain: Any = "AP", rel: int = 1, cutoff: Optional[int] = None,
+                     path: Optional[PathLike] = None,
+                     title: Optional[str] = None) -> Tuple["Figure", pd.DataFrame]:
+    """Draw Twist (effort, x) against a gain measure (y) for every run x topic (papers/002, Figs. 7-10).
+
+    Points are those of :func:`effort_gain_points` (topics with recall base >= 1), coloured by run. The
+    paper's 4 x 4 grid is drawn: vertical lines at Twist 0.25, 0.5, 0.75 (huge, high, medium and low
+    effort) and horizontal lines at the 25th, 50th and 75th percentiles of the gain values (low, medium,
+    high and huge gain); each cell is annotated with the share of points in it. Intervals are
+    right-closed on both axes (a point on a line belongs to the cell below / to the left of it).
+
+    Returns ``(figure, shares)``: ``shares`` is a 4 x 4 DataFrame of fractions summing to 1, rows the
+    gain quartiles from the highest (``Q4``, top row of the picture) to the lowest (``Q1``), columns the
+    Twist intervals :data:`TWIST_LABELS`; ``shares.attrs`` holds ``gain`` (the measure), ``gain_cuts``
+    (the three percentiles) and ``points`` (how many points). ``path`` also writes the figure (``.png``
+    at :data:`DPI` dpi, or ``.svg``). Raises ParameterError for an unknown ``gain``, an empty ``runs``
+    dict or an unsupported file extension, EmptyInputError when no topic has a Twist value.
+
+    >>> import os
+    >>> from ir_rbstar import demo
+    >>> from ir_rbstar.plots import plot_effort_gain
+    >>> runs = {name: demo.demo_runs()[name] for name in ("bm25", "bm25l")}
+    >>> fig, shares = plot_effort_gain(os.path.join(demo.data_dir(), "qrels"), runs, gain="nDCG")
+    >>> shares.shape, round(float(shares.to_numpy().sum()), 6), list(shares.index)
+    ((4, 4), 1.0, ['Q4', 'Q3', 'Q2', 'Q1'])
+    """
+    fmt = picture_format(path)
+    points = effort_gain_points(qrels, runs, gain=gain, rel=rel, cutoff=cutoff)
+    if not len(points):
+        raise EmptyInputError("no topic has a Twist value (every recall base is 0 at rel="
+                              f"{rel}): nothing to plot")
+    measure = points.attrs["gain"]
+    cuts, row, col = _cells(points)
+    counts = np.zeros((4, 4))
+    np.add.at(counts, (3 - row, col), 1.0)
+    shares = pd.DataFrame(counts / len(points),
+                          index=pd.Index(["Q4", "Q3", "Q2", "Q1"], name=f"{measure} quartile"),
+                          columns=pd.Index(list(TWIST_LABELS), name="Twist"))
+    shares.attrs.update(gain=measure, gain_cuts=tuple(float(c) for c in cuts), points=int(len(points)))
+
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=EFFORT_GAIN_FIGSIZE, constrained_layout=True)
+    names = list(dict.fromkeys(points["run"]))
+    colours = plt.get_cmap("tab10" if len(names) <= 10 else "viridis")
+    for i, name in enumerate(names):
+        mine = points["run"].to_numpy() == name
+        colour = colours(i % 10) if len(names) <= 10 else colours(i / max(len(names) - 1, 1))
+        ax.scatter(points["twist"].to_numpy()[mine], points["gain"].to_numpy()[mine], s=14, alpha=0.65,
+                   color=colour, edgecolors="none", label=name)
+    y = points["gain"].to_numpy()
+    lo, hi = min(0.0, float(y.min())), float(y.max())
+    if 0.0 <= y.min() and hi <= 1.0:
+        hi = 1.0
+    pad = 0.03 * (hi - lo if hi > lo else 1.0)
+    ax.set_xlim(-0.03, 1.03)
+    ax.set_ylim(lo - pad, hi + pad)
+    for c in TWIST_CUTS:
+        ax.axvline(c, color="0.3", linewidth=1.0)
+    for c in cuts:
+        ax.axhline(c, color="0.3", linewidth=1.0, linestyle="--")
+    xs = np.r_[0.0, TWIST_CUTS, 1.0]
+    ys = np.r_[lo - pad, cuts, hi + pad]
+    for r in range(4):                               # r = 0: lowest gain
+        for c in range(4):
+            share = counts[3 - r, c] / len(points)
+            ax.text((xs[c] + xs[c + 1]) / 2, (ys[r] + ys[r + 1]) / 2, f"{100 * share:.1f}%", ha="center",
+                    va="center", fontsize="small", fontweight="bold", color="0.1",
+                    bbox=dict(boxstyle="round,pad=0.2", facecolor="white", edgecolor="none", alpha=0.75))
+    ax.set_xlabel("Twist \u03c4 (effort: 0 huge, 1 none)")
+    ax.set_ylabel(f"{measure} (gain)")
+    if len(names) <= 10:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=min(len(names), 5), fontsize="small",
+                  markerscale=1.5, frameon=False)
+    if title is None:
+        title = f"Effort/gain: {measure} over Twist ({len(points)} run x topic points)"
+    if title:
+        ax.set_title(title)
+    if fmt:
+        _save(fig, path)
+    return fig, shares
