@@ -38,7 +38,7 @@ class _TwistMeasure(RbstarMeasure):
 
 class _Twist(_TwistMeasure):
     """Twist (papers/002 Def. 6): tau = (rho + sigma) / 2, the mean of the recovery ratio and the space
-    ratio; 1 for the ideal ordering, 0 for a run of only non-relevant documents.
+    ratio; 1 for the ideal ordering, 0 for a run of at least RB documents none of which is relevant.
     Examples: ``Twist``, ``Twist@100``, ``Twist(rel=2)@1000``.
     """
     __name__ = "Twist"

@@ -1,0 +1,223 @@
+"""docs/twist.md: its example runs as shown, and its generated block (archetypes, Kendall's tau, effort
+against gain on DL19 and Robust04) is what scripts/twist_report.py computes now from ../shared/data,
+with sanity checks of the values. The real-data tests skip when that data is absent.
+"""
+import contextlib
+import importlib.util
+import io
+import itertools
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ir_measures
+import ir_rbstar
+from conftest import REPO, shared_data
+
+DOC = REPO / "docs" / "twist.md"
+
+
+def _load_script():
+    spec = importlib.util.spec_from_file_location("twist_report", REPO / "scripts" / "twist_report.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+tr = _load_script()
+
+
+# ---------------------------------------------------------------------------------------------
+# the document and the script's helpers (no shared data needed)
+
+def test_doc_example_prints_what_it_shows():
+    code = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)[0]
+    expected = [line[2:] for line in code.splitlines() if line.startswith("# ")]
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        exec(compile(code, "docs/twist.md", "exec"), {})
+    assert buf.getvalue().splitlines() == expected
+
+
+def test_doc_structure():
+    text = DOC.read_text()
+    tr.generated_block(text)                  # exactly one pair of markers, in order
+    assert "python scripts/twist_report.py --write" in text
+    assert "## Pictures" in text
+    for image in ("img/twist_crp.png", "img/twist_effort_gain.png"):   # the committed pictures are shown
+        assert f"]({image})" in text and (DOC.parent / image).stat().st_size > 10_000
+
+
+def _tau_b_pairs(x, y):
+    """Kendall's tau-b by counting pairs one by one."""
+    c = d = tx = ty = 0
+    for i, j in itertools.combinations(range(len(x)), 2):
+        sx, sy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
+        if sx and sy:
+            c += sx == sy
+            d += sx != sy
+        elif sx and not sy:
+            ty += 1
+        elif sy and not sx:
+            tx += 1
+    return (c - d) / math.sqrt((c + d + tx) * (c + d + ty))
+
+
+def test_kendall_tau_b():
+    rng = np.random.default_rng(7)
+    for n in (2, 3, 10, 57):
+        x = rng.integers(0, 5, n).astype(float)      # many ties
+        y = x + rng.integers(-2, 3, n)
+        if np.ptp(x) == 0 or np.ptp(y) == 0:
+            continue
+        got = tr.kendall_tau_b(x, y, block=7)
+        assert got == pytest.approx(_tau_b_pairs(x, y), abs=1e-12)
+        assert -1 <= got <= 1
+    assert tr.kendall_tau_b([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+    assert math.isnan(tr.kendall_tau_b([1, 1, 1], [1, 2, 3]))
+    try:
+        from scipy.stats import kendalltau
+    except ImportError:
+        return
+    x, y = rng.normal(size=200).round(1), rng.normal(size=200).round(1)
+    assert tr.kendall_tau_b(x, y) == pytest.approx(kendalltau(x, y).statistic, abs=1e-12)
+
+
+def test_own_crp_on_the_example():
+    """The script's independent CRP: the example of docs/twist.md, and a curve that touches zero at
+    position 1 (a crossing by SPEC's rule, none by the sign-change rule)."""
+    qrels = pd.DataFrame({"query_id": ["q1"] * 4 + ["q2"] * 2, "doc_id": ["a", "b", "c", "d", "a", "b"],
+                          "relevance": [2, 1, 1, 0, 1, 1]})
+    frame = pd.DataFrame({"query_id": ["q1"] * 5 + ["q2"] * 3, "doc_id": ["x", "y", "b", "a", "c", "a", "z", "b"]})
+    out = tr.crp_crossings(qrels, frame, 1).set_index("query_id")
+    # q1: CRP -3 -5 -5 -2 0; q2 (RB = 2): RP 0 -1 1, CRP 0 -1 0; columns first_touch, first_sign_change,
+    # crp_at_rb
+    assert out.loc["q1"].tolist() == [4, 0, -5]
+    assert out.loc["q2"].tolist() == [1, 0, -1]
+    run = {"q1": {"x": 5.0, "y": 4.0, "b": 3.0, "a": 2.0, "c": 1.0}, "q2": {"a": 3.0, "z": 2.0, "b": 1.0}}
+    table = ir_rbstar.twist.twist_table(qrels, run).set_index("query_id")
+    assert table["first_crossing"].tolist() == out["first_touch"].tolist()
+    assert table.loc["q2", "archetype"] == "up_and_down"
+    pairs = table.reset_index().rename(columns={"first_crossing": "fc"}).join(out, on="query_id")
+    assert tr.archetype_by_sign_change(pairs).tolist() == ["typical_b", "typical_b"]
+
+
+def test_grid_cells():
+    """Gain rows at the quartiles, Twist columns at 0.25 / 0.5 / 0.75, right-closed (a value on a cut
+    point lies in the lower cell)."""
+    gain = np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8])
+    twist = np.array([0.0, 0.25, 0.2501, 0.5, 0.5001, 0.75, 0.7501, 1.0, 0.3])
+    cuts, row, col = tr.grid_cells(twist, gain)
+    assert cuts.tolist() == pytest.approx([0.2, 0.4, 0.6])
+    assert row.tolist() == [0, 0, 0, 1, 1, 2, 2, 3, 3]
+    assert col.tolist() == [0, 0, 1, 1, 2, 2, 3, 3, 1]
+
+
+# ---------------------------------------------------------------------------------------------
+# real data (skips without ../shared/data)
+
+@pytest.fixture(scope="module")
+def pairs():
+    for coll in tr.COLLECTIONS:
+        shared_data(coll.qrels)
+        for _, folder in coll.groups:
+            shared_data(folder)
+    return tr.per_pair(shared_data())
+
+
+def test_doc_block_is_current(pairs):
+    fresh = tr.report(pairs)
+    in_doc = tr.generated_block(DOC.read_text())
+    assert in_doc == fresh, "docs/twist.md is stale: run  python scripts/twist_report.py --write"
+
+
+def test_shape(pairs):
+    dl19 = pairs[pairs["collection"] == "dl19"]
+    assert sorted(dl19["rel"].unique()) == [1, 2]
+    for rel in (1, 2):
+        sub = dl19[dl19["rel"] == rel]
+        assert sub["run"].nunique() == 37 and sub["query_id"].nunique() == 43 and len(sub) == 37 * 43
+    rob = pairs[pairs["collection"] == "robust04"]
+    assert rob.groupby("group")["run"].nunique().to_dict() == {"TREC 2004 runs": 10, "new runs": 8}
+    assert rob["query_id"].nunique() == 249 and len(rob) == 18 * 249
+    assert not pairs.duplicated(["collection", "rel", "run", "query_id"]).any()
+    assert (pairs["recall_base"] >= 1).all()
+
+
+def test_values_in_range(pairs):
+    for col in tr.EFFORT + tr.GAIN + tr.SIGN_CHANGE:
+        v = pairs[col]
+        assert not v.isna().any(), col
+        assert ((v >= 0) & (v <= 1 + 1e-12)).all(), col
+    assert pairs["archetype"].isin(tr.ARCHETYPES).all()
+    assert pairs["archetype_sign_change"].isin(tr.ARCHETYPES).all()
+
+
+def test_own_curves_agree_with_twist_table(pairs):
+    """The script's own CRP curves find the same first crossing as ir_rbstar on every pair, and the
+    archetypes follow from it (rho = 1 exactly for excellent / up and down / ideal)."""
+    assert (pairs["first_touch"] == pairs["first_crossing"]).all()
+    early = pairs["archetype"].isin(["excellent", "up_and_down"])
+    assert ((pairs.loc[early, "crp_at_rb"] >= 0) == (pairs.loc[early, "archetype"] == "excellent")).all()
+    assert (pairs.loc[early | (pairs["archetype"] == "ideal"), "Twist_rho"] == 1).all()
+    assert (pairs.loc[pairs["archetype"] == "typical_b", "Twist_rho"] == 0).all()
+    # the sign-change rule never crosses earlier than the zero-counts rule
+    sc, fc = pairs["first_sign_change"], pairs["first_crossing"]
+    assert ((sc == 0) | ((fc > 0) & (sc >= fc))).all()
+
+
+def test_twist_means_match_ir_measures(pairs):
+    """A run's mean Twist / AP in the table equals ir_measures' aggregate of Twist(rel=2) (ir_rbstar's
+    provider) and AP(rel=2) (pytrec_eval) on the same files."""
+    data = shared_data("dl19-passage")
+    qrels = ir_rbstar.read_qrels(data / "qrels.dl19-passage.txt")
+    mine = pairs[(pairs["collection"] == "dl19") & (pairs["rel"] == 2)]
+    for run in ("bm25base_p", "ICT-CKNRM_B50"):
+        frame = ir_rbstar.read_run(data / "runs" / f"{run}.gz")
+        frame = frame[frame["query_id"].isin(set(qrels["query_id"]))]
+        ms = [ir_rbstar.parse("Twist(rel=2)")[0], ir_measures.parse_measure("AP(rel=2)")]
+        res = ir_measures.calc_aggregate(ms, qrels, frame)
+        sub = mine[mine["run"] == run]
+        assert sub["Twist"].mean() == pytest.approx(res[ms[0]], abs=1e-12)
+        assert sub["AP"].mean() == pytest.approx(res[ms[1]], abs=1e-9)
+
+
+def test_tables_sanity(pairs):
+    arch = tr.archetype_table(pairs)
+    shares = arch[list(tr.ARCHETYPES)].sum(axis=1)
+    assert np.allclose(shares, 100.0), arch
+    assert ((arch["crossing_at_1"] >= 0) & (arch["crossing_at_1"] <= 100)).all()
+    assert (arch.loc[arch["rule"].str.startswith("sign"), "crossing_at_1"] == 0).all()
+    both = arch[arch["rule"].str.startswith("zero")]
+    # a first crossing at position 1 means rho = 1: excellent, up and down, ideal or full-scale
+    assert (both["crossing_at_1"] <= both["excellent_or_up_and_down"] + both["ideal"] + both["full_scale"] + 1e-9).all()
+    corr = tr.correlation_table(pairs)
+    values = corr[[f"{x} vs {y}" for x, y in tr.CORRELATIONS]].to_numpy()
+    assert np.isfinite(values).all() and (np.abs(values) <= 1 + 1e-12).all()
+    eg = tr.effort_gain_table(pairs)
+    assert np.allclose(eg[["same", "twist_higher", "twist_lower"]].sum(axis=1), 100.0)
+    assert (eg["high_gain_high_effort"] <= 25.0 + 1e-9).all() and (eg["low_gain_low_effort"] <= 25.0 + 1e-9).all()
+    assert ((eg["tau_b"] >= -1) & (eg["tau_b"] <= 1)).all()
+
+
+def test_correlations_match_scipy(pairs):
+    stats = pytest.importorskip("scipy.stats")
+    sub = pairs[(pairs["collection"] == "dl19") & (pairs["rel"] == 2)]
+    means = tr.system_means(sub)
+    for x, y in tr.CORRELATIONS:
+        ref = stats.kendalltau(means[x], means[y]).statistic
+        assert tr.kendall_tau_b(means[x].to_numpy(), means[y].to_numpy()) == pytest.approx(ref, abs=1e-12)
+
+
+def test_shallow_runs(pairs):
+    """The shallow runs (N < RB on >= 10% of the topics) are DL19's depth-20/50 runs; Robust04 has none,
+    so its correlation table has no such row."""
+    short = (pairs["length"] < pairs["recall_base"]).groupby([pairs["collection"], pairs["rel"], pairs["run"]]).mean()
+    shallow = sorted({run for (coll, rel, run), share in short.items() if share >= tr.SHALLOW})
+    assert shallow == ["ICT-BERT2", "ICT-CKNRM_B", "ICT-CKNRM_B50"]
+    corr = tr.correlation_table(pairs)
+    rows = corr.loc[corr["runs"].str.contains("without shallow"), ["collection", "rel", "n_runs"]]
+    assert rows.values.tolist() == [["DL19 passage", 2, 34], ["DL19 passage", 1, 34]]
