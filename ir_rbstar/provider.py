@@ -16,7 +16,7 @@ from ir_measures import providers
 from ir_measures.util import Metric
 
 from .context import RunContext
-from .families import rankbiased, ties, twist
+from .families import nrg, rankbiased, ties, twist
 from .errors import ParameterError
 from .io import QUERY_IDS, Qrels, Ranking, ranking_frame, to_qrels, to_ranking
 from .measures.base import RbstarMeasure
@@ -26,6 +26,7 @@ __all__ = ["RbstarProvider", "RbstarEvaluator", "PROVIDER", "iter_calc_columnar"
 FAMILIES = {name: rankbiased for name in rankbiased.NAMES}
 FAMILIES.update({name: ties for name in ties.NAMES})
 FAMILIES.update({name: twist for name in twist.NAMES})
+FAMILIES.update({name: nrg for name in nrg.NAMES})
 
 
 class RbstarEvaluator(providers.Evaluator):
@@ -69,7 +70,7 @@ class RbstarEvaluator(providers.Evaluator):
 
 
 class RbstarProvider(providers.Provider):
-    """ir_rbstar: rank-biased measures with residuals, tie-aware measures, Twist (more families follow)."""
+    """ir_rbstar: rank-biased measures with residuals, tie-aware measures, Twist, NRG (more families follow)."""
 
     NAME = "ir_rbstar"
     SUPPORTED_MEASURES = []

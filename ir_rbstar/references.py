@@ -6,17 +6,21 @@ modification time), so evaluating many runs against one reference reads it once.
 """
 from __future__ import annotations
 
+import glob
 import os
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, List, Mapping, Tuple
 
 from .errors import ReferenceNotFoundError
 from .io import Ranking, read_trec_run, to_ranking
 
-__all__ = ["register_run", "unregister_run", "registered_runs", "resolve_run", "clear_cache"]
+__all__ = ["register_run", "unregister_run", "registered_runs", "register_runs", "unregister_runs",
+           "registered_groups", "resolve_run", "resolve_runs", "clear_cache"]
 
 _REGISTERED: Dict[str, Ranking] = {}
+_GROUPS: Dict[str, List[Tuple[str, Ranking]]] = {}
 _FILE_CACHE: Dict[Tuple[str, int, int], Ranking] = {}
-_FILE_CACHE_MAX = 32
+_FILE_CACHE_MAX = 64
+_GLOB_CHARS = set("*?[")
 
 
 def register_run(name: str, run: Any) -> None:
@@ -45,6 +49,60 @@ def unregister_run(name: str) -> None:
 def registered_runs() -> list:
     """Names of the runs registered with :func:`register_run`, sorted."""
     return sorted(_REGISTERED)
+
+
+def register_runs(group: str, runs: Mapping[str, Any]) -> None:
+    """Make a set of runs available as ``prior=group`` (NRG and UniqueRel).
+
+    ``runs`` maps run names to runs in any form :func:`register_run` accepts; an empty mapping gives an
+    empty prior set. Registering a group again replaces it.
+
+    >>> import ir_rbstar
+    >>> ir_rbstar.register_runs("others", {"a": {"q1": {"d1": 1.0}}, "b": {"q1": {"d2": 1.0}}})
+    >>> ir_rbstar.registered_groups()
+    ['others']
+    >>> ir_rbstar.unregister_runs("others")
+    """
+    if not isinstance(group, str) or not group:
+        raise TypeError("register_runs: the group name must be a non-empty string")
+    if not isinstance(runs, Mapping):
+        raise TypeError("register_runs: runs must be a mapping of run name -> run")
+    _GROUPS[group] = [(str(name), _prepared(to_ranking(run, source=f"run {name!r} of group {group!r}")))
+                      for name, run in runs.items()]
+
+
+def unregister_runs(group: str) -> None:
+    """Forget a group registered with :func:`register_runs` (no error if it is unknown)."""
+    _GROUPS.pop(group, None)
+
+
+def registered_groups() -> list:
+    """Names of the groups registered with :func:`register_runs`, sorted."""
+    return sorted(_GROUPS)
+
+
+def resolve_runs(spec: str, what: str = "prior") -> List[Tuple[str, Ranking]]:
+    """The (name, run) pairs named by a ``prior=`` string: a registered group, or a comma-separated
+    list whose items are registered run names, run files or globs of run files (sorted)."""
+    if spec in _GROUPS:
+        return list(_GROUPS[spec])
+    out: List[Tuple[str, Ranking]] = []
+    for item in (part.strip() for part in spec.split(",")):
+        if not item:
+            raise ReferenceNotFoundError(f"{what}={spec!r}: an empty name in the list")
+        if item in _GROUPS:
+            out.extend(_GROUPS[item])
+        elif item in _REGISTERED:
+            out.append((item, _REGISTERED[item]))
+        elif _GLOB_CHARS & set(item):
+            paths = sorted(p for p in glob.glob(os.path.expanduser(item)) if os.path.isfile(p))
+            if not paths:
+                raise ReferenceNotFoundError(f"{what}={spec!r}: the glob {item!r} matches no file "
+                                             f"(looked in {os.path.abspath(os.path.dirname(item) or '.')})")
+            out.extend((path, resolve_run(path, what)) for path in paths)
+        else:
+            out.append((item, resolve_run(item, what)))
+    return out
 
 
 def clear_cache() -> None:

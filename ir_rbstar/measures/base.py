@@ -112,7 +112,8 @@ class RbstarMeasure(Measure):
             if name == self.AT_PARAM:
                 continue
             if name in self.ALWAYS_SHOWN:
-                shown.append(f"{name}={self._param_repr(self[name])}")
+                if self[name] is not _NOT_PROVIDED:      # a prototype such as NRG has no prior yet
+                    shown.append(f"{name}={self._param_repr(self[name])}")
             elif name in self.params and self.params[name] != info.default:
                 shown.append(f"{name}={self._param_repr(self.params[name])}")
         result = self.NAME

@@ -1,0 +1,101 @@
+"""Glue between the NRG declarations and their kernels: resolves the prior runs, computes the residual
+factor of every run row (and, for the normalisation, of every judged document) with one key lookup
+per prior run, and calls the kernels."""
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, Optional, Tuple
+
+import numpy as np
+
+from ..context import RunContext
+from ..core import nrg as K
+from ..core.ties import safe_divide
+from ..errors import ParameterError
+from ..io import Ranking
+from ..references import resolve_runs
+
+NAMES = ("NRG", "UniqueRel")
+
+
+def same_ranking(a: Ranking, b: Ranking) -> bool:
+    """Whether two runs hold the same documents in the same order for every query."""
+    if a is b:
+        return True
+    if len(a) != len(b) or len(a.qcodes) != len(b.qcodes):
+        return False
+    segs = b.segment_of(a.qcodes)
+    if (segs < 0).any() or not np.array_equal(b.segment_lengths()[segs], a.segment_lengths()):
+        return False
+    lens = a.segment_lengths()
+    rows = np.repeat(b.offsets[:-1][segs], lens) + a.row_positions()
+    return bool(np.array_equal(b.docs[rows], a.docs) and np.array_equal(b.dbytes[rows], a.dbytes))
+
+
+def priors(ctx: RunContext, spec: str) -> List[Tuple[str, Ranking]]:
+    """The prior runs named by ``spec``, without those identical to the evaluated run."""
+    return ctx.cached(("nrg_priors", spec),
+                      lambda: [(name, r) for name, r in resolve_runs(spec) if not same_ranking(ctx.run, r)])
+
+
+def residual_factor(ctx: RunContext, spec: str, keys: np.ndarray, docs: np.ndarray, dbytes: np.ndarray,
+                    base: str, p: float, cutoff: Optional[int]) -> np.ndarray:
+    """prod over the prior runs of 1 - seen(rank of the document there), for each (query, doc) key."""
+    factor = np.ones(len(keys))
+    for _, prior in priors(ctx, spec):
+        rows = prior.find(keys, docs, dbytes)
+        hit = np.flatnonzero(rows >= 0)
+        ranks = prior.row_positions()[rows[hit]] + 1
+        factor[hit] *= 1.0 - K.seen(base, ranks, p, cutoff)
+    return factor
+
+
+def _gain(base: str, grade: np.ndarray, judged: np.ndarray, rel: int) -> np.ndarray:
+    if base == "nDCG":
+        return np.where(judged, np.maximum(grade, 0), 0).astype(np.float64)
+    return (judged & (grade >= rel)).astype(np.float64)
+
+
+def _run_side(ctx: RunContext, spec: str, base: str, p: float, cutoff: Optional[int], rel: int):
+    def make():
+        b = ctx.observation(cutoff)
+        grade, judged = ctx.judgments(cutoff)
+        factor = residual_factor(ctx, spec, ctx._keys(b, ctx.run), b.docs, b.dbytes, base, p, cutoff)
+        return b, factor * _gain(base, grade, judged, rel)
+    return ctx.cached(("nrg_run", spec, base, p, cutoff, rel), make)
+
+
+def _ideal(ctx: RunContext, spec: str, base: str, p: float, cutoff: Optional[int], rel: int) -> np.ndarray:
+    def make():
+        qrels = ctx.qrels
+        top = int(max(ctx.universe.max(initial=-1), qrels.rowq.max(initial=-1))) + 1
+        index = np.full(top, -1, dtype=np.int64)
+        index[ctx.universe] = np.arange(ctx.n)
+        q = index[qrels.rowq]
+        mine = np.flatnonzero(q >= 0)
+        gain = _gain(base, qrels.grades[mine], np.ones(len(mine), dtype=bool), rel)
+        useful = gain > 0
+        mine, gain = mine[useful], gain[useful]
+        factor = residual_factor(ctx, spec, qrels.keys[mine], qrels.rowd[mine], qrels.rowb[mine], base, p, cutoff)
+        return K.ideal_sum(q[mine], gain * factor, base, p, cutoff, ctx.n)
+    return ctx.cached(("nrg_ideal", spec, base, p, cutoff, rel), make)
+
+
+def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
+    out: Dict[object, np.ndarray] = {}
+    for m in measures:
+        ctx.require_qrels(m)
+        spec, cutoff, rel = m["prior"], m.params.get("cutoff"), m["rel"]
+        if m.NAME == "UniqueRel":
+            b, residual = _run_side(ctx, spec, "P", 0.8, cutoff, rel)
+            out[m] = K.weighted_sum(b.seg, b.rank, residual, "P", 0.8, cutoff, ctx.n)
+            continue
+        base, p = m["base"], m["p"]
+        if base == "P" and cutoff is None:
+            raise ParameterError(f"{m}: base='P' needs a cutoff")
+        b, residual = _run_side(ctx, spec, base, p, cutoff, rel)
+        total = K.weighted_sum(b.seg, b.rank, residual, base, p, cutoff, ctx.n)
+        if m["norm"]:
+            out[m] = safe_divide(total, _ideal(ctx, spec, base, p, cutoff, rel))
+        else:
+            out[m] = total / K.normaliser(base, p, cutoff)
+    return out

@@ -1,0 +1,98 @@
+"""Declarations of the NRG family (papers/004: *Evaluating Relative Retrieval Effectiveness with
+Normalized Residual Gain*, SIGIR-AP 2024 submission).
+
+A searcher who has already looked at a set of *prior* runs gets nothing from seeing a document again.
+NRG scores a run with its base measure's browsing model (seen(i), the probability that rank i is
+looked at), but each document's gain G(d) is reduced by the chance that it was already seen in the
+top k of each prior run R_j (eq. 3):
+
+    G(d | prior) = G(d) * prod_j (1 - seen(pos(d, R_j))),   seen(infinity) = 0
+
+    NRG@k = (1 / N) * sum_{i <= k} G(d_i | prior) * seen(i)                          (eq. 4)
+
+``base`` picks seen and G: ``nDCG`` (seen(i) = 1 / log2(i + 1), G = grade, negative grades 0),
+``P`` (seen(i) = 1 for i <= k, G = 1 if grade >= rel), ``RBP`` (seen(i) = p^(i-1), G as for P),
+``RR`` (seen(i) = 1 / i, G as for P). With ``norm=True`` N is the same sum over the ideal ranking:
+the judged documents sorted by residual gain (0 when nothing is left to find). With ``norm=False``
+N is the base measure's own constant: k for P, 1 / (1 - p) for RBP, 1 for RR and nDCG, so that with
+no prior run NRG is exactly P@k, RBP (binary, ``rel``), RR, or DCG@k. (SPEC section 5 writes N = 1;
+the constants make the empty-prior values those of ir_measures' measures, as the issue asks.
+``UniqueRel`` gives the unnormalised count.) With an empty prior set and ``norm=True``, base nDCG
+gives nDCG@k exactly.
+
+Without a cutoff the whole depth of every run counts (k = infinity: ``P`` is then not defined).
+A prior run identical to the evaluated run (the same documents in the same order for every query) is
+left out automatically, so "every other system" can be given as one glob or registered group.
+"""
+from __future__ import annotations
+
+from .base import ParamInfo, RbstarMeasure, param_cutoff, param_p, param_rel
+from ..errors import ParameterError
+
+__all__ = ["NRG", "UniqueRel", "NRG_MEASURES"]
+
+BASES = ("nDCG", "P", "RBP", "RR")
+
+
+def param_prior() -> ParamInfo:
+    return ParamInfo(dtype=str, required=True,
+                     desc="the prior runs: a glob of TREC run files, a comma-separated list of files or "
+                          "registered run names, or a group given to ir_rbstar.register_runs()")
+
+
+class _NRGMeasure(RbstarMeasure):
+    FAMILY = "nrg"
+    ALWAYS_SHOWN = ("prior",)
+
+    def _check_ranges(self) -> None:
+        super()._check_ranges()
+        prior = self.params.get("prior")
+        if prior is not None and not prior.strip():
+            raise ParameterError(f"{self.NAME}: prior='' names no run (register an empty group with "
+                                 f"ir_rbstar.register_runs(name, {{}}) for an empty prior set)")
+
+
+class _NRG(_NRGMeasure):
+    """Normalized residual gain (papers/004 eqs. 3-4): the base measure's score of the gain a run adds
+    after a searcher has seen the prior runs' top k. Examples: ``NRG(prior='runs/*.run')@10``,
+    ``NRG(prior='bm25,dense',base='RR')@10``, ``NRG(prior='others',base='RBP',p=0.8,norm=False)@100``.
+    """
+    __name__ = "NRG"
+    NAME = "NRG"
+    SUPPORTED_PARAMS = {
+        "cutoff": param_cutoff(),
+        "prior": param_prior(),
+        "base": ParamInfo(dtype=str, default="nDCG", choices=BASES,
+                          desc="base measure giving seen(i) and the gain: nDCG, P, RBP or RR"),
+        "p": param_p(0.8),
+        "norm": ParamInfo(dtype=bool, default=True,
+                          desc="divide by the same sum over the ideal ranking by residual gain (True) or by "
+                               "the base measure's constant (False: k for P, 1/(1-p) for RBP, 1 otherwise)"),
+        "rel": param_rel(1),
+    }
+
+    @property
+    def ALWAYS_SHOWN(self):                      # p only matters (and so is only shown) for base RBP
+        return ("prior", "base", "p") if self.params.get("base") == "RBP" else ("prior",)
+
+    def check_required(self) -> None:
+        super().check_required()
+        if self["base"] == "P" and self.params.get("cutoff") is None:
+            raise ParameterError("NRG: base='P' needs a cutoff, e.g. NRG(prior=...,base='P')@10")
+
+
+class _UniqueRel(_NRGMeasure):
+    """Unique relevant contributions (papers/004 Appendix B): the number of relevant documents
+    (grade >= ``rel``) in the run's top k that no prior run has in its top k. With the other pooled
+    runs as the prior set and k the pool depth, this is TREC's "unique contributions to the relevant
+    set" (NRG with base P, unnormalised, times k). Example: ``UniqueRel(prior='runs/*.gz')@10``.
+    """
+    __name__ = "UniqueRel"
+    NAME = "UniqueRel"
+    SUPPORTED_PARAMS = {"cutoff": ParamInfo(dtype=int, required=True, desc="ranking cutoff k (the pool depth)"),
+                        "prior": param_prior(), "rel": param_rel(1)}
+
+
+NRG = _NRG()
+UniqueRel = _UniqueRel()
+NRG_MEASURES = (NRG, UniqueRel)

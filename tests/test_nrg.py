@@ -1,0 +1,226 @@
+"""NRG family (SPEC section 5): papers/004 Table 1, a from-the-definition oracle on random inputs, the
+empty prior set against ir_measures' nDCG / P / RBP / RR, bounds, monotonicity, prior resolution
+(groups, lists, globs, automatic exclusion of the evaluated run) and errors."""
+import os
+import sys
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import oracles_nrg as O  # noqa: E402
+
+import ir_measures  # noqa: E402
+import ir_rbstar  # noqa: E402
+from ir_rbstar.errors import MissingQrelsError, ParameterError, ReferenceNotFoundError  # noqa: E402
+
+TOL = 1e-9
+SETTINGS = settings(max_examples=150, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+POOL = [f"d{i}" for i in range(10)]
+
+
+def ranked(docs, qid="t"):
+    return {qid: {d: float(len(docs) - i) for i, d in enumerate(docs)}}
+
+
+def value(text, qrels, run):
+    m = ir_rbstar.parse(text)[0]
+    return ir_measures.calc_aggregate([m], qrels, run)[m]
+
+
+# --- papers/004 Table 1 ---
+
+TABLE1_QRELS = {"t": {d: (4 if d in "AEFJ" else 0) for d in "ABCDEFGHIJ"}}
+TABLE1 = {"R1": list("ABCDEFGHIJ"), "R2": list("EDCBAFGHIJ"), "R3": list("JIHGFEDCBA")}
+
+
+@pytest.fixture
+def table1_runs():
+    for name, docs in TABLE1.items():
+        ir_rbstar.register_run(name, ranked(docs))
+    yield
+    for name in TABLE1:
+        ir_rbstar.unregister_run(name)
+
+
+@pytest.mark.parametrize("run,prior,expected", [
+    ("R1", "R2", 0.7361), ("R1", "R3", 0.8277), ("R1", "R2,R3", 0.8417),
+    ("R2", "R3", 0.7988), ("R2", "R1,R3", 0.8316), ("R3", "R1,R2", 0.8681)])
+def test_table1(table1_runs, run, prior, expected):
+    got = value(f"NRG(prior='{prior}')@10", TABLE1_QRELS, ranked(TABLE1[run]))
+    assert got == pytest.approx(expected, abs=5e-5)
+    assert got == pytest.approx(O.nrg(TABLE1_QRELS["t"], TABLE1[run], [TABLE1[r] for r in prior.split(",")], k=10),
+                                abs=TOL)
+
+
+def test_table1_same_ndcg_and_no_unique_contributions(table1_runs):
+    ndcg = {r: value("nDCG@10", TABLE1_QRELS, ranked(d)) for r, d in TABLE1.items()}
+    assert len({round(v, 12) for v in ndcg.values()}) == 1          # "NDCG@10 is the same for all rankings"
+    for r, docs in TABLE1.items():
+        others = ",".join(o for o in TABLE1 if o != r)
+        assert value(f"UniqueRel(prior='{others}')@10", TABLE1_QRELS, ranked(docs)) == 0.0
+
+
+# --- random inputs ---
+
+@st.composite
+def collections(draw):
+    qids = draw(st.lists(st.sampled_from(["q1", "2", "q3"]), min_size=1, max_size=3, unique=True))
+    qrels, run, priors = {}, {}, []
+    nprior = draw(st.integers(0, 3))
+    priors = [{} for _ in range(nprior)]
+    for q in qids:
+        judged = draw(st.lists(st.sampled_from(POOL), min_size=1, max_size=7, unique=True))
+        qrels[q] = {d: draw(st.integers(-1, 3)) for d in judged}
+        docs = draw(st.lists(st.sampled_from(POOL), max_size=8, unique=True))
+        if docs:
+            run[q] = docs
+        for prior in priors:
+            pdocs = draw(st.lists(st.sampled_from(POOL), max_size=8, unique=True))
+            if pdocs:
+                prior[q] = pdocs
+    assume(run)
+    return qrels, run, priors
+
+
+def as_run(lists):
+    return {q: {d: float(len(docs) - i) for i, d in enumerate(docs)} for q, docs in lists.items()}
+
+
+def register(priors, group="nrg-test"):
+    ir_rbstar.register_runs(group, {f"p{i}": as_run(p) for i, p in enumerate(priors) if p})
+    return [p for p in priors if p]
+
+
+BASES = st.sampled_from(["nDCG", "P", "RBP", "RR"])
+
+
+@given(collections(), BASES, st.sampled_from([0.5, 0.8, 0.95]), st.booleans(), st.integers(1, 9),
+       st.integers(1, 3))
+@SETTINGS
+def test_equals_the_oracle(data, base, p, norm, k, rel):
+    qrels, run, priors = data
+    priors = [pr for pr in register(priors) if pr != run]      # a prior equal to the run is left out
+    shown_p = f",p={p}" if base == "RBP" else ""
+    text = f"NRG(prior='nrg-test',base='{base}'{shown_p},norm={norm},rel={rel})@{k}"
+    m = ir_rbstar.parse(text)[0]
+    got = {x.query_id: x.value for x in ir_measures.iter_calc([m], qrels, as_run(run))}
+    assert set(got) == set(qrels)
+    for q in qrels:
+        want = O.nrg(qrels[q], run.get(q, []), [pr.get(q, []) for pr in priors], base, p, norm, k, rel)
+        assert got[q] == pytest.approx(want, abs=TOL), q
+        if norm:
+            assert -TOL <= got[q] <= 1 + TOL
+    unique = ir_rbstar.parse(f"UniqueRel(prior='nrg-test',rel={rel})@{k}")[0]
+    got = {x.query_id: x.value for x in ir_measures.iter_calc([unique], qrels, as_run(run))}
+    for q in qrels:
+        assert got[q] == O.unique_rel(qrels[q], run.get(q, []), [pr.get(q, []) for pr in priors], k, rel)
+
+
+@given(collections(), BASES, st.integers(1, 9))
+@SETTINGS
+def test_unnormalised_never_increases_when_a_prior_is_added(data, base, k):
+    qrels, run, priors = data
+    assume(priors and priors[-1] and run not in priors)
+    shown = f"base='{base}',norm=False"
+    before = register(priors[:-1], "fewer")
+    after = register(priors, "more")
+    assert len(after) == len(before) + 1
+    m_before = ir_rbstar.parse(f"NRG(prior='fewer',{shown})@{k}")[0]
+    m_after = ir_rbstar.parse(f"NRG(prior='more',{shown})@{k}")[0]
+    b = {x.query_id: x.value for x in ir_measures.iter_calc([m_before], qrels, as_run(run))}
+    a = {x.query_id: x.value for x in ir_measures.iter_calc([m_after], qrels, as_run(run))}
+    for q in qrels:
+        assert a[q] <= b[q] + TOL
+
+
+@given(collections(), st.integers(1, 9), st.sampled_from([0.5, 0.8]))
+@SETTINGS
+def test_empty_prior_set_gives_the_base_measure(data, k, p):
+    qrels, run, _ = data
+    ir_rbstar.register_runs("empty", {})
+    r = as_run(run)
+    for ours, theirs in [(f"NRG(prior='empty')@{k}", f"nDCG@{k}"),
+                         (f"NRG(prior='empty',base='P',norm=False)@{k}", f"P@{k}"),
+                         (f"NRG(prior='empty',base='RBP',p={p},norm=False,rel=2)@{k}", f"RBP(p={p},rel=2)@{k}")]:
+        a = {x.query_id: x.value for x in ir_measures.iter_calc(ir_rbstar.parse(ours), qrels, r)}
+        b = {x.query_id: x.value for x in ir_measures.iter_calc([ir_measures.parse_measure(theirs)], qrels, r)}
+        for q in qrels:
+            assert a[q] == pytest.approx(b[q], abs=TOL), (ours, q)
+    # base RR: RR@k where a query has a single relevant document (as on MS MARCO)
+    single = {q: {d: (1 if i == 0 else 0) for i, d in enumerate(j)} for q, j in qrels.items()}
+    a = {x.query_id: x.value for x in ir_measures.iter_calc(ir_rbstar.parse(f"NRG(prior='empty',base='RR')@{k}"), single, r)}
+    b = {x.query_id: x.value for x in ir_measures.iter_calc([ir_measures.parse_measure(f"RR@{k}")], single, r)}
+    for q in single:
+        assert a[q] == pytest.approx(b[q], abs=TOL)
+
+
+@given(collections(), st.randoms())
+@SETTINGS
+def test_independent_of_row_order(data, rnd):
+    import pandas as pd
+    qrels, run, priors = data
+    register(priors)
+    rows = [(q, d, s) for q, docs in as_run(run).items() for d, s in docs.items()]
+    qrows = [(q, d, g) for q, docs in qrels.items() for d, g in docs.items()]
+    m = ir_rbstar.parse("NRG(prior='nrg-test')@5")[0]
+
+    def calc():
+        return {x.query_id: x.value for x in ir_measures.iter_calc(
+            [m], pd.DataFrame(qrows, columns=["query_id", "doc_id", "relevance"]),
+            pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]))}
+    first = calc()
+    rnd.shuffle(rows)
+    rnd.shuffle(qrows)
+    assert calc() == pytest.approx(first, abs=1e-12)
+
+
+# --- prior resolution ---
+
+def test_prior_glob_list_and_group_and_self_exclusion(tmp_path, table1_runs):
+    for name, docs in TABLE1.items():
+        (tmp_path / f"{name}.run").write_text("".join(f"t Q0 {d} {i + 1} {10 - i} {name}\n" for i, d in enumerate(docs)))
+    glob = str(tmp_path / "*.run")
+    run = str(tmp_path / "R1.run")
+    # the glob holds R1 itself: it is left out, so this is NRG of R1 given R2 and R3
+    assert value(f"NRG(prior='{glob}')@10", TABLE1_QRELS, run) == pytest.approx(0.8417, abs=5e-5)
+    files = ",".join(str(tmp_path / f"{n}.run") for n in ("R2", "R3"))
+    assert value(f"NRG(prior='{files}')@10", TABLE1_QRELS, run) == pytest.approx(0.8417, abs=5e-5)
+    ir_rbstar.register_runs("all-three", {n: ranked(d) for n, d in TABLE1.items()})
+    assert value("NRG(prior='all-three')@10", TABLE1_QRELS, ranked(TABLE1["R1"])) == pytest.approx(0.8417, abs=5e-5)
+    assert "all-three" in ir_rbstar.registered_groups()
+    ir_rbstar.unregister_runs("all-three")
+    # only the run itself as prior: the base measure
+    assert value("NRG(prior='R1')@10", TABLE1_QRELS, ranked(TABLE1["R1"])) == \
+        pytest.approx(value("nDCG@10", TABLE1_QRELS, ranked(TABLE1["R1"])), abs=TOL)
+
+
+def test_errors(tmp_path):
+    qrels, run = TABLE1_QRELS, ranked(TABLE1["R1"])
+    with pytest.raises(ReferenceNotFoundError, match="matches no file"):
+        value(f"NRG(prior='{tmp_path}/*.nothing')@10", qrels, run)
+    with pytest.raises(ReferenceNotFoundError, match="nope"):
+        value("NRG(prior='nope')@10", qrels, run)
+    with pytest.raises(ParameterError, match="base"):
+        ir_rbstar.parse("NRG(prior='x',base='MAP')@10")
+    with pytest.raises(ParameterError, match="prior"):
+        ir_rbstar.parse("NRG(prior=' ')@10")
+    with pytest.raises(ParameterError, match="p="):
+        ir_rbstar.parse("NRG(prior='x',base='RBP',p=1.5)")
+    with pytest.raises(ParameterError, match="cutoff"):
+        ir_rbstar.register_runs("empty", {})
+        value("NRG(prior='empty',base='P')", qrels, run)
+    with pytest.raises(ParameterError, match="prior"):
+        value("NRG@10", qrels, run)
+    with pytest.raises(MissingQrelsError):
+        ir_rbstar.PROVIDER.evaluator(ir_rbstar.parse("NRG(prior='empty')@10"), None).calc_aggregate(run)
+
+
+def test_labels():
+    texts = ["NRG(prior='a,b')@10", "NRG(prior='runs/*.run',base='RBP',p=0.8)@100",
+             "NRG(prior='g',base='RR',norm=False)@10", "UniqueRel(prior='g',rel=2)@10"]
+    for text in texts:
+        m = ir_measures.parse_measure(text)
+        assert str(m) == text and ir_measures.parse_measure(str(m)) == m
+    assert str(ir_rbstar.parse("NRG(prior='g',base='RBP')@5")[0]) == "NRG(prior='g',base='RBP',p=0.8)@5"
