@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import glob
 import os
-from typing import Any, Dict, List, Mapping, Tuple
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from .errors import ReferenceNotFoundError
 from .io import Ranking, read_trec_run, to_ranking
@@ -17,7 +18,19 @@ __all__ = ["register_run", "unregister_run", "registered_runs", "register_runs",
            "registered_groups", "resolve_run", "resolve_runs", "clear_cache"]
 
 _REGISTERED: Dict[str, Ranking] = {}
-_GROUPS: Dict[str, List[Tuple[str, Ranking]]] = {}
+
+
+@dataclass
+class PriorSet:
+    """The runs of a ``prior=`` string; for a registered group, optionally each run's team and the
+    team's representative (e.g. its best run)."""
+
+    runs: List[Tuple[str, Ranking]]
+    team: Optional[Dict[str, str]] = None          # run name -> team
+    best: Optional[Dict[str, str]] = field(default=None)  # team -> the run representing it
+
+
+_GROUPS: Dict[str, PriorSet] = {}
 _FILE_CACHE: Dict[Tuple[str, int, int], Ranking] = {}
 _FILE_CACHE_MAX = 64
 _GLOB_CHARS = set("*?[")
@@ -51,11 +64,16 @@ def registered_runs() -> list:
     return sorted(_REGISTERED)
 
 
-def register_runs(group: str, runs: Mapping[str, Any]) -> None:
-    """Make a set of runs available as ``prior=group`` (NRG and UniqueRel).
+def register_runs(group: str, runs: Mapping[str, Any], teams: Optional[Mapping[str, str]] = None,
+                  best: Optional[Mapping[str, str]] = None) -> None:
+    """Make a set of runs available as ``prior=group`` (NRG, UniqueRel, TaSC) or ``runs=group`` (RarP).
 
     ``runs`` maps run names to runs in any form :func:`register_run` accepts; an empty mapping gives an
-    empty prior set. Registering a group again replaces it.
+    empty prior set. Registering a group again replaces it. A run that is itself one of the runs is
+    never its own prior. With ``teams`` (run name -> team, e.g. the TREC group that submitted it), the
+    prior set of a member excludes every run of its team; with ``best`` (team -> run name) only each
+    other team's representative is a prior (papers/004 section 4: "the best run of every other
+    group"); :func:`ir_rbstar.nrg.best_per_team` picks them by a measure.
 
     >>> import ir_rbstar
     >>> ir_rbstar.register_runs("others", {"a": {"q1": {"d1": 1.0}}, "b": {"q1": {"d2": 1.0}}})
@@ -67,8 +85,22 @@ def register_runs(group: str, runs: Mapping[str, Any]) -> None:
         raise TypeError("register_runs: the group name must be a non-empty string")
     if not isinstance(runs, Mapping):
         raise TypeError("register_runs: runs must be a mapping of run name -> run")
-    _GROUPS[group] = [(str(name), _prepared(to_ranking(run, source=f"run {name!r} of group {group!r}")))
-                      for name, run in runs.items()]
+    names = [str(n) for n in runs]
+    if teams is not None:
+        missing = [n for n in names if n not in teams]
+        if missing:
+            raise ReferenceNotFoundError(f"register_runs({group!r}): no team given for run {missing[0]!r}")
+        teams = {str(n): str(t) for n, t in teams.items()}
+    if best is not None:
+        if teams is None:
+            raise TypeError("register_runs: best= needs teams=")
+        for team, name in best.items():
+            if str(name) not in names or teams[str(name)] != str(team):
+                raise ReferenceNotFoundError(f"register_runs({group!r}): best[{team!r}] = {name!r} is not a run "
+                                             f"of team {team!r}")
+        best = {str(t): str(n) for t, n in best.items()}
+    _GROUPS[group] = PriorSet([(str(name), _prepared(to_ranking(run, source=f"run {name!r} of group {group!r}")))
+                               for name, run in runs.items()], teams, best)
 
 
 def unregister_runs(group: str) -> None:
@@ -81,17 +113,17 @@ def registered_groups() -> list:
     return sorted(_GROUPS)
 
 
-def resolve_runs(spec: str, what: str = "prior") -> List[Tuple[str, Ranking]]:
-    """The (name, run) pairs named by a ``prior=`` string: a registered group, or a comma-separated
-    list whose items are registered run names, run files or globs of run files (sorted)."""
+def resolve_runs(spec: str, what: str = "prior") -> PriorSet:
+    """The runs named by a ``prior=`` string: a registered group, or a comma-separated list whose items
+    are registered groups or run names, run files or globs of run files (sorted)."""
     if spec in _GROUPS:
-        return list(_GROUPS[spec])
+        return _GROUPS[spec]
     out: List[Tuple[str, Ranking]] = []
     for item in (part.strip() for part in spec.split(",")):
         if not item:
             raise ReferenceNotFoundError(f"{what}={spec!r}: an empty name in the list")
         if item in _GROUPS:
-            out.extend(_GROUPS[item])
+            out.extend(_GROUPS[item].runs)
         elif item in _REGISTERED:
             out.append((item, _REGISTERED[item]))
         elif _GLOB_CHARS & set(item):
@@ -102,7 +134,7 @@ def resolve_runs(spec: str, what: str = "prior") -> List[Tuple[str, Ranking]]:
             out.extend((path, resolve_run(path, what)) for path in paths)
         else:
             out.append((item, resolve_run(item, what)))
-    return out
+    return PriorSet(out)
 
 
 def clear_cache() -> None:

@@ -44,3 +44,16 @@ def nrg(qrels: Dict[str, int], run: List[str], priors: List[List[str]], base: st
 def unique_rel(qrels: Dict[str, int], run: List[str], priors: List[List[str]], k: int, rel: int = 1) -> int:
     seen_before = {d for ranking in priors for d in ranking[:k]}
     return sum(1 for d in run[:k] if qrels.get(d, -1) >= rel and d not in seen_before)
+
+
+def rarp(qrels: Dict[str, int], run: List[str], others: List[List[str]], k: int, alpha: float = 1.0,
+         rel: int = 1) -> float:
+    """Rareness-based P@k (Türkmen et al. 2023), rarity per topic over ``others`` (the other runs, the
+    evaluated run not among them) plus the run itself."""
+    rankings = [run] + list(others)
+    total = 0.0
+    for d in run[:k]:
+        if qrels.get(d, -1) >= rel:
+            found = sum(1 for r in rankings if d in r[:k])
+            total += 1 + alpha * (1 - found / len(rankings))
+    return total / k

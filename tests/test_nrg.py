@@ -213,14 +213,86 @@ def test_errors(tmp_path):
         value("NRG(prior='empty',base='P')", qrels, run)
     with pytest.raises(ParameterError, match="prior"):
         value("NRG@10", qrels, run)
+    with pytest.raises(ParameterError, match="alpha"):
+        ir_rbstar.RarP(runs='x', alpha=-1.0, cutoff=10)
+    with pytest.raises(ParameterError, match="cutoff"):
+        value("RarP(runs='empty')", qrels, run)
     with pytest.raises(MissingQrelsError):
         ir_rbstar.PROVIDER.evaluator(ir_rbstar.parse("NRG(prior='empty')@10"), None).calc_aggregate(run)
 
 
 def test_labels():
     texts = ["NRG(prior='a,b')@10", "NRG(prior='runs/*.run',base='RBP',p=0.8)@100",
-             "NRG(prior='g',base='RR',norm=False)@10", "UniqueRel(prior='g',rel=2)@10"]
+             "NRG(prior='g',base='RR',norm=False)@10", "UniqueRel(prior='g',rel=2)@10",
+             "RarP(runs='g',alpha=0.5)@10", "TaSC(prior='g')@10"]
     for text in texts:
         m = ir_measures.parse_measure(text)
         assert str(m) == text and ir_measures.parse_measure(str(m)) == m
     assert str(ir_rbstar.parse("NRG(prior='g',base='RBP')@5")[0]) == "NRG(prior='g',base='RBP',p=0.8)@5"
+
+
+# --- the comparison measures: rareness-based precision and TaSC ---
+
+def test_rarp_hand_example():
+    """One topic, k = 3, relevant a, b, c; rarity h = 1 - n/4: h(a) = 0, h(b) = 0.5, h(c) = 0.75."""
+    qrels = {"t": {"a": 1, "b": 1, "c": 1}}
+    runs = {"S1": "a x b", "S2": "a b y", "S3": "a z w", "S4": "c a v"}
+    ir_rbstar.register_runs("S", {n: ranked(r.split()) for n, r in runs.items()})
+    expected = {"S1": (1 + 1.5) / 3, "S2": (1 + 1.5) / 3, "S3": 1 / 3, "S4": (1.75 + 1) / 3}
+    for name, docs in runs.items():
+        assert value("RarP(runs='S')@3", qrels, ranked(docs.split())) == pytest.approx(expected[name], abs=TOL)
+        assert value("RarP(runs='S',alpha=0.0)@3", qrels, ranked(docs.split())) == \
+            pytest.approx(value("P@3", qrels, ranked(docs.split())), abs=TOL)
+    # a run outside the set is added to it: 5 runs, c found by S4 and the new run
+    assert value("RarP(runs='S')@3", qrels, ranked(["c", "q", "r"])) == pytest.approx((1 + 1 - 2 / 5) / 3, abs=TOL)
+
+
+@given(collections(), st.integers(1, 9), st.sampled_from([0.0, 0.5, 1.0]), st.integers(1, 2))
+@SETTINGS
+def test_rarp_equals_the_oracle(data, k, alpha, rel):
+    qrels, run, priors = data
+    priors = register(priors)
+    got = {x.query_id: x.value for x in ir_measures.iter_calc(
+        ir_rbstar.parse(f"RarP(runs='nrg-test',alpha={alpha},rel={rel})@{k}"), qrels, as_run(run))}
+    for q in qrels:
+        others = [pr.get(q, []) for pr in priors if pr != run]
+        assert got[q] == pytest.approx(O.rarp(qrels[q], run.get(q, []), others, k, alpha, rel), abs=TOL)
+        assert -TOL <= got[q] <= 1 + alpha + TOL
+
+
+@given(collections(), st.integers(1, 9))
+@SETTINGS
+def test_tasc_from_pytrec_eval_ndcg(data, k):
+    qrels, run, priors = data
+    priors = [pr for pr in register(priors) if pr != run]
+    ndcg = ir_measures.parse_measure(f"nDCG@{k}")
+
+    def per_query(r):
+        return {x.query_id: x.value for x in ir_measures.iter_calc([ndcg], qrels, as_run(r))} if r else {}
+    mine = per_query(run)
+    prior_values = [per_query(pr) for pr in priors]
+    got = {x.query_id: x.value for x in ir_measures.iter_calc(ir_rbstar.parse(f"TaSC(prior='nrg-test')@{k}"),
+                                                               qrels, as_run(run))}
+    for q in qrels:
+        best = max([pv.get(q, 0.0) for pv in prior_values], default=0.0)
+        assert got[q] == pytest.approx((1 - best) * mine.get(q, 0.0), abs=TOL)
+
+
+def test_teams_and_best_runs(table1_runs):
+    """With teams, a member's prior set leaves out its whole team; with best, only the other teams'
+    representatives count."""
+    runs = {n: ranked(d) for n, d in TABLE1.items()}
+    ir_rbstar.register_runs("teams", runs, teams={"R1": "x", "R2": "x", "R3": "y"})
+    # R1's team x also holds R2: only R3 is its prior
+    assert value("NRG(prior='teams')@10", TABLE1_QRELS, runs["R1"]) == pytest.approx(0.8277, abs=5e-5)
+    ir_rbstar.register_runs("best", runs, teams={"R1": "x", "R2": "x", "R3": "y"}, best={"x": "R2", "y": "R3"})
+    assert value("NRG(prior='best')@10", TABLE1_QRELS, runs["R3"]) == \
+        pytest.approx(O.nrg(TABLE1_QRELS["t"], TABLE1["R3"], [TABLE1["R2"]], k=10), abs=TOL)
+    # a run outside the group: every team's representative
+    outside = ranked(list("BACDEFGHIJ"))
+    assert value("NRG(prior='best')@10", TABLE1_QRELS, outside) == \
+        pytest.approx(O.nrg(TABLE1_QRELS["t"], list("BACDEFGHIJ"), [TABLE1["R2"], TABLE1["R3"]], k=10), abs=TOL)
+    with pytest.raises(ReferenceNotFoundError, match="team"):
+        ir_rbstar.register_runs("bad", runs, teams={"R1": "x"})
+    with pytest.raises(ReferenceNotFoundError, match="best"):
+        ir_rbstar.register_runs("bad", runs, teams={"R1": "x", "R2": "x", "R3": "y"}, best={"x": "R3"})

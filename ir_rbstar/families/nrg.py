@@ -14,7 +14,7 @@ from ..errors import ParameterError
 from ..io import Ranking
 from ..references import resolve_runs
 
-NAMES = ("NRG", "UniqueRel")
+NAMES = ("NRG", "UniqueRel", "RarP", "TaSC")
 
 
 def same_ranking(a: Ranking, b: Ranking) -> bool:
@@ -32,9 +32,25 @@ def same_ranking(a: Ranking, b: Ranking) -> bool:
 
 
 def priors(ctx: RunContext, spec: str) -> List[Tuple[str, Ranking]]:
-    """The prior runs named by ``spec``, without those identical to the evaluated run."""
-    return ctx.cached(("nrg_priors", spec),
-                      lambda: [(name, r) for name, r in resolve_runs(spec) if not same_ranking(ctx.run, r)])
+    """The prior runs named by ``spec`` for the evaluated run: never the run itself; for a group
+    registered with teams, no run of the run's own team, and only each other team's representative
+    when those were given."""
+    def make():
+        prior_set = resolve_runs(spec)
+        own = [name for name, r in prior_set.runs if same_ranking(ctx.run, r)]
+        if prior_set.team is None:
+            return [(name, r) for name, r in prior_set.runs if name not in own]
+        own_teams = {prior_set.team[name] for name in own}
+        keep = []
+        for name, r in prior_set.runs:
+            team = prior_set.team[name]
+            if name in own or team in own_teams:
+                continue
+            if prior_set.best is not None and prior_set.best.get(team) != name:
+                continue
+            keep.append((name, r))
+        return keep
+    return ctx.cached(("nrg_priors", spec), make)
 
 
 def residual_factor(ctx: RunContext, spec: str, keys: np.ndarray, docs: np.ndarray, dbytes: np.ndarray,
@@ -80,10 +96,54 @@ def _ideal(ctx: RunContext, spec: str, base: str, p: float, cutoff: Optional[int
     return ctx.cached(("nrg_ideal", spec, base, p, cutoff, rel), make)
 
 
+def _ndcg(ctx: RunContext, run: Ranking, k: int) -> np.ndarray:
+    """nDCG@k (trec_eval's, as ir_measures' nDCG@k) of ``run`` on the evaluated run's queries."""
+    import ir_measures
+    from . import ties
+    m = ir_measures.nDCG @ k
+    other = ctx if run is ctx.run else RunContext(run, ctx.qrels, ctx.universe)
+    return ties.compute([m], other)[m]
+
+
+def _tasc(ctx: RunContext, m) -> np.ndarray:
+    k = m["cutoff"]
+    best = np.zeros(ctx.n)
+    for _, prior in priors(ctx, m["prior"]):
+        best = np.maximum(best, _ndcg(ctx, prior, k))
+    return (1.0 - best) * _ndcg(ctx, ctx.run, k)
+
+
+def _rarp(ctx: RunContext, m) -> np.ndarray:
+    k, alpha, rel = m["cutoff"], m["alpha"], m["rel"]
+    b = ctx.observation(k)
+    grade, judged = ctx.judgments(k)
+    relevant = np.flatnonzero(judged & (grade >= rel))
+    keys = ctx._keys(b, ctx.run)[relevant]
+    runs = resolve_runs(m["runs"], "runs").runs
+    member = any(same_ranking(ctx.run, r) for _, r in runs)
+    found = np.ones(len(relevant))                    # the evaluated run has each of them
+    for _, r in runs:
+        if same_ranking(ctx.run, r):
+            continue
+        rows = r.find(keys, b.docs[relevant], b.dbytes[relevant])
+        hit = rows >= 0
+        hit[hit] = r.row_positions()[rows[hit]] < k
+        found += hit
+    total = len(runs) + (0 if member else 1)
+    credit = 1.0 + alpha * (1.0 - found / total)
+    return np.bincount(b.seg[relevant], weights=credit, minlength=ctx.n) / k
+
+
 def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
     out: Dict[object, np.ndarray] = {}
     for m in measures:
         ctx.require_qrels(m)
+        if m.NAME == "TaSC":
+            out[m] = _tasc(ctx, m)
+            continue
+        if m.NAME == "RarP":
+            out[m] = _rarp(ctx, m)
+            continue
         spec, cutoff, rel = m["prior"], m.params.get("cutoff"), m["rel"]
         if m.NAME == "UniqueRel":
             b, residual = _run_side(ctx, spec, "P", 0.8, cutoff, rel)

@@ -8,11 +8,11 @@ from .base import RbstarMeasure
 from .rankbiased import RANKBIASED, RBA, RBA_res, RBO, RBO_ext, RBO_res, RBP, RBP_res, RBR, RBR_res
 from .ties import TIES, AP_TA, F1_TA, P_TA, R_TA, RBP_TA, RR_TA, nDCG_TA
 from .twist import TWIST, Twist, Twist_rho, Twist_sigma
-from .nrg import NRG_MEASURES, NRG, UniqueRel
+from .nrg import NRG_MEASURES, NRG, UniqueRel, RarP, TaSC
 
 __all__ = ["ALL", "register", "RbstarMeasure", "RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res",
            "RBO", "RBO_res", "RBO_ext", "P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA",
-           "Twist", "Twist_rho", "Twist_sigma", "NRG", "UniqueRel"]
+           "Twist", "Twist_rho", "Twist_sigma", "NRG", "UniqueRel", "RarP", "TaSC"]
 
 ALL = list(RANKBIASED) + list(TIES) + list(TWIST) + list(NRG_MEASURES)
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from .base import ParamInfo, RbstarMeasure, param_cutoff, param_p, param_rel
 from ..errors import ParameterError
 
-__all__ = ["NRG", "UniqueRel", "NRG_MEASURES"]
+__all__ = ["NRG", "UniqueRel", "RarP", "TaSC", "NRG_MEASURES"]
 
 BASES = ("nDCG", "P", "RBP", "RR")
 
@@ -93,6 +93,58 @@ class _UniqueRel(_NRGMeasure):
                         "prior": param_prior(), "rel": param_rel(1)}
 
 
+class _RarP(RbstarMeasure):
+    """Rareness-based precision at k (Türkmen, Lease, Kutlu, *New Metrics to Encourage Innovation and
+    Diversity in Information Retrieval Approaches*, ECIR 2023), one of the comparisons of papers/004:
+
+        RarP@k = (1 / k) * sum over relevant documents d in the run's top k of (1 + alpha * h(d)),
+        h(d) = 1 - n(d) / M,
+
+    where, **per topic**, M is the number of runs in the set ``runs`` together with the evaluated run
+    (which is added when it is not one of them) and n(d) the number of those runs that have d in their
+    top k. A relevant document no other run found earns 1 + alpha (1 - 1/M); one every run found earns
+    1. The value lies in [0, 1 + alpha]; alpha = 0 gives P@k. (The NRG authors' code counts rarity over
+    all topics at once; the original paper and this package count it per topic.)
+    Example: ``RarP(runs='runs/*.run')@10``.
+    """
+    __name__ = "RarP"
+    NAME = "RarP"
+    FAMILY = "nrg"
+    ALWAYS_SHOWN = ("runs", "alpha")
+    SUPPORTED_PARAMS = {
+        "cutoff": ParamInfo(dtype=int, required=True, desc="ranking cutoff k"),
+        "runs": ParamInfo(dtype=str, required=True,
+                          desc="the runs rarity is counted over (the evaluated run is added): a glob, a "
+                               "comma-separated list or a group given to ir_rbstar.register_runs()"),
+        "alpha": ParamInfo(dtype=float, default=1.0, desc="weight of rareness, >= 0"),
+        "rel": param_rel(1),
+    }
+
+    def _check_ranges(self) -> None:
+        super()._check_ranges()
+        alpha = self.params.get("alpha")
+        if alpha is not None and not alpha >= 0:
+            raise ParameterError(f"RarP: alpha={alpha!r} must be >= 0")
+
+
+class _TaSC(_NRGMeasure):
+    """TaSC, as the NRG authors' code computes it ("MAX TaSC"; Arabzadeh, Bigdeli, Hamidi Rad, Bagheri,
+    *Quantifying Ranker Coverage of Different Query Subspaces*, SIGIR 2023), a comparison of
+    papers/004: per query, (1 - max over the prior runs of their nDCG@k) * nDCG@k of the run; the
+    gain a run brings on the queries the prior runs serve badly. It looks at scores, not at which
+    documents the runs share. With no prior run it is nDCG@k. (The TaSC paper's own equation was not
+    available to us; this follows the NRG authors' implementation, with the prior set the user
+    gives, where their code took the best run of the run's own group by mistake.)
+    Example: ``TaSC(prior='runs/*.run')@10``.
+    """
+    __name__ = "TaSC"
+    NAME = "TaSC"
+    SUPPORTED_PARAMS = {"cutoff": ParamInfo(dtype=int, required=True, desc="ranking cutoff k of nDCG@k"),
+                        "prior": param_prior()}
+
+
 NRG = _NRG()
 UniqueRel = _UniqueRel()
-NRG_MEASURES = (NRG, UniqueRel)
+RarP = _RarP()
+TaSC = _TaSC()
+NRG_MEASURES = (NRG, UniqueRel, RarP, TaSC)
