@@ -46,11 +46,11 @@ def unique_rel(qrels: Dict[str, int], run: List[str], priors: List[List[str]], k
     return sum(1 for d in run[:k] if qrels.get(d, -1) >= rel and d not in seen_before)
 
 
-def rarp(qrels: Dict[str, int], run: List[str], others: List[List[str]], k: int, alpha: float = 1.0,
-         rel: int = 1) -> float:
-    """Rareness-based P@k (Türkmen et al. 2023), rarity per topic over ``others`` (the other runs, the
-    evaluated run not among them) plus the run itself."""
-    rankings = [run] + list(others)
+def rarp(qrels: Dict[str, int], run: List[str], runs: List[List[str]], member: bool, k: int,
+         alpha: float = 1.0, rel: int = 1) -> float:
+    """Rareness-based P@k (Türkmen et al. 2023), rarity per topic over the set ``runs``, to which the
+    evaluated run is added unless it is a member (``member``)."""
+    rankings = list(runs) if member else [run] + list(runs)
     total = 0.0
     for d in run[:k]:
         if qrels.get(d, -1) >= rel:

@@ -121,10 +121,8 @@ def _rarp(ctx: RunContext, m) -> np.ndarray:
     keys = ctx._keys(b, ctx.run)[relevant]
     runs = resolve_runs(m["runs"], "runs").runs
     member = any(same_ranking(ctx.run, r) for _, r in runs)
-    found = np.ones(len(relevant))                    # the evaluated run has each of them
+    found = np.zeros(len(relevant)) if member else np.ones(len(relevant))   # a run outside the set is added
     for _, r in runs:
-        if same_ranking(ctx.run, r):
-            continue
         rows = r.find(keys, b.docs[relevant], b.dbytes[relevant])
         hit = rows >= 0
         hit[hit] = r.row_positions()[rows[hit]] < k
