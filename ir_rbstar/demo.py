@@ -5,8 +5,9 @@ The collection (11,429 abstracts, 93 queries, binary qrels) and the runs ship in
 runs, the BM25 scores rounded to one decimal (a quantised scorer: many tied scores) and, as the
 reference ranking, a re-ranking of the BM25 top 100 by a small neural model (all-MiniLM-L6-v2). Each
 run is scored with nDCG@10 and P@10 in trec_eval order and averaged over its ties (``_TA``), RBP
-against the qrels, with RBR of its top k, RBA and RBO against the reference, and with Twist (the
-avoidable effort of its whole ranking, 1 = ideal).
+against the qrels, with RBR of its top k, RBA and RBO against the reference, with Twist (the
+avoidable effort of its whole ranking, 1 = ideal), and with NRG@10: its nDCG@10 counting only the
+gain the other bundled runs had not already shown.
 """
 from __future__ import annotations
 
@@ -20,9 +21,10 @@ import pandas as pd
 from .io import read_trec_qrels, read_trec_run
 from .parsing import parse
 from .provider import iter_calc_columnar
-from .references import register_run
+from .references import register_run, register_runs
 
 REFERENCE = "minilm_rerank"
+GROUP = "vaswani_demo"
 
 
 def data_dir() -> str:
@@ -39,13 +41,15 @@ def demo_runs() -> Dict[str, str]:
 def demo_measures(p: float = 0.8, k: int = 20) -> List:
     ref = f"ref='{REFERENCE}'"
     return parse(f"nDCG@10 nDCG_TA@10 P@10 P_TA@10 RBP(p={p}) RBP_res(p={p}) RBR(p={p},{ref})@{k} "
-                 f"RBR_res(p={p},{ref})@{k} RBA(p={p},{ref}) RBO(p={p},{ref}) Twist")
+                 f"RBR_res(p={p},{ref})@{k} RBA(p={p},{ref}) RBO(p={p},{ref}) Twist "
+                 f"NRG(prior='{GROUP}')@10")
 
 
 def demo_table(p: float = 0.8, k: int = 20) -> pd.DataFrame:
     """The demo's table: one row per bundled run, one column per measure (means over the 93 queries)."""
     runs = demo_runs()
     register_run(REFERENCE, runs[REFERENCE])
+    register_runs(GROUP, runs)                 # NRG: each run against the other bundled runs
     qrels = read_trec_qrels(os.path.join(data_dir(), "qrels"))
     measures = demo_measures(p, k)
     rows = {}
@@ -70,7 +74,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(f"RBR@{args.k}: the run's top {args.k} as a set against the reference; RBP vs the qrels; "
           f"_res = residual (how much the value could still grow);\n_TA = mean over every order of tied "
           f"scores (bm25_round1 has many; trec_eval breaks them by doc id);\nTwist: effort, from how far each "
-          f"document sits from its place in the ideal ranking (1 = ideal, 0 = nothing relevant found).\n")
+          f"document sits from its place in the ideal ranking (1 = ideal, 0 = nothing relevant found);\n"
+          f"NRG@10: nDCG@10 of what the other bundled runs had not already shown (0 = nothing new).\n")
     with pd.option_context("display.width", 250, "display.max_columns", 20):
         print(table.round(4).to_string())
     return 0

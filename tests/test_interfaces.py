@@ -282,6 +282,14 @@ def test_demo_prints_table():
     # Twist over the whole run: the mean of the per-query values of ir_rbstar.twist (recall base >= 1)
     table = ir_rbstar.twist.twist_table(str(VASWANI / "qrels"), str(VASWANI / "bm25.run.gz"))
     assert rows["bm25"]["Twist"] == pytest.approx(table["tau"].mean(), abs=1e-4)
+    # NRG against the other bundled runs: new gain only, so at most what nDCG gives when normalised alike
+    nrg = "NRG(prior='vaswani_demo')@10"
+    assert all(0 <= rows[name][nrg] <= 1 for name in names)
+    others = [str(VASWANI / f"{n}.run.gz") for n in names if n != "bm25"]
+    direct = ir_measures.calc_aggregate(ir_rbstar.parse(f"NRG(prior='{','.join(others)}')@10"),
+                                        ir_rbstar.read_qrels(str(VASWANI / "qrels")),
+                                        ir_rbstar.read_run(str(VASWANI / "bm25.run.gz")))
+    assert rows["bm25"][nrg] == pytest.approx(list(direct.values())[0], abs=1e-4)
 
 
 def test_qrels_converted_once_per_evaluator_and_reference_file_once(setup, monkeypatch):

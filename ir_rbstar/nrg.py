@@ -1,0 +1,55 @@
+"""Helpers for NRG's prior sets: picking each team's best run, and scoring a set of runs against
+each other.
+
+NRG (``ir_rbstar.NRG``) scores a run against prior runs. papers/004 takes as the prior set of each
+run "the best run of every other group". With the runs of an experiment registered as a group, one
+measure string does that for every run::
+
+    >>> import ir_rbstar, ir_measures
+    >>> qrels = {"q": {"a": 1, "b": 1, "c": 0}}
+    >>> runs = {"x1": {"q": {"a": 2.0, "c": 1.0}}, "x2": {"q": {"c": 2.0, "a": 1.0}},
+    ...         "y1": {"q": {"b": 2.0, "a": 1.0}}}
+    >>> teams = {"x1": "x", "x2": "x", "y1": "y"}
+    >>> best = ir_rbstar.nrg.best_per_team(runs, teams, qrels, "nDCG@10")
+    >>> best
+    {'x': 'x1', 'y': 'y1'}
+    >>> ir_rbstar.register_runs("exp", runs, teams=teams, best=best)
+    >>> m = ir_rbstar.parse("NRG(prior='exp')@10")[0]
+    >>> {name: round(ir_measures.calc_aggregate([m], qrels, run)[m], 4) for name, run in runs.items()}
+    {'x1': 1.0, 'x2': 0.6309, 'y1': 1.0}
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Mapping, Union
+
+import ir_measures
+
+from .errors import ParameterError
+
+__all__ = ["best_per_team"]
+
+
+def best_per_team(runs: Mapping[str, Any], teams: Mapping[str, str], qrels: Any,
+                  measure: Union[str, object] = "nDCG@10") -> Dict[str, str]:
+    """The best run of each team by the mean of ``measure`` (ties: the first run given), for
+    :func:`ir_rbstar.register_runs`' ``best=``. ``runs`` maps names to runs in any form ir_measures or
+    ir_rbstar reads (DataFrames, dicts of dicts, TREC file paths)."""
+    if isinstance(measure, str):
+        from .parsing import parse
+        parsed = parse(measure)
+        if len(parsed) != 1:
+            raise ParameterError(f"best_per_team: measure={measure!r} must name one measure")
+        measure = parsed[0]
+    missing = [name for name in runs if name not in teams]
+    if missing:
+        raise ParameterError(f"best_per_team: no team given for run {missing[0]!r}")
+    from .io import to_qrels, to_ranking, ranking_frame
+    frame_qrels = to_qrels(qrels).frame()
+    evaluator = ir_measures.evaluator([measure], frame_qrels)
+    best: Dict[str, tuple] = {}
+    for name, run in runs.items():
+        value = evaluator.calc_aggregate(ranking_frame(to_ranking(run)))[measure]
+        team = teams[name]
+        if team not in best or value > best[team][0]:
+            best[team] = (value, name)
+    return {team: name for team, (_, name) in best.items()}
