@@ -15,14 +15,15 @@ top k of each prior run R_j (eq. 3):
 ``RR`` (seen(i) = 1 / i, G as for P). With ``norm=True`` N is the same sum over the ideal ranking:
 the judged documents sorted by residual gain (0 when nothing is left to find). With ``norm=False``
 N is the base measure's own constant: k for P, 1 / (1 - p) for RBP, 1 for RR and nDCG, so that with
-no prior run NRG is exactly P@k, RBP (binary, ``rel``), RR, or DCG@k. (SPEC section 5 writes N = 1;
+no prior run NRG is exactly P@k, RBP (binary, ``rel``) or DCG@k, and RR@k on queries with a single
+relevant document (with several, base RR sums 1/rank over all of them). (SPEC section 5 writes N = 1;
 the constants make the empty-prior values those of ir_measures' measures, as the issue asks.
 ``UniqueRel`` gives the unnormalised count.) With an empty prior set and ``norm=True``, base nDCG
 gives nDCG@k exactly.
 
 Without a cutoff the whole depth of every run counts (k = infinity: ``P`` is then not defined).
-A prior run identical to the evaluated run (the same documents in the same order for every query) is
-left out automatically, so "every other system" can be given as one glob or registered group.
+A prior run identical to the evaluated run (the same documents in the same order for every query of
+the evaluated run) is left out automatically, so "every other system" can be given as one glob or registered group.
 """
 from __future__ import annotations
 

@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""NRG on TREC DL 2019 passage: papers/004 Section 4 (Fig. 2), Appendix B (Fig. 3) and Appendix C
+(Figs. 4 and 5) on the 37 submitted runs.
+
+Every run is registered, with its group and each group's best run by nDCG@10, as one group of prior
+runs (``ir_rbstar.register_runs("dl19", runs, teams=..., best=...)``), so that the prior set of a run
+is "the best run of every other group" (papers/004 Section 4). For every run the script computes
+
+* ``nDCG@10`` (ir_measures, trec_eval's: gain = grade, log2 discount); it picks each group's best run
+  and is checked against ``run_groups.tsv`` (nDCG@10 to 4 places and the best run of every group);
+* ``NRG(prior='dl19')@10``: base nDCG, graded gains as nDCG's, normalised by the ideal ranking of the
+  residual gains (Fig. 2);
+* ``UniqueRel(prior='dl19',rel=2)@10``: the number of relevant passages in the run's top 10 that no
+  prior run has in its top 10, averaged over the 43 topics (Appendix B's "unique contributions"
+  instantiation, NRG with base P, unnormalised, times 10; Fig. 3). Relevant means grade >= 2, DL19's
+  convention for binary measures (grade 1 is "related"); ``rel=1`` is given too;
+* ``RarP(runs='dl19',rel=2)@10`` (and ``rel=1``): rareness-based precision, rarity per topic over all
+  37 runs, the evaluated run included (Fig. 4; RarP ignores teams and best runs);
+* ``TaSC(prior='dl19')@10``: (1 - the best prior run's nDCG@10) x the run's nDCG@10 per topic, the
+  same prior set as NRG (Fig. 5).
+
+It prints a Markdown block (the per-run table and a summary of how the traditional BASELINE runs
+compare with the neural runs) and, with ``--write``, puts it between the marker comments of
+docs/nrg.md and draws docs/img/nrg_dl19.png, nrg_unique_dl19.png, nrg_rarp_dl19.png and
+nrg_tasc_dl19.png.
+
+    python scripts/nrg_report.py            # print the block (Markdown)
+    python scripts/nrg_report.py --write    # also update docs/nrg.md and the pictures
+
+The runs are NIST submissions that may not be copied into this repository; they are read from
+``../shared/data`` (or ``--data``). Only derived numbers and pictures are written.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+import pandas as pd
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))                         # the working tree's ir_rbstar, not an installed one
+
+import ir_measures  # noqa: E402
+import ir_rbstar  # noqa: E402
+
+DEFAULT_DATA = REPO.parent / "shared" / "data"
+DOC = REPO / "docs" / "nrg.md"
+IMG = REPO / "docs" / "img"
+START = "<!-- nrg-report:start -->"
+END = "<!-- nrg-report:end -->"
+
+FOLDER = "dl19-passage"
+QRELS = f"{FOLDER}/qrels.dl19-passage.txt"
+RUNS = f"{FOLDER}/runs"
+GROUPS = f"{FOLDER}/run_groups.tsv"
+PRIOR = "dl19"                  # the registered group of prior runs
+K = 10                          # DL19's pooling depth and its main cutoff
+BASELINE = "BASELINE"           # the group of solicited traditional (non-neural) runs
+#: "The best non-neural run (srchvrs_ps_run3) has an NDCG@10 slightly higher than the best BASELINE
+#: run" (papers/004 Section 4): every run with a higher nDCG@10 is neural
+BEST_NON_NEURAL = "srchvrs_ps_run3"
+PLACES = 4
+
+#: the measures computed by ir_rbstar, by column name
+MEASURES = {
+    "NRG@10": f"NRG(prior='{PRIOR}')@{K}",
+    "UniqueRel@10": f"UniqueRel(prior='{PRIOR}',rel=2)@{K}",
+    "UniqueRel@10 rel=1": f"UniqueRel(prior='{PRIOR}',rel=1)@{K}",
+    "RarP@10": f"RarP(runs='{PRIOR}',rel=2)@{K}",
+    "RarP@10 rel=1": f"RarP(runs='{PRIOR}',rel=1)@{K}",
+    "TaSC@10": f"TaSC(prior='{PRIOR}')@{K}",
+}
+NDCG = "nDCG@10"
+COLUMNS = (NDCG,) + tuple(MEASURES)
+#: the pictures: file name, y column, title
+PICTURES = (
+    ("nrg_dl19.png", "NRG@10", "NRG@10 (prior: the best run of every other group) against nDCG@10"),
+    ("nrg_unique_dl19.png", "UniqueRel@10",
+     "Unique relevant passages in the top 10 (rel >= 2, per topic) against nDCG@10"),
+    ("nrg_rarp_dl19.png", "RarP@10", "Rareness-based P@10 (rel >= 2, alpha = 1, all 37 runs) against nDCG@10"),
+    ("nrg_tasc_dl19.png", "TaSC@10", "TaSC@10 (prior: the best run of every other group) against nDCG@10"),
+)
+
+
+# =============================================================================================
+# Statistics
+# =============================================================================================
+
+def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
+    """Kendall's tau-b of two paired samples (exact, O(n^2); NaN when either is constant)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    sx = np.sign(x[:, None] - x[None, :])
+    sy = np.sign(y[:, None] - y[None, :])
+    untied_x, untied_y = float(np.abs(sx).sum()), float(np.abs(sy).sum())
+    if untied_x == 0 or untied_y == 0:
+        return float("nan")
+    return float((sx * sy).sum()) / math.sqrt(untied_x * untied_y)
+
+
+def pearson(x: Sequence[float], y: Sequence[float]) -> float:
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+# =============================================================================================
+# Values per run
+# =============================================================================================
+
+def load(data_dir) -> tuple:
+    """(qrels DataFrame, {run name: run DataFrame} sorted by name, run_groups.tsv as a DataFrame)."""
+    data_dir = Path(data_dir)
+    paths = sorted(Path(data_dir, RUNS).glob("*.gz"))
+    if not paths:
+        raise FileNotFoundError(f"no runs (*.gz) in {Path(data_dir, RUNS)}")
+    qrels = ir_rbstar.read_qrels(str(data_dir / QRELS))
+    runs = {p.name[:-len(".gz")]: ir_rbstar.read_run(str(p)) for p in paths}
+    groups = pd.read_csv(data_dir / GROUPS, sep="\t", dtype={"run": str, "group": str})
+    return qrels, runs, groups
+
+
+def ndcg_at_10(qrels: pd.DataFrame, runs: Dict[str, pd.DataFrame]) -> pd.Series:
+    """Mean nDCG@10 of every run (ir_measures, pytrec_eval) over the judged topics."""
+    m = ir_measures.parse_measure(NDCG)
+    evaluator = ir_measures.evaluator([m], qrels)
+    judged = set(qrels["query_id"])
+    return pd.Series({name: evaluator.calc_aggregate(run[run["query_id"].isin(judged)])[m]
+                      for name, run in runs.items()}, name=NDCG)
+
+
+def best_runs(ndcg: pd.Series, teams: Dict[str, str]) -> Dict[str, str]:
+    """The best run of each group by nDCG@10 (ties: the first by name)."""
+    best: Dict[str, str] = {}
+    for name in sorted(ndcg.index):
+        team = teams[name]
+        if team not in best or ndcg[name] > ndcg[best[team]]:
+            best[team] = name
+    return best
+
+
+def check_groups_table(groups: pd.DataFrame, ndcg: pd.Series, best: Dict[str, str]) -> None:
+    """run_groups.tsv must list the same runs, the same nDCG@10 (to its 4 places) and the same best run
+    of every group as computed here; ValueError otherwise."""
+    table = groups.set_index("run")
+    if set(table.index) != set(ndcg.index):
+        raise ValueError(f"run_groups.tsv lists other runs than the run files: "
+                         f"{sorted(set(table.index) ^ set(ndcg.index))}")
+    off = [(name, float(table.loc[name, "ndcg_cut_10"]), float(v)) for name, v in ndcg.items()
+           if abs(float(table.loc[name, "ndcg_cut_10"]) - float(v)) > 5e-5 + 1e-12]
+    if off:
+        raise ValueError(f"nDCG@10 differs from run_groups.tsv for {off}")
+    theirs = {row.group: name for name, row in table.iterrows() if int(row.best_in_group) == 1}
+    if theirs != best:
+        raise ValueError(f"best run per group differs from run_groups.tsv: ours {best}, theirs {theirs}")
+
+
+def compute(data_dir=DEFAULT_DATA) -> pd.DataFrame:
+    """One row per run: ``run, group, kind`` (BASELINE, neural or other) and the columns
+    :data:`COLUMNS`; ``attrs`` holds ``best`` (group -> its best run) and ``topics``."""
+    qrels, runs, groups = load(data_dir)
+    teams = dict(zip(groups["run"], groups["group"]))
+    missing = sorted(set(runs) - set(teams))
+    if missing:
+        raise ValueError(f"run_groups.tsv gives no group for {missing}")
+    ndcg = ndcg_at_10(qrels, runs)
+    best = best_runs(ndcg, teams)
+    check_groups_table(groups, ndcg, best)
+    # the evaluated runs are the registered ones, whole (all 200 queries): a run is recognised as
+    # itself, and so never its own prior, only when every query matches
+    ir_rbstar.register_runs(PRIOR, runs, teams=teams, best=best)
+    try:
+        measures = {col: ir_rbstar.parse(text)[0] for col, text in MEASURES.items()}
+        evaluator = ir_measures.evaluator(list(measures.values()), qrels)
+        rows = []
+        for name, run in runs.items():
+            values = evaluator.calc_aggregate(run)
+            rows.append({"run": name, "group": teams[name], NDCG: float(ndcg[name]),
+                         **{col: float(values[m]) for col, m in measures.items()}})
+    finally:
+        ir_rbstar.unregister_runs(PRIOR)
+    table = pd.DataFrame(rows)
+    table = table.sort_values([NDCG, "run"], ascending=[False, True], kind="stable").reset_index(drop=True)
+    threshold = float(ndcg[BEST_NON_NEURAL])
+    table.insert(2, "kind", np.where(table["group"] == BASELINE, "BASELINE",
+                                     np.where(table[NDCG] > threshold, "neural", "other")))
+    table.attrs.update(best=best, topics=int(qrels["query_id"].nunique()))
+    return table
+
+
+# =============================================================================================
+# Summary: the traditional BASELINE runs against the neural runs
+# =============================================================================================
+
+def summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per measure: Kendall's tau-b and Pearson's r with nDCG@10 over all runs, tau-b within the
+    BASELINE and within the neural runs, the median over the neural runs, how many BASELINE runs lie
+    above that median and above every neural run, the share of (BASELINE, neural) pairs in which the
+    BASELINE run scores higher (ties count half), and the rank of the best BASELINE run."""
+    base = table[table["kind"] == "BASELINE"]
+    neural = table[table["kind"] == "neural"]
+    rows = []
+    for col in COLUMNS:
+        b, n = base[col].to_numpy(), neural[col].to_numpy()
+        diff = np.sign(b[:, None] - n[None, :])
+        rank = 1 + int((table[col] > base[col].max()).sum())
+        rows.append({
+            "measure": col, "tau_all": kendall_tau_b(table[NDCG], table[col]),
+            "r_all": pearson(table[NDCG], table[col]),
+            "tau_baseline": kendall_tau_b(base[NDCG], base[col]), "tau_neural": kendall_tau_b(neural[NDCG], neural[col]),
+            "neural_median": float(np.median(n)), "above_median": int((b > np.median(n)).sum()),
+            "above_all_neural": int((b > n.max()).sum()), "pairs_won": float(((diff > 0) + 0.5 * (diff == 0)).mean()),
+            "best_baseline_rank": rank,
+        })
+    out = pd.DataFrame(rows)
+    out.attrs.update(n_runs=len(table), n_baseline=len(base), n_neural=len(neural))
+    return out
+
+
+def claims(table: pd.DataFrame) -> List[str]:
+    """The paper's remarks on single runs (papers/004 Section 4), checked on our NRG@10."""
+    t = table.set_index("run")
+    base = t[t["kind"] == "BASELINE"]["NRG@10"]
+    out = []
+    for run, said in ((BEST_NON_NEURAL, "an NRG lower than all of them"),
+                      ("idst_bert_pr1", "drops NRG below all BASELINE runs")):
+        v = float(t.loc[run, "NRG@10"])
+        out.append(f"`{run}` (nDCG@10 {t.loc[run, NDCG]:.{PLACES}f}; the paper: \"{said}\"): NRG@10 "
+                   f"{v:.{PLACES}f}, below {int((base > v).sum())} of the {len(base)} BASELINE runs")
+    top = table.sort_values(["NRG@10", "run"], ascending=[False, True]).head(3)
+    out.append("highest NRG@10: " + ", ".join(f"`{run}` ({group}, {v:.{PLACES}f})" for run, group, v in
+                                               zip(top["run"], top["group"], top["NRG@10"])))
+    return out
+
+
+# =============================================================================================
+# Markdown
+# =============================================================================================
+
+def _f(x: float) -> str:
+    return "n/a" if x != x else f"{x:.{PLACES}f}"
+
+
+def _md(head: List[str], align: str, rows: List[List[str]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", align]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def markdown_runs(table: pd.DataFrame) -> str:
+    topics = table.attrs.get("topics", 43)
+    head = ["#", "run", "group", "nDCG@10", "NRG@10", "UniqueRel@10 (total)", "UniqueRel@10 rel=1 (total)",
+            "RarP@10", "RarP@10 rel=1", "TaSC@10"]
+    align = "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"
+    rows = []
+    for i, r in enumerate(table.to_dict("records"), start=1):
+        name = f"**{r['run']}**" if r["kind"] == "BASELINE" else r["run"]
+        cells = [str(i), name, r["group"], _f(r[NDCG]), _f(r["NRG@10"])]
+        for col in ("UniqueRel@10", "UniqueRel@10 rel=1"):
+            cells.append(f"{_f(r[col])} ({int(round(r[col] * topics))})")
+        cells += [_f(r["RarP@10"]), _f(r["RarP@10 rel=1"]), _f(r["TaSC@10"])]
+        rows.append(cells)
+    return _md(head, align, rows)
+
+
+def markdown_summary(s: pd.DataFrame) -> str:
+    nb, nn = s.attrs["n_baseline"], s.attrs["n_neural"]
+    head = ["measure", "tau-b with nDCG@10 (all)", "Pearson r (all)", f"tau-b within BASELINE ({nb})",
+            f"tau-b within neural ({nn})", "median over neural", f"BASELINE runs above that median (of {nb})",
+            "BASELINE runs above every neural run", "(BASELINE, neural) pairs won by BASELINE",
+            "rank of the best BASELINE run"]
+    align = "|---|" + "---:|" * (len(head) - 1)
+    rows = [[r["measure"], _f(r["tau_all"]), _f(r["r_all"]), _f(r["tau_baseline"]), _f(r["tau_neural"]),
+             _f(r["neural_median"]), str(r["above_median"]), str(r["above_all_neural"]),
+             f"{100 * r['pairs_won']:.1f}%", f"{r['best_baseline_rank']} of {s.attrs['n_runs']}"]
+            for r in s.to_dict("records")]
+    return _md(head, align, rows)
+
+
+def report(table: pd.DataFrame) -> str:
+    """The generated Markdown block that goes between the markers of docs/nrg.md."""
+    s = summary(table)
+    best = table.attrs.get("best", {})
+    n_neural = int((table["kind"] == "neural").sum())
+    return "\n\n".join([
+        f"**The {len(table)} runs** by nDCG@10 ({table.attrs.get('topics', 43)} topics; BASELINE runs in bold; "
+        "UniqueRel is the mean number of unique relevant passages per topic, the total over the topics in "
+        "parentheses):",
+        markdown_runs(table),
+        "Prior set of every run: the best run by nDCG@10 of each other group (" +
+        ", ".join(f"{g}: `{r}`" for g, r in sorted(best.items(), key=lambda kv: kv[0].lower())) + ").",
+        f"**BASELINE against neural runs.** Neural: the {n_neural} runs with a higher nDCG@10 than "
+        f"`{BEST_NON_NEURAL}`, which the paper calls the best non-neural run; every one of them has a "
+        "higher nDCG@10 than every BASELINE run.",
+        markdown_summary(s),
+        "\n".join(f"- {c}" for c in claims(table)),
+    ])
+
+
+def generated_block(doc_text: str) -> str:
+    """The text between the marker comments of a document (stripped)."""
+    if doc_text.count(START) != 1 or doc_text.count(END) != 1 or doc_text.index(START) > doc_text.index(END):
+        raise ValueError(f"expected one {START} ... {END} block")
+    return doc_text.split(START, 1)[1].split(END, 1)[0].strip()
+
+
+def replace_block(doc_text: str, block: str) -> str:
+    generated_block(doc_text)
+    before, rest = doc_text.split(START, 1)
+    after = rest.split(END, 1)[1]
+    return f"{before}{START}\n{block}\n{END}{after}"
+
+
+# =============================================================================================
+# Pictures
+# =============================================================================================
+
+def draw(table: pd.DataFrame, out_dir=IMG) -> List[Path]:
+    """The pictures of :data:`PICTURES` (papers/004 Figs. 2-5), BASELINE highlighted."""
+    from ir_rbstar.plots import plot_nrg
+    import matplotlib.pyplot as plt
+
+    os.makedirs(out_dir, exist_ok=True)
+    written = []
+    for name, column, title in PICTURES:
+        path = Path(out_dir, name)
+        fig = plot_nrg(table, x=NDCG, y=column, path=path, title=f"DL19 passage, {len(table)} runs: {title}",
+                       highlight=BASELINE)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", default=str(DEFAULT_DATA), help=f"folder with {FOLDER}/ (default: %(default)s)")
+    parser.add_argument("--write", action="store_true",
+                        help=f"also replace the generated block of {DOC.relative_to(REPO)} and draw the pictures")
+    parser.add_argument("--doc", default=str(DOC), help="document to update with --write (default: %(default)s)")
+    parser.add_argument("--img", default=str(IMG), help="folder of the pictures (default: %(default)s)")
+    args = parser.parse_args(argv)
+    data_dir = Path(args.data)
+    for part in (QRELS, RUNS, GROUPS):
+        if not (data_dir / part).exists():
+            print(f"data not found: {data_dir / part}", file=sys.stderr)
+            return 2
+    table = compute(data_dir)
+    block = report(table)
+    print(block)
+    if args.write:
+        doc = Path(args.doc)
+        doc.write_text(replace_block(doc.read_text(), block))
+        print(f"\nwrote {doc}", file=sys.stderr)
+        for path in draw(table, args.img):
+            print(f"wrote {path} ({path.stat().st_size:,} bytes)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,264 @@
+"""docs/nrg.md: its examples (papers/004 Table 1) run as shown, and its generated block (NRG, UniqueRel,
+RarP and TaSC of the 37 DL19 passage runs) is what scripts/nrg_report.py computes now from
+../shared/data. The values are checked against the definitions (tests/oracles_nrg.py and pytrec_eval's
+nDCG per topic) on a few runs, with the prior set built here from run_groups.tsv. The real-data tests
+skip when that data is absent."""
+import contextlib
+import gzip
+import importlib.util
+import io
+import itertools
+import math
+import os
+import re
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import oracles_nrg as O  # noqa: E402
+
+import ir_measures  # noqa: E402
+import ir_rbstar  # noqa: E402
+from conftest import REPO, shared_data  # noqa: E402
+
+DOC = REPO / "docs" / "nrg.md"
+
+
+def _load_script():
+    spec = importlib.util.spec_from_file_location("nrg_report", REPO / "scripts" / "nrg_report.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+nr = _load_script()
+
+
+# ---------------------------------------------------------------------------------------------
+# the document and the script's helpers (no shared data needed)
+
+def _expected_python_output(code: str):
+    """Comment lines ('# ...') that directly follow a print statement are its expected output."""
+    out, in_output = [], False
+    for line in code.splitlines():
+        if line.startswith("# ") and in_output:
+            out.append(line[2:])
+            continue
+        in_output = "print(" in line or (in_output and line.startswith("    "))
+    return out
+
+
+def test_doc_python_examples_print_what_they_show():
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
+    assert len(blocks) >= 2
+    if any("pyterrier" in code for code in blocks):
+        pytest.importorskip("pyterrier")
+    registry = ir_rbstar.references
+    runs_before, groups_before = dict(registry._REGISTERED), dict(registry._GROUPS)
+    namespace = {}
+    try:
+        for code in blocks:
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf):
+                exec(compile(code, "docs/nrg.md", "exec"), namespace)
+            printed = [line.rstrip() for line in buf.getvalue().splitlines()]
+            assert printed == [line.rstrip() for line in _expected_python_output(code)], code
+        # the examples clean up after themselves: no run or group is left registered
+        assert set(ir_rbstar.registered_runs()) <= set(runs_before)
+        assert set(ir_rbstar.registered_groups()) <= set(groups_before)
+    finally:                                  # what other tests registered is as it was
+        registry._REGISTERED.clear()
+        registry._REGISTERED.update(runs_before)
+        registry._GROUPS.clear()
+        registry._GROUPS.update(groups_before)
+
+
+def test_doc_table1_values():
+    """The first example prints the six values of papers/004 Table 1."""
+    code = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)[0]
+    values = [line.split()[-1] for line in _expected_python_output(code)]
+    assert values == ["0.7361", "0.8277", "0.8417", "0.7988", "0.8316", "0.8681"]
+
+
+def test_doc_structure():
+    text = DOC.read_text()
+    nr.generated_block(text)                  # exactly one pair of markers, in order
+    assert "python scripts/nrg_report.py --write" in text
+    pyterrier = text.split("\n## PyTerrier\n", 1)[1].split("\n## ", 1)[0]
+    assert "<!-- nrg-pyterrier -->" in pyterrier
+    for name, _, _ in nr.PICTURES:            # the committed pictures are shown
+        assert f"](img/{name})" in text and (DOC.parent / "img" / name).stat().st_size > 10_000
+    assert "### Does the paper's finding hold?" in text
+
+
+def test_replace_block():
+    doc = f"intro\n{nr.START}\nold\n{nr.END}\noutro\n"
+    new = nr.replace_block(doc, "| a |")
+    assert nr.generated_block(new) == "| a |" and new.startswith("intro\n") and new.endswith("outro\n")
+    with pytest.raises(ValueError):
+        nr.generated_block("no markers")
+    with pytest.raises(ValueError):
+        nr.generated_block(f"{nr.END}\n{nr.START}")
+
+
+def _tau_b_pairs(x, y):
+    c = d = tx = ty = 0
+    for i, j in itertools.combinations(range(len(x)), 2):
+        sx, sy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
+        if sx and sy:
+            c += sx == sy
+            d += sx != sy
+        elif sx:
+            ty += 1
+        elif sy:
+            tx += 1
+    return (c - d) / math.sqrt((c + d + tx) * (c + d + ty))
+
+
+def test_kendall_tau_b():
+    rng = np.random.default_rng(3)
+    for n in (2, 5, 37):
+        x = rng.integers(0, 4, n).astype(float)
+        y = x + rng.integers(-2, 3, n)
+        if np.ptp(x) == 0 or np.ptp(y) == 0:
+            continue
+        assert nr.kendall_tau_b(x, y) == pytest.approx(_tau_b_pairs(x, y), abs=1e-12)
+    assert math.isnan(nr.kendall_tau_b([1, 1], [1, 2]))
+
+
+def test_best_runs_and_summary_on_a_small_table():
+    ndcg = pd.Series({"a1": 0.5, "a2": 0.6, "b1": 0.7, "b2": 0.7})
+    assert nr.best_runs(ndcg, {"a1": "A", "a2": "A", "b1": "B", "b2": "B"}) == {"A": "a2", "B": "b1"}
+    table = pd.DataFrame({"run": ["n1", "n2", "b1", "b2"], "group": ["X", "Y", "BASELINE", "BASELINE"],
+                          "kind": ["neural", "neural", "BASELINE", "BASELINE"]})
+    for i, col in enumerate(nr.COLUMNS):
+        table[col] = [0.8, 0.7, 0.5, 0.4] if i == 0 else [0.1, 0.3, 0.2, 0.4]
+    s = nr.summary(table).set_index("measure")
+    assert s.loc["nDCG@10", "pairs_won"] == 0 and s.loc["nDCG@10", "best_baseline_rank"] == 3
+    assert s.loc["NRG@10", "neural_median"] == pytest.approx(0.2)
+    assert s.loc["NRG@10", "above_median"] == 1 and s.loc["NRG@10", "above_all_neural"] == 1
+    assert s.loc["NRG@10", "pairs_won"] == pytest.approx(0.75) and s.loc["NRG@10", "best_baseline_rank"] == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# real data (skips without ../shared/data)
+
+@pytest.fixture(scope="module")
+def table():
+    for part in (nr.QRELS, nr.RUNS, nr.GROUPS):
+        shared_data(part)
+    return nr.compute(shared_data())
+
+
+def test_doc_block_is_current(table):
+    assert nr.generated_block(DOC.read_text()) == nr.report(table), \
+        "docs/nrg.md is stale: run  python scripts/nrg_report.py --write"
+
+
+def test_shape_and_groups(table):
+    groups = pd.read_csv(shared_data(nr.GROUPS), sep="\t")
+    assert len(table) == 37 and set(table["run"]) == set(groups["run"])
+    assert table.attrs["topics"] == 43
+    assert dict(zip(table["run"], table["group"])) == dict(zip(groups["run"], groups["group"]))
+    assert table.attrs["best"] == {g: r for r, g, b in zip(groups["run"], groups["group"], groups["best_in_group"]) if b}
+    assert (table["kind"] == "BASELINE").sum() == 8 and (table["kind"] == "neural").sum() == 23
+    assert table["nDCG@10"].is_monotonic_decreasing
+    neural = table.loc[table["kind"] == "neural", "nDCG@10"]
+    assert neural.min() > table.loc[table["kind"] == "BASELINE", "nDCG@10"].max()
+
+
+def test_values_in_range(table):
+    assert not table[list(nr.COLUMNS)].isna().any().any()
+    assert ((table["NRG@10"] >= 0) & (table["NRG@10"] <= 1)).all()
+    for col in ("UniqueRel@10", "UniqueRel@10 rel=1"):
+        totals = table[col] * 43                      # a whole number of passages per topic
+        assert np.allclose(totals, np.round(totals), atol=1e-9) and (totals >= 0).all() and (totals <= 430).all()
+    assert (table["UniqueRel@10"] <= table["UniqueRel@10 rel=1"] + 1e-12).all()
+    assert ((table["RarP@10"] >= 0) & (table["RarP@10"] <= table["RarP@10 rel=1"] + 1e-12)).all()
+    assert (table["RarP@10 rel=1"] <= 2).all()
+    assert ((table["TaSC@10"] >= 0) & (table["TaSC@10"] <= table["nDCG@10"] + 1e-12)).all()
+    # two runs from different groups that are nearly the same: each is in the other's prior set
+    t = table.set_index("run")
+    assert t.loc["TUA1-1", "UniqueRel@10 rel=1"] == 0 and t.loc["TUA1-1", "NRG@10"] < t["NRG@10"].median()
+
+
+def _rankings(path, judged):
+    """query -> doc ids in trec_eval order (score descending, ties by doc id descending), read here."""
+    with gzip.open(path, "rt") as f:
+        frame = pd.read_csv(f, sep=r"\s+", header=None, usecols=[0, 2, 4], names=["q", "d", "s"],
+                            dtype={"q": str, "d": str, "s": float})
+    frame = frame[frame["q"].isin(judged)].sort_values(["q", "s", "d"], ascending=[True, False, False])
+    return {q: part["d"].tolist() for q, part in frame.groupby("q", sort=False)}
+
+
+@pytest.fixture(scope="module")
+def oracle_inputs(table):
+    data = shared_data("dl19-passage")
+    qrels_df = pd.read_csv(data / "qrels.dl19-passage.txt", sep=r"\s+", header=None,
+                           names=["q", "it", "d", "g"], dtype={"q": str, "d": str, "g": int})
+    qrels = {q: dict(zip(p["d"], p["g"])) for q, p in qrels_df.groupby("q")}
+    runs = {path.name[:-3]: _rankings(path, set(qrels)) for path in sorted((data / "runs").glob("*.gz"))}
+    groups = pd.read_csv(data / "run_groups.tsv", sep="\t")
+    teams = dict(zip(groups["run"], groups["group"]))
+    best = {g: r for r, g, b in zip(groups["run"], groups["group"], groups["best_in_group"]) if b}
+    return qrels, runs, teams, best
+
+
+@pytest.mark.parametrize("run", ["bm25base_ax_p", "idst_bert_pr1", "ICT-CKNRM_B50", "test1"])
+def test_nrg_and_uniquerel_from_the_definition(table, oracle_inputs, run):
+    """NRG@10 and UniqueRel@10 of a run = the plain-Python definition (eqs. 3-4) averaged over the 43
+    topics, with the prior set built here: the best run of every group but the run's own."""
+    qrels, runs, teams, best = oracle_inputs
+    priors = [runs[r] for g, r in sorted(best.items()) if g != teams[run]]
+    nrg, unique2, unique1 = [], [], []
+    for q, judged in qrels.items():
+        ranking = runs[run].get(q, [])
+        others = [p.get(q, []) for p in priors]
+        nrg.append(O.nrg(judged, ranking, others, k=10))
+        unique2.append(O.unique_rel(judged, ranking, others, k=10, rel=2))
+        unique1.append(O.unique_rel(judged, ranking, others, k=10, rel=1))
+    row = table.set_index("run").loc[run]
+    assert row["NRG@10"] == pytest.approx(np.mean(nrg), abs=1e-12)
+    assert row["UniqueRel@10"] == pytest.approx(np.mean(unique2), abs=1e-12)
+    assert row["UniqueRel@10 rel=1"] == pytest.approx(np.mean(unique1), abs=1e-12)
+
+
+def test_rarp_and_tasc_from_the_definition(table, oracle_inputs):
+    """RarP: rarity per topic over all 37 runs, the run itself one of them (Fig. 4); TaSC: per topic
+    (1 - the best prior run's nDCG@10) x the run's nDCG@10, nDCG@10 from pytrec_eval (Fig. 5)."""
+    qrels, runs, teams, best = oracle_inputs
+    run = "bm25tuned_ax_p"
+    all_runs = list(runs.values())
+    for rel, col in ((2, "RarP@10"), (1, "RarP@10 rel=1")):
+        values = [O.rarp(judged, runs[run].get(q, []), [r.get(q, []) for r in all_runs], member=True, k=10, rel=rel)
+                  for q, judged in qrels.items()]
+        assert table.set_index("run").loc[run, col] == pytest.approx(np.mean(values), abs=1e-12)
+    qrels_flat = [ir_measures.Qrel(q, d, g) for q, judged in qrels.items() for d, g in judged.items()]
+    m = ir_measures.parse_measure("nDCG@10")
+
+    def per_topic(name):
+        scored = [ir_measures.ScoredDoc(q, d, float(-i)) for q, docs in runs[name].items() for i, d in enumerate(docs)]
+        return {x.query_id: x.value for x in ir_measures.pytrec_eval.iter_calc([m], qrels_flat, scored)}
+
+    own = per_topic(run)
+    prior = [per_topic(r) for g, r in best.items() if g != teams[run]]
+    tasc = [(1 - max(p.get(q, 0.0) for p in prior)) * own.get(q, 0.0) for q in qrels]
+    assert table.set_index("run").loc[run, "TaSC@10"] == pytest.approx(np.mean(tasc), abs=1e-9)
+
+
+def test_summary_is_consistent(table):
+    s = nr.summary(table).set_index("measure")
+    assert s.loc["nDCG@10", "tau_all"] == pytest.approx(1.0) and s.loc["nDCG@10", "pairs_won"] == 0
+    assert ((s["pairs_won"] >= 0) & (s["pairs_won"] <= 1)).all()
+    assert ((s["above_median"] >= s["above_all_neural"]) & (s["above_median"] <= 8)).all()
+    base = table[table["kind"] == "BASELINE"]
+    neural = table[table["kind"] == "neural"]
+    won = np.mean([b > n for b in base["NRG@10"] for n in neural["NRG@10"]])
+    assert s.loc["NRG@10", "pairs_won"] == pytest.approx(won)
+    stats = pytest.importorskip("scipy.stats")
+    for col in nr.COLUMNS:
+        assert s.loc[col, "tau_all"] == pytest.approx(stats.kendalltau(table["nDCG@10"], table[col]).statistic,
+                                                      abs=1e-12)
