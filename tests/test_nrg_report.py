@@ -88,7 +88,7 @@ def test_doc_structure():
     nr.generated_block(text)                  # exactly one pair of markers, in order
     assert "python scripts/nrg_report.py --write" in text
     pyterrier = text.split("\n## PyTerrier\n", 1)[1].split("\n## ", 1)[0]
-    assert "<!-- nrg-pyterrier -->" in pyterrier
+    assert "register_runs(\"experiment\", results" in pyterrier and "best_per_team" in pyterrier
     for name, _, _ in nr.PICTURES:            # the committed pictures are shown
         assert f"](img/{name})" in text and (DOC.parent / "img" / name).stat().st_size > 10_000
     assert "### Does the paper's finding hold?" in text
