@@ -29,14 +29,27 @@ about 39% of the queries with a tie group touching the top 10, tie groups of 3.9
 and 85% of the rows in tie groups, close to real BM25 runs on short texts (see benchmarks/README.md).
 The tie statistics of the run are printed (also in the default mode, where 3-5% of adjacent pairs tie).
 
+``--priors N`` (for benchmarks/bench_nrg.py) also writes N "prior" runs, ``synthetic_prior01.run`` ..
+(``tied_prior01.run`` .. with ``--ties quantised``): other systems' runs over the same queries, each a
+perturbation of the query's candidate pool. Prior j keeps a share of the run's documents (biased to
+the run's top, as the reference does) -- a level per prior drawn from U(0.3, 0.8), +-0.1 per query, so
+about 55% in expectation, 53% with the default seed (DL19's official passage runs share 50% of their
+documents with each of the 11 best runs of the other groups on average, 7-84% per run) -- and fills
+the rest of its ``--depth`` documents from the candidate pool outside the run, so that the priors also
+share documents among themselves; the order is perturbed and the scores are drawn as for the run. With
+11 priors, 99.8% of the run's rows are in at least one of them. The priors come from
+their own random stream (seeded by ``--seed``), so the run, reference and qrels are byte-identical
+with and without ``--priors`` (the default, 0, writes no prior file).
+
 Everything follows from ``--seed`` (numpy ``default_rng``): the same arguments give byte-identical files.
 
 Usage: python benchmarks/make_synthetic.py [--queries 7000] [--depth 1000] [--out DIR] [--gzip]
-                                           [--ties sparse|quantised] [--decimals 2]
+                                           [--ties sparse|quantised] [--decimals 2] [--priors N]
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import os
 import sys
@@ -110,29 +123,66 @@ def file_names(ties: str = "sparse", compress: bool = False) -> dict:
     return {"run": f"{stem}.run{ext}", "ref": f"{stem}_ref.run{ext}", "qrels": f"{stem}.qrels{ext}"}
 
 
+def prior_file_names(n: int, ties: str = "sparse", compress: bool = False) -> list:
+    """File names of the ``--priors`` runs for a tie mode (``synthetic_prior01.run``, ...)."""
+    stem = "synthetic" if ties == "sparse" else "tied"
+    ext = ".gz" if compress else ""
+    return [f"{stem}_prior{j:02d}.run{ext}" for j in range(1, n + 1)]
+
+
+PRIOR_LEVELS = (0.3, 0.8)        # share of the run's documents kept by a prior run: a level per prior
+PRIOR_JITTER = 0.1               # ... +- this per query
+
+
+def _prior_docs(prng: np.random.Generator, pool: np.ndarray, depth: int, level: float) -> tuple:
+    """One prior run's documents for a query, in rank order, and how many of them are in the run.
+
+    The run is ``pool[:depth]``; the prior keeps about ``level`` of it (mostly the run's top documents),
+    fills up to ``depth`` from ``pool[depth:]`` (shared with the other priors), and perturbs the order."""
+    frac = min(max(level + prng.uniform(-PRIOR_JITTER, PRIOR_JITTER), 0.0), 1.0)
+    n_shared = int(round(depth * frac))
+    ranks = np.arange(1, depth + 1, dtype=np.float64)
+    shared_idx = np.argsort(np.log(ranks) + prng.normal(0.0, 1.5, depth), kind="stable")[:n_shared]
+    rest = pool[depth:]
+    new_docs = prng.choice(rest, min(depth - n_shared, len(rest)), replace=False)
+    key = np.concatenate((np.log(ranks[shared_idx]) + prng.normal(0.0, 0.7, n_shared),
+                          np.log(prng.uniform(1.0, 1.5 * depth, len(new_docs))) + prng.normal(0.0, 0.7, len(new_docs))))
+    docs = np.concatenate((pool[:depth][shared_idx], new_docs))[np.argsort(key, kind="stable")]
+    return docs, n_shared
+
+
 def generate(n_queries: int, depth: int, out: str, seed: int = 20240, shared: float = 0.6,
              judged: int = 100, compress: bool = False, verbose: bool = True, ties: str = "sparse",
-             decimals: int = 2) -> dict:
+             decimals: int = 2, priors: int = 0) -> dict:
     if depth < 10:
         raise SystemExit("--depth must be at least 10")
     if ties not in TIE_MODES:
         raise SystemExit(f"--ties must be one of {', '.join(TIE_MODES)}")
     if not 0 <= decimals <= 6:
         raise SystemExit("--decimals must be in 0..6")
+    if priors < 0:
+        raise SystemExit("--priors must be >= 0")
     quantised = ties == "quantised"
     run_decimals = decimals if quantised else DECIMALS
     rng = np.random.default_rng(seed)
     os.makedirs(out, exist_ok=True)
     paths = {k: os.path.join(out, f) for k, f in file_names(ties, compress).items()}
     opener = (lambda p: gzip.open(p, "wt", compresslevel=1)) if compress else (lambda p: open(p, "w"))
+    prior_paths = [os.path.join(out, f) for f in prior_file_names(priors, ties, compress)]
+    prng = np.random.default_rng([seed, 1])            # the priors' own stream: the main files never change
+    prior_levels = prng.uniform(*PRIOR_LEVELS, priors).tolist()
     qids = np.sort(rng.choice(900_000, n_queries, replace=False) + 100_000)
     pool_size = 3 * depth
     n_new_max = depth          # room for reference documents taken from the pool outside the run
     t0 = time.perf_counter()
     stats = {"rows": 0, "ref_rows": 0, "judgments": 0, "ties": 0, "adjacent": 0, "shared": 0,
-             "q_tie_top": 0, "q_tie_cut": 0, "tie_groups": 0, "tied_rows": 0}
-    with opener(paths["run"]) as frun, opener(paths["ref"]) as fref, opener(paths["qrels"]) as fq:
+             "q_tie_top": 0, "q_tie_cut": 0, "tie_groups": 0, "tied_rows": 0, "prior_rows": 0, "prior_shared": 0,
+             "in_any_prior": 0}
+    with contextlib.ExitStack() as stack:
+        frun, fref, fq = (stack.enter_context(opener(paths[k])) for k in ("run", "ref", "qrels"))
+        fpriors = [stack.enter_context(opener(p)) for p in prior_paths]
         run_lines, ref_lines, q_lines = [], [], []
+        prior_lines = [[] for _ in fpriors]
         for qi, qnum in enumerate(qids.tolist()):
             qid = str(qnum)
             pool = rng.choice(COLLECTION, pool_size, replace=False)            # random order
@@ -177,6 +227,20 @@ def generate(n_queries: int, depth: int, out: str, seed: int = 20240, shared: fl
             order = rng.permutation(len(jdocs))
             for d, g in zip(jdocs[order].tolist(), grade[order].tolist()):
                 q_lines.append(f"{qid} 0 D{d:07d} {g}\n")
+            # --- prior runs (own random stream), after everything of the main stream for this query
+            if fpriors:
+                in_any = np.zeros(depth, dtype=bool)
+                for j, level in enumerate(prior_levels):
+                    pdocs, n_kept = _prior_docs(prng, pool, depth, level)
+                    if quantised:
+                        punits = _scores_quantised(prng, len(pdocs), decimals)
+                    else:
+                        punits = _scores(prng, len(pdocs), prng.uniform(0.03, 0.05))
+                    _format_run(prior_lines[j], qid, pdocs, punits, f"prior{j + 1:02d}", run_decimals)
+                    in_any |= np.isin(run_docs, pdocs)
+                    stats["prior_rows"] += len(pdocs)
+                    stats["prior_shared"] += n_kept
+                stats["in_any_prior"] += int(in_any.sum())
             stats["rows"] += depth
             stats["ref_rows"] += len(ref_docs)
             stats["judgments"] += len(jdocs)
@@ -185,6 +249,9 @@ def generate(n_queries: int, depth: int, out: str, seed: int = 20240, shared: fl
                 fref.write("".join(ref_lines))
                 fq.write("".join(q_lines))
                 run_lines, ref_lines, q_lines = [], [], []
+                for f, lines in zip(fpriors, prior_lines):
+                    f.write("".join(lines))
+                    lines.clear()
                 if verbose:
                     print(f"\r  {qi + 1}/{n_queries} queries ({time.perf_counter() - t0:.1f} s)", end="",
                           file=sys.stderr, flush=True)
@@ -202,6 +269,10 @@ def generate(n_queries: int, depth: int, out: str, seed: int = 20240, shared: fl
     stats["decimals"] = run_decimals
     stats["seconds"] = time.perf_counter() - t0
     stats.update(paths)
+    stats["priors"] = prior_paths
+    stats["prior_levels"] = prior_levels
+    stats["prior_shared_fraction"] = stats["prior_shared"] / max(1, stats["rows"] * priors)
+    stats["in_any_prior_fraction"] = stats["in_any_prior"] / max(1, stats["rows"])
     return stats
 
 
@@ -219,9 +290,11 @@ def main(argv=None) -> int:
                          "quantised: BM25-like scores rounded to --decimals, many ties, files tied.*")
     ap.add_argument("--decimals", type=int, default=2, help="decimals of the scores with --ties quantised "
                                                             "(0 = integer scores; default 2)")
+    ap.add_argument("--priors", type=int, default=0, help="also write this many prior runs (other systems' runs "
+                                                          "sharing documents with the run, for NRG; default 0)")
     args = ap.parse_args(argv)
     stats = generate(args.queries, args.depth, args.out, args.seed, args.shared, args.judged, args.gzip,
-                     ties=args.ties, decimals=args.decimals)
+                     ties=args.ties, decimals=args.decimals, priors=args.priors)
     print(f"wrote {stats['run']} ({stats['rows']:,} rows), {stats['ref']} ({stats['ref_rows']:,} rows), "
           f"{stats['qrels']} ({stats['judgments']:,} judgments) in {stats['seconds']:.1f} s; "
           f"adjacent ties {stats['tie_fraction']:.2%}, shared with reference {stats['shared_fraction']:.1%}")
@@ -231,6 +304,12 @@ def main(argv=None) -> int:
           f"mean tie-group size {stats['mean_tie_group_size']:.2f}, "
           f"{stats['frac_rows_in_tie_groups']:.1%} of rows in tie groups "
           f"({stats['tie_groups']:,} groups of >= 2 equal scores)")
+    if stats["priors"]:
+        print(f"wrote {len(stats['priors'])} prior runs {os.path.basename(stats['priors'][0])} .. "
+              f"{os.path.basename(stats['priors'][-1])} ({stats['prior_rows']:,} rows); each prior holds "
+              f"{stats['prior_shared_fraction']:.1%} of the run's documents on average (levels "
+              f"{', '.join(f'{v:.2f}' for v in stats['prior_levels'])}), "
+              f"{stats['in_any_prior_fraction']:.1%} of the run's rows are in at least one prior")
     return 0
 
 

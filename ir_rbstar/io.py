@@ -243,6 +243,13 @@ class Qrels:
         grade[judged] = self.grades[rows[judged]]
         return grade, judged
 
+    def find_rows(self, keys: np.ndarray) -> np.ndarray:
+        """The qrels row of each (query, document) key that is known to be judged (no -1 expected;
+        callers verify documents through :meth:`lookup` first)."""
+        if "index" not in self._cache:
+            self._cache["index"] = KeyIndex(self.keys)
+        return self._cache["index"].lookup(keys)
+
     def as_ranking(self, rel: int) -> Ranking:
         """The reference ranking derived from the judgments: grade >= rel, grade descending, equal grades tied."""
         key = ("ranking", rel)

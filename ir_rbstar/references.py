@@ -99,7 +99,7 @@ def register_runs(group: str, runs: Mapping[str, Any], teams: Optional[Mapping[s
                 raise ReferenceNotFoundError(f"register_runs({group!r}): best[{team!r}] = {name!r} is not a run "
                                              f"of team {team!r}")
         best = {str(t): str(n) for t, n in best.items()}
-    _GROUPS[group] = PriorSet([(str(name), _prepared(to_ranking(run, source=f"run {name!r} of group {group!r}")))
+    _GROUPS[group] = PriorSet([(str(name), to_ranking(run, source=f"run {name!r} of group {group!r}"))
                                for name, run in runs.items()], teams, best)
 
 

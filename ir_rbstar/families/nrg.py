@@ -11,7 +11,7 @@ from ..context import RunContext
 from ..core import nrg as K
 from ..core.ties import safe_divide
 from ..errors import ParameterError
-from ..io import Ranking
+from ..io import KeyIndex, Ranking, verify_matches
 from ..references import resolve_runs
 
 NAMES = ("NRG", "UniqueRel", "RarP", "TaSC")
@@ -28,8 +28,12 @@ def same_ranking(a: Ranking, b: Ranking) -> bool:
     segs = b.segment_of(a.qcodes)
     if (segs < 0).any() or not np.array_equal(b.segment_lengths()[segs], a.segment_lengths()):
         return False
+    firsts = b.offsets[:-1][segs]
+    nonempty = a.segment_lengths() > 0
+    if not np.array_equal(b.docs[firsts[nonempty]], a.docs[a.offsets[:-1][nonempty]]):
+        return False                                  # differs already at the top of some query
     lens = a.segment_lengths()
-    rows = np.repeat(b.offsets[:-1][segs], lens) + a.row_positions()
+    rows = np.repeat(firsts, lens) + a.row_positions()
     return bool(np.array_equal(b.docs[rows], a.docs) and np.array_equal(b.dbytes[rows], a.dbytes))
 
 
@@ -55,34 +59,19 @@ def priors(ctx: RunContext, spec: str) -> List[Tuple[str, Ranking]]:
     return ctx.cached(("nrg_priors", spec), make)
 
 
-def residual_factor(ctx: RunContext, spec: str, keys: np.ndarray, docs: np.ndarray, dbytes: np.ndarray,
-                    base: str, p: float, cutoff: Optional[int]) -> np.ndarray:
-    """prod over the prior runs of 1 - seen(rank of the document there), for each (query, doc) key."""
-    factor = np.ones(len(keys))
-    for _, prior in priors(ctx, spec):
-        rows = prior.find(keys, docs, dbytes)
-        hit = np.flatnonzero(rows >= 0)
-        ranks = prior.row_positions()[rows[hit]] + 1
-        factor[hit] *= 1.0 - K.seen(base, ranks, p, cutoff)
-    return factor
-
-
 def _gain(base: str, grade: np.ndarray, judged: np.ndarray, rel: int) -> np.ndarray:
     if base == "nDCG":
         return np.where(judged, np.maximum(grade, 0), 0).astype(np.float64)
     return (judged & (grade >= rel)).astype(np.float64)
 
 
-def _run_side(ctx: RunContext, spec: str, base: str, p: float, cutoff: Optional[int], rel: int):
-    def make():
-        b = ctx.observation(cutoff)
-        grade, judged = ctx.judgments(cutoff)
-        factor = residual_factor(ctx, spec, ctx._keys(b, ctx.run), b.docs, b.dbytes, base, p, cutoff)
-        return b, factor * _gain(base, grade, judged, rel)
-    return ctx.cached(("nrg_run", spec, base, p, cutoff, rel), make)
+def judged_residuals(ctx: RunContext, spec: str, base: str, p: float, cutoff: Optional[int], rel: int):
+    """The judgments with a gain of the universe queries: (their qrels rows, universe index, residual
+    gain = gain x prod over the prior runs of 1 - seen(rank there)).
 
-
-def _ideal(ctx: RunContext, spec: str, base: str, p: float, cutoff: Optional[int], rel: int) -> np.ndarray:
+    Only documents with a gain matter, and those are judged: so instead of looking every row of the run
+    up in every prior run, each prior run's top-k rows are streamed once through a small hash index of
+    these judgments (no index of the prior runs is needed)."""
     def make():
         qrels = ctx.qrels
         top = int(max(ctx.universe.max(initial=-1), qrels.rowq.max(initial=-1))) + 1
@@ -93,8 +82,41 @@ def _ideal(ctx: RunContext, spec: str, base: str, p: float, cutoff: Optional[int
         gain = _gain(base, qrels.grades[mine], np.ones(len(mine), dtype=bool), rel)
         useful = gain > 0
         mine, gain = mine[useful], gain[useful]
-        factor = residual_factor(ctx, spec, qrels.keys[mine], qrels.rowd[mine], qrels.rowb[mine], base, p, cutoff)
-        return K.ideal_sum(q[mine], gain * factor, base, p, cutoff, ctx.n)
+        small = KeyIndex(qrels.keys[mine])
+        for _, prior in priors(ctx, spec):
+            keys = prior.row_keys()
+            rows = None
+            if cutoff is not None and prior.segment_lengths().max(initial=0) > cutoff:
+                rows = np.flatnonzero(prior.row_positions() < cutoff)
+                keys = keys[rows]
+            at = small.lookup(keys)
+            hit = np.flatnonzero(at >= 0)
+            src = hit if rows is None else rows[hit]
+            judged = mine[at[hit]]
+            verify_matches(prior.docs[src], qrels.rowd[judged], prior.dbytes[src], qrels.rowb[judged], prior.source)
+            gain[at[hit]] *= 1.0 - K.seen(base, prior.row_positions()[src] + 1, p, cutoff)
+        return mine, q[mine], gain
+    return ctx.cached(("nrg_judged", spec, base, p, cutoff, rel), make)
+
+
+def _run_side(ctx: RunContext, spec: str, base: str, p: float, cutoff: Optional[int], rel: int):
+    """The run's top-k rows with a gain, and their residual gains."""
+    def make():
+        b = ctx.observation(cutoff)
+        grade, judged = ctx.judgments(cutoff)
+        rows = np.flatnonzero(_gain(base, grade, judged, rel) > 0)
+        qrows, _, residual = judged_residuals(ctx, spec, base, p, cutoff, rel)
+        where = np.full(len(ctx.qrels.keys), -1, dtype=np.int64)
+        where[qrows] = np.arange(len(qrows))
+        at = ctx.qrels.find_rows(ctx._keys(b, ctx.run)[rows])
+        return b.seg[rows], b.rank[rows], residual[where[at]]
+    return ctx.cached(("nrg_run", spec, base, p, cutoff, rel), make)
+
+
+def _ideal(ctx: RunContext, spec: str, base: str, p: float, cutoff: Optional[int], rel: int) -> np.ndarray:
+    def make():
+        _, q, residual = judged_residuals(ctx, spec, base, p, cutoff, rel)
+        return K.ideal_sum(q, residual, base, p, cutoff, ctx.n)
     return ctx.cached(("nrg_ideal", spec, base, p, cutoff, rel), make)
 
 
@@ -146,14 +168,14 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
             continue
         spec, cutoff, rel = m["prior"], m.params.get("cutoff"), m["rel"]
         if m.NAME == "UniqueRel":
-            b, residual = _run_side(ctx, spec, "P", 0.8, cutoff, rel)
-            out[m] = K.weighted_sum(b.seg, b.rank, residual, "P", 0.8, cutoff, ctx.n)
+            seg, rank, residual = _run_side(ctx, spec, "P", 0.8, cutoff, rel)
+            out[m] = K.weighted_sum(seg, rank, residual, "P", 0.8, cutoff, ctx.n)
             continue
         base, p = m["base"], m["p"]
         if base == "P" and cutoff is None:
             raise ParameterError(f"{m}: base='P' needs a cutoff")
-        b, residual = _run_side(ctx, spec, base, p, cutoff, rel)
-        total = K.weighted_sum(b.seg, b.rank, residual, base, p, cutoff, ctx.n)
+        seg, rank, residual = _run_side(ctx, spec, base, p, cutoff, rel)
+        total = K.weighted_sum(seg, rank, residual, base, p, cutoff, ctx.n)
         if m["norm"]:
             out[m] = safe_divide(total, _ideal(ctx, spec, base, p, cutoff, rel))
         else:
