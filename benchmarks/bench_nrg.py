@@ -36,8 +36,8 @@ ir_measures' nDCG@1000 run by run. The runs are read in place and never copied i
 
 Inputs: ``make_synthetic.py --priors 11`` (``synthetic.run``, ``synthetic.qrels`` and
 ``synthetic_prior01.run`` .. ``synthetic_prior11.run``, each prior holding about 55% of the run's
-documents, the rest from the same candidate pool). Helpers come from bench_rankbiased.py and
-bench_ties.py; see benchmarks/README.md.
+documents, the rest from the same candidate pool). Helpers (worker protocol, package snapshot, the
+round-robin method, tables) come from _harness.py; see benchmarks/README.md.
 """
 from __future__ import annotations
 
@@ -45,26 +45,23 @@ import argparse
 import csv
 import glob
 import io
-import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
-from typing import Dict, List, Optional
+from typing import Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-import bench_rankbiased as br  # noqa: E402  (stdlib-only at import)
-import bench_ties as bt  # noqa: E402  (stdlib-only at import; its clock, load and table helpers are reused)
+import _harness as h  # noqa: E402  (stdlib-only at import: worker protocol, snapshot, tables, shared workers)
+
+SCRIPT = os.path.abspath(__file__)      # the workers below run as this script with --worker
 
 GROUP = "bench_nrg_priors"          # the registered prior group of contender 1
 GOAL_MS = 1.0                       # ms per query, evaluation excluding parsing
 PAPER_CODE_MS = 40.0                # the authors' code, depth 1,000, one prior run (as reported; not measured)
-DL19 = os.path.join(br.SHARED_DATA, "dl19-passage")
+DL19 = os.path.join(h.SHARED_DATA, "dl19-passage")
 
 
 def nrg_measure(prior: str, cutoff: int) -> str:
@@ -76,9 +73,9 @@ def nrg_measure(prior: str, cutoff: int) -> str:
 # =============================================================================================
 
 def _timed(fn):
-    t = bt._clock()
+    t = h.clock()
     out = fn()
-    return out, bt._since(t)
+    return out, h.since(t)
 
 
 def _overlap(run, priors: list, max_rows: int = 200_000) -> dict:
@@ -118,36 +115,18 @@ def w_nrg_split(args: dict) -> None:
     phases = {"parse_qrels": t_qrels, "parse_run": t_run, "parse_priors": t_priors, "prepare": t_prep, "eval": t_eval}
     total = {k: sum(p[k] for p in phases.values()) for k in ("wall", "cpu")}
     overlap = _overlap(run, list(priors.values()))
-    br._emit({**total, "phases": phases, "queries": n_queries,
-              "values": {str(k).replace(GROUP, "PRIORS"): float(v) for k, v in res.items()}, "overlap": overlap})
+    h.emit({**total, "phases": phases, "queries": n_queries,
+            "values": {str(k).replace(GROUP, "PRIORS"): float(v) for k, v in res.items()}, "overlap": overlap})
 
 
 def w_nrg_cli(args: dict) -> None:
     """Contender 2: the ir-rbstar command's function, everything read from the files."""
     from ir_rbstar import cli      # imports ir_rbstar (registers its measures); imports are not timed
     out = io.StringIO()
-    t = bt._clock()
+    t = h.clock()
     rc = cli.run_measures([args["qrels"], args["run"], args["measure"], "--places", "-1"], out=out)
-    vals = br._parse_tsv(out.getvalue())
-    br._emit({**bt._since(t), "rc": rc, "values": {"NRG (CLI)": v for v in vals.values()}})
-
-
-def _served_by(measures) -> dict:
-    import ir_measures
-    return {str(m): next((p.NAME for p in ir_measures.DefaultPipeline.providers
-                          if p.supports(m) and p.is_available()), None) for m in measures}
-
-
-def w_irm_default(args: dict) -> None:
-    """Contender 3: ir_measures' default pipeline from the files (ir_rbstar not imported)."""
-    import ir_measures
-    measures = [ir_measures.parse_measure(m) for m in args["measures"]]
-    t = bt._clock()
-    res = ir_measures.calc_aggregate(measures, ir_measures.read_trec_qrels(args["qrels"]),
-                                     ir_measures.read_trec_run(args["run"]))
-    timing = bt._since(t)
-    br._emit({**timing, "values": {str(k): float(v) for k, v in res.items()}, "served_by": _served_by(measures),
-              "ir_rbstar_imported": "ir_rbstar" in sys.modules})
+    vals = h.parse_tsv(out.getvalue())
+    h.emit({**h.since(t), "rc": rc, "values": {"NRG (CLI)": v for v in vals.values()}})
 
 
 def w_pytrec_split(args: dict) -> None:
@@ -161,8 +140,8 @@ def w_pytrec_split(args: dict) -> None:
     res, t_eval = _timed(lambda: ir_measures.pytrec_eval.evaluator(measures, qrels).calc_aggregate(run))
     phases = {"parse_qrels": t_qrels, "parse_run": t_run, "eval": t_eval}
     total = {k: sum(p[k] for p in phases.values()) for k in ("wall", "cpu")}
-    br._emit({**total, "phases": phases, "queries": len(qrels),
-              "values": {str(k): float(v) for k, v in res.items()}})
+    h.emit({**total, "phases": phases, "queries": len(qrels),
+            "values": {str(k): float(v) for k, v in res.items()}})
 
 
 def w_nrg_profile(args: dict) -> None:
@@ -181,11 +160,11 @@ def w_nrg_profile(args: dict) -> None:
                       lambda: PROVIDER.evaluator([measure], qrels).calc_aggregate(run))
         return
     steps = []
-    _, wall, top = br._profiled(lambda: ir_rbstar.register_runs(GROUP, priors))
+    _, wall, top = h.profiled(lambda: ir_rbstar.register_runs(GROUP, priors))
     steps.append(["prepare the priors (register_runs)", wall, top])
-    res, wall, top = br._profiled(lambda: PROVIDER.evaluator([measure], qrels).calc_aggregate(run))
+    res, wall, top = h.profiled(lambda: PROVIDER.evaluator([measure], qrels).calc_aggregate(run))
     steps.append(["evaluate NRG (evaluator.calc_aggregate)", wall, top])
-    br._emit({"steps": steps, "values": {str(k).replace(GROUP, "PRIORS"): float(v) for k, v in res.items()}})
+    h.emit({"steps": steps, "values": {str(k).replace(GROUP, "PRIORS"): float(v) for k, v in res.items()}})
 
 
 def _line_profile(prepare, evaluate) -> None:
@@ -213,7 +192,7 @@ def _line_profile(prepare, evaluate) -> None:
     wall = time.perf_counter() - t
     buf = io.StringIO()
     lp.print_stats(stream=buf, output_unit=1e-3, stripzeros=True)
-    br._emit({"wall": wall, "profiled": added, "text": buf.getvalue()})
+    h.emit({"wall": wall, "profiled": added, "text": buf.getvalue()})
 
 
 # --- DL19: every run against the best runs of the 11 other groups -------------------------------------
@@ -247,7 +226,7 @@ def w_dl19_split(args: dict) -> None:
     values, t_eval = _timed(evaluate)
     phases = {"parse_qrels": t_qrels, "parse_run": t_runs, "prepare": t_prep, "eval": t_eval}
     total = {k: sum(p[k] for p in phases.values()) for k in ("wall", "cpu")}
-    br._emit({**total, "phases": phases, "queries": n_queries, "values": values})
+    h.emit({**total, "phases": phases, "queries": n_queries, "values": values})
 
 
 def w_dl19_cli(args: dict) -> None:
@@ -255,13 +234,13 @@ def w_dl19_cli(args: dict) -> None:
     a comma list (each prior file is read once per process: ir_rbstar caches converted run files)."""
     from ir_rbstar import cli
     values = {}
-    t = bt._clock()
+    t = h.clock()
     for r in args["runs"]:
         out = io.StringIO()
         cli.run_measures([args["qrels"], r["path"], nrg_measure(",".join(r["prior_paths"]), args["cutoff"]),
                           "--places", "-1"], out=out)
-        values[r["name"]] = next(iter(br._parse_tsv(out.getvalue()).values()))
-    br._emit({**bt._since(t), "values": values})
+        values[r["name"]] = next(iter(h.parse_tsv(out.getvalue()).values()))
+    h.emit({**h.since(t), "values": values})
 
 
 def w_dl19_irm(args: dict) -> None:
@@ -269,16 +248,16 @@ def w_dl19_irm(args: dict) -> None:
     import ir_measures
     m = ir_measures.parse_measure(f"nDCG@{args['cutoff']}")
     values = {}
-    t = bt._clock()
+    t = h.clock()
     for r in args["runs"]:
         res = ir_measures.calc_aggregate([m], ir_measures.read_trec_qrels(args["qrels"]),
                                          ir_measures.read_trec_run(r["path"]))
         values[r["name"]] = float(res[m])
-    br._emit({**bt._since(t), "values": values, "served_by": _served_by([m]),
-              "ir_rbstar_imported": "ir_rbstar" in sys.modules})
+    h.emit({**h.since(t), "values": values, "served_by": h.served_by([m]),
+            "ir_rbstar_imported": "ir_rbstar" in sys.modules})
 
 
-WORKERS = {"nrg_split": w_nrg_split, "nrg_cli": w_nrg_cli, "irm_default": w_irm_default,
+WORKERS = {"nrg_split": w_nrg_split, "nrg_cli": w_nrg_cli, "irm_default": h.w_irm_default,
            "pytrec_split": w_pytrec_split, "nrg_profile": w_nrg_profile, "dl19_split": w_dl19_split,
            "dl19_cli": w_dl19_cli, "dl19_irm": w_dl19_irm}
 
@@ -287,62 +266,18 @@ WORKERS = {"nrg_split": w_nrg_split, "nrg_cli": w_nrg_cli, "irm_default": w_irm_
 # Driver
 # =============================================================================================
 
-WORKER_ENV: Optional[Dict[str, str]] = None
+def run_worker(name: str, args: dict) -> dict:
+    return h.run_worker(SCRIPT, name, args)
 
 
-def run_worker(name: str, args: dict, timeout: float = 3600) -> dict:
-    cmd = [sys.executable, os.path.abspath(__file__), "--worker", name, json.dumps(args)]
-    t = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=WORKER_ENV)
-    outer = time.perf_counter() - t
-    for line in proc.stdout.splitlines():
-        if line.startswith(br.RESULT_TAG):
-            res = json.loads(line[len(br.RESULT_TAG):])
-            res["outer_wall"] = outer
-            return res
-    raise RuntimeError(f"worker {name} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-
-
-def measure_interleaved(specs: Dict[str, tuple], repeat: int, slow: float, log) -> Dict[str, dict]:
-    """As bench_twist.measure_interleaved (contenders take turns, best wall time of the rounds), but
-    every run is kept, so that phases can be reported as the best of the rounds one by one."""
-    results: Dict[str, List[dict]] = {key: [] for key in specs}
-    for i in range(repeat):
-        for key, (worker, args) in specs.items():
-            if results[key] and results[key][-1].get("wall", 0) > slow:
-                continue
-            res = run_worker(worker, args)
-            results[key].append(res)
-            ph = res.get("phases")
-            extra = (" [" + ", ".join(f"{k} {v['wall']:.2f}" for k, v in ph.items()) + "]") if ph else ""
-            log(f"    round {i + 1}: {key}: {res.get('wall', 0):.2f} s (CPU {res.get('cpu', 0):.2f} s), "
-                f"peak {res['maxrss_mb']:.0f} MB{extra}")
-    best = {}
-    for key, runs in results.items():
-        b = dict(min(runs, key=lambda r: r.get("wall", 0)))
-        b.update(n=len(runs), runs=runs, walls=[r.get("wall") for r in runs], cpus=[r.get("cpu") for r in runs],
-                 best_cpu=min(r.get("cpu", 0) for r in runs), maxrss_mb=max(r["maxrss_mb"] for r in runs))
-        if runs[0].get("phases"):       # each phase: the best of the rounds (wall and CPU separately)
-            b["best_phases"] = {ph: {k: min(r["phases"][ph][k] for r in runs) for k in ("wall", "cpu")}
-                                for ph in runs[0]["phases"]}
-        best[key] = b
-    return best
-
-
-def _synthetic(data_dir: str, n_queries: int, depth: int, n_priors: int, log) -> dict:
+def _synthetic(data_dir: str, n_queries: int, depth: int, n_priors: int) -> dict:
     """synthetic.run / .qrels and synthetic_prior01.run .. in data_dir (generated there if any is missing)."""
     sys.path.insert(0, HERE)
     import make_synthetic as ms      # stdlib + numpy; only its file-name helpers are used here
-    qrels, run = os.path.join(data_dir, "synthetic.qrels"), os.path.join(data_dir, "synthetic.run")
-    priors = [os.path.join(data_dir, f) for f in ms.prior_file_names(n_priors)]
-    msg = f"reused from {data_dir}"
-    if not all(os.path.exists(p) for p in [qrels, run, *priors]):
-        log(f"generating synthetic data ({n_queries} x {depth}, {n_priors} priors) into {data_dir} ...")
-        proc = subprocess.run([sys.executable, os.path.join(HERE, "make_synthetic.py"), "--queries", str(n_queries),
-                               "--depth", str(depth), "--priors", str(n_priors), "--out", data_dir], check=True,
-                              stdout=subprocess.PIPE, text=True)
-        log(proc.stdout.rstrip())
-        msg = f"generated by make_synthetic.py --queries {n_queries} --depth {depth} --priors {n_priors}"
+    (qrels, run, *priors), msg = h.synthetic(data_dir, ["synthetic.qrels", "synthetic.run",
+                                                        *ms.prior_file_names(n_priors)],
+                                             n_queries, depth, ["--priors", str(n_priors)],
+                                             detail=f", {n_priors} priors")
     glob_pat = os.path.join(data_dir, "synthetic_prior*.run")
     if sorted(glob.glob(glob_pat)) != sorted(priors):
         raise SystemExit(f"{glob_pat} must match exactly the {n_priors} prior files (found "
@@ -376,27 +311,8 @@ def _dl19(log) -> Optional[dict]:
             "best": sorted(best.values())}
 
 
-def _shape(run: str) -> str:
-    """Queries and rows of a run file (counted without parsing scores)."""
-    queries, rows, last = 0, 0, None
-    with open(run, "rb") as f:
-        for line in f:
-            q = line.split(None, 1)[0] if line.strip() else None
-            if q is None:
-                continue
-            rows += 1
-            if q != last:
-                queries += 1
-                last = q
-    return f"{queries:,} queries, {rows:,} rows ({os.path.getsize(run) / 1e6:,.0f} MB run)"
-
-
 def _ms(seconds: float, queries: int) -> str:
     return f"{1000.0 * seconds / max(queries, 1):.3f}"
-
-
-def _fmt_values(values: Dict[str, float]) -> str:
-    return ", ".join(f"{k}={v:.4f}" for k, v in values.items())
 
 
 PHASE_LABELS = {"parse_qrels": "parse the qrels", "parse_run": "parse the run", "parse_priors": "parse the priors",
@@ -405,52 +321,25 @@ PHASE_LABELS = {"parse_qrels": "parse the qrels", "parse_run": "parse the run", 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Benchmark ir_rbstar's NRG with 11 prior runs (see benchmarks/README.md)")
-    ap.add_argument("--quick", action="store_true", help="700 queries instead of 7,000, synthetic data only")
-    ap.add_argument("--queries", type=int, help="synthetic queries (default 7000, --quick 700)")
-    ap.add_argument("--depth", type=int, default=1000, help="synthetic run depth (default 1000)")
+    h.add_size_options(ap, "700 queries instead of 7,000, synthetic data only", "synthetic run depth (default 1000)")
     ap.add_argument("--cutoff", type=int, default=1000, help="NRG@k and nDCG@k (default 1000)")
     ap.add_argument("--priors", type=int, default=11, help="synthetic prior runs (default 11)")
-    ap.add_argument("--data", help="directory with synthetic.run, synthetic.qrels and synthetic_prior*.run "
-                                   "(generated there with make_synthetic.py if missing; default: a temporary directory)")
-    ap.add_argument("--repeat", type=int, default=3, help="runs per contender, best time reported")
-    ap.add_argument("--slow", type=float, default=120.0, help="a contender slower than this (s) runs only once")
-    ap.add_argument("--real", dest="real", action="store_true", default=None,
-                    help="also time DL19 (default: on in full mode when ../shared/data exists)")
-    ap.add_argument("--no-real", dest="real", action="store_false")
+    h.add_data_option(ap, "synthetic.run, synthetic.qrels and synthetic_prior*.run")
+    h.add_repeat_options(ap, 120.0)
+    h.add_real_options(ap, "DL19")
     ap.add_argument("--no-cli", action="store_true", help="skip contender 2 (the CLI function from the files)")
     ap.add_argument("--no-phases", action="store_true", help="skip the cProfile of the preparation and evaluation")
     ap.add_argument("--line-profile", action="store_true", help="also print a line profile (line_profiler) of "
                                                                 "the NRG evaluation on the synthetic data")
-    br.add_common_options(ap)
-    args = ap.parse_args(argv)
+    args = h.parse_args(ap, argv, WORKERS)
 
-    if args.worker:
-        WORKERS[args.worker[0]](json.loads(args.worker[1]))
-        return 0
-
-    global WORKER_ENV
-
-    def log(msg):
-        print(msg, file=sys.stderr, flush=True)
-
-    n_queries = args.queries or (700 if args.quick else 7000)
+    log = h.log
+    n_queries = h.n_queries(args)
     real = (not args.quick) if args.real is None else args.real
-    tmp = tempfile.mkdtemp(prefix="rbstar-bench-nrg-")
-    raw: Dict[str, object] = {}
-    load_start = bt._load()
-    try:
-        if args.live:
-            import importlib.util
-            pkg_src = os.path.dirname(os.path.abspath(importlib.util.find_spec("ir_rbstar").origin))
-            pkg_desc = f"live {pkg_src}, {br._git_state(pkg_src)} at start"
-        else:
-            pkg_desc = br.snapshot_package(tmp, args.working_tree)
-            WORKER_ENV = br.WORKER_ENV
-        log(f"ir_rbstar measured: {pkg_desc}")
-
+    with h.session("rbstar-bench-nrg-", args) as bench:
         k = args.cutoff
-        ds = _synthetic(args.data or os.path.join(tmp, "synthetic"), n_queries, args.depth, args.priors, log)
-        ds["shape"] = _shape(ds["run"])
+        ds = _synthetic(args.data or os.path.join(bench.tmp, "synthetic"), n_queries, args.depth, args.priors)
+        ds["shape"] = h.run_shape(ds["run"])
         files = {"qrels": ds["qrels"], "run": ds["run"]}
         log(f"synthetic: {ds['shape']}, {len(ds['priors'])} prior files; timing (contenders take turns) ...")
         specs = {"1": ("nrg_split", {**files, "priors": ds["priors"], "cutoff": k})}
@@ -458,7 +347,7 @@ def main(argv=None) -> int:
             specs["2"] = ("nrg_cli", {**files, "measure": nrg_measure(ds["glob"], k)})
         specs["3"] = ("irm_default", {**files, "measures": [f"nDCG@{k}"]})
         specs["4"] = ("pytrec_split", {**files, "measures": [f"nDCG@{k}"]})
-        res = measure_interleaved(specs, args.repeat, args.slow, log)
+        res = h.measure_interleaved(SCRIPT, specs, args.repeat, args.slow, keep_runs=True)
         phases = lines = None
         if not args.no_phases:
             log("per-phase profile (cProfile, separate subprocess) ...")
@@ -466,7 +355,7 @@ def main(argv=None) -> int:
         if args.line_profile:
             log("line profile (line_profiler, separate subprocess) ...")
             lines = run_worker("nrg_profile", {**files, "priors": ds["priors"], "cutoff": k, "line": True})
-        raw["synthetic"] = {"timings": res, "phases": phases, "line_profile": lines, "dataset": ds}
+        bench.raw["synthetic"] = {"timings": res, "phases": phases, "line_profile": lines, "dataset": ds}
 
         dl = _dl19(log) if real else None
         if real and dl is None:
@@ -479,85 +368,84 @@ def main(argv=None) -> int:
             if not args.no_cli:
                 dspecs["D2"] = ("dl19_cli", dargs)
             dspecs["D3"] = ("dl19_irm", dargs)
-            dres = measure_interleaved(dspecs, args.repeat, args.slow, log)
-            raw["dl19"] = {"timings": dres, "dataset": {k_: v for k_, v in dl.items() if k_ != "runs"}}
-        load_end = bt._load()
+            dres = h.measure_interleaved(SCRIPT, dspecs, args.repeat, args.slow, keep_runs=True)
+            bench.raw["dl19"] = {"timings": dres, "dataset": {k_: v for k_, v in dl.items() if k_ != "runs"}}
+        load_end = h.load_average()
 
         # ------------------------------------------------------------------------------- report
         print()
-        print(br.machine_info())
+        print(h.machine_info())
         print(f"mode: {'quick' if args.quick else 'full'}; fresh subprocess per run, contenders taking turns, best of "
               f"up to {args.repeat} rounds (each phase: the best of the rounds on its own); wall time excludes "
               f"interpreter start-up and imports; CPU s = user + system time of that subprocess over the same span; "
-              f"peak RSS = VmHWM of the subprocess (largest over its runs); {load_start} at start, {load_end} at end")
-        print(f"ir_rbstar measured: {pkg_desc}")
+              f"peak RSS = VmHWM of the subprocess (largest over its runs); {bench.load_start} at start, "
+              f"{load_end} at end")
+        print(f"ir_rbstar measured: {bench.package}")
         s1, s4 = res["1"], res["4"]
         nq = s1["queries"]
         p1, p4 = s1["best_phases"], s4["best_phases"]
         parse1 = {c: sum(p1[ph][c] for ph in ("parse_qrels", "parse_run", "parse_priors")) for c in ("wall", "cpu")}
         parse4 = {c: sum(p4[ph][c] for ph in ("parse_qrels", "parse_run")) for c in ("wall", "cpu")}
         ev_prep = {c: p1["eval"][c] + p1["prepare"][c] for c in ("wall", "cpu")}
-        grid = bt.Grid(("what is timed", "seconds", "CPU s", "ms / query (wall)", "peak RSS"))
-        rss1 = br.fmt_mb(s1["maxrss_mb"])
+        grid = h.Grid(("what is timed", "seconds", "CPU s", "ms / query (wall)", "peak RSS"))
+        rss1 = h.fmt_mb(s1["maxrss_mb"])
         for ph in ("parse_qrels", "parse_run", "parse_priors"):
             grid.add(f"1a. ir_rbstar: {PHASE_LABELS[ph]}" + (f" ({len(ds['priors'])} files)" if ph == "parse_priors"
                                                               else ""),
-                     br.fmt_s(p1[ph]["wall"]), br.fmt_s(p1[ph]["cpu"]), _ms(p1[ph]["wall"], nq), "")
-        grid.add("1a. ir_rbstar: parsing, all files", br.fmt_s(parse1["wall"]), br.fmt_s(parse1["cpu"]),
+                     h.fmt_s(p1[ph]["wall"]), h.fmt_s(p1[ph]["cpu"]), _ms(p1[ph]["wall"], nq), "")
+        grid.add("1a. ir_rbstar: parsing, all files", h.fmt_s(parse1["wall"]), h.fmt_s(parse1["cpu"]),
                  _ms(parse1["wall"], nq), "")
         grid.add("1p. ir_rbstar: prepare the priors (register_runs: tie groups, hash index)",
-                 br.fmt_s(p1["prepare"]["wall"]), br.fmt_s(p1["prepare"]["cpu"]), _ms(p1["prepare"]["wall"], nq), "")
-        grid.add(f"1b. ir_rbstar: NRG@{k} evaluation (evaluator + calc_aggregate)", br.fmt_s(p1["eval"]["wall"]),
-                 br.fmt_s(p1["eval"]["cpu"]), "**" + _ms(p1["eval"]["wall"], nq) + "**", "")
-        grid.add("1p+1b. ir_rbstar: everything but parsing", br.fmt_s(ev_prep["wall"]), br.fmt_s(ev_prep["cpu"]),
+                 h.fmt_s(p1["prepare"]["wall"]), h.fmt_s(p1["prepare"]["cpu"]), _ms(p1["prepare"]["wall"], nq), "")
+        grid.add(f"1b. ir_rbstar: NRG@{k} evaluation (evaluator + calc_aggregate)", h.fmt_s(p1["eval"]["wall"]),
+                 h.fmt_s(p1["eval"]["cpu"]), "**" + _ms(p1["eval"]["wall"], nq) + "**", "")
+        grid.add("1p+1b. ir_rbstar: everything but parsing", h.fmt_s(ev_prep["wall"]), h.fmt_s(ev_prep["cpu"]),
                  _ms(ev_prep["wall"], nq), "")
-        grid.add("1c. ir_rbstar: total with parsing (best round)", br.fmt_s(s1["wall"]), br.fmt_s(s1["best_cpu"]),
+        grid.add("1c. ir_rbstar: total with parsing (best round)", h.fmt_s(s1["wall"]), h.fmt_s(s1["best_cpu"]),
                  _ms(s1["wall"], nq), rss1)
         if "2" in res:
-            grid.add("2. ir_rbstar: total from the files, CLI function, prior=glob", br.fmt_s(res["2"]["wall"]),
-                     br.fmt_s(res["2"]["best_cpu"]), _ms(res["2"]["wall"], nq), br.fmt_mb(res["2"]["maxrss_mb"]))
-        grid.add(f"3. ir_measures nDCG@{k} from the files (default pipeline)", br.fmt_s(res["3"]["wall"]),
-                 br.fmt_s(res["3"]["best_cpu"]), _ms(res["3"]["wall"], nq), br.fmt_mb(res["3"]["maxrss_mb"]))
-        grid.add("4a. pytrec_eval path: parsing (ir_measures readers to dicts)", br.fmt_s(parse4["wall"]),
-                 br.fmt_s(parse4["cpu"]), _ms(parse4["wall"], nq), "")
-        grid.add(f"4b. pytrec_eval path: nDCG@{k} evaluation (evaluator + calc_aggregate)", br.fmt_s(p4["eval"]["wall"]),
-                 br.fmt_s(p4["eval"]["cpu"]), _ms(p4["eval"]["wall"], nq), br.fmt_mb(s4["maxrss_mb"]))
+            grid.add("2. ir_rbstar: total from the files, CLI function, prior=glob", h.fmt_s(res["2"]["wall"]),
+                     h.fmt_s(res["2"]["best_cpu"]), _ms(res["2"]["wall"], nq), h.fmt_mb(res["2"]["maxrss_mb"]))
+        grid.add(f"3. ir_measures nDCG@{k} from the files (default pipeline)", h.fmt_s(res["3"]["wall"]),
+                 h.fmt_s(res["3"]["best_cpu"]), _ms(res["3"]["wall"], nq), h.fmt_mb(res["3"]["maxrss_mb"]))
+        grid.add("4a. pytrec_eval path: parsing (ir_measures readers to dicts)", h.fmt_s(parse4["wall"]),
+                 h.fmt_s(parse4["cpu"]), _ms(parse4["wall"], nq), "")
+        grid.add(f"4b. pytrec_eval path: nDCG@{k} evaluation (evaluator + calc_aggregate)", h.fmt_s(p4["eval"]["wall"]),
+                 h.fmt_s(p4["eval"]["cpu"]), _ms(p4["eval"]["wall"], nq), h.fmt_mb(s4["maxrss_mb"]))
         print()
         print(f"data: {ds['name']}: {ds['shape']}; priors: {len(ds['priors'])} files; overlap on the "
               f"first {s1['overlap']['rows']:,} run rows: {s1['overlap']['mean_share']:.1%} in each prior on average, "
               f"{s1['overlap']['any_share']:.1%} in at least one")
         print(grid.render())
-        print("all runs (wall s, in turn order): " + "; ".join(
-            f"{key}: " + " ".join(f"{w:.2f}" for w in res[key]["walls"]) for key in specs))
+        print(h.all_runs_line(res, specs))
         print("evaluation phase of 1 (wall s, in turn order): " + " ".join(f"{r['phases']['eval']['wall']:.3f}"
                                                                            for r in s1["runs"]))
-        print(f"contender 3 served by: {res['3'].get('served_by')}; ir_rbstar imported in its process: "
-              f"{res['3'].get('ir_rbstar_imported')}")
-        vals = [f"1 {_fmt_values(s1['values'])}"] + ([f"2 {_fmt_values(res['2']['values'])}"] if "2" in res else []) \
-            + [f"3 {_fmt_values(res['3']['values'])}", f"4 {_fmt_values(s4['values'])}"]
+        print(h.served_line("contender 3", res["3"]))
+        vals = [f"1 {h.fmt_values(s1['values'])}"] + ([f"2 {h.fmt_values(res['2']['values'])}"] if "2" in res else []) \
+            + [f"3 {h.fmt_values(res['3']['values'])}", f"4 {h.fmt_values(s4['values'])}"]
         print("means: " + "; ".join(vals))
         print(f"not measured: the authors' NRG code is said to take about {PAPER_CODE_MS:.0f} ms per query at depth "
               f"1,000 with one prior run (no other NRG implementation is run here)")
 
-        goals = bt.Grid(("goal", "measured", "target", "met?"))
+        goals = h.Grid(("goal", "measured", "target", "met?"))
         ev_ms = 1000.0 * p1["eval"]["wall"] / nq
         goals.add(f"NRG@{k}, 11 priors, evaluation excluding parsing (1b), ms/query", f"{ev_ms:.3f}",
-                  f"< {GOAL_MS:g}", br.yes(ev_ms < GOAL_MS))
+                  f"< {GOAL_MS:g}", h.yes(ev_ms < GOAL_MS))
         ep_ms = 1000.0 * ev_prep["wall"] / nq
         goals.add("  same including the priors' one-time preparation (1p+1b), ms/query", f"{ep_ms:.3f}",
-                  f"< {GOAL_MS:g}", br.yes(ep_ms < GOAL_MS))
-        goals.add(f"  1b / pytrec_eval nDCG@{k} evaluation (4b)", br.fmt_ratio(p1["eval"]["wall"], p4["eval"]["wall"]),
+                  f"< {GOAL_MS:g}", h.yes(ep_ms < GOAL_MS))
+        goals.add(f"  1b / pytrec_eval nDCG@{k} evaluation (4b)", h.fmt_ratio(p1["eval"]["wall"], p4["eval"]["wall"]),
                   "info", "")
         goals.add(f"  1c total / ir_measures nDCG@{k} from files (3; reads 1 run file, not 12)",
-                  br.fmt_ratio(s1["wall"], res["3"]["wall"]), "info", "")
+                  h.fmt_ratio(s1["wall"], res["3"]["wall"]), "info", "")
         goals.add(f"  1b / the authors' code ({PAPER_CODE_MS:.0f} ms/query, 1 prior, not measured)",
                   f"{ev_ms / PAPER_CODE_MS:.3f}", "info", "")
         print()
         print(goals.render())
         if phases:
             print()
-            print(br._phase_report(f"NRG@{k} with {len(ds['priors'])} priors on synthetic (parsing not profiled)",
-                                   phases, {"wall": ev_prep["wall"]}))
+            print(h.phase_report(f"NRG@{k} with {len(ds['priors'])} priors on synthetic (parsing not profiled)",
+                                 phases, {"wall": ev_prep["wall"]}))
         if lines:
             print()
             print(f"line profile of the evaluation (line_profiler, {lines['wall']:.2f} s under the profiler; "
@@ -569,37 +457,32 @@ def main(argv=None) -> int:
             dq = d1["queries"]
             pd1 = d1["best_phases"]
             dparse = {c: pd1["parse_qrels"][c] + pd1["parse_run"][c] for c in ("wall", "cpu")}
-            dg = bt.Grid(("what is timed", "seconds", "CPU s", "ms / query (wall)", "peak RSS"))
-            dg.add(f"D1a. ir_rbstar: parse the qrels and the {len(dl['runs'])} runs", br.fmt_s(dparse["wall"]),
-                   br.fmt_s(dparse["cpu"]), _ms(dparse["wall"], dq), "")
+            dg = h.Grid(("what is timed", "seconds", "CPU s", "ms / query (wall)", "peak RSS"))
+            dg.add(f"D1a. ir_rbstar: parse the qrels and the {len(dl['runs'])} runs", h.fmt_s(dparse["wall"]),
+                   h.fmt_s(dparse["cpu"]), _ms(dparse["wall"], dq), "")
             dg.add(f"D1p. ir_rbstar: prepare the {len(dl['best'])} group-best runs (register_run)",
-                   br.fmt_s(pd1["prepare"]["wall"]), br.fmt_s(pd1["prepare"]["cpu"]), _ms(pd1["prepare"]["wall"], dq), "")
-            dg.add(f"D1b. ir_rbstar: NRG@{k} of every run (evaluation)", br.fmt_s(pd1["eval"]["wall"]),
-                   br.fmt_s(pd1["eval"]["cpu"]), _ms(pd1["eval"]["wall"], dq), "")
-            dg.add("D1c. ir_rbstar: total with parsing (best round)", br.fmt_s(d1["wall"]), br.fmt_s(d1["best_cpu"]),
-                   _ms(d1["wall"], dq), br.fmt_mb(d1["maxrss_mb"]))
+                   h.fmt_s(pd1["prepare"]["wall"]), h.fmt_s(pd1["prepare"]["cpu"]), _ms(pd1["prepare"]["wall"], dq), "")
+            dg.add(f"D1b. ir_rbstar: NRG@{k} of every run (evaluation)", h.fmt_s(pd1["eval"]["wall"]),
+                   h.fmt_s(pd1["eval"]["cpu"]), _ms(pd1["eval"]["wall"], dq), "")
+            dg.add("D1c. ir_rbstar: total with parsing (best round)", h.fmt_s(d1["wall"]), h.fmt_s(d1["best_cpu"]),
+                   _ms(d1["wall"], dq), h.fmt_mb(d1["maxrss_mb"]))
             if "D2" in dres:
-                dg.add("D2. ir_rbstar: total, CLI function run by run from the files", br.fmt_s(dres["D2"]["wall"]),
-                       br.fmt_s(dres["D2"]["best_cpu"]), _ms(dres["D2"]["wall"], dq), br.fmt_mb(dres["D2"]["maxrss_mb"]))
-            dg.add(f"D3. ir_measures nDCG@{k} run by run from the files", br.fmt_s(dres["D3"]["wall"]),
-                   br.fmt_s(dres["D3"]["best_cpu"]), _ms(dres["D3"]["wall"], dq), br.fmt_mb(dres["D3"]["maxrss_mb"]))
+                dg.add("D2. ir_rbstar: total, CLI function run by run from the files", h.fmt_s(dres["D2"]["wall"]),
+                       h.fmt_s(dres["D2"]["best_cpu"]), _ms(dres["D2"]["wall"], dq), h.fmt_mb(dres["D2"]["maxrss_mb"]))
+            dg.add(f"D3. ir_measures nDCG@{k} run by run from the files", h.fmt_s(dres["D3"]["wall"]),
+                   h.fmt_s(dres["D3"]["best_cpu"]), _ms(dres["D3"]["wall"], dq), h.fmt_mb(dres["D3"]["maxrss_mb"]))
             print()
             print(f"data: {dl['name']} ({dq:,} judged query evaluations = {len(dl['runs'])} runs x "
                   f"{dq // max(len(dl['runs']), 1)} judged queries; ms / query over these)")
             print(dg.render())
-            print("all runs (wall s, in turn order): " + "; ".join(
-                f"{key}: " + " ".join(f"{w:.2f}" for w in dres[key]["walls"]) for key in dspecs))
+            print(h.all_runs_line(dres, dspecs))
             if "D2" in dres:
                 diff = max(abs(d1["values"][n] - dres["D2"]["values"][n]) for n in d1["values"])
                 print(f"D1 and D2 agree on every run's mean NRG to {diff:.1e}")
             top = sorted(d1["values"].items(), key=lambda kv: -kv[1])
             print(f"NRG@{k} per run (D1), highest first: " + ", ".join(f"{n} {v:.4f}" for n, v in top))
             print(f"D3 served by: {dres['D3'].get('served_by')}")
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump({"machine": br.machine_info(), "package": pkg_desc, "results": raw}, f, indent=1, default=str)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)      # --data DIR is never inside tmp, so it is kept
+        bench.write_json(args.json)
     return 0
 
 

@@ -22,29 +22,25 @@ the run are computed from the file.
 
 The input is ``make_synthetic.py --ties quantised`` (BM25-like scores rounded to 2 decimals, files
 ``tied.run`` / ``tied.qrels``), generated into a temporary directory or reused from ``--data DIR``.
-Helpers (package snapshot, peak memory, table, machine info, the per-phase profile worker) are
-imported from bench_rankbiased.py; see benchmarks/README.md for the method. Unlike there, contenders
-take turns (round-robin) and CPU time is reported next to wall time (another process's load inflates
-wall time much more).
+Helpers (worker protocol, package snapshot, peak memory, table, machine info, the per-phase profile
+worker) come from _harness.py, which bench_rankbiased.py uses too; see benchmarks/README.md for the
+method. Unlike bench_rankbiased.py, contenders take turns (round-robin) and CPU time is reported next
+to wall time (another process's load inflates wall time much more).
 """
 from __future__ import annotations
 
 import argparse
-import io
-import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
-import time
-from typing import Dict, List, Optional
+from typing import Dict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-import bench_rankbiased as br  # noqa: E402  (stdlib-only at import; its workers and helpers are reused)
+import _harness as h  # noqa: E402  (stdlib-only at import: worker protocol, snapshot, tables, shared workers)
+
+SCRIPT = os.path.abspath(__file__)      # the workers below run as this script with --worker
 
 MEASURES_TA = ["P_TA@10", "AP_TA", "RR_TA", "nDCG_TA@10"]
 MEASURES = ["P@10", "AP", "RR", "nDCG@10"]
@@ -54,51 +50,6 @@ AGREE_TOL = 1e-9
 # =============================================================================================
 # Workers (each in its own subprocess, one JSON result line)
 # =============================================================================================
-
-def _clock():
-    return time.perf_counter(), time.process_time()
-
-
-def _since(start) -> dict:
-    """Wall time and CPU time (user + system, all threads of this process) since ``start``."""
-    return {"wall": time.perf_counter() - start[0], "cpu": time.process_time() - start[1]}
-
-
-def w_rbstar_cli(args: dict) -> None:
-    """The ``ir-rbstar`` command without interpreter start-up: ``cli.run_measures`` reads both files,
-    evaluates and prints the means (as bench_rankbiased's worker, plus CPU time)."""
-    import ir_rbstar  # noqa: F401  (imports are not timed)
-    from ir_rbstar import cli
-    out = io.StringIO()
-    t = _clock()
-    rc = cli.run_measures(list(args["argv"]) + ["--places", "-1"], out=out)
-    br._emit({**_since(t), "rc": rc, "values": br._parse_tsv(out.getvalue())})
-
-
-def w_irm_default(args: dict) -> None:
-    """ir_measures' default pipeline from the files, reading with ir_measures (ir_rbstar not imported)."""
-    import ir_measures
-    measures = [ir_measures.parse_measure(m) for m in args["measures"]]
-    t = _clock()
-    res = ir_measures.calc_aggregate(measures, ir_measures.read_trec_qrels(args["qrels"]),
-                                     ir_measures.read_trec_run(args["run"]))
-    timing = _since(t)
-    served = {str(m): next((p.NAME for p in ir_measures.DefaultPipeline.providers
-                            if p.supports(m) and p.is_available()), None) for m in measures}
-    br._emit({**timing, "values": {str(k): float(v) for k, v in res.items()}, "served_by": served,
-              "ir_rbstar_imported": "ir_rbstar" in sys.modules})
-
-
-def w_rbstar_api(args: dict) -> None:
-    """ir_rbstar's provider through ir_measures' API, given the two file paths (it reads them itself)."""
-    import ir_measures
-    import ir_rbstar
-    measures = ir_rbstar.parse(" ".join(args["measures"]))
-    provider = ir_measures.providers.registry["ir_rbstar"]
-    t = _clock()
-    res = provider.calc_aggregate(measures, args["qrels"], args["run"])
-    br._emit({**_since(t), "values": {str(k): float(v) for k, v in res.items()}})
-
 
 def _tie_stats(run_path: str) -> dict:
     """Tie statistics of a run file, computed with pandas (independently of ir_rbstar's tie groups)."""
@@ -151,8 +102,7 @@ def w_check(args: dict) -> None:
     ordered = per_query(provider.iter_calc(ir_rbstar.parse(" ".join(MEASURES)), q, r))
     irm_measures = [ir_measures.parse_measure(m) for m in MEASURES]
     irm = per_query(ir_measures.iter_calc(irm_measures, ir_measures.read_trec_qrels(q), ir_measures.read_trec_run(r)))
-    served = {str(m): next((p.NAME for p in ir_measures.DefaultPipeline.providers
-                            if p.supports(m) and p.is_available()), None) for m in irm_measures}
+    served = h.served_by(irm_measures)
     agree, effect = {}, {}
     for m_ta, m in zip(MEASURES_TA, MEASURES):
         a, o, i = aware[m_ta], ordered[m], irm[m]
@@ -168,131 +118,43 @@ def w_check(args: dict) -> None:
                         "max_abs_diff": float(np.abs(e).max()), "mean_diff": float(e.mean()),
                         "frac_queries_changed": float((np.abs(e) > 1e-12).mean()),
                         "mean_ta": float(np.mean([a[x] for x in qids])), "mean_ordered": float(np.mean([o[x] for x in qids]))}
-    br._emit({"agree": agree, "effect": effect, "served_by": served, "ties": _tie_stats(r)})
+    h.emit({"agree": agree, "effect": effect, "served_by": served, "ties": _tie_stats(r)})
 
 
-WORKERS = {"rbstar_cli": w_rbstar_cli, "irm_default": w_irm_default, "rbstar_api": w_rbstar_api,
-           "check": w_check, "phases": br.w_phases}
+WORKERS = {"rbstar_cli": h.w_rbstar_cli, "irm_default": h.w_irm_default, "rbstar_api": h.w_rbstar_api,
+           "check": w_check, "phases": h.w_phases}
 
 
 # =============================================================================================
 # Driver
 # =============================================================================================
 
-WORKER_ENV: Optional[Dict[str, str]] = None
-
-
-def run_worker(name: str, args: dict, timeout: float = 3600) -> dict:
-    cmd = [sys.executable, os.path.abspath(__file__), "--worker", name, json.dumps(args)]
-    t = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=WORKER_ENV)
-    outer = time.perf_counter() - t
-    for line in proc.stdout.splitlines():
-        if line.startswith(br.RESULT_TAG):
-            res = json.loads(line[len(br.RESULT_TAG):])
-            res["outer_wall"] = outer
-            return res
-    raise RuntimeError(f"worker {name} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-
-
-def measure_interleaved(specs: Dict[str, tuple], repeat: int, slow: float, log) -> Dict[str, dict]:
-    """Best wall time of up to ``repeat`` fresh subprocesses per contender, the contenders taking turns
-    (round i runs every contender once), so that load from other processes on the machine affects all
-    of them alike. A contender whose run takes longer than ``slow`` seconds is not run again."""
-    results: Dict[str, List[dict]] = {key: [] for key in specs}
-    for i in range(repeat):
-        for key, (worker, args) in specs.items():
-            if results[key] and results[key][-1].get("wall", 0) > slow:
-                continue
-            res = run_worker(worker, args)
-            results[key].append(res)
-            log(f"    round {i + 1}: {key}: {res.get('wall', 0):.2f} s (CPU {res.get('cpu', 0):.2f} s), "
-                f"peak {res['maxrss_mb']:.0f} MB")
-    best = {}
-    for key, runs in results.items():
-        b = dict(min(runs, key=lambda r: r.get("wall", 0)))
-        b["n"] = len(runs)
-        b["walls"] = [r.get("wall") for r in runs]
-        b["cpus"] = [r.get("cpu") for r in runs]
-        b["best_cpu"] = min(r.get("cpu", 0) for r in runs)
-        b["maxrss_mb"] = max(r["maxrss_mb"] for r in runs)
-        best[key] = b
-    return best
-
-
-class Grid(br.Table):
-    """bench_rankbiased's table with columns of one's choice."""
-
-    def __init__(self, cols):
-        super().__init__()
-        self.COLS = tuple(cols)
-
-    def add(self, *cells):
-        self.rows.append(tuple(cells))
-
-
-def _load() -> str:
-    try:
-        return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
-    except OSError:
-        return "load average ?"
+def run_worker(name: str, args: dict) -> dict:
+    return h.run_worker(SCRIPT, name, args)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Benchmark ir_rbstar's tie-aware measures (see benchmarks/README.md)")
-    ap.add_argument("--quick", action="store_true", help="700 queries instead of 7,000 (smoke run)")
-    ap.add_argument("--queries", type=int, help="synthetic queries (default 7000, --quick 700)")
-    ap.add_argument("--depth", type=int, default=1000)
+    h.add_size_options(ap, "700 queries instead of 7,000 (smoke run)")
     ap.add_argument("--decimals", type=int, default=2, help="decimals of the generated scores (default 2)")
-    ap.add_argument("--data", help="directory with tied.run and tied.qrels (generated there with "
-                                   "make_synthetic.py --ties quantised if missing; default: a temporary directory)")
-    ap.add_argument("--repeat", type=int, default=3, help="runs per contender, best time reported")
-    ap.add_argument("--slow", type=float, default=60.0, help="a contender slower than this (s) runs only once")
+    h.add_data_option(ap, "tied.run and tied.qrels", how="with make_synthetic.py --ties quantised")
+    h.add_repeat_options(ap, 60.0)
     ap.add_argument("--no-api", action="store_true", help="skip the information rows (Python API path)")
     ap.add_argument("--no-phases", action="store_true", help="skip the per-phase profiles")
-    br.add_common_options(ap)
-    args = ap.parse_args(argv)
+    args = h.parse_args(ap, argv, WORKERS)
 
-    if args.worker:
-        WORKERS[args.worker[0]](json.loads(args.worker[1]))
-        return 0
-
-    global WORKER_ENV
-
-    def log(msg):
-        print(msg, file=sys.stderr, flush=True)
-
-    n_queries = args.queries or (700 if args.quick else 7000)
-    tmp = tempfile.mkdtemp(prefix="rbstar-bench-ties-")
-    raw: Dict[str, object] = {}
-    load_start = _load()
-    try:
-        if args.live:
-            import importlib.util
-            pkg_src = os.path.dirname(os.path.abspath(importlib.util.find_spec("ir_rbstar").origin))
-            pkg_desc = f"live {pkg_src}, {br._git_state(pkg_src)} at start"
-        else:
-            pkg_desc = br.snapshot_package(tmp, args.working_tree)
-            WORKER_ENV = br.WORKER_ENV
-        log(f"ir_rbstar measured: {pkg_desc}")
-
-        data_dir = args.data or os.path.join(tmp, "synthetic")
-        qrels, run = os.path.join(data_dir, "tied.qrels"), os.path.join(data_dir, "tied.run")
-        gen_msg = f"reused from {data_dir}"
-        if not (os.path.exists(qrels) and os.path.exists(run)):
-            log(f"generating tied synthetic data ({n_queries} x {args.depth}, {args.decimals} decimals) into {data_dir} ...")
-            # in a subprocess, so that this driver stays small
-            proc = subprocess.run([sys.executable, os.path.join(HERE, "make_synthetic.py"), "--queries", str(n_queries),
-                                   "--depth", str(args.depth), "--out", data_dir, "--ties", "quantised",
-                                   "--decimals", str(args.decimals)], check=True, stdout=subprocess.PIPE, text=True)
-            log(proc.stdout.rstrip())
-            gen_msg = (f"generated by make_synthetic.py --queries {n_queries} --depth {args.depth} --ties quantised "
-                       f"--decimals {args.decimals}")
+    log = h.log
+    n_queries = h.n_queries(args)
+    with h.session("rbstar-bench-ties-", args) as bench:
+        (qrels, run), gen_msg = h.synthetic(
+            args.data or os.path.join(bench.tmp, "synthetic"), ["tied.qrels", "tied.run"], n_queries, args.depth,
+            ["--ties", "quantised", "--decimals", str(args.decimals)], what="tied synthetic data",
+            detail=f", {args.decimals} decimals")
 
         # not timed: values, agreement, tie statistics (also brings both files into the page cache)
         log("checking values (not timed) and tie statistics ...")
         check = run_worker("check", {"qrels": qrels, "run": run})
-        raw["check"] = check
+        bench.raw["check"] = check
         ties = check["ties"]
 
         files = {"qrels": qrels, "run": run}
@@ -305,15 +167,15 @@ def main(argv=None) -> int:
             specs["1b"] = ("rbstar_api", {**files, "measures": MEASURES_TA})
             specs["2b"] = ("rbstar_api", {**files, "measures": MEASURES})
         log("timing (contenders take turns, fresh subprocess each) ...")
-        res = measure_interleaved(specs, args.repeat, args.slow, log)
-        raw["timings"] = res
+        res = h.measure_interleaved(SCRIPT, specs, args.repeat, args.slow)
+        bench.raw["timings"] = res
         phases = {}
         if not args.no_phases:
             log("per-phase profiles (cProfile, separate subprocesses) ...")
             phases["1"] = run_worker("phases", {**files, "measures": MEASURES_TA})
             phases["2"] = run_worker("phases", {**files, "measures": MEASURES})
-            raw["phases"] = phases
-        load_end = _load()
+            bench.raw["phases"] = phases
+        load_end = h.load_average()
 
         # ------------------------------------------------------------------------------- report
         t1, t2, t3 = (res[k]["wall"] for k in ("1", "2", "3"))
@@ -326,28 +188,24 @@ def main(argv=None) -> int:
             "1b": "1b. as 1, Python API: registry['ir_rbstar'].calc_aggregate(ms, QRELS, RUN)",
             "2b": "2b. as 2, Python API: registry['ir_rbstar'].calc_aggregate(ms, QRELS, RUN)",
         }
-        grid = Grid(("contender (end to end from the TREC files)", "seconds", "CPU s", "peak RSS", "runs",
-                     "time / 3", "time / 2", "peak RSS / 3"))
+        grid = h.Grid(("contender (end to end from the TREC files)", "seconds", "CPU s", "peak RSS", "runs",
+                       "time / 3", "time / 2", "peak RSS / 3"))
         for key in specs:
             r = res[key]
             same_path_base = {"1": t2, "1b": res.get("2b", {}).get("wall")}.get(key)
-            grid.add(labels[key], br.fmt_s(r["wall"]), br.fmt_s(r["best_cpu"]), br.fmt_mb(r["maxrss_mb"]),
-                     f"best of {r['n']}", br.fmt_ratio(r["wall"], t3),
-                     br.fmt_ratio(r["wall"], same_path_base) if same_path_base else "", br.fmt_ratio(r["maxrss_mb"], m3))
-        goals = Grid(("goal", "ratio (wall)", "ratio (CPU)", "target", "met?"))
+            grid.add(labels[key], h.fmt_s(r["wall"]), h.fmt_s(r["best_cpu"]), h.fmt_mb(r["maxrss_mb"]),
+                     f"best of {r['n']}", h.fmt_ratio(r["wall"], t3),
+                     h.fmt_ratio(r["wall"], same_path_base) if same_path_base else "", h.fmt_ratio(r["maxrss_mb"], m3))
+        goals = h.Grid(("goal", "ratio (wall)", "ratio (CPU)", "target", "met?"))
         goals.add("tie-aware (1) no slower than ir_measures (3): 1 / 3", f"{t1 / t3:.2f}", f"{c1 / c3:.2f}",
-                  "<= 1.00", br.yes(t1 <= t3))
+                  "<= 1.00", h.yes(t1 <= t3))
         goals.add("tie-aware (1) vs this package's tie-oblivious path (2): 1 / 2", f"{t1 / t2:.2f}",
-                  f"{c1 / c2:.2f}", "<= 1.25", br.yes(t1 <= 1.25 * t2))
+                  f"{c1 / c2:.2f}", "<= 1.25", h.yes(t1 <= 1.25 * t2))
 
         print()
-        print(br.machine_info())
-        print(f"mode: {'quick' if args.quick else 'full'}; best of up to {args.repeat} fresh subprocesses per "
-              f"contender, contenders taking turns; wall time excludes interpreter start-up and imports, includes "
-              f"reading both files; CPU s = user + system time of that subprocess over the same span (best run); "
-              f"peak RSS = VmHWM of the measuring subprocess (largest over its runs); 'met?' judged on wall time; "
-              f"{load_start} at start, {load_end} at end")
-        print(f"ir_rbstar measured: {pkg_desc}")
+        print(h.machine_info())
+        print(h.interleaved_method(args.quick, args.repeat, bench.load_start, load_end))
+        print(f"ir_rbstar measured: {bench.package}")
         print(f"data: {ties['queries']:,} queries, {ties['rows']:,} rows ({os.path.getsize(run) / 1e6:,.0f} MB run, "
               f"{os.path.getsize(qrels) / 1e6:,.1f} MB qrels), {gen_msg}")
         print(f"ties in the run: {ties['frac_queries_tie_top10']:.1%} of queries have a tie group touching the top 10 "
@@ -360,13 +218,11 @@ def main(argv=None) -> int:
         print()
         print(goals.render())
         print()
-        print("all runs (wall s, in turn order): " + "; ".join(
-            f"{key}: " + " ".join(f"{w:.2f}" for w in res[key]["walls"]) for key in specs))
-        print(f"contender 3 served by: {res['3'].get('served_by')}; ir_rbstar imported in its process: "
-              f"{res['3'].get('ir_rbstar_imported')}")
-        print(f"means: 1 {_fmt_values(res['1']['values'])}")
-        print(f"       2 {_fmt_values(res['2']['values'])}")
-        print(f"       3 {_fmt_values({m: res['3']['values'][m] for m in MEASURES})}")
+        print(h.all_runs_line(res, specs))
+        print(h.served_line("contender 3", res["3"]))
+        print(f"means: 1 {h.fmt_values(res['1']['values'])}")
+        print(f"       2 {h.fmt_values(res['2']['values'])}")
+        print(f"       3 {h.fmt_values({m: res['3']['values'][m] for m in MEASURES})}")
         timed_agree = max(abs(res["2"]["values"][m] - res["3"]["values"][m]) for m in MEASURES)
         print(f"means of the timed runs 2 vs 3: max |diff| {timed_agree:.1e}")
         ok = all(a["ok"] for a in check["agree"].values())
@@ -382,18 +238,10 @@ def main(argv=None) -> int:
         for key, title in (("1", "tie-aware " + " ".join(MEASURES_TA)),
                            ("2", "tie-oblivious " + " ".join(MEASURES) + " (provider ir_rbstar)")):
             if key in phases:
-                print(br._phase_report(title, phases[key], res[key]))
+                print(h.phase_report(title, phases[key], res[key]))
                 print()
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump({"machine": br.machine_info(), "package": pkg_desc, "results": raw}, f, indent=1, default=str)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)      # --data DIR is never inside tmp, so it is kept
+        bench.write_json(args.json)
     return 0
-
-
-def _fmt_values(values: Dict[str, float]) -> str:
-    return ", ".join(f"{k}={v:.4f}" for k, v in values.items())
 
 
 if __name__ == "__main__":

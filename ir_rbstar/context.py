@@ -175,16 +175,23 @@ class RunContext:
             return RankedRows(b.seg[sel], pos[sel], start[sel], size[sel], grade, judged)
         return self.cached(("ranked", depth, judged_only, aware), make)
 
-    def qrels_rows(self) -> Tuple[np.ndarray, np.ndarray]:
-        """(universe index, grade) of every judgment of a universe query."""
+    def qrels_universe(self) -> Tuple[np.ndarray, np.ndarray]:
+        """(qrels row, universe index) of every judgment of a universe query."""
         def make():
             qrels = self.qrels
             top = int(max(self.universe.max(initial=-1), qrels.rowq.max(initial=-1))) + 1
             index = np.full(top, -1, dtype=np.int64)
             index[self.universe] = np.arange(self.n)
             q = index[qrels.rowq]
-            mine = q >= 0
-            return q[mine], qrels.grades[mine]
+            mine = np.flatnonzero(q >= 0)
+            return mine, q[mine]
+        return self.cached(("qrels_universe",), make)
+
+    def qrels_rows(self) -> Tuple[np.ndarray, np.ndarray]:
+        """(universe index, grade) of every judgment of a universe query."""
+        def make():
+            rows, q = self.qrels_universe()
+            return q, self.qrels.grades[rows]
         return self.cached(("qrels_rows",), make)
 
     def relevant_counts(self, rel: int) -> np.ndarray:

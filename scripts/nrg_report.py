@@ -32,7 +32,7 @@ The runs are NIST submissions that may not be copied into this repository; they 
 """
 from __future__ import annotations
 
-import argparse
+import functools
 import math
 import os
 import sys
@@ -48,11 +48,20 @@ sys.path.insert(0, str(REPO))                         # the working tree's ir_rb
 import ir_measures  # noqa: E402
 import ir_rbstar  # noqa: E402
 
+SCRIPTS = Path(__file__).resolve().parent
+if str(SCRIPTS) not in sys.path:
+    sys.path.insert(0, str(SCRIPTS))           # _docblock, also when a test loads this file by its path
+
+import _docblock  # noqa: E402  (what the report scripts share: the docs' marker block, --write/--doc)
+
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 DOC = REPO / "docs" / "nrg.md"
 IMG = REPO / "docs" / "img"
 START = "<!-- nrg-report:start -->"
 END = "<!-- nrg-report:end -->"
+#: the text between the markers of a document (stripped); the document with a new block there
+generated_block = functools.partial(_docblock.generated_block, start=START, end=END)
+replace_block = functools.partial(_docblock.replace_block, start=START, end=END)
 
 FOLDER = "dl19-passage"
 QRELS = f"{FOLDER}/qrels.dl19-passage.txt"
@@ -248,12 +257,6 @@ def _f(x: float) -> str:
     return "n/a" if x != x else f"{x:.{PLACES}f}"
 
 
-def _md(head: List[str], align: str, rows: List[List[str]]) -> str:
-    lines = ["| " + " | ".join(head) + " |", align]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
 def markdown_runs(table: pd.DataFrame) -> str:
     topics = table.attrs.get("topics", 43)
     head = ["#", "run", "group", "nDCG@10", "NRG@10", "UniqueRel@10 (total)", "UniqueRel@10 rel=1 (total)",
@@ -267,7 +270,7 @@ def markdown_runs(table: pd.DataFrame) -> str:
             cells.append(f"{_f(r[col])} ({int(round(r[col] * topics))})")
         cells += [_f(r["RarP@10"]), _f(r["RarP@10 rel=1"]), _f(r["TaSC@10"])]
         rows.append(cells)
-    return _md(head, align, rows)
+    return _docblock.md_table(head, align, rows)
 
 
 def markdown_summary(s: pd.DataFrame) -> str:
@@ -281,7 +284,7 @@ def markdown_summary(s: pd.DataFrame) -> str:
              _f(r["neural_median"]), str(r["above_median"]), str(r["above_all_neural"]),
              f"{100 * r['pairs_won']:.1f}%", f"{r['best_baseline_rank']} of {s.attrs['n_runs']}"]
             for r in s.to_dict("records")]
-    return _md(head, align, rows)
+    return _docblock.md_table(head, align, rows)
 
 
 def report(table: pd.DataFrame) -> str:
@@ -302,20 +305,6 @@ def report(table: pd.DataFrame) -> str:
         markdown_summary(s),
         "\n".join(f"- {c}" for c in claims(table)),
     ])
-
-
-def generated_block(doc_text: str) -> str:
-    """The text between the marker comments of a document (stripped)."""
-    if doc_text.count(START) != 1 or doc_text.count(END) != 1 or doc_text.index(START) > doc_text.index(END):
-        raise ValueError(f"expected one {START} ... {END} block")
-    return doc_text.split(START, 1)[1].split(END, 1)[0].strip()
-
-
-def replace_block(doc_text: str, block: str) -> str:
-    generated_block(doc_text)
-    before, rest = doc_text.split(START, 1)
-    after = rest.split(END, 1)[1]
-    return f"{before}{START}\n{block}\n{END}{after}"
 
 
 # =============================================================================================
@@ -339,25 +328,16 @@ def draw(table: pd.DataFrame, out_dir=IMG) -> List[Path]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default=str(DEFAULT_DATA), help=f"folder with {FOLDER}/ (default: %(default)s)")
-    parser.add_argument("--write", action="store_true",
-                        help=f"also replace the generated block of {DOC.relative_to(REPO)} and draw the pictures")
-    parser.add_argument("--doc", default=str(DOC), help="document to update with --write (default: %(default)s)")
+    parser = _docblock.report_parser(__doc__, "--data", DEFAULT_DATA, f"folder with {FOLDER}/ (default: %(default)s)",
+                                     DOC, REPO, also="and draw the pictures")
     parser.add_argument("--img", default=str(IMG), help="folder of the pictures (default: %(default)s)")
     args = parser.parse_args(argv)
     data_dir = Path(args.data)
-    for part in (QRELS, RUNS, GROUPS):
-        if not (data_dir / part).exists():
-            print(f"data not found: {data_dir / part}", file=sys.stderr)
-            return 2
+    if _docblock.data_missing([data_dir / part for part in (QRELS, RUNS, GROUPS)]):
+        return 2
     table = compute(data_dir)
-    block = report(table)
-    print(block)
+    _docblock.print_report(args, report(table), START, END)
     if args.write:
-        doc = Path(args.doc)
-        doc.write_text(replace_block(doc.read_text(), block))
-        print(f"\nwrote {doc}", file=sys.stderr)
         for path in draw(table, args.img):
             print(f"wrote {path} ({path.stat().st_size:,} bytes)", file=sys.stderr)
     return 0

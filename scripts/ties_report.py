@@ -27,7 +27,7 @@ The runs are NIST submissions that may not be copied into this repository; they 
 """
 from __future__ import annotations
 
-import argparse
+import functools
 import sys
 from pathlib import Path
 from typing import Iterator, List, Optional, Tuple
@@ -39,12 +39,21 @@ import ir_measures
 import ir_rbstar
 from ir_rbstar.io import QUERY_IDS, Ranking, read_trec_run
 
+SCRIPTS = Path(__file__).resolve().parent
+if str(SCRIPTS) not in sys.path:
+    sys.path.insert(0, str(SCRIPTS))           # _docblock, also when a test loads this file by its path
+
+import _docblock  # noqa: E402  (what the report scripts share: the docs' marker block, --write/--doc)
+
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "dl19-passage"
 DOC = REPO / "docs" / "ties.md"
 QRELS_FILE = "qrels.dl19-passage.txt"
 START = "<!-- ties-table:start -->"
 END = "<!-- ties-table:end -->"
+#: the text between the markers of a document (stripped); the document with a new block there
+generated_block = functools.partial(_docblock.generated_block, start=START, end=END)
+replace_block = functools.partial(_docblock.replace_block, start=START, end=END)
 
 #: (short name, tie-aware measure, trec_eval-order measure, depth whose ties can change it)
 MEASURES = [
@@ -218,39 +227,15 @@ def report(pq: pd.DataFrame, table: Optional[pd.DataFrame] = None) -> str:
     return "\n".join(summary_lines(pq, table)) + "\n\n" + markdown_table(table)
 
 
-def generated_block(doc_text: str) -> str:
-    """The text between the marker comments of a document (stripped)."""
-    if doc_text.count(START) != 1 or doc_text.count(END) != 1 or doc_text.index(START) > doc_text.index(END):
-        raise ValueError(f"expected one {START} ... {END} block")
-    return doc_text.split(START, 1)[1].split(END, 1)[0].strip()
-
-
-def replace_block(doc_text: str, block: str) -> str:
-    generated_block(doc_text)
-    before, rest = doc_text.split(START, 1)
-    after = rest.split(END, 1)[1]
-    return f"{before}{START}\n{block}\n{END}{after}"
-
-
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", default=str(DEFAULT_DATA),
-                        help="folder with qrels.dl19-passage.txt and runs/*.gz (default: %(default)s)")
-    parser.add_argument("--write", action="store_true",
-                        help=f"also replace the generated block of {DOC.relative_to(REPO)} (between the marker comments)")
-    parser.add_argument("--doc", default=str(DOC), help="document to update with --write (default: %(default)s)")
+    parser = _docblock.report_parser(
+        __doc__, "--data-dir", DEFAULT_DATA, "folder with qrels.dl19-passage.txt and runs/*.gz (default: %(default)s)",
+        DOC, REPO)
     args = parser.parse_args(argv)
     data_dir = Path(args.data_dir)
-    if not (data_dir / QRELS_FILE).exists():
-        print(f"data not found: {data_dir / QRELS_FILE}", file=sys.stderr)
+    if _docblock.data_missing([data_dir / QRELS_FILE]):
         return 2
-    block = report(per_query(data_dir))
-    print(block)
-    if args.write:
-        doc = Path(args.doc)
-        doc.write_text(replace_block(doc.read_text(), block))
-        print(f"\nwrote {doc}", file=sys.stderr)
-    return 0
+    return _docblock.print_report(args, report(per_query(data_dir)), START, END)
 
 
 if __name__ == "__main__":

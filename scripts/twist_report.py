@@ -26,7 +26,7 @@ are read from ``../shared/data`` (or ``--data``).
 """
 from __future__ import annotations
 
-import argparse
+import functools
 import math
 import sys
 from pathlib import Path
@@ -39,11 +39,20 @@ import ir_measures
 from ir_rbstar.io import QUERY_IDS, read_trec_qrels, read_trec_run
 from ir_rbstar.twist import ARCHETYPES, twist_table
 
+SCRIPTS = Path(__file__).resolve().parent
+if str(SCRIPTS) not in sys.path:
+    sys.path.insert(0, str(SCRIPTS))           # _docblock, also when a test loads this file by its path
+
+import _docblock  # noqa: E402  (what the report scripts share: the docs' marker block, --write/--doc)
+
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 DOC = REPO / "docs" / "twist.md"
 START = "<!-- twist-report:start -->"
 END = "<!-- twist-report:end -->"
+#: the text between the markers of a document (stripped); the document with a new block there
+generated_block = functools.partial(_docblock.generated_block, start=START, end=END)
+replace_block = functools.partial(_docblock.replace_block, start=START, end=END)
 
 TOP_SHARE = 0.75        # the paper keeps the best 75% of the runs by MAP for its correlations
 SHALLOW = 0.10          # a run with N < RB on at least this share of the topics is "shallow"
@@ -380,12 +389,6 @@ def _tau(x: float) -> str:
     return "n/a" if x != x else f"{x:.{PLACES}f}"
 
 
-def _md(head: List[str], align: str, rows: List[List[str]]) -> str:
-    lines = ["| " + " | ".join(head) + " |", align]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
 def markdown_archetypes(table: pd.DataFrame) -> str:
     head = ["collection", "rel", "runs", "topics", "pairs", "crossing rule"] + [LABELS[a] for a in ARCHETYPES]
     head += ["excellent + up and down", "first crossing at 1"]
@@ -397,7 +400,7 @@ def markdown_archetypes(table: pd.DataFrame) -> str:
         cells += [_pct(r[a]) for a in ARCHETYPES]
         cells += [_pct(r["excellent_or_up_and_down"]), _pct(r["crossing_at_1"])]
         rows.append(cells)
-    return _md(head, align, rows)
+    return _docblock.md_table(head, align, rows)
 
 
 def markdown_correlations(table: pd.DataFrame) -> str:
@@ -405,7 +408,7 @@ def markdown_correlations(table: pd.DataFrame) -> str:
     align = "|---|---:|---|" + "---:|" * len(CORRELATIONS)
     rows = [[r["collection"], str(r["rel"]), r["runs"]] + [_tau(r[f"{x} vs {y}"]) for x, y in CORRELATIONS]
             for r in table.to_dict("records")]
-    return _md(head, align, rows)
+    return _docblock.md_table(head, align, rows)
 
 
 def markdown_effort_gain(table: pd.DataFrame) -> str:
@@ -418,7 +421,7 @@ def markdown_effort_gain(table: pd.DataFrame) -> str:
              _pct(r["same"]), _pct(r["twist_higher"]), _pct(r["twist_lower"]),
              _pct(r["high_gain_high_effort"]), _pct(r["low_gain_low_effort"])]
             for r in table.to_dict("records")]
-    return _md(head, align, rows)
+    return _docblock.md_table(head, align, rows)
 
 
 def report(pairs: pd.DataFrame) -> str:
@@ -434,40 +437,14 @@ def report(pairs: pd.DataFrame) -> str:
     ])
 
 
-def generated_block(doc_text: str) -> str:
-    """The text between the marker comments of a document (stripped)."""
-    if doc_text.count(START) != 1 or doc_text.count(END) != 1 or doc_text.index(START) > doc_text.index(END):
-        raise ValueError(f"expected one {START} ... {END} block")
-    return doc_text.split(START, 1)[1].split(END, 1)[0].strip()
-
-
-def replace_block(doc_text: str, block: str) -> str:
-    generated_block(doc_text)
-    before, rest = doc_text.split(START, 1)
-    after = rest.split(END, 1)[1]
-    return f"{before}{START}\n{block}\n{END}{after}"
-
-
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default=str(DEFAULT_DATA),
-                        help="folder with dl19-passage/ and robust04/ (default: %(default)s)")
-    parser.add_argument("--write", action="store_true",
-                        help=f"also replace the generated block of {DOC.relative_to(REPO)} (between the marker comments)")
-    parser.add_argument("--doc", default=str(DOC), help="document to update with --write (default: %(default)s)")
+    parser = _docblock.report_parser(__doc__, "--data", DEFAULT_DATA,
+                                     "folder with dl19-passage/ and robust04/ (default: %(default)s)", DOC, REPO)
     args = parser.parse_args(argv)
     data_dir = Path(args.data)
-    for coll in COLLECTIONS:
-        if not (data_dir / coll.qrels).exists():
-            print(f"data not found: {data_dir / coll.qrels}", file=sys.stderr)
-            return 2
-    block = report(per_pair(data_dir))
-    print(block)
-    if args.write:
-        doc = Path(args.doc)
-        doc.write_text(replace_block(doc.read_text(), block))
-        print(f"\nwrote {doc}", file=sys.stderr)
-    return 0
+    if _docblock.data_missing([data_dir / coll.qrels for coll in COLLECTIONS]):
+        return 2
+    return _docblock.print_report(args, report(per_pair(data_dir)), START, END)
 
 
 if __name__ == "__main__":

@@ -1,3 +1,4 @@
+import importlib.util
 import os
 from pathlib import Path
 
@@ -22,3 +23,22 @@ def shared_data(*parts) -> Path:
     if not path.exists():
         pytest.skip(f"shared data not available: {path}")
     return path
+
+
+def load_script(name: str):
+    """Import ``scripts/<name>.py`` (the report scripts are not a package)."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def expected_python_output(code: str):
+    """Comment lines ('# ...') that directly follow a print statement are its expected output."""
+    out, in_output = [], False
+    for line in code.splitlines():
+        if line.startswith("# ") and in_output:
+            out.append(line[2:])
+            continue
+        in_output = "print(" in line or (in_output and line.startswith("    "))
+    return out

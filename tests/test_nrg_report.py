@@ -5,7 +5,6 @@ nDCG per topic) on a few runs, with the prior set built here from run_groups.tsv
 skip when that data is absent."""
 import contextlib
 import gzip
-import importlib.util
 import io
 import itertools
 import math
@@ -22,34 +21,16 @@ import oracles_nrg as O  # noqa: E402
 
 import ir_measures  # noqa: E402
 import ir_rbstar  # noqa: E402
-from conftest import REPO, shared_data  # noqa: E402
+from conftest import REPO, expected_python_output, load_script, shared_data  # noqa: E402
 
 DOC = REPO / "docs" / "nrg.md"
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("nrg_report", REPO / "scripts" / "nrg_report.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-nr = _load_script()
+nr = load_script("nrg_report")
 
 
 # ---------------------------------------------------------------------------------------------
 # the document and the script's helpers (no shared data needed)
-
-def _expected_python_output(code: str):
-    """Comment lines ('# ...') that directly follow a print statement are its expected output."""
-    out, in_output = [], False
-    for line in code.splitlines():
-        if line.startswith("# ") and in_output:
-            out.append(line[2:])
-            continue
-        in_output = "print(" in line or (in_output and line.startswith("    "))
-    return out
-
 
 def test_doc_python_examples_print_what_they_show():
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
@@ -65,7 +46,7 @@ def test_doc_python_examples_print_what_they_show():
             with contextlib.redirect_stdout(buf):
                 exec(compile(code, "docs/nrg.md", "exec"), namespace)
             printed = [line.rstrip() for line in buf.getvalue().splitlines()]
-            assert printed == [line.rstrip() for line in _expected_python_output(code)], code
+            assert printed == [line.rstrip() for line in expected_python_output(code)], code
         # the examples clean up after themselves: no run or group is left registered
         assert set(ir_rbstar.registered_runs()) <= set(runs_before)
         assert set(ir_rbstar.registered_groups()) <= set(groups_before)
@@ -79,7 +60,7 @@ def test_doc_python_examples_print_what_they_show():
 def test_doc_table1_values():
     """The first example prints the six values of papers/004 Table 1."""
     code = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)[0]
-    values = [line.split()[-1] for line in _expected_python_output(code)]
+    values = [line.split()[-1] for line in expected_python_output(code)]
     assert values == ["0.7361", "0.8277", "0.8417", "0.7988", "0.8316", "0.8681"]
 
 

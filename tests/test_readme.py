@@ -8,24 +8,13 @@ import sys
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, expected_python_output
 
 README = (REPO / "README.md").read_text()
 
 
 def _blocks(lang):
     return re.findall(rf"```{lang}\n(.*?)```", README, flags=re.S)
-
-
-def _expected_python_output(code: str):
-    """Comment lines ('# ...') that directly follow a print statement are its expected output."""
-    out, in_output = [], False
-    for line in code.splitlines():
-        if line.startswith("# ") and in_output:
-            out.append(line[2:])
-            continue
-        in_output = "print(" in line or (in_output and line.startswith("    "))
-    return out
 
 
 def test_readme_has_two_quick_start_commands():
@@ -46,7 +35,7 @@ def test_readme_python_examples(monkeypatch):
         with contextlib.redirect_stdout(buf):
             exec(compile(code, "README.md", "exec"), namespace)
         printed = [line.rstrip() for line in buf.getvalue().splitlines()]
-        expected = [line.rstrip() for line in _expected_python_output(code)]
+        expected = [line.rstrip() for line in expected_python_output(code)]
         assert printed == expected, code
 
 

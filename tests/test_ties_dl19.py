@@ -2,7 +2,6 @@
 now from ../shared/data (the table tests skip when that data is absent), with sanity checks of the values.
 """
 import contextlib
-import importlib.util
 import io
 import re
 
@@ -12,20 +11,13 @@ import pytest
 
 import ir_measures
 import ir_rbstar
-from conftest import REPO, shared_data
+from conftest import REPO, load_script, shared_data
 
 DOC = REPO / "docs" / "ties.md"
 TOL = 1e-9
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("ties_report", REPO / "scripts" / "ties_report.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-tr = _load_script()
+tr = load_script("ties_report")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,7 +3,6 @@ against gain on DL19 and Robust04) is what scripts/twist_report.py computes now 
 with sanity checks of the values. The real-data tests skip when that data is absent.
 """
 import contextlib
-import importlib.util
 import io
 import itertools
 import math
@@ -15,19 +14,12 @@ import pytest
 
 import ir_measures
 import ir_rbstar
-from conftest import REPO, shared_data
+from conftest import REPO, load_script, shared_data
 
 DOC = REPO / "docs" / "twist.md"
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("twist_report", REPO / "scripts" / "twist_report.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-tr = _load_script()
+tr = load_script("twist_report")
 
 
 # ---------------------------------------------------------------------------------------------

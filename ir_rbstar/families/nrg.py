@@ -74,14 +74,10 @@ def judged_residuals(ctx: RunContext, spec: str, base: str, p: float, cutoff: Op
     these judgments (no index of the prior runs is needed)."""
     def make():
         qrels = ctx.qrels
-        top = int(max(ctx.universe.max(initial=-1), qrels.rowq.max(initial=-1))) + 1
-        index = np.full(top, -1, dtype=np.int64)
-        index[ctx.universe] = np.arange(ctx.n)
-        q = index[qrels.rowq]
-        mine = np.flatnonzero(q >= 0)
+        mine, q = ctx.qrels_universe()
         gain = _gain(base, qrels.grades[mine], np.ones(len(mine), dtype=bool), rel)
         useful = gain > 0
-        mine, gain = mine[useful], gain[useful]
+        mine, q, gain = mine[useful], q[useful], gain[useful]
         small = KeyIndex(qrels.keys[mine])
         for _, prior in priors(ctx, spec):
             keys = prior.row_keys()
@@ -95,7 +91,7 @@ def judged_residuals(ctx: RunContext, spec: str, base: str, p: float, cutoff: Op
             judged = mine[at[hit]]
             verify_matches(prior.docs[src], qrels.rowd[judged], prior.dbytes[src], qrels.rowb[judged], prior.source)
             gain[at[hit]] *= 1.0 - K.seen(base, prior.row_positions()[src] + 1, p, cutoff)
-        return mine, q[mine], gain
+        return mine, q, gain
     return ctx.cached(("nrg_judged", spec, base, p, cutoff, rel), make)
 
 

@@ -1,0 +1,77 @@
+"""What the report scripts (ties_report.py, twist_report.py, nrg_report.py) share: the generated block of
+a document between two marker comments, the command line around it (the data folder, ``--write`` /
+``--doc``), writing the block, the check that the shared data is there, and Markdown tables.
+
+Each report keeps its own markers (``START`` / ``END``) and binds them, e.g.::
+
+    generated_block = functools.partial(_docblock.generated_block, start=START, end=END)
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Iterable, List
+
+
+def generated_block(doc_text: str, start: str, end: str) -> str:
+    """The text between the marker comments ``start`` and ``end`` of a document (stripped); ValueError
+    unless each marker occurs exactly once, ``start`` first."""
+    if doc_text.count(start) != 1 or doc_text.count(end) != 1 or doc_text.index(start) > doc_text.index(end):
+        raise ValueError(f"expected one {start} ... {end} block")
+    return doc_text.split(start, 1)[1].split(end, 1)[0].strip()
+
+
+def replace_block(doc_text: str, block: str, start: str, end: str) -> str:
+    """``doc_text`` with ``block`` between the markers instead of what was there (checked as by
+    :func:`generated_block`)."""
+    generated_block(doc_text, start, end)
+    before, rest = doc_text.split(start, 1)
+    after = rest.split(end, 1)[1]
+    return f"{before}{start}\n{block}\n{end}{after}"
+
+
+def report_parser(script_doc: str, data_option: str, data_default: Path, data_help: str, doc: Path, repo: Path,
+                  also: str = "(between the marker comments)") -> argparse.ArgumentParser:
+    """The command line of a report script: described by the first paragraph of ``script_doc``; the
+    folder of the shared data (``data_option``, e.g. ``--data``; its help ``data_help`` may show
+    ``%(default)s``), ``--write`` (replace the generated block of ``doc``, shown relative to ``repo``;
+    ``also`` ends its help) and ``--doc`` (default: ``doc``)."""
+    parser = argparse.ArgumentParser(description=script_doc.split("\n\n")[0])
+    parser.add_argument(data_option, default=str(data_default), help=data_help)
+    parser.add_argument("--write", action="store_true",
+                        help=f"also replace the generated block of {doc.relative_to(repo)} {also}")
+    parser.add_argument("--doc", default=str(doc), help="document to update with --write (default: %(default)s)")
+    return parser
+
+
+def write_block(doc, block: str, start: str, end: str) -> None:
+    """Replace the generated block of the document ``doc`` (a path) and say so on stderr."""
+    doc = Path(doc)
+    doc.write_text(replace_block(doc.read_text(), block, start, end))
+    print(f"\nwrote {doc}", file=sys.stderr)
+
+
+def md_table(head: List[str], align: str, rows: List[List[str]]) -> str:
+    """A Markdown table: the header cells, the alignment row as written (``|---|---:|``), the rows."""
+    lines = ["| " + " | ".join(head) + " |", align]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def print_report(args: argparse.Namespace, block: str, start: str, end: str) -> int:
+    """Print a report's generated block; with ``--write`` also put it into the document ``--doc``.
+    Returns 0 (the exit status)."""
+    print(block)
+    if args.write:
+        write_block(args.doc, block, start, end)
+    return 0
+
+
+def data_missing(paths: Iterable[Path]) -> bool:
+    """True, after naming it on stderr, when one of ``paths`` does not exist (the first one missing)."""
+    for path in paths:
+        if not Path(path).exists():
+            print(f"data not found: {path}", file=sys.stderr)
+            return True
+    return False
