@@ -30,7 +30,8 @@ import pandas as pd
 
 from .errors import EmptyInputError, ParameterError, RbstarError
 from .io import QUERY_IDS, ranking_frame, to_qrels, to_ranking
-from .twist import CRPCurve, crp_curve, twist_table
+from .core.ties import discount_cum
+from .twist import CRPCurve, check_rel_cutoff, crp_curve, twist_table
 
 if TYPE_CHECKING:                                    # matplotlib stays optional at run time
     from matplotlib.figure import Figure
@@ -108,14 +109,6 @@ def _save(fig, path: Optional[PathLike]) -> None:
         fig.savefig(path, format="svg", metadata={"Date": None})
 
 
-def _check_rel_cutoff(rel: Any, cutoff: Any) -> None:
-    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)):
-        raise ParameterError(f"rel={rel!r} must be an integer grade")
-    if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer))
-                               or cutoff <= 0):
-        raise ParameterError(f"cutoff={cutoff!r} must be a positive integer")
-
-
 # ---------------------------------------------------------------------------------------------
 # CRP curve
 # ---------------------------------------------------------------------------------------------
@@ -128,7 +121,7 @@ def _judged_grades(qrels, query_id: str) -> np.ndarray:
 def _dcg_curves(run_grades: np.ndarray, judged_grades: np.ndarray, length: int) -> Tuple[np.ndarray, np.ndarray]:
     """Cumulative DCG of the run and of the ideal ordering over positions 1..length: gain = grade
     (negative grades count 0), discount log2(j + 1)."""
-    discount = 1.0 / np.log2(np.arange(1, length + 1) + 1.0)
+    discount = discount_cum(length)[0][1:]               # 1 / log2(j + 1), j = 1..length
     gains = np.clip(np.asarray(run_grades[:length], dtype=np.float64), 0.0, None)
     ideal = np.zeros(length)
     best = np.sort(np.clip(np.asarray(judged_grades, dtype=np.float64), 0.0, None))[::-1][:length]
@@ -260,7 +253,7 @@ def plot_crp(qrels: Any, run: Any, query_id: str, rel: int = 1, cutoff: Optional
     (2, True)
     """
     fmt = picture_format(path)                  # a bad extension fails before any work
-    _check_rel_cutoff(rel, cutoff)
+    check_rel_cutoff(cutoff, rel)
     q = to_qrels(qrels)
     curve = crp_curve(q, run, query_id, rel=rel, cutoff=cutoff)
     plt = _pyplot()
@@ -387,7 +380,7 @@ def effort_gain_points(qrels: Any, runs: Mapping, gain: Any = "AP", rel: int = 1
     (93, ['run', 'query_id', 'twist', 'gain'], 'RBP(p=0.8,rel=1)@100')
     """
     _check_runs(runs)
-    _check_rel_cutoff(rel, cutoff)
+    check_rel_cutoff(cutoff, rel)
     measure = _gain_measure(gain, rel, cutoff)
     q = to_qrels(qrels)
     qrels_dict = _nested(q.frame(), "relevance")

@@ -91,7 +91,7 @@ def _context(qrels: Any, run: Any, query_ids=None) -> RunContext:
     return RunContext(ranking, qrels, QUERY_IDS.encode([str(q) for q in query_ids]))
 
 
-def _check(cutoff: Optional[int], rel: int) -> None:
+def check_rel_cutoff(cutoff: Optional[int], rel: int) -> None:
     if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff <= 0):
         raise ParameterError(f"cutoff={cutoff!r} must be a positive integer")
     if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)):
@@ -101,7 +101,7 @@ def _check(cutoff: Optional[int], rel: int) -> None:
 def full_scale_rp(qrels: Any, query_id: str, rel: int = 1, length: int = 0) -> np.ndarray:
     """RP of the full-scale run of a query: the reverse of its ideal run of length max(length, 2 RB)
     (non-relevant documents first, then the relevant ones by grade ascending)."""
-    _check(None, rel)
+    check_rel_cutoff(None, rel)
     qrels = to_qrels(qrels)
     if str(query_id) not in set(QUERY_IDS.decode(qrels.qcodes).tolist()):
         raise ParameterError(f"query {query_id!r} has no judgments in {qrels.source}")
@@ -114,7 +114,7 @@ def twist_table(qrels: Any, run: Any, rel: int = 1, cutoff: Optional[int] = None
     """One row per query of the qrels: recall base, length, first crossing (0 when none), balance
     point, rho, sigma+, sigma-, sigma, tau and archetype. Queries with recall base 0 have NaN ratios
     and an empty archetype."""
-    _check(cutoff, rel)
+    check_rel_cutoff(cutoff, rel)
     ctx = _context(qrels, run)
     v = family.values(ctx, cutoff, rel)
     names = np.array(ARCHETYPES + ("",), dtype=object)
@@ -129,17 +129,14 @@ def twist_table(qrels: Any, run: Any, rel: int = 1, cutoff: Optional[int] = None
 def crp_curve(qrels: Any, run: Any, query_id: str, rel: int = 1, cutoff: Optional[int] = None) -> CRPCurve:
     """The RP and CRP curves of ``run`` for ``query_id``, with its crossings, balance point, ratios and
     archetype, and the full-scale run's RP (the ideal run's CRP is 0 everywhere)."""
-    _check(cutoff, rel)
+    check_rel_cutoff(cutoff, rel)
     ctx = _context(qrels, run, [query_id])
     rows, rp, relevant, bands = family.curves(ctx, cutoff, rel)
     v = family.values(ctx, cutoff, rel)
     rb = int(v.base[0])
     grade, _ = ctx.judgments(cutoff)
     crp = np.cumsum(rp)
-    sign = np.sign(crp)
-    crossings = np.flatnonzero(sign[:-1] * sign[1:] <= 0) + 1
-    if len(crp) and not len(crossings) and crp[-1] == 0:
-        crossings = np.array([len(crp)])          # ends on the axis (N = 1): see the module docstring
+    crossings = np.flatnonzero(K.crossings(rows.seg, crp)) + 1
     docs = np.array([d.decode() for d in rows.dbytes], dtype=object)
     return CRPCurve(query_id=str(query_id), recall_base=rb, length=int(v.length[0]), doc_ids=docs,
                     grades=grade, relevant=relevant, rp=rp, crp=crp,

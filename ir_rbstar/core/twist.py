@@ -89,6 +89,23 @@ def full_scale_space(b: Bands, length: np.ndarray):
     return s_plus, s_minus
 
 
+def crossings(seg: np.ndarray, crp: np.ndarray) -> np.ndarray:
+    """Whether each row's position j is a crossing (Def. 3): CRP[j] and CRP[j+1] (the next row of the
+    same query) lie on opposite sides of zero, zero counting as both sides. One addition: the last row
+    of a query whose curve ends on the axis without a crossing before counts too. That can only happen
+    when the query has one row (otherwise CRP[N-1] and CRP[N] = 0 already make a crossing), and it
+    gives the ideal run of one document rho = 1, as the paper states for every ideal run."""
+    sign = np.sign(crp)
+    out = np.zeros(len(crp), dtype=bool)
+    if len(crp) == 0:
+        return out
+    same = seg[:-1] == seg[1:]
+    out[:-1] = same & (sign[:-1] * sign[1:] <= 0)
+    single = np.r_[True, ~same] & np.r_[~same, True]        # the only row of its query
+    out |= single & (crp == 0)
+    return out
+
+
 @dataclass
 class TwistValues:
     """Per-query results (arrays over queries 0..n-1). Queries with RB = 0 hold NaN ratios."""
@@ -115,22 +132,13 @@ def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: in
     length = np.bincount(seg, minlength=n).astype(np.int64)
     crp = seg_cumsum(rp, seg)
     rb = b.base
-    # crossings: positions j (1-based) with j and j + 1 in the same query and CRP[j], CRP[j+1] on
-    # opposite sides of zero, zero counting as both sides (Def. 3)
-    sign = np.sign(crp)
-    cross = np.flatnonzero((seg[:-1] == seg[1:]) & (sign[:-1] * sign[1:] <= 0))
+    starts = np.cumsum(length) - length
+    cross = np.flatnonzero(crossings(seg, crp))
     first_crossing = np.zeros(n, dtype=np.int64)
     if len(cross):
         cseg = seg[cross]
         lead = np.r_[True, cseg[1:] != cseg[:-1]]
-        starts = np.cumsum(length) - length
         first_crossing[cseg[lead]] = cross[lead] - starts[cseg[lead]] + 1
-    # a run that ends on the axis without having crossed it (only possible when N = 1, e.g. the ideal
-    # run of one document) counts as crossing at N, so that every ideal ordering has rho = 1
-    ends = np.cumsum(length) - 1
-    on_axis = (length > 0) & (first_crossing == 0)
-    on_axis[on_axis] = crp[ends[on_axis]] == 0
-    first_crossing[on_axis] = length[on_axis]
     crossed = first_crossing > 0
     balance = np.where(crossed, np.maximum(rb, first_crossing), np.inf).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -145,7 +153,8 @@ def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: in
     empty = length == 0
     sp[empty] = sm[empty] = sigma[empty] = 0.0
     tau = (rho + sigma) / 2.0
-    archetype = _archetypes(rb, length, seg, rp, relevant, crp, first_crossing, s_plus, s_minus, fs_plus, fs_minus, n)
+    archetype = _archetypes(rb, length, starts, seg, relevant, rp, crp, first_crossing, s_plus, s_minus,
+                            fs_plus, fs_minus, n)
     none = rb == 0
     for a in (rho, sp, sm, sigma, tau):
         a[none] = np.nan
@@ -153,7 +162,7 @@ def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: in
                        sigma_plus=sp, sigma_minus=sm, sigma=sigma, tau=tau, archetype=archetype)
 
 
-def _archetypes(rb, length, seg, rp, relevant, crp, first_crossing, s_plus, s_minus, fs_plus, fs_minus, n):
+def _archetypes(rb, length, starts, seg, relevant, rp, crp, first_crossing, s_plus, s_minus, fs_plus, fs_minus, n):
     """The run archetype of each query (papers/002, Figs. 3 and 4), decided in this order:
 
     worst: no relevant document retrieved; ideal: every RP is 0; full_scale: as much space as the
@@ -166,7 +175,6 @@ def _archetypes(rb, length, seg, rp, relevant, crp, first_crossing, s_plus, s_mi
     crossed = first_crossing > 0
     out[crossed & (first_crossing > rb)] = TYPICAL_A
     early = crossed & (first_crossing <= rb)
-    starts = np.cumsum(length) - length
     at = starts + np.minimum(rb, length) - 1                  # row of position min(RB, N)
     below = np.zeros(n, dtype=bool)
     ok = early & (length > 0)
