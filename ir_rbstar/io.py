@@ -234,9 +234,7 @@ class Qrels:
 
     def lookup(self, keys: np.ndarray, dhash: np.ndarray, dbytes: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """(grade, judged) for each (query, doc) pair given by its key."""
-        if "index" not in self._cache:
-            self._cache["index"] = KeyIndex(self.keys)
-        rows = self._cache["index"].lookup(keys)
+        rows = self.find_rows(keys)
         judged = rows >= 0
         verify_matches(self.rowd[rows[judged]], dhash[judged], self.rowb[rows[judged]], dbytes[judged], self.source)
         grade = np.zeros(len(rows), dtype=np.int64)
@@ -244,8 +242,8 @@ class Qrels:
         return grade, judged
 
     def find_rows(self, keys: np.ndarray) -> np.ndarray:
-        """The qrels row of each (query, document) key that is known to be judged (no -1 expected;
-        callers verify documents through :meth:`lookup` first)."""
+        """The qrels row of each (query, document) key, -1 where there is none; the documents are not
+        verified here (:meth:`lookup` does, and callers that already used it may skip it)."""
         if "index" not in self._cache:
             self._cache["index"] = KeyIndex(self.keys)
         return self._cache["index"].lookup(keys)

@@ -65,6 +65,24 @@ def _gain(base: str, grade: np.ndarray, judged: np.ndarray, rel: int) -> np.ndar
     return (judged & (grade >= rel)).astype(np.float64)
 
 
+def top_hits(run: Ranking, small: KeyIndex, cutoff: Optional[int], docs: np.ndarray, dbytes: np.ndarray):
+    """The rows of ``run``'s top ``cutoff`` whose (query, document) key is in ``small``: (position of
+    each hit in ``small``, its row in ``run``). The run's keys are streamed once through the small
+    index (no index of the run is built); every hit is verified against ``docs`` / ``dbytes``, the
+    documents of the keys ``small`` was built from."""
+    keys = run.row_keys()
+    rows = None
+    if cutoff is not None and run.segment_lengths().max(initial=0) > cutoff:
+        rows = np.flatnonzero(run.row_positions() < cutoff)
+        keys = keys[rows]
+    at = small.lookup(keys)
+    hit = np.flatnonzero(at >= 0)
+    src = hit if rows is None else rows[hit]
+    at = at[hit]
+    verify_matches(run.docs[src], docs[at], run.dbytes[src], dbytes[at], run.source)
+    return at, src
+
+
 def judged_residuals(ctx: RunContext, spec: str, base: str, p: float, cutoff: Optional[int], rel: int):
     """The judgments with a gain of the universe queries: (their qrels rows, universe index, residual
     gain = gain x prod over the prior runs of 1 - seen(rank there)).
@@ -80,17 +98,8 @@ def judged_residuals(ctx: RunContext, spec: str, base: str, p: float, cutoff: Op
         mine, q, gain = mine[useful], q[useful], gain[useful]
         small = KeyIndex(qrels.keys[mine])
         for _, prior in priors(ctx, spec):
-            keys = prior.row_keys()
-            rows = None
-            if cutoff is not None and prior.segment_lengths().max(initial=0) > cutoff:
-                rows = np.flatnonzero(prior.row_positions() < cutoff)
-                keys = keys[rows]
-            at = small.lookup(keys)
-            hit = np.flatnonzero(at >= 0)
-            src = hit if rows is None else rows[hit]
-            judged = mine[at[hit]]
-            verify_matches(prior.docs[src], qrels.rowd[judged], prior.dbytes[src], qrels.rowb[judged], prior.source)
-            gain[at[hit]] *= 1.0 - K.seen(base, prior.row_positions()[src] + 1, p, cutoff)
+            at, src = top_hits(prior, small, cutoff, qrels.rowd[mine], qrels.rowb[mine])
+            gain[at] *= 1.0 - K.seen(base, prior.row_positions()[src] + 1, p, cutoff)
         return mine, q, gain
     return ctx.cached(("nrg_judged", spec, base, p, cutoff, rel), make)
 
@@ -138,15 +147,13 @@ def _rarp(ctx: RunContext, m) -> np.ndarray:
     b = ctx.observation(k)
     grade, judged = ctx.judgments(k)
     relevant = np.flatnonzero(judged & (grade >= rel))
-    keys = ctx._keys(b, ctx.run)[relevant]
+    small = KeyIndex(ctx._keys(b, ctx.run)[relevant])
     runs = resolve_runs(m["runs"], "runs").runs
     member = any(same_ranking(ctx.run, r) for _, r in runs)
     found = np.zeros(len(relevant)) if member else np.ones(len(relevant))   # a run outside the set is added
     for _, r in runs:
-        rows = r.find(keys, b.docs[relevant], b.dbytes[relevant])
-        hit = rows >= 0
-        hit[hit] = r.row_positions()[rows[hit]] < k
-        found += hit
+        at, _ = top_hits(r, small, k, b.docs[relevant], b.dbytes[relevant])
+        found[at] += 1
     total = len(runs) + (0 if member else 1)
     credit = 1.0 + alpha * (1.0 - found / total)
     return np.bincount(b.seg[relevant], weights=credit, minlength=ctx.n) / k
