@@ -1,6 +1,7 @@
 """What the report scripts (ties_report.py, twist_report.py, nrg_report.py) share: the generated block of
 a document between two marker comments, the command line around it (the data folder, ``--write`` /
-``--doc``), writing the block, the check that the shared data is there, and Markdown tables.
+``--doc``), writing the block, the check that the shared data is there, Markdown tables, and
+Kendall's tau-b for comparing system rankings.
 
 Each report keeps its own markers (``START`` / ``END``) and binds them, e.g.::
 
@@ -9,9 +10,12 @@ Each report keeps its own markers (``START`` / ``END``) and binds them, e.g.::
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
-from typing import Iterable, List
+from typing import Iterable, List, Sequence
+
+import numpy as np
 
 
 def generated_block(doc_text: str, start: str, end: str) -> str:
@@ -75,3 +79,23 @@ def data_missing(paths: Iterable[Path]) -> bool:
             print(f"data not found: {path}", file=sys.stderr)
             return True
     return False
+
+
+def kendall_tau_b(x: Sequence[float], y: Sequence[float], block: int = 2048) -> float:
+    """Kendall's tau-b of two paired samples: (concordant - discordant) pairs divided by the geometric
+    mean of the pairs not tied in x and not tied in y (NaN when either sample is constant). Exact,
+    O(n^2) in blocks of rows (fine for a few thousand values)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError("x and y must be 1-d arrays of the same length")
+    num = untied_x = untied_y = 0.0
+    for i in range(0, len(x), block):
+        sx = np.sign(x[i:i + block, None] - x[None, :])
+        sy = np.sign(y[i:i + block, None] - y[None, :])
+        num += float((sx * sy).sum())
+        untied_x += float(np.abs(sx).sum())
+        untied_y += float(np.abs(sy).sum())
+    if untied_x == 0 or untied_y == 0:
+        return float("nan")
+    return num / math.sqrt(untied_x * untied_y)

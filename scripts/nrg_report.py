@@ -33,7 +33,6 @@ The runs are NIST submissions that may not be copied into this repository; they 
 from __future__ import annotations
 
 import functools
-import math
 import os
 import sys
 from pathlib import Path
@@ -100,16 +99,7 @@ PICTURES = (
 # Statistics
 # =============================================================================================
 
-def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
-    """Kendall's tau-b of two paired samples (exact, O(n^2); NaN when either is constant)."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    sx = np.sign(x[:, None] - x[None, :])
-    sy = np.sign(y[:, None] - y[None, :])
-    untied_x, untied_y = float(np.abs(sx).sum()), float(np.abs(sy).sum())
-    if untied_x == 0 or untied_y == 0:
-        return float("nan")
-    return float((sx * sy).sum()) / math.sqrt(untied_x * untied_y)
+kendall_tau_b = _docblock.kendall_tau_b
 
 
 def pearson(x: Sequence[float], y: Sequence[float]) -> float:

@@ -91,24 +91,7 @@ LABELS = {"ideal": "ideal", "worst": "worst", "full_scale": "full-scale", "excel
 # Statistics
 # =============================================================================================
 
-def kendall_tau_b(x: Sequence[float], y: Sequence[float], block: int = 2048) -> float:
-    """Kendall's tau-b of two paired samples: (concordant - discordant) pairs divided by the geometric
-    mean of the pairs not tied in x and not tied in y (NaN when either sample is constant). Exact,
-    O(n^2) in blocks of rows (fine for a few thousand values)."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if x.shape != y.shape or x.ndim != 1:
-        raise ValueError("x and y must be 1-d arrays of the same length")
-    num = untied_x = untied_y = 0.0
-    for i in range(0, len(x), block):
-        sx = np.sign(x[i:i + block, None] - x[None, :])
-        sy = np.sign(y[i:i + block, None] - y[None, :])
-        num += float((sx * sy).sum())
-        untied_x += float(np.abs(sx).sum())
-        untied_y += float(np.abs(sy).sum())
-    if untied_x == 0 or untied_y == 0:
-        return float("nan")
-    return num / math.sqrt(untied_x * untied_y)
+kendall_tau_b = _docblock.kendall_tau_b
 
 
 #: Twist's column bounds on the paper's effort/gain grid (Figs. 6-10): huge, high, medium, low effort

@@ -6,8 +6,6 @@ skip when that data is absent."""
 import contextlib
 import gzip
 import io
-import itertools
-import math
 import os
 import re
 import sys
@@ -83,31 +81,6 @@ def test_replace_block():
         nr.generated_block("no markers")
     with pytest.raises(ValueError):
         nr.generated_block(f"{nr.END}\n{nr.START}")
-
-
-def _tau_b_pairs(x, y):
-    c = d = tx = ty = 0
-    for i, j in itertools.combinations(range(len(x)), 2):
-        sx, sy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
-        if sx and sy:
-            c += sx == sy
-            d += sx != sy
-        elif sx:
-            ty += 1
-        elif sy:
-            tx += 1
-    return (c - d) / math.sqrt((c + d + tx) * (c + d + ty))
-
-
-def test_kendall_tau_b():
-    rng = np.random.default_rng(3)
-    for n in (2, 5, 37):
-        x = rng.integers(0, 4, n).astype(float)
-        y = x + rng.integers(-2, 3, n)
-        if np.ptp(x) == 0 or np.ptp(y) == 0:
-            continue
-        assert nr.kendall_tau_b(x, y) == pytest.approx(_tau_b_pairs(x, y), abs=1e-12)
-    assert math.isnan(nr.kendall_tau_b([1, 1], [1, 2]))
 
 
 def test_best_runs_and_summary_on_a_small_table():
