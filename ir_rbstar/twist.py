@@ -41,7 +41,7 @@ from .context import RunContext
 from .core import twist as K
 from .errors import ParameterError
 from .families import twist as family
-from .io import QUERY_IDS, to_qrels, to_ranking
+from .io import QUERY_IDS, _to_str, to_qrels, to_ranking
 
 __all__ = ["CRPCurve", "crp_curve", "twist_table", "full_scale_rp", "ARCHETYPES"]
 
@@ -137,7 +137,7 @@ def crp_curve(qrels: Any, run: Any, query_id: str, rel: int = 1, cutoff: Optiona
     grade, _ = ctx.judgments(cutoff)
     crp = np.cumsum(rp)
     crossings = np.flatnonzero(K.crossings(rows.seg, crp)) + 1
-    docs = np.array([d.decode() for d in rows.dbytes], dtype=object)
+    docs = _to_str(rows.dbytes)
     return CRPCurve(query_id=str(query_id), recall_base=rb, length=int(v.length[0]), doc_ids=docs,
                     grades=grade, relevant=relevant, rp=rp, crp=crp,
                     full_scale_rp=_full_scale(bands, int(v.length[0])), crossings=crossings,
