@@ -12,7 +12,7 @@ from .errors import (DuplicateDocumentError, EmptyInputError, InputFormatError, 
                      ParameterError, RbstarError, ReferenceNotFoundError)
 from .measures import (ALL as MEASURES, RBA, RBA_res, RBO, RBO_ext, RBO_res, RBP, RBP_res, RBR, RBR_res,
                        P_TA, R_TA, F1_TA, AP_TA, RR_TA, nDCG_TA, RBP_TA, Twist, Twist_rho, Twist_sigma, NRG, UniqueRel, RarP, TaSC,
-                       register as _register_measures)
+                       MED_P, MED_RBP, MED_nDCG, MED_AP, MED_ERR, register as _register_measures)
 from .provider import PROVIDER, register as _register_provider
 from .references import (clear_cache, register_run, register_runs, registered_groups, registered_runs,
                          unregister_run, unregister_runs)
@@ -25,7 +25,7 @@ __all__ = [
     "parse", "split_measures", "twist", "nrg", "read_run", "read_qrels", "register_run", "unregister_run", "registered_runs", "clear_cache",
     "MEASURES", "PROVIDER", "RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res",
     "RBO_ext", "P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA", "Twist", "Twist_rho", "Twist_sigma", "NRG", "UniqueRel", "RarP", "TaSC",
-    "register_runs", "unregister_runs", "registered_groups", "errors", "RbstarError", "InputFormatError", "DuplicateDocumentError", "EmptyInputError",
+    "MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR", "register_runs", "unregister_runs", "registered_groups", "errors", "RbstarError", "InputFormatError", "DuplicateDocumentError", "EmptyInputError",
     "ParameterError", "ReferenceNotFoundError", "MissingQrelsError", "__version__",
 ]
 

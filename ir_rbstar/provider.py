@@ -16,7 +16,7 @@ from ir_measures import providers
 from ir_measures.util import Metric
 
 from .context import RunContext
-from .families import nrg, rankbiased, ties, twist
+from .families import med, nrg, rankbiased, ties, twist
 from .errors import ParameterError
 from .io import QUERY_IDS, Qrels, Ranking, ranking_frame, to_qrels, to_ranking
 from .measures.base import RbstarMeasure
@@ -27,6 +27,7 @@ FAMILIES = {name: rankbiased for name in rankbiased.NAMES}
 FAMILIES.update({name: ties for name in ties.NAMES})
 FAMILIES.update({name: twist for name in twist.NAMES})
 FAMILIES.update({name: nrg for name in nrg.NAMES})
+FAMILIES.update({name: med for name in med.NAMES})
 
 
 class RbstarEvaluator(providers.Evaluator):
@@ -70,7 +71,7 @@ class RbstarEvaluator(providers.Evaluator):
 
 
 class RbstarProvider(providers.Provider):
-    """ir_rbstar: rank-biased measures with residuals, tie-aware measures, Twist, NRG (more families follow)."""
+    """ir_rbstar: rank-biased measures with residuals, tie-aware measures, Twist, NRG, MED."""
 
     NAME = "ir_rbstar"
     SUPPORTED_MEASURES = []

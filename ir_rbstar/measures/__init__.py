@@ -9,12 +9,14 @@ from .rankbiased import RANKBIASED, RBA, RBA_res, RBO, RBO_ext, RBO_res, RBP, RB
 from .ties import TIES, AP_TA, F1_TA, P_TA, R_TA, RBP_TA, RR_TA, nDCG_TA
 from .twist import TWIST, Twist, Twist_rho, Twist_sigma
 from .nrg import NRG_MEASURES, NRG, UniqueRel, RarP, TaSC
+from .med import MED_MEASURES, MED_P, MED_RBP, MED_nDCG, MED_AP, MED_ERR
 
 __all__ = ["ALL", "register", "RbstarMeasure", "RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res",
            "RBO", "RBO_res", "RBO_ext", "P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA",
-           "Twist", "Twist_rho", "Twist_sigma", "NRG", "UniqueRel", "RarP", "TaSC"]
+           "Twist", "Twist_rho", "Twist_sigma", "NRG", "UniqueRel", "RarP", "TaSC",
+           "MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR"]
 
-ALL = list(RANKBIASED) + list(TIES) + list(TWIST) + list(NRG_MEASURES)
+ALL = list(RANKBIASED) + list(TIES) + list(TWIST) + list(NRG_MEASURES) + list(MED_MEASURES)
 
 
 def register() -> None:

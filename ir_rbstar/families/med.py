@@ -1,0 +1,110 @@
+"""Glue between the MED declarations and their kernels: both lists cut at k, joined, judged, then solved."""
+from __future__ import annotations
+
+from typing import Dict, Iterable, Optional, Tuple
+
+import numpy as np
+
+from ..context import RunContext, gather
+from ..core import med as K
+from ..core.ties import discount_cum
+from ..errors import ParameterError
+
+NAMES = ("MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR")
+GRADED = ("MED_nDCG", "MED_ERR")
+
+
+def lists(ctx: RunContext, cutoff: Optional[int], ref: str, measure) -> Tuple[K.Side, K.Side, np.ndarray, np.ndarray]:
+    """(A, B, grade of A rows or NaN, grade of B rows or NaN): the run and the reference cut at ``cutoff``,
+    each row with the 1-based rank of its document in the other list (0 when absent)."""
+    def make():
+        a = ctx.observation(cutoff)
+        reference, a_in_r, _ = ctx.match(cutoff, ref, 1, measure)
+        b = gather(reference, ctx.universe, cutoff)
+        row_in_b = np.full(len(reference), -1, dtype=np.int64)
+        row_in_b[b.src] = np.arange(len(b.src))
+        a_partner = np.zeros(len(a.src), dtype=np.int64)
+        b_partner = np.zeros(len(b.src), dtype=np.int64)
+        hit = np.flatnonzero(a_in_r >= 0)
+        b_rows = row_in_b[a_in_r[hit]]
+        ok = b_rows >= 0                       # in the reference, and within its top k
+        a_partner[hit[ok]] = b.rank[b_rows[ok]]
+        b_partner[b_rows[ok]] = a.rank[hit[ok]]
+        grade_a = _grades(ctx, *ctx.judgments(cutoff)) if ctx.qrels is not None else np.full(len(a.src), np.nan)
+        if ctx.qrels is not None:
+            keys = reference.row_keys()[b.src]
+            grade_b = _grades(ctx, *ctx.qrels.lookup(keys, b.docs, b.dbytes))
+        else:
+            grade_b = np.full(len(b.src), np.nan)
+        side_a = K.Side(a.seg, a.rank, grade_a, a_partner, a.lens)
+        side_b = K.Side(b.seg, b.rank, grade_b, b_partner, b.lens)
+        return side_a, side_b
+    return ctx.cached(("med_lists", cutoff, ref), make)
+
+
+def _grades(ctx: RunContext, grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    return np.where(judged, grade.astype(np.float64), np.nan)
+
+
+def _valued(side: K.Side, values) -> K.Side:
+    """The side with grades replaced by values (NaN stays NaN: unjudged)."""
+    judged = ~np.isnan(side.value)
+    value = np.full(len(side.value), np.nan)
+    value[judged] = values(side.value[judged])
+    return K.Side(side.seg, side.pos, value, side.partner, side.lens)
+
+
+def top_grade(ctx: RunContext, m) -> int:
+    """G of the graded measures: ``max_rel``, or the highest grade of the qrels (at least 1)."""
+    highest = ctx.qrels.max_grade if ctx.qrels is not None else 0
+    G = m.params.get("max_rel")
+    if G is None:
+        return max(int(highest), 1)
+    if highest > G:
+        raise ParameterError(f"{m}: the qrels have grade {highest}, above max_rel={G}; give max_rel >= {highest}")
+    return G
+
+
+def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
+    out: Dict[object, np.ndarray] = {}
+    for m in measures:
+        name, cutoff, ref = m.NAME, m.params.get("cutoff"), m["ref"]
+        a, b = lists(ctx, cutoff, ref, m)
+        if name in GRADED:
+            G = top_grade(ctx, m)
+            top = (2.0 ** G - 1.0) / 2.0 ** G
+            value = lambda g: (2.0 ** np.maximum(g, 0) - 1.0) / 2.0 ** G   # noqa: E731
+        else:
+            top, rel = 1.0, m["rel"]
+            value = lambda g: (g >= rel).astype(np.float64)   # noqa: E731
+        a, b = _valued(a, value), _valued(b, value)
+        if name in ("MED_ERR", "MED_AP"):
+            solve = (lambda d: K.max_ap(d)[0]) if name == "MED_AP" else K.max_err
+            ab = solve(K.dense(a, b, ctx.n, cutoff, top))
+            ba = solve(K.dense(b, a, ctx.n, cutoff, top))
+            out[m] = np.maximum(np.maximum(ab, ba), 0.0)
+        else:
+            out[m] = _dot(name, m, a, b, ctx.n, cutoff, top)
+    return out
+
+
+def _dot(name: str, m, a: K.Side, b: K.Side, n: int, cutoff: Optional[int], top: float) -> np.ndarray:
+    """MED of the dot-product measures (P, RBP, nDCG): both directions, the larger one."""
+    if name == "MED_RBP":
+        p = m["p"]
+        disc = lambda i: (1.0 - p) * p ** (i - 1.0)       # noqa: E731
+        end = 0.0 if cutoff is None else p ** float(cutoff)
+        tail = lambda lens: p ** lens.astype(np.float64) - end   # noqa: E731
+        norm = 1.0
+    elif name == "MED_P":
+        disc = lambda i: np.ones(len(i))                  # noqa: E731 (rows are within the top k)
+        tail = lambda lens: (cutoff - lens).astype(np.float64)   # noqa: E731
+        norm = float(cutoff)
+    else:  # MED_nDCG
+        disc = lambda i: 1.0 / np.log2(i + 1.0)           # noqa: E731
+        _, cum = discount_cum(cutoff)
+        tail = lambda lens: cum[cutoff] - cum[lens]       # noqa: E731
+        norm = top * float(cum[cutoff])
+    ab = K.dot_direction(a, b, disc, tail(a.lens), top, n)
+    ba = K.dot_direction(b, a, disc, tail(b.lens), top, n)
+    return np.maximum(np.maximum(ab, ba), 0.0) / norm
