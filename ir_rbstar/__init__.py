@@ -7,7 +7,7 @@ Importing the package registers its measures with ir_measures and appends its pr
 """
 from __future__ import annotations
 
-from . import errors, nrg, twist
+from . import errors, med, nrg, twist
 from .errors import (DuplicateDocumentError, EmptyInputError, InputFormatError, MissingQrelsError,
                      ParameterError, RbstarError, ReferenceNotFoundError)
 from .measures import (ALL as MEASURES, RBA, RBA_res, RBO, RBO_ext, RBO_res, RBP, RBP_res, RBR, RBR_res,
@@ -22,7 +22,7 @@ from .io import read_qrels_frame as read_qrels, read_run_frame as read_run
 __version__ = "0.1.0"
 
 __all__ = [
-    "parse", "split_measures", "twist", "nrg", "read_run", "read_qrels", "register_run", "unregister_run", "registered_runs", "clear_cache",
+    "parse", "split_measures", "twist", "nrg", "med", "read_run", "read_qrels", "register_run", "unregister_run", "registered_runs", "clear_cache",
     "MEASURES", "PROVIDER", "RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res",
     "RBO_ext", "P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA", "Twist", "Twist_rho", "Twist_sigma", "NRG", "UniqueRel", "RarP", "TaSC",
     "MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR", "register_runs", "unregister_runs", "registered_groups", "errors", "RbstarError", "InputFormatError", "DuplicateDocumentError", "EmptyInputError",

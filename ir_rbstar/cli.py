@@ -1,5 +1,6 @@
-"""Command line: ``ir-rbstar QRELS RUN MEASURES [options]`` (as ``ir_measures``), ``ir-rbstar demo`` and
-``ir-rbstar plot crp|effort-gain ...`` (pictures of the Twist analysis, see :mod:`ir_rbstar.plots`).
+"""Command line: ``ir-rbstar QRELS RUN MEASURES [options]`` (as ``ir_measures``), ``ir-rbstar demo``,
+``ir-rbstar plot crp|effort-gain ...`` (pictures of the Twist analysis, see :mod:`ir_rbstar.plots`) and
+``ir-rbstar distance RUN RUN ... --measure MED_nDCG@20`` (a run-distance matrix, :mod:`ir_rbstar.med`).
 
 The first form accepts exactly what the ``ir_measures`` command accepts (the same options and output),
 with ir_rbstar's measures available, and with two conveniences: a measure may contain spaces inside
@@ -35,8 +36,9 @@ def _measure_parser() -> argparse.ArgumentParser:
         prog="ir-rbstar",
         description="Evaluate a TREC run with ir_measures' measures and ir_rbstar's (RBP, RBR, RBA, RBO, ...). "
                     "Other commands: 'ir-rbstar demo' (no arguments: a table on the bundled Vaswani collection) "
-                    "and 'ir-rbstar plot crp|effort-gain ...' (pictures: the CRP curve of a run on a topic, "
-                    "Twist against a gain measure; needs matplotlib; 'ir-rbstar plot -h' for details).")
+                    "'ir-rbstar plot crp|effort-gain ...' (pictures: the CRP curve of a run on a topic, "
+                    "Twist against a gain measure; needs matplotlib; 'ir-rbstar plot -h' for details) and "
+                    "'ir-rbstar distance RUN RUN ... --measure MED_nDCG@20' (a run-distance matrix and its heat map).")
     parser.add_argument("qrels", help="TREC qrels file, an ir_datasets id, or 'none' (run-vs-reference measures only)")
     parser.add_argument("run", help="TREC run file (.gz allowed)")
     parser.add_argument("measures", nargs="+", help="measures, e.g. nDCG@10 'RBR(p=0.8,ref=\"ref.run\")@20'")
@@ -217,6 +219,52 @@ def _close(fig) -> None:
     plt.close(fig)
 
 
+def _distance_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ir-rbstar distance",
+        description="The distance between every pair of runs, averaged over the queries, as a matrix: MED "
+                    "(papers/003; MED_P, MED_RBP, MED_nDCG, MED_AP, MED_ERR) or 1 - RBO / 1 - RBA. Prints the "
+                    "matrix; --output writes it as TSV, --picture as a heat map (.png or .svg, needs matplotlib).")
+    parser.add_argument("runs", nargs="+", metavar="RUN",
+                        help="TREC run files (.gz allowed), named by file name without .gz/.run/.txt")
+    parser.add_argument("--measure", "-m", default="MED_nDCG@20",
+                        help="the measure, without ref: e.g. MED_nDCG@20 (default), 'MED_RBP(p=0.9)', "
+                             "'MED_ERR(max_rel=2)@30', 'RBO(p=0.9)@100'")
+    parser.add_argument("--qrels", default="none",
+                        help="TREC qrels file or ir_datasets id: judged documents are known values and the "
+                             "qrels' queries the query set (default none: judgment-free)")
+    parser.add_argument("--output", "-O", default=None, help="write the matrix as a TSV file")
+    parser.add_argument("--picture", default=None, help="write a heat map of the matrix (.png or .svg)")
+    parser.add_argument("--places", "-p", type=int, default=DEFAULT_PLACES)
+    return parser
+
+
+def run_distance(argv: List[str], out=None) -> int:
+    """``ir-rbstar distance RUN RUN ... [--measure M] [--qrels Q] [--output m.tsv] [--picture m.png]``."""
+    args = _distance_parser().parse_args(argv)
+    out = out or sys.stdout
+    from . import med
+    if args.picture is not None:
+        from .plots import picture_format
+        picture_format(args.picture)                 # a bad extension fails before the work is done
+    measure = med._measure(" ".join(split_measures(args.measure)))
+    matrix = med.distance_matrix(_run_names(args.runs), measure, _load_qrels(args.qrels))
+    print(f"# {matrix.attrs['distance']}, mean over the queries; rows: run, columns: ref", file=out)
+    print(matrix.round(args.places).to_csv(sep="\t"), end="", file=out)
+    if args.output:
+        matrix.to_csv(args.output, sep="\t")
+        print(f"# matrix written to {args.output}", file=out)
+    if args.picture:
+        try:
+            from . import plots
+            _close(plots.plot_distance_matrix(matrix, path=args.picture))
+        except ImportError as e:
+            print(f"ir-rbstar: error: {e}", file=sys.stderr)
+            return 2
+        print(f"# heat map written to {args.picture}", file=out)
+    return 0
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -225,6 +273,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             return demo_main(argv[1:])
         if argv and argv[0] == "plot":
             return run_plot(argv[1:])
+        if argv and argv[0] == "distance":
+            return run_distance(argv[1:])
         return run_measures(argv)
     except (errors.RbstarError, FileNotFoundError, NameError) as e:
         print(f"ir-rbstar: error: {e}", file=sys.stderr)

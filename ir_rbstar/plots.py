@@ -7,7 +7,9 @@
   measure) for every run x topic, on the paper's 4 x 4 grid (Figs. 7-10), with the share of points in
   each cell; :func:`effort_gain_points` gives the points themselves;
 * :func:`plot_nrg`: a residual-gain measure (NRG, UniqueRel, RarP, TaSC, ...) against a base measure
-  over a set of runs, one labelled point per run, coloured by group (papers/004, Figs. 2-5).
+  over a set of runs, one labelled point per run, coloured by group (papers/004, Figs. 2-5);
+* :func:`plot_distance_matrix`: a heat map of a run-distance matrix (MED, 1 - RBO, 1 - RBA) made by
+  :func:`ir_rbstar.med.distance_matrix` (papers/003, section VI).
 
 matplotlib is an optional dependency: ``pip install "ir_rbstar[plot]"``. It is imported only when a
 picture is drawn; on a machine without a display (no ``DISPLAY`` / ``WAYLAND_DISPLAY`` on Linux) and
@@ -16,7 +18,8 @@ with ``matplotlib.pyplot``, so ``plt.show()`` shows them; close them with ``plt.
 drawing many. ``path`` writes a PNG (at :data:`DPI` dots per inch) or an SVG, chosen by its extension.
 
 Command line: ``ir-rbstar plot crp QRELS RUN --query Q --output crp.png`` and
-``ir-rbstar plot effort-gain QRELS RUN [RUN ...] --gain AP --output eg.png``.
+``ir-rbstar plot effort-gain QRELS RUN [RUN ...] --gain AP --output eg.png``; the heat map comes with
+``ir-rbstar distance RUN RUN [RUN ...] --measure MED_nDCG@20 --picture matrix.png``.
 """
 from __future__ import annotations
 
@@ -36,7 +39,8 @@ from .twist import CRPCurve, check_rel_cutoff, crp_curve, twist_table
 if TYPE_CHECKING:                                    # matplotlib stays optional at run time
     from matplotlib.figure import Figure
 
-__all__ = ["plot_crp", "plot_effort_gain", "effort_gain_points", "plot_nrg", "picture_format", "run_name",
+__all__ = ["plot_crp", "plot_effort_gain", "effort_gain_points", "plot_nrg", "plot_distance_matrix",
+           "picture_format", "run_name",
            "TWIST_CUTS", "TWIST_LABELS", "GAIN_SHORTCUTS", "DPI", "CRP_FIGSIZE", "CRP_DCG_FIGSIZE",
            "EFFORT_GAIN_FIGSIZE", "NRG_FIGSIZE"]
 
@@ -48,6 +52,9 @@ CRP_DCG_FIGSIZE = (13.0, 5.5)
 EFFORT_GAIN_FIGSIZE = (7.0, 6.0)
 #: size of the NRG scatter (room on the right for the legend of the groups)
 NRG_FIGSIZE = (10.0, 6.5)
+#: size of a distance-matrix heat map per run (inches), and its smallest size
+MATRIX_CELL = 0.55
+MATRIX_MIN_SIZE = 4.5
 
 #: the Twist bounds of the paper's columns (papers/002, "Effort/Gain Plots"): huge effort (worst and
 #: full-scale-like runs), high effort (typical B), medium effort (typical A), low effort (excellent)
@@ -658,6 +665,69 @@ def plot_nrg(points: pd.DataFrame, x: str = "nDCG@10", y: str = "NRG@10", label:
         ax.set_title(title)
     if label is not None:
         _place_labels(ax, xs, ys, names.tolist(), np.isin(keys, list(marked)))
+    if fmt:
+        _save(fig, path)
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# Run-distance matrix
+# ---------------------------------------------------------------------------------------------
+
+def plot_distance_matrix(matrix: pd.DataFrame, path: Optional[PathLike] = None, title: Optional[str] = None,
+                         annotate: Optional[bool] = None, places: int = 2, cmap: str = "viridis_r") -> "Figure":
+    """Draw a run-distance matrix (as :func:`ir_rbstar.med.distance_matrix` returns it) as a heat map:
+    rows are the evaluated runs, columns the references, the colour the distance (light: close, dark: far apart). With
+    ``annotate`` (default: 20 runs or fewer) each cell shows its value with ``places`` decimals.
+    ``path`` also writes the figure (.png or .svg). Returns the matplotlib Figure.
+
+    Raises ParameterError when ``matrix`` is not a non-empty DataFrame of finite numbers, or for an
+    unsupported file extension; ImportError when matplotlib is not installed.
+
+    >>> import pandas as pd
+    >>> from ir_rbstar.plots import plot_distance_matrix
+    >>> m = pd.DataFrame([[0.0, 0.3], [0.3, 0.0]], index=["a", "b"], columns=["a", "b"])
+    >>> fig = plot_distance_matrix(m, title="MED")
+    >>> [t.get_text() for t in fig.axes[0].texts]
+    ['0.00', '0.30', '0.30', '0.00']
+    """
+    fmt = picture_format(path)
+    if not isinstance(matrix, pd.DataFrame) or matrix.empty:
+        raise ParameterError("plot_distance_matrix: matrix must be a non-empty DataFrame")
+    try:
+        values = matrix.to_numpy(dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ParameterError("plot_distance_matrix: the matrix holds values that are not numbers") from None
+    if not np.isfinite(values).all():
+        r, c = np.argwhere(~np.isfinite(values))[0]
+        raise ParameterError(f"plot_distance_matrix: cell ({matrix.index[r]!r}, {matrix.columns[c]!r}) is "
+                             f"{values[r, c]!r}, not a finite number")
+    rows, cols = [str(x) for x in matrix.index], [str(x) for x in matrix.columns]
+    if annotate is None:
+        annotate = max(len(rows), len(cols)) <= 20
+    plt = _pyplot()
+    width = max(MATRIX_MIN_SIZE, MATRIX_CELL * len(cols) + 3.0)
+    height = max(MATRIX_MIN_SIZE, MATRIX_CELL * len(rows) + 2.0)
+    fig, ax = plt.subplots(figsize=(width, height), constrained_layout=True)
+    image = ax.imshow(values, cmap=cmap, aspect="auto", interpolation="nearest")
+    ax.set_xticks(range(len(cols)))
+    ax.set_xticklabels(cols, rotation=60, ha="right", fontsize="small")
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels(rows, fontsize="small")
+    ax.set_xlabel(matrix.columns.name or "ref")
+    ax.set_ylabel(matrix.index.name or "run")
+    label = matrix.attrs.get("distance", "distance")
+    fig.colorbar(image, ax=ax, label=label)
+    if annotate:
+        lo, hi = float(values.min()), float(values.max())
+        middle = (lo + hi) / 2.0
+        for (r, c), v in np.ndenumerate(values):
+            ax.text(c, r, f"{v:.{places}f}", ha="center", va="center", fontsize="x-small",
+                    color="white" if v > middle else "black")
+    if title is None:
+        title = f"{label} between {len(rows)} runs"
+    if title:
+        ax.set_title(title)
     if fmt:
         _save(fig, path)
     return fig

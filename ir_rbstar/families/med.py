@@ -14,9 +14,10 @@ NAMES = ("MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR")
 GRADED = ("MED_nDCG", "MED_ERR")
 
 
-def lists(ctx: RunContext, cutoff: Optional[int], ref: str, measure) -> Tuple[K.Side, K.Side, np.ndarray, np.ndarray]:
-    """(A, B, grade of A rows or NaN, grade of B rows or NaN): the run and the reference cut at ``cutoff``,
-    each row with the 1-based rank of its document in the other list (0 when absent)."""
+def lists(ctx: RunContext, cutoff: Optional[int], ref: str, measure, judgments: bool = True) -> Tuple[K.Side, K.Side]:
+    """(A, B): the run and the reference cut at ``cutoff``, each row with its grade (NaN when unjudged,
+    or for every row when ``judgments`` is False or there are no qrels) and the 1-based rank of its
+    document in the other list (0 when absent)."""
     def make():
         a = ctx.observation(cutoff)
         reference, a_in_r, _ = ctx.match(cutoff, ref, 1, measure)
@@ -30,8 +31,9 @@ def lists(ctx: RunContext, cutoff: Optional[int], ref: str, measure) -> Tuple[K.
         ok = b_rows >= 0                       # in the reference, and within its top k
         a_partner[hit[ok]] = b.rank[b_rows[ok]]
         b_partner[b_rows[ok]] = a.rank[hit[ok]]
-        grade_a = _grades(ctx, *ctx.judgments(cutoff)) if ctx.qrels is not None else np.full(len(a.src), np.nan)
-        if ctx.qrels is not None:
+        judged = judgments and ctx.qrels is not None
+        grade_a = _grades(ctx, *ctx.judgments(cutoff)) if judged else np.full(len(a.src), np.nan)
+        if judged:
             keys = reference.row_keys()[b.src]
             grade_b = _grades(ctx, *ctx.qrels.lookup(keys, b.docs, b.dbytes))
         else:
@@ -39,7 +41,7 @@ def lists(ctx: RunContext, cutoff: Optional[int], ref: str, measure) -> Tuple[K.
         side_a = K.Side(a.seg, a.rank, grade_a, a_partner, a.lens)
         side_b = K.Side(b.seg, b.rank, grade_b, b_partner, b.lens)
         return side_a, side_b
-    return ctx.cached(("med_lists", cutoff, ref), make)
+    return ctx.cached(("med_lists", cutoff, ref, judgments), make)
 
 
 def _grades(ctx: RunContext, grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
@@ -56,7 +58,7 @@ def _valued(side: K.Side, values) -> K.Side:
 
 def top_grade(ctx: RunContext, m) -> int:
     """G of the graded measures: ``max_rel``, or the highest grade of the qrels (at least 1)."""
-    highest = ctx.qrels.max_grade if ctx.qrels is not None else 0
+    highest = ctx.qrels.max_grade if ctx.qrels is not None and m["judgments"] else 0
     G = m.params.get("max_rel")
     if G is None:
         return max(int(highest), 1)
@@ -69,7 +71,7 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
     out: Dict[object, np.ndarray] = {}
     for m in measures:
         name, cutoff, ref = m.NAME, m.params.get("cutoff"), m["ref"]
-        a, b = lists(ctx, cutoff, ref, m)
+        a, b = lists(ctx, cutoff, ref, m, m["judgments"])
         if name in GRADED:
             G = top_grade(ctx, m)
             top = (2.0 ** G - 1.0) / 2.0 ** G

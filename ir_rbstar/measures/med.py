@@ -5,8 +5,8 @@ MED(A, B) is the largest |S(A) - S(B)| that any relevance assignment consistent 
 can produce, for an effectiveness measure S. A is the evaluated run, B the run named by ``ref`` (a run
 file, a registered run). Both are cut at the depth k; a list shorter than k is filled up to k with
 unseen documents. Documents judged in the qrels are fixed to their value; the others are free. With no
-qrels (``ir_rbstar.med.evaluate(..., qrels=None)``, or the command line without qrels) MED is a pure
-rank distance; with every document of both lists judged (and lists of depth k) it is exactly
+qrels (``None`` in Python, ``none`` on the command line), or with ``judgments=False`` (the qrels then only
+give the query set, as inside ``pt.Experiment``), MED is a pure rank distance; with every document of both lists judged (and lists of depth k) it is exactly
 |S(A) - S(B)|. MED is a metric: non-negative, symmetric, zero for identical lists (except MED_RBP
 without a cutoff, where the unseen tail keeps p^K), and it satisfies the triangle inequality.
 
@@ -26,6 +26,12 @@ def param_med_ref() -> ParamInfo:
     return ParamInfo(dtype=str, required=True,
                      desc="the other run B: path of a TREC run file (.gz allowed) or a name given to "
                           "ir_rbstar.register_run()")
+
+
+def param_judgments() -> ParamInfo:
+    return ParamInfo(dtype=bool, default=True,
+                     desc="use the qrels' judgments as known values (False: judgment-free, the qrels only "
+                          "give the query set, e.g. inside pt.Experiment)")
 
 
 def param_max_rel() -> ParamInfo:
@@ -60,7 +66,8 @@ class _MED_P(_MEDMeasure):
     __name__ = "MED_P"
     NAME = "MED_P"
     SUPPORTED_PARAMS = {"cutoff": ParamInfo(dtype=int, required=True, desc="depth k"),
-                        "ref": param_med_ref(), "rel": param_rel(1)}
+                        "ref": param_med_ref(), "rel": param_rel(1),
+                        "judgments": param_judgments()}
 
 
 class _MED_RBP(_MEDMeasure):
@@ -74,7 +81,7 @@ class _MED_RBP(_MEDMeasure):
     NAME = "MED_RBP"
     ALWAYS_SHOWN = ("p", "ref")
     SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(0.95), "ref": param_med_ref(),
-                        "rel": param_rel(1)}
+                        "rel": param_rel(1), "judgments": param_judgments()}
 
 
 class _MED_nDCG(_MEDMeasure):
@@ -85,7 +92,8 @@ class _MED_nDCG(_MEDMeasure):
     __name__ = "MED_nDCG"
     NAME = "MED_nDCG"
     DEFAULT_CUTOFF = 20
-    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "ref": param_med_ref(), "max_rel": param_max_rel()}
+    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "ref": param_med_ref(), "max_rel": param_max_rel(),
+                        "judgments": param_judgments()}
 
 
 class _MED_AP(_MEDMeasure):
@@ -97,7 +105,8 @@ class _MED_AP(_MEDMeasure):
     __name__ = "MED_AP"
     NAME = "MED_AP"
     DEFAULT_CUTOFF = 100
-    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "ref": param_med_ref(), "rel": param_rel(1)}
+    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "ref": param_med_ref(), "rel": param_rel(1),
+                        "judgments": param_judgments()}
 
 
 class _MED_ERR(_MEDMeasure):
@@ -109,7 +118,8 @@ class _MED_ERR(_MEDMeasure):
     __name__ = "MED_ERR"
     NAME = "MED_ERR"
     DEFAULT_CUTOFF = 30
-    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "ref": param_med_ref(), "max_rel": param_max_rel()}
+    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "ref": param_med_ref(), "max_rel": param_max_rel(),
+                        "judgments": param_judgments()}
 
 
 MED_P = _MED_P()

@@ -1,0 +1,142 @@
+"""Comparing many runs at once with MED (papers/003), RBO or RBA: per-query values of every pair and
+distance matrices.
+
+The measures themselves (``MED_nDCG``, ``MED_RBP``, ...) compare the evaluated run with ``ref``; this
+module evaluates every pair of a set of runs::
+
+    >>> import ir_rbstar
+    >>> runs = {"a": {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}},
+    ...         "b": {"q1": {"d2": 3.0, "d1": 2.0, "d3": 1.0}},
+    ...         "c": {"q1": {"d4": 3.0, "d5": 2.0, "d6": 1.0}}}
+    >>> ir_rbstar.med.distance_matrix(runs, "MED_P@3").round(4)
+    ref    a    b    c
+    run
+    a    0.0  0.0  1.0
+    b    0.0  0.0  1.0
+    c    1.0  1.0  0.0
+
+The measures are symmetric, so each unordered pair is evaluated once. With ``qrels`` the judgments are
+known values and the qrels' queries are the query set; without, MED is judgment-free and the query
+set is each run's own. RBO, RBO_ext and RBA are similarities: their matrix holds 1 - value.
+"""
+from __future__ import annotations
+
+import glob as _glob
+import os
+from typing import Any, Dict, List, Mapping, Optional, Union
+
+import numpy as np
+import pandas as pd
+
+from .errors import ParameterError, ReferenceNotFoundError
+from .io import Ranking, to_ranking
+
+__all__ = ["pairwise", "distance_matrix", "SYMMETRIC", "SIMILARITIES"]
+
+SIMILARITIES = ("RBO", "RBO_ext", "RBA")
+SYMMETRIC = ("MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR") + SIMILARITIES
+
+
+def _measure(measure: Any):
+    if isinstance(measure, str):
+        from .parsing import parse
+        parsed = parse(measure)
+        if len(parsed) != 1:
+            raise ParameterError(f"measure={measure!r} must name one measure")
+        measure = parsed[0]
+    if getattr(measure, "NAME", None) not in SYMMETRIC:
+        raise ParameterError(f"{measure}: a distance matrix takes one of {', '.join(SYMMETRIC)}")
+    return measure
+
+
+def _runs(runs: Any) -> Dict[str, Ranking]:
+    """Run name -> Ranking, from a mapping, a list of paths, or a glob."""
+    if isinstance(runs, (str, os.PathLike)):
+        paths = sorted(p for p in _glob.glob(os.path.expanduser(os.fspath(runs))) if os.path.isfile(p))
+        if not paths:
+            raise ReferenceNotFoundError(f"runs={os.fspath(runs)!r} matches no file")
+        runs = paths
+    if not isinstance(runs, Mapping):
+        from .cli import _run_names
+        runs = _run_names([os.fspath(p) for p in runs])
+    if len(runs) < 1:
+        raise ParameterError("no runs given")
+    return {str(name): to_ranking(run, source=f"run {name!r}") for name, run in runs.items()}
+
+
+def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None) -> pd.DataFrame:
+    """Per-query values of every measure for every ordered pair of runs (each pair evaluated once).
+
+    ``runs``: a mapping of run name -> run (DataFrame, dict of dicts, path), a list of TREC run files
+    (named by file name) or a glob. ``measures``: measure strings or objects among :data:`SYMMETRIC`
+    (their ``ref`` is replaced by each other run). Returns a DataFrame with columns
+    ``run, ref, query_id, measure, value``; both (a, b) and (b, a) rows are present, and the diagonal
+    (a, a) too (0 for MED, except MED_RBP without a cutoff: p^K).
+    """
+    from . import references
+    from .provider import PROVIDER
+    from .io import QUERY_IDS
+    if isinstance(measures, str):
+        from .parsing import parse
+        measures = parse(measures)
+    elif not isinstance(measures, (list, tuple)):
+        measures = [measures]
+    measures = [_measure(m) for m in measures]
+    rankings = _runs(runs)
+    names = list(rankings)
+    tags = {name: f"\x00pairwise:{i}" for i, name in enumerate(names)}
+    frames = []
+    try:
+        for name in names:
+            references._REGISTERED[tags[name]] = references._prepared(rankings[name])
+        for i, a in enumerate(names):
+            later = names[i:]
+            ms = {(b, m): m(ref=tags[b]) for b in later for m in measures}
+            ev = PROVIDER.evaluator(list(dict.fromkeys(ms.values())), qrels)
+            vals = ev.values(rankings[a])
+            qids = vals.pop("query_id")
+            for (b, m), mm in ms.items():
+                v = vals[mm]
+                frames.append(pd.DataFrame({"run": a, "ref": b, "query_id": qids, "measure": str(m), "value": v}))
+                if b != a:
+                    if qrels is None and not np.array_equal(np.sort(rankings[a].qcodes), np.sort(rankings[b].qcodes)):
+                        # no qrels: the query set is the evaluated run's, so (b, a) needs its own evaluation
+                        back = PROVIDER.evaluator([m(ref=tags[a])], None).values(rankings[b])
+                        frames.append(pd.DataFrame({"run": b, "ref": a, "query_id": back["query_id"],
+                                                    "measure": str(m), "value": back[m(ref=tags[a])]}))
+                    else:
+                        frames.append(pd.DataFrame({"run": b, "ref": a, "query_id": qids, "measure": str(m),
+                                                    "value": v}))
+    finally:
+        for tag in tags.values():
+            references._REGISTERED.pop(tag, None)
+    out = pd.concat(frames, ignore_index=True)
+    out["query_id"] = out["query_id"].astype(str)
+    return out
+
+
+def distance_matrix(runs: Any, measure: Any = "MED_nDCG@20", qrels: Any = None) -> pd.DataFrame:
+    """The mean of ``measure`` over the queries for every pair of runs, as a square DataFrame (rows: the
+    evaluated run, columns: the reference, both in the order given). MED values are distances; for
+    RBO, RBO_ext and RBA the matrix holds 1 - value. ``attrs['measure']`` names the measure and
+    ``attrs['distance']`` what the cells hold. See :func:`pairwise` for ``runs`` and ``qrels``."""
+    m = _measure(measure)
+    values = pairwise(runs, [m], qrels)
+    names = list(dict.fromkeys(values["run"]))
+    means = values.groupby(["run", "ref"], sort=False)["value"].mean()
+    matrix = means.unstack("ref").reindex(index=names, columns=names)
+    label = _label(m)
+    if m.NAME in SIMILARITIES:
+        matrix = 1.0 - matrix
+    matrix.index.name, matrix.columns.name = "run", "ref"
+    matrix.attrs["measure"] = label
+    matrix.attrs["distance"] = f"1 - {label}" if m.NAME in SIMILARITIES else label
+    return matrix
+
+
+def _label(m) -> str:
+    """The measure's name without its ``ref`` (which varies over the matrix)."""
+    text = str(m(ref="__ref__"))
+    for part in ("(ref='__ref__')", "ref='__ref__',", ",ref='__ref__'"):
+        text = text.replace(part, "")
+    return text
