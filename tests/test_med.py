@@ -1,0 +1,344 @@
+"""MED family (SPEC section 4, papers/003): brute force over relevance assignments on random small inputs
+(every measure, with judged, unjudged and graded documents), larger brute force for MED_AP and MED_ERR,
+eqs. 11 and 13, the metric axioms, monotonicity in the judgments, complete judgments against
+ir_measures' own measures (pytrec_eval P/AP/nDCG, gdeval ERR), labels and errors."""
+import math
+import os
+import random
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import oracles_med as O  # noqa: E402
+
+import ir_measures  # noqa: E402
+import ir_rbstar  # noqa: E402
+from ir_rbstar.errors import MissingQrelsError, ParameterError, ReferenceNotFoundError  # noqa: E402
+
+TOL = 1e-9
+SETTINGS = settings(max_examples=120, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+POOL = [f"d{i}" for i in range(9)]
+
+
+def ranked(docs, qid="t"):
+    return {qid: {d: float(len(docs) - i) for i, d in enumerate(docs)}}
+
+
+def med(measure, qrels, a, b, qid="t"):
+    """The MED value of run ``a`` against ``b`` (lists of doc ids) for one query."""
+    ir_rbstar.register_run("med_b", ranked(b, qid) if b else {"other": {"x": 1.0}})
+    try:
+        m = measure(ref="med_b")
+        return ir_measures.calc_aggregate([m], qrels, ranked(a, qid) if a else {"other": {"y": 1.0}})[m]
+    finally:
+        ir_rbstar.unregister_run("med_b")
+
+
+def gain(G):
+    return lambda g: (2 ** max(g, 0) - 1) / 2 ** G
+
+
+lists = st.lists(st.sampled_from(POOL), unique=True, max_size=7)
+
+
+@st.composite
+def cases(draw):
+    k = draw(st.integers(1, 5))
+    a, b = draw(lists), draw(lists)
+    G = draw(st.integers(1, 2))
+    judged = draw(st.dictionaries(st.sampled_from(POOL), st.integers(-1, G), max_size=4))
+    rel = draw(st.integers(1, G))
+    return k, a, b, G, judged, rel
+
+
+def qrels_of(judged, G, qid="t"):
+    q = {qid: dict(judged)}
+    q[qid]["~top"] = G            # fixes the highest grade (G) and keeps the query in the query set
+    return q
+
+
+# --- brute force on random small inputs ---
+
+@SETTINGS
+@given(cases())
+def test_every_measure_equals_brute_force(case):
+    k, a, b, G, judged, rel = case
+    qrels = qrels_of(judged, G)
+    binary = {d: float(g >= rel) for d, g in judged.items()}
+    graded = {d: gain(G)(g) for d, g in judged.items()}
+    grades = [gain(G)(j) for j in range(G + 1)]
+    top = grades[-1]
+    checks = [
+        (ir_rbstar.MED_P(rel=rel) @ k, lambda v: O.precision(v, k), [0, 1], binary),
+        (ir_rbstar.MED_RBP(p=0.7, rel=rel) @ k, lambda v: O.rbp(v, 0.7, k), [0, 1], binary),
+        (ir_rbstar.MED_nDCG @ k, lambda v: O.ndcg(v, k, top), grades, graded),
+        (ir_rbstar.MED_AP(rel=rel) @ k, lambda v: O.ap(v, k), [0, 1], binary),
+        (ir_rbstar.MED_ERR @ k, lambda v: O.err(v, k), grades, graded),
+    ]
+    for measure, score, choices, known in checks:
+        want = O.med(a, b, k, score, choices, known)
+        assert med(measure, qrels, a, b) == pytest.approx(want, abs=TOL), str(measure)
+
+
+@SETTINGS
+@given(lists, lists, st.sampled_from([0.5, 0.8, 0.9]))
+def test_med_rbp_without_cutoff_is_the_limit_of_deeper_cutoffs(a, b, p):
+    # RBP to infinity: brute force at depth D (lists padded with unseen documents), within p^D
+    D = 12 + 8 * (p > 0.6) + 20 * (p > 0.85)
+    got = med(ir_rbstar.MED_RBP(p=p), None, a, b)
+    deep = O.med(a, b, D, lambda v: O.rbp(v, p, D), [0, 1], {}, unknown_limit=True)
+    assert abs(got - deep) <= p ** D + TOL
+
+
+# --- larger exact searches: up to 16 shared unjudged documents ---
+
+@pytest.mark.parametrize("seed", range(6))
+def test_med_ap_and_err_equal_brute_force_with_16_shared_documents(seed):
+    rng = random.Random(seed)
+    pool = [f"d{i}" for i in range(24)]
+    shared = rng.sample(pool, 16 if seed < 3 else 13)
+    a = shared + rng.sample([d for d in pool if d not in shared], 2)
+    b = list(shared)
+    rng.shuffle(a)
+    rng.shuffle(b)
+    judged = {d: rng.randint(0, 2) for d in rng.sample([d for d in pool if d not in shared], 3)}
+    k = max(len(a), len(b))
+    qrels = qrels_of(judged, 2)
+    got_ap = med(ir_rbstar.MED_AP @ k, qrels, a, b)
+    want_ap = O.med(a, b, k, lambda v: O.ap(v, k), [0, 1], {d: float(g >= 1) for d, g in judged.items()},
+                    unknown_limit=True)
+    assert got_ap == pytest.approx(want_ap, abs=TOL)
+    grades = [gain(2)(j) for j in range(3)]
+    got_err = med(ir_rbstar.MED_ERR @ k, qrels, a, b)
+    # ERR is affine in each value, so shared documents only need the extreme values
+    want_err = O.med(a, b, k, lambda v: O.err(v, k), [grades[0], grades[-1]],
+                     {d: gain(2)(g) for d, g in judged.items()}, unknown_limit=True)
+    assert got_err == pytest.approx(want_err, abs=TOL)
+
+
+def test_core_ap_search_matches_enumeration_of_the_quadratic_form():
+    from ir_rbstar.core import med as K
+    import itertools
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        m = int(rng.integers(1, 11))
+        c, l = float(rng.normal()), rng.normal(size=m)
+        Q = rng.normal(size=(m, m))
+        Q = np.triu(Q, 1) + np.triu(Q, 1).T
+        best = max(c + l @ z + 0.5 * z @ Q @ z for z in map(np.array, itertools.product([0.0, 1.0], repeat=m)))
+        assert K._APSearch(c, l, Q).run() == pytest.approx(best, abs=1e-12)
+
+
+# --- eqs. 11 and 13: judgment-free closed forms ---
+
+@SETTINGS
+@given(lists, lists, st.integers(1, 8))
+def test_med_p_is_one_minus_overlap(a, b, k):
+    assert med(ir_rbstar.MED_P @ k, None, a, b) == pytest.approx(1 - len(set(a[:k]) & set(b[:k])) / k, abs=TOL)
+
+
+@SETTINGS
+@given(lists, lists, st.sampled_from([0.5, 0.9, 0.95]))
+def test_med_rbp_is_equation_13(a, b, p):
+    def direction(x, y):
+        # eq. 13 with the dot-product assignment: a document of x only, or higher in x than in y, is
+        # relevant; everything else not; plus the unseen tail p^K of x
+        total = 0.0
+        for i, d in enumerate(x, 1):
+            j = y.index(d) + 1 if d in y else None
+            if j is None or i < j:
+                total += p ** (i - 1) - (p ** (j - 1) if j else 0.0)
+        return (1 - p) * total + p ** len(x)
+    assert med(ir_rbstar.MED_RBP(p=p), None, a, b) == pytest.approx(max(direction(a, b), direction(b, a)), abs=TOL)
+
+
+def test_identical_lists_of_depth_k_have_rbp_distance_p_to_the_k():
+    docs = [f"d{i}" for i in range(6)]
+    assert med(ir_rbstar.MED_RBP(p=0.9), None, docs, docs) == pytest.approx(0.9 ** 6, abs=1e-12)
+    assert med(ir_rbstar.MED_RBP(p=0.9) @ 6, None, docs, docs) == pytest.approx(0.0, abs=1e-12)
+
+
+# --- metric axioms ---
+
+MEASURES = [ir_rbstar.MED_P @ 4, ir_rbstar.MED_RBP(p=0.8), ir_rbstar.MED_RBP(p=0.8) @ 4,
+            ir_rbstar.MED_nDCG(max_rel=2) @ 4, ir_rbstar.MED_AP @ 4, ir_rbstar.MED_ERR(max_rel=2) @ 4]
+
+
+@SETTINGS
+@given(lists, lists, lists, st.dictionaries(st.sampled_from(POOL), st.integers(0, 2), max_size=4))
+def test_metric_axioms(a, b, c, judged):
+    qrels = qrels_of(judged, 2) if judged else None
+    for m in MEASURES:
+        ab, ba = med(m, qrels, a, b), med(m, qrels, b, a)
+        assert ab >= 0.0
+        assert ab == pytest.approx(ba, abs=TOL), str(m)
+        assert ab <= med(m, qrels, a, c) + med(m, qrels, c, b) + TOL, str(m)
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(POOL), unique=True, min_size=4, max_size=8),
+       st.dictionaries(st.sampled_from(POOL), st.integers(0, 2), max_size=4))
+def test_identity_for_lists_of_depth_k(a, judged):
+    qrels = qrels_of(judged, 2) if judged else None
+    for m in MEASURES:
+        if m.NAME == "MED_RBP" and m.params.get("cutoff") is None:
+            assert med(m, qrels, a, a) == pytest.approx(0.8 ** len(a), abs=TOL)
+        else:
+            assert med(m, qrels, a, a) == pytest.approx(0.0, abs=TOL), str(m)
+
+
+@SETTINGS
+@given(lists, lists, st.dictionaries(st.sampled_from(POOL), st.integers(0, 2), max_size=6), st.data())
+def test_judgments_never_increase_med(a, b, more, data):
+    fewer = {d: g for d, g in more.items() if data.draw(st.booleans())}
+    for m in MEASURES:
+        assert med(m, qrels_of(more, 2), a, b) <= med(m, qrels_of(fewer, 2), a, b) + TOL, str(m)
+    # and no judgments at all is the judgment-free distance, also with judgments=False
+    for m in MEASURES:
+        free = med(m, None, a, b)
+        assert med(m(judgments=False), qrels_of(more, 2), a, b) == pytest.approx(free, abs=TOL)
+        assert med(m, qrels_of({}, 2), a, b) == pytest.approx(free, abs=TOL)
+
+
+# --- complete judgments: MED = |S(A) - S(B)| with ir_measures' measures ---
+
+def complete_case(seed, k):
+    rng = random.Random(seed)
+    pool = [f"d{i:02d}" for i in range(3 * k)]
+    a, b = rng.sample(pool, k + 2), rng.sample(pool, k + 2)
+    grades = {d: rng.choice([0, 0, 1, 2, 3, 4]) for d in pool}
+    qrels = {"1": grades}                # gdeval reads numeric topic ids only
+    return a, b, qrels, grades
+
+
+def single(measure, qrels, docs):
+    return ir_measures.calc_aggregate([measure], qrels, ranked(docs, "1"))[measure]
+
+
+def med1(measure, qrels, a, b):
+    return med(measure, qrels, a, b, qid="1")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_complete_judgments_give_the_actual_difference(seed):
+    k = 6
+    a, b, qrels, grades = complete_case(seed, k)
+    for rel in (1, 3):
+        p_diff = abs(single(ir_measures.P(rel=rel) @ k, qrels, a) - single(ir_measures.P(rel=rel) @ k, qrels, b))
+        assert med1(ir_rbstar.MED_P(rel=rel) @ k, qrels, a, b) == pytest.approx(p_diff, abs=TOL)
+        # ir_measures' AP@k divides by R, the number of relevant documents; MED's AP divides by k
+        R = sum(g >= rel for g in grades.values())
+        ap_diff = abs(single(ir_measures.AP(rel=rel) @ k, qrels, a) - single(ir_measures.AP(rel=rel) @ k, qrels, b))
+        assert med1(ir_rbstar.MED_AP(rel=rel) @ k, qrels, a, b) == pytest.approx(ap_diff * R / k, abs=TOL)
+        rbp = ir_measures.RBP(p=0.8, rel=rel) @ k
+        rbp_diff = abs(single(rbp, qrels, a) - single(rbp, qrels, b))
+        assert med1(ir_rbstar.MED_RBP(p=0.8, rel=rel) @ k, qrels, a, b) == pytest.approx(rbp_diff, abs=TOL)
+    # nDCG with MED's gains (2^g - 1) / 2^G (pytrec_eval with custom gains), rescaled from the ideal DCG
+    # of the qrels to MED's normaliser (eq. 17: k documents of the top grade)
+    # (pytrec_eval takes integer gains; nDCG does not change when every gain is scaled by 2^G)
+    G = 4
+    gains = {g: (2 ** g - 1) / 2 ** G for g in range(G + 1)}
+    ndcg = ir_measures.nDCG(gains={g: 2 ** g - 1 for g in range(G + 1)}) @ k
+    ideal = sorted((gains[g] for g in grades.values()), reverse=True)[:k]
+    idcg = sum(v / math.log2(i + 2) for i, v in enumerate(ideal))
+    norm = sum(gains[G] / math.log2(i + 2) for i in range(k))
+    ndcg_diff = abs(single(ndcg, qrels, a) - single(ndcg, qrels, b)) * idcg / norm
+    assert med1(ir_rbstar.MED_nDCG @ k, qrels, a, b) == pytest.approx(ndcg_diff, abs=1e-6)
+    # ERR: gdeval's ERR@k uses gains (2^g - 1) / 2^4, i.e. max_rel = 4
+    err = ir_measures.ERR @ k
+    err_diff = abs(single(err, qrels, a) - single(err, qrels, b))
+    assert med1(ir_rbstar.MED_ERR(max_rel=4) @ k, qrels, a, b) == pytest.approx(err_diff, abs=1e-5)
+
+
+def test_complete_judgments_rbp_to_infinity_keeps_the_unseen_tail():
+    a, b, qrels, _ = complete_case(11, 6)
+    rbp = ir_measures.RBP(p=0.8, rel=1)
+    diff = abs(single(rbp @ 1000, qrels, a) - single(rbp @ 1000, qrels, b))
+    assert med1(ir_rbstar.MED_RBP(p=0.8), qrels, a, b) == pytest.approx(diff + 0.8 ** len(a), abs=TOL)
+
+
+# --- the evaluation paths agree; query sets ---
+
+def test_query_set_and_missing_queries():
+    run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0}}
+    ir_rbstar.register_run("med_ref", {"q1": {"b": 2.0, "a": 1.0}, "q3": {"z": 1.0}})
+    try:
+        m = ir_rbstar.MED_P(ref="med_ref") @ 2
+        # no qrels: the run's queries; q2 has no reference ranking, so everything can differ
+        per_query = {r.query_id: r.value for r in ir_measures.iter_calc([m], None, run)}
+        assert per_query == {"q1": pytest.approx(0.0), "q2": pytest.approx(1.0)}
+        # with qrels: the qrels' queries (q3 is missing from the run: an empty run against z)
+        qrels = {"q1": {"a": 1}, "q3": {"z": 0}}
+        per_query = {r.query_id: r.value for r in ir_measures.iter_calc([m], qrels, run)}
+        assert per_query == {"q1": pytest.approx(0.0), "q3": pytest.approx(1.0)}
+        evaluator = ir_measures.evaluator([m], qrels)
+        assert evaluator.calc_aggregate(run)[m] == pytest.approx(0.5)
+        assert evaluator.calc_aggregate({"q1": {"a": 1.0}})[m] == pytest.approx(0.75)
+    finally:
+        ir_rbstar.unregister_run("med_ref")
+
+
+def test_values_do_not_depend_on_row_order_or_input_form():
+    import pandas as pd
+    rng = random.Random(5)
+    rows = [(f"q{q}", f"d{d}", rng.random()) for q in range(5) for d in rng.sample(range(30), 12)]
+    ref = {f"q{q}": {f"d{d}": rng.random() for d in rng.sample(range(30), 12)} for q in range(5)}
+    ir_rbstar.register_run("med_ref", ref)
+    try:
+        ms = [m(ref="med_ref") for m in MEASURES]
+        frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+        first = ir_measures.calc_aggregate(ms, None, frame)
+        again = ir_measures.calc_aggregate(ms, None, frame.sample(frac=1.0, random_state=1))
+        nested = {}
+        for q, d, s in rows:
+            nested.setdefault(q, {})[d] = s
+        third = ir_measures.calc_aggregate(ms, None, nested)
+        for m in ms:
+            assert first[m] == pytest.approx(again[m], abs=1e-12) == third[m]
+    finally:
+        ir_rbstar.unregister_run("med_ref")
+
+
+# --- labels, parameters, errors ---
+
+def test_labels_show_ref_and_the_default_depth_and_round_trip():
+    assert str(ir_rbstar.MED_nDCG(ref="b.run")) == "MED_nDCG(ref='b.run')@20"
+    assert str(ir_rbstar.MED_AP(ref="b.run")) == "MED_AP(ref='b.run')@100"
+    assert str(ir_rbstar.MED_ERR(ref="b.run", max_rel=2)) == "MED_ERR(ref='b.run',max_rel=2)@30"
+    assert str(ir_rbstar.MED_RBP(ref="b.run")) == "MED_RBP(p=0.95,ref='b.run')"
+    assert str(ir_rbstar.MED_P(ref="b.run", judgments=False) @ 10) == "MED_P(ref='b.run',judgments=False)@10"
+    for text in ("MED_nDCG(ref='b.run')@20", "MED_RBP(p=0.9,ref='b')@50", "MED_ERR(ref='x',max_rel=3)@10",
+                 "MED_AP(ref='x',rel=2)@100", "MED_P(ref='x',judgments=False)@5"):
+        m = ir_measures.parse_measure(text)
+        assert str(m) == text and ir_measures.parse_measure(str(m)) == m
+    assert ir_rbstar.parse("MED_nDCG(ref='b')")[0] == ir_rbstar.parse("MED_nDCG(ref='b')@20")[0]
+
+
+def test_errors():
+    run = ranked(["a", "b"])
+    with pytest.raises(ParameterError, match="ref"):
+        ir_measures.calc_aggregate([ir_rbstar.MED_nDCG], None, run)
+    with pytest.raises(ReferenceNotFoundError):
+        ir_measures.calc_aggregate([ir_rbstar.MED_nDCG(ref="no/such/file.run")], None, run)
+    with pytest.raises(ParameterError, match="cutoff"):
+        ir_measures.calc_aggregate([ir_rbstar.MED_P(ref="x")], None, run)
+    with pytest.raises(ParameterError, match="max_rel"):
+        ir_rbstar.MED_ERR(ref="x", max_rel=0)
+    with pytest.raises(ParameterError, match="persistence"):
+        ir_rbstar.MED_RBP(ref="x", p=1.0)
+    with pytest.raises(ParameterError, match="cutoff"):
+        ir_rbstar.MED_AP(ref="x") @ 0
+    with pytest.raises(ParameterError, match="ref"):
+        ir_rbstar.MED_AP(ref=" ")
+    ir_rbstar.register_run("med_ref", run)
+    try:
+        with pytest.raises(ParameterError, match="grade 3, above max_rel=2"):
+            ir_measures.calc_aggregate([ir_rbstar.MED_nDCG(ref="med_ref", max_rel=2)], {"t": {"a": 3}}, run)
+        with pytest.raises(MissingQrelsError):
+            ir_measures.calc_aggregate([ir_rbstar.MED_nDCG(ref="med_ref"), ir_rbstar.RBP], None, run)
+    finally:
+        ir_rbstar.unregister_run("med_ref")
