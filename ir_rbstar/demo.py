@@ -6,8 +6,9 @@ runs, the BM25 scores rounded to one decimal (a quantised scorer: many tied scor
 reference ranking, a re-ranking of the BM25 top 100 by a small neural model (all-MiniLM-L6-v2). Each
 run is scored with nDCG@10 and P@10 in trec_eval order and averaged over its ties (``_TA``), RBP
 against the qrels, with RBR of its top k, RBA and RBO against the reference, with Twist (the
-avoidable effort of its whole ranking, 1 = ideal), and with NRG@10: its nDCG@10 counting only the
-gain the other bundled runs had not already shown.
+avoidable effort of its whole ranking, 1 = ideal), with NRG@10: its nDCG@10 counting only the
+gain the other bundled runs had not already shown, and with MED_nDCG@10: the largest nDCG@10
+difference from the reference that any relevance of the unjudged documents could produce.
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def demo_measures(p: float = 0.8, k: int = 20) -> List:
     ref = f"ref='{REFERENCE}'"
     return parse(f"nDCG@10 nDCG_TA@10 P@10 P_TA@10 RBP(p={p}) RBP_res(p={p}) RBR(p={p},{ref})@{k} "
                  f"RBR_res(p={p},{ref})@{k} RBA(p={p},{ref}) RBO(p={p},{ref}) Twist "
-                 f"NRG(prior='{GROUP}')@10")
+                 f"NRG(prior='{GROUP}')@10 MED_nDCG({ref})@10")
 
 
 def demo_table(p: float = 0.8, k: int = 20) -> pd.DataFrame:
@@ -75,7 +76,9 @@ def main(argv: Optional[List[str]] = None) -> int:
           f"_res = residual (how much the value could still grow);\n_TA = mean over every order of tied "
           f"scores (bm25_round1 has many; trec_eval breaks them by doc id);\nTwist: effort, from how far each "
           f"document sits from its place in the ideal ranking (1 = ideal, 0 = nothing relevant found);\n"
-          f"NRG@10: nDCG@10 of what the other bundled runs had not already shown (0 = nothing new).\n")
+          f"NRG@10: nDCG@10 of what the other bundled runs had not already shown (0 = nothing new);\n"
+          f"MED_nDCG@10: the largest nDCG@10 difference from the reference that any relevance of the "
+          f"unjudged documents allows.\n")
     with pd.option_context("display.width", 250, "display.max_columns", 20):
         print(table.round(4).to_string())
     return 0
