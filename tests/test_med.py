@@ -342,3 +342,15 @@ def test_errors():
             ir_measures.calc_aggregate([ir_rbstar.MED_nDCG(ref="med_ref"), ir_rbstar.RBP], None, run)
     finally:
         ir_rbstar.unregister_run("med_ref")
+
+
+def test_err_slopes_are_the_partial_derivatives():
+    from ir_rbstar.core import med as K
+    rng = np.random.default_rng(7)
+    v = rng.uniform(0, 0.9, size=(20, 9))
+    slopes = K._err_slopes(v)
+    for i in range(v.shape[1]):
+        hi, lo = v.copy(), v.copy()
+        hi[:, i] = 1.0
+        lo[:, i] = 0.0                       # ERR is affine in each value: the slope is a difference
+        assert np.allclose(slopes[:, i], K.err_rows(hi) - K.err_rows(lo), atol=1e-12)

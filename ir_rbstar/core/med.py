@@ -22,12 +22,14 @@ both searches below return the exact maximum (up to a tolerance of 1e-12 in the 
   maximum has z_v = 0), repeats until nothing changes, then branches, bounding each node by
   c + sum_v max(0, l_v + 1/2 sum_u max(0, Q_uv)) (each pair's positive part split evenly between its
   two variables), with an incumbent from 1-flip local search.
-* ERR (eq. 23) is solved for all query pairs at once by :func:`max_err`: depth-first branch and bound
-  over the bound variables in order of their higher position, every node bounded by the decoupled
-  relaxation (undecided variables at r_G in ``up`` and 0 in ``down``; ERR is increasing in every value,
-  so this is an upper bound, and it is exact at the leaves), incumbents from 1-flip local search.
-  This is exact, where the paper's search over at most 5 relevant bound documents is approximate
-  with the error bound of its eq. 24.
+* ERR (eq. 23) is solved for all query pairs at once by :func:`max_err`. First, variables whose
+  marginal value has one sign whatever the others are are fixed (:func:`_fix_err`: the slope of ERR at
+  a position is largest with every undecided value 0 and smallest with every one r_G). Then a
+  depth-first branch and bound runs over the remaining variables in order of their higher position,
+  every node bounded by the decoupled relaxation (undecided variables at r_G in ``up`` and 0 in
+  ``down``; ERR is increasing in every value, so this is an upper bound, and it is exact at the
+  leaves), with incumbents from 1-flip local search. This is exact, where the paper's search over at
+  most 5 relevant bound documents is approximate with the error bound of its eq. 24.
 """
 from __future__ import annotations
 
@@ -85,6 +87,15 @@ class Dense:
     m: np.ndarray    # number of variables per query
     top: float
 
+    @property
+    def M(self) -> int:
+        """The largest number of variables of a query."""
+        return int(self.m.max(initial=0))
+
+    def gather_index(self, v: np.ndarray) -> np.ndarray:
+        """``va`` / ``vb`` with -1 replaced by M: column M of an assignment matrix holds 0."""
+        return np.where(v >= 0, v, self.M)
+
 
 def dense(up: Side, down: Side, n: int, k: int, top: float) -> Dense:
     """Dense matrices of a direction; variables are numbered per query by their higher position."""
@@ -126,44 +137,52 @@ def ap_rows(v: np.ndarray) -> np.ndarray:
 
 # ----------------------------------------------------------------------------------------------- ERR
 
-def _fill(d: Dense, pid: np.ndarray, depth: np.ndarray, Z: np.ndarray, free_up: float, free_down: float):
-    """Values of ``up`` and ``down`` for nodes: variables below ``depth`` as in Z (0/1 times r_G), the
-    undecided ones ``free_up`` / ``free_down``."""
-    out = []
-    for f, v, fill in ((d.fa, d.va, free_up), (d.fb, d.vb, free_down)):
-        var = v[pid]
-        has = var >= 0
-        idx = np.where(has, var, 0)
-        z = np.take_along_axis(Z, idx, axis=1) * d.top if Z.shape[1] else np.zeros(var.shape)
-        out.append(np.where(has, np.where(idx < depth[:, None], z, fill), f[pid]))
-    return out
+class _Nodes:
+    """Evaluates search nodes of a direction: (query, depth, 0/1 assignment of the first ``depth``
+    variables) -> the decoupled upper bound (undecided values r_G in ``up``, 0 in ``down``), which is
+    the exact value when no variable is undecided."""
+
+    def __init__(self, d: Dense, score):
+        self.d, self.score = d, score
+        self.ia, self.ib = d.gather_index(d.va), d.gather_index(d.vb)
+        self.columns = np.arange(d.M + 1)
+
+    def __call__(self, pid: np.ndarray, depth: np.ndarray, Z: np.ndarray) -> np.ndarray:
+        d = self.d
+        values = np.zeros((len(pid), d.M + 1))   # column M stays 0: positions without a variable
+        up = values[:, :-1]
+        np.multiply(Z, d.top, out=up)
+        undecided = self.columns[:-1] >= depth[:, None]
+        up[undecided] = d.top
+        a = d.fa[pid] + np.take_along_axis(values, self.ia[pid], axis=1)
+        up[undecided] = 0.0
+        b = d.fb[pid] + np.take_along_axis(values, self.ib[pid], axis=1)
+        both = self.score(np.concatenate([a, b]))
+        return both[:len(pid)] - both[len(pid):]
 
 
-def _evaluate(d: Dense, pid, depth, Z, score) -> np.ndarray:
-    a, b = _fill(d, pid, depth, Z, d.top, 0.0)
-    return score(a) - score(b)
-
-
-def _local_search(d: Dense, pid: np.ndarray, score) -> Tuple[np.ndarray, np.ndarray]:
-    """1-flip best-improvement local search from the dot-product assignment (a variable is r_G when
-    its document is higher in ``up`` than in ``down``); returns (assignments, values)."""
-    M = d.va.shape[1]
-    Z = np.zeros((len(pid), M), dtype=np.float64)
+def _local_search(d: Dense, pid: np.ndarray, evaluate: _Nodes, rounds: int) -> Tuple[np.ndarray, np.ndarray]:
+    """At most ``rounds`` rounds of 1-flip best-improvement local search from the dot-product assignment
+    (a variable is r_G when its document is higher in ``up`` than in ``down``); returns (assignments,
+    values)."""
+    Z = np.zeros((len(pid), d.M), dtype=np.float64)
     for side, sign in ((d.va, 1), (d.vb, -1)):
         var = side[pid]
         r, c = np.nonzero(var >= 0)
         np.add.at(Z, (r, var[r, c]), sign * c)
     Z = (Z < 0).astype(np.float64)            # position in up < position in down
     full = d.m[pid]
-    value = _evaluate(d, pid, full, Z, score)
+    value = evaluate(pid, full, Z)
     active = np.arange(len(pid))
-    while len(active):
+    for _ in range(rounds):
+        if not len(active):
+            break
         m = full[active]
         node = np.repeat(active, m)
         var = np.arange(int(m.sum())) - np.repeat(np.cumsum(m) - m, m)
         Zc = Z[node]
         Zc[np.arange(len(node)), var] = 1.0 - Zc[np.arange(len(node)), var]
-        cand = _evaluate(d, pid[node], full[node], Zc, score)
+        cand = evaluate(pid[node], full[node], Zc)
         best = np.full(len(pid), -np.inf)
         np.maximum.at(best, node, cand)
         better = active[best[active] > value[active] + TOL]
@@ -181,8 +200,68 @@ def _local_search(d: Dense, pid: np.ndarray, score) -> Tuple[np.ndarray, np.ndar
     return Z, value
 
 
-def max_err(d: Dense, chunk: int = 20000) -> np.ndarray:
+def _err_slopes(v: np.ndarray) -> np.ndarray:
+    """d ERR / d v_i for every position of every row: reach(i) (1/i - ERR of the rest after i)."""
+    n, k = v.shape
+    reach = np.ones_like(v)
+    if k > 1:
+        np.cumprod(1.0 - v[:, :-1], axis=1, out=reach[:, 1:])
+    rest = np.zeros_like(v)                     # rest[:, i]: ERR from position i+2 on, reached with 1
+    after = np.zeros(n)
+    for i in range(k - 1, -1, -1):
+        rest[:, i] = after
+        after = v[:, i] / (i + 1.0) + (1.0 - v[:, i]) * after
+    return reach * (1.0 / np.arange(1, k + 1) - rest)
+
+
+def _fix_err(d: Dense, passes: int = 4) -> Dense:
+    """First-order persistency for ERR: a variable whose marginal value d_up - d_down has one sign for
+    every value of the other variables is fixed (r_G when never negative, 0 when never positive).
+
+    The slope of ERR at a position is largest when every undecided value is 0 and smallest when every
+    one is r_G (the reach before it and the ERR after it move in opposite directions), so
+    slope_up(lo) - slope_down(hi) and slope_up(hi) - slope_down(lo) bound the marginal value."""
+    fa, fb, va, vb = d.fa.copy(), d.fb.copy(), d.va.copy(), d.vb.copy()
+    for _ in range(passes):
+        q, pa = np.nonzero(va >= 0)
+        if not len(q):
+            break
+        var = va[q, pa]
+        qb, cb = np.nonzero(vb >= 0)
+        order = np.lexsort((vb[qb, cb], qb))
+        key_b = qb[order] * (va.shape[1] + 1) + vb[qb, cb][order]
+        pb = cb[order][np.searchsorted(key_b, q * (va.shape[1] + 1) + var)]
+        hi_a, hi_b = fa.copy(), fb.copy()
+        hi_a[q, pa] = d.top
+        hi_b[q, pb] = d.top
+        slope_a_lo, slope_a_hi = _err_slopes(fa)[q, pa], _err_slopes(hi_a)[q, pa]
+        slope_b_lo, slope_b_hi = _err_slopes(fb)[q, pb], _err_slopes(hi_b)[q, pb]
+        one = slope_a_hi - slope_b_lo >= 0.0
+        zero = ~one & (slope_a_lo - slope_b_hi <= 0.0)
+        if not (one.any() or zero.any()):
+            break
+        fa[q[one], pa[one]] = d.top
+        fb[q[one], pb[one]] = d.top
+        done = one | zero
+        va[q[done], pa[done]] = -1
+        vb[q[done], pb[done]] = -1
+    # renumber the variables left, per query, keeping their order
+    q, pa = np.nonzero(va >= 0)
+    old = va[q, pa]
+    order = np.lexsort((old, q))
+    q_s, old_s = q[order], old[order]
+    m = np.bincount(q_s, minlength=va.shape[0])
+    new = np.arange(len(q_s)) - np.repeat(np.cumsum(m) - m, m)
+    lookup = np.full((va.shape[0], d.M + 1), -1, dtype=np.int64)
+    lookup[q_s, old_s] = new
+    va = np.where(va >= 0, lookup[np.arange(va.shape[0])[:, None], np.maximum(va, 0)], -1)
+    vb = np.where(vb >= 0, lookup[np.arange(vb.shape[0])[:, None], np.maximum(vb, 0)], -1)
+    return Dense(fa, fb, va, vb, m, d.top)
+
+
+def max_err(d: Dense, chunk: int = 20000, rounds: int = 8) -> np.ndarray:
     """Exact max of ERR(up) - ERR(down) for every query of a direction (see module docstring)."""
+    d = _fix_err(d)
     n = d.fa.shape[0]
     out = np.empty(n)
     none = d.m == 0
@@ -190,8 +269,9 @@ def max_err(d: Dense, chunk: int = 20000) -> np.ndarray:
     pid = np.flatnonzero(~none)
     if not len(pid):
         return out
-    M = int(d.m.max())
-    _, inc_values = _local_search(d, pid, err_rows)
+    M = d.M
+    evaluate = _Nodes(d, err_rows)
+    _, inc_values = _local_search(d, pid, evaluate, rounds)
     inc = np.full(n, -np.inf)
     inc[pid] = inc_values
     stack: List[tuple] = [(pid, np.zeros(len(pid), dtype=np.int64), np.zeros((len(pid), M)))]
@@ -200,7 +280,7 @@ def max_err(d: Dense, chunk: int = 20000) -> np.ndarray:
         if len(p) > chunk:
             stack.append((p[chunk:], depth[chunk:], Z[chunk:]))
             p, depth, Z = p[:chunk], depth[:chunk], Z[:chunk]
-        ub = _evaluate(d, p, depth, Z, err_rows)
+        ub = evaluate(p, depth, Z)
         leaf = depth >= d.m[p]
         np.maximum.at(inc, p[leaf], ub[leaf])
         go = ~leaf & (ub > inc[p] + TOL)
