@@ -108,6 +108,13 @@ def picture_format(path: Optional[PathLike]) -> Optional[str]:
     return _EXTENSIONS[ext]
 
 
+def _set_title(ax, title: Optional[str], default: str) -> None:
+    """``title`` on the axes; None means ``default``, "" no title."""
+    title = default if title is None else title
+    if title:
+        ax.set_title(title)
+
+
 def _save(fig, path: Optional[PathLike]) -> None:
     fmt = picture_format(path)
     if fmt == "png":
@@ -488,10 +495,7 @@ def plot_effort_gain(qrels: Any, runs: Mapping, gain: Any = "AP", rel: int = 1, 
     if len(names) <= 10:
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=min(len(names), 5), fontsize="small",
                   markerscale=1.5, frameon=False)
-    if title is None:
-        title = f"Effort/gain: {measure} over Twist ({len(points)} run x topic points)"
-    if title:
-        ax.set_title(title)
+    _set_title(ax, title, f"Effort/gain: {measure} over Twist ({len(points)} run x topic points)")
     if fmt:
         _save(fig, path)
     return fig, shares
@@ -659,10 +663,7 @@ def plot_nrg(points: pd.DataFrame, x: str = "nDCG@10", y: str = "NRG@10", label:
     if group is not None:
         ax.legend(title=group, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small",
                   title_fontsize="small", frameon=False)
-    if title is None:
-        title = f"{y} against {x} ({len(points)} runs)"
-    if title:
-        ax.set_title(title)
+    _set_title(ax, title, f"{y} against {x} ({len(points)} runs)")
     if label is not None:
         _place_labels(ax, xs, ys, names.tolist(), np.isin(keys, list(marked)))
     if fmt:
@@ -724,10 +725,7 @@ def plot_distance_matrix(matrix: pd.DataFrame, path: Optional[PathLike] = None, 
         for (r, c), v in np.ndenumerate(values):
             ax.text(c, r, f"{v:.{places}f}", ha="center", va="center", fontsize="x-small",
                     color="white" if v > middle else "black")
-    if title is None:
-        title = f"{label} between {len(rows)} runs"
-    if title:
-        ax.set_title(title)
+    _set_title(ax, title, f"{label} between {len(rows)} runs")
     if fmt:
         _save(fig, path)
     return fig

@@ -97,6 +97,12 @@ class RbstarMeasure(Measure):
                 hint = f", e.g. {self.NAME}@10" if name == self.AT_PARAM else ""
                 raise ParameterError(f"{self.NAME}: parameter {name} is required{hint}")
 
+    def _check_text(self, name: str, hint: str = "") -> None:
+        """A string parameter (a run name, path or glob) that is given must not be blank."""
+        value = self.params.get(name)
+        if value is not None and not value.strip():
+            raise ParameterError(f"{self.NAME}: {name}={value!r} names no run{hint}")
+
     def _check_ranges(self) -> None:
         cutoff = self.params.get("cutoff")
         if cutoff is not None and cutoff <= 0:

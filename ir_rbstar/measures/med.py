@@ -52,9 +52,7 @@ class _MEDMeasure(RbstarMeasure):
 
     def _check_ranges(self) -> None:
         super()._check_ranges()
-        ref = self.params.get("ref")
-        if ref is not None and not ref.strip():
-            raise ParameterError(f"{self.NAME}: ref='' names no run")
+        self._check_text("ref")
         max_rel = self.params.get("max_rel")
         if max_rel is not None and max_rel < 1:
             raise ParameterError(f"{self.NAME}: max_rel={max_rel} must be at least 1")

@@ -47,10 +47,8 @@ class _NRGMeasure(RbstarMeasure):
 
     def _check_ranges(self) -> None:
         super()._check_ranges()
-        prior = self.params.get("prior")
-        if prior is not None and not prior.strip():
-            raise ParameterError(f"{self.NAME}: prior='' names no run (register an empty group with "
-                                 f"ir_rbstar.register_runs(name, {{}}) for an empty prior set)")
+        self._check_text("prior", " (register an empty group with ir_rbstar.register_runs(name, {}) for an "
+                                  "empty prior set)")
 
 
 class _NRG(_NRGMeasure):
