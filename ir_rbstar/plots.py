@@ -679,7 +679,8 @@ def plot_distance_matrix(matrix: pd.DataFrame, path: Optional[PathLike] = None, 
                          annotate: Optional[bool] = None, places: int = 2, cmap: str = "viridis_r") -> "Figure":
     """Draw a run-distance matrix (as :func:`ir_rbstar.med.distance_matrix` returns it) as a heat map:
     rows are the evaluated runs, columns the references, the colour the distance (light: close, dark: far apart). With
-    ``annotate`` (default: 20 runs or fewer) each cell shows its value with ``places`` decimals.
+    ``annotate`` (default: 20 runs or fewer) each cell shows its value with ``places`` decimals. The
+    colour scale of a square matrix starts at its smallest value off the diagonal.
     ``path`` also writes the figure (.png or .svg). Returns the matplotlib Figure.
 
     Raises ParameterError when ``matrix`` is not a non-empty DataFrame of finite numbers, or for an
@@ -710,7 +711,10 @@ def plot_distance_matrix(matrix: pd.DataFrame, path: Optional[PathLike] = None, 
     width = max(MATRIX_MIN_SIZE, MATRIX_CELL * len(cols) + 3.0)
     height = max(MATRIX_MIN_SIZE, MATRIX_CELL * len(rows) + 2.0)
     fig, ax = plt.subplots(figsize=(width, height), constrained_layout=True)
-    image = ax.imshow(values, cmap=cmap, aspect="auto", interpolation="nearest")
+    vmin = None
+    if rows == cols and len(rows) > 1:           # a run with itself (0) would leave little contrast
+        vmin = float(values[~np.eye(len(rows), dtype=bool)].min())
+    image = ax.imshow(values, cmap=cmap, aspect="auto", interpolation="nearest", vmin=vmin)
     ax.set_xticks(range(len(cols)))
     ax.set_xticklabels(cols, rotation=60, ha="right", fontsize="small")
     ax.set_yticks(range(len(rows)))
@@ -720,7 +724,7 @@ def plot_distance_matrix(matrix: pd.DataFrame, path: Optional[PathLike] = None, 
     label = matrix.attrs.get("distance", "distance")
     fig.colorbar(image, ax=ax, label=label)
     if annotate:
-        lo, hi = float(values.min()), float(values.max())
+        lo, hi = image.get_clim()
         middle = (lo + hi) / 2.0
         for (r, c), v in np.ndenumerate(values):
             ax.text(c, r, f"{v:.{places}f}", ha="center", va="center", fontsize="x-small",

@@ -354,3 +354,24 @@ def test_err_slopes_are_the_partial_derivatives():
         hi[:, i] = 1.0
         lo[:, i] = 0.0                       # ERR is affine in each value: the slope is a difference
         assert np.allclose(slopes[:, i], K.err_rows(hi) - K.err_rows(lo), atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_med_err_with_common_prefix_and_suffix_equals_brute_force(seed):
+    # identical heads and tails are folded before the search (prefix variables 0, the suffix one
+    # variable); the maximum must not change
+    rng = random.Random(100 + seed)
+    pool = [f"d{i}" for i in range(30)]
+    rng.shuffle(pool)
+    head, middle, tail, extra = pool[:4], pool[4:9], pool[9:13], pool[13:16]
+    a = head + middle + tail
+    m2 = rng.sample(middle, 3) + rng.sample(extra, 2)
+    b = head + m2 + tail
+    judged = {d: rng.randint(0, 2) for d in rng.sample(head + middle + tail, 3)}
+    k = len(a) + rng.randint(0, 2)
+    qrels = qrels_of(judged, 2)
+    grades = [gain(2)(j) for j in range(3)]
+    known = {d: gain(2)(g) for d, g in judged.items()}
+    want = O.med(a, b, k, lambda v: O.err(v, k), [grades[0], grades[-1]], known, unknown_limit=True)
+    assert med(ir_rbstar.MED_ERR @ k, qrels, a, b) == pytest.approx(want, abs=TOL)
+    assert med(ir_rbstar.MED_ERR @ len(a), qrels, a, a) == pytest.approx(0.0, abs=TOL)

@@ -222,6 +222,15 @@ def _fix_err(d: Dense, passes: int = 4) -> Dense:
     one is r_G (the reach before it and the ERR after it move in opposite directions), so
     slope_up(lo) - slope_down(hi) and slope_up(hi) - slope_down(lo) bound the marginal value."""
     fa, fb, va, vb = d.fa.copy(), d.fb.copy(), d.va.copy(), d.vb.copy()
+    # A common prefix (the same variable, or equal fixed values, at each of the first t positions of
+    # both lists) multiplies what follows by the same reach in both lists: ERR(up) - ERR(down) =
+    # reach(t) (rest(up) - rest(down)), with no variable of the prefix in the rest. In the direction
+    # whose maximum is >= 0 the largest reach, every prefix variable at 0, is optimal (in the other
+    # direction the value found is below 0 and MED takes the first). Without this, identical lists
+    # would leave nothing to prune.
+    same = ((va >= 0) & (va == vb)) | ((va < 0) & (vb < 0) & (fa == fb))
+    prefix = np.cumprod(same, axis=1).astype(bool)
+    va[prefix], vb[prefix] = -1, -1
     for _ in range(passes):
         q, pa = np.nonzero(va >= 0)
         if not len(q):
@@ -245,11 +254,19 @@ def _fix_err(d: Dense, passes: int = 4) -> Dense:
         done = one | zero
         va[q[done], pa[done]] = -1
         vb[q[done], pb[done]] = -1
+    # A common suffix (the same variable or equal fixed values at each of the last positions of both
+    # lists) enters both ERRs as reach x (the ERR of the suffix), with the same suffix ERR: the
+    # difference is linear in it, so its maximum takes the suffix's smallest or largest ERR, i.e. all
+    # its variables 0 or all r_G. They become one variable (the same id at every suffix position).
+    same = ((va >= 0) & (va == vb)) | ((va < 0) & (vb < 0) & (fa == fb))
+    suffix = np.cumprod(same[:, ::-1], axis=1)[:, ::-1].astype(bool) & (va >= 0)
+    first = np.where(suffix, va, np.iinfo(np.int64).max).min(axis=1)
+    va = np.where(suffix, first[:, None], va)
+    vb = np.where(suffix, first[:, None], vb)
     # renumber the variables left, per query, keeping their order
     q, pa = np.nonzero(va >= 0)
-    old = va[q, pa]
-    order = np.lexsort((old, q))
-    q_s, old_s = q[order], old[order]
+    pairs = np.unique(q * (d.M + 1) + va[q, pa])
+    q_s, old_s = pairs // (d.M + 1), pairs % (d.M + 1)
     m = np.bincount(q_s, minlength=va.shape[0])
     new = np.arange(len(q_s)) - np.repeat(np.cumsum(m) - m, m)
     lookup = np.full((va.shape[0], d.M + 1), -1, dtype=np.int64)
