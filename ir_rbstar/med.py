@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import glob as _glob
 import os
-from typing import Any, Dict, List, Mapping, Optional, Union
+from typing import Any, Dict, List, Mapping, Union
 
 import numpy as np
 import pandas as pd
@@ -75,7 +75,6 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None)
     """
     from . import references
     from .provider import PROVIDER
-    from .io import QUERY_IDS
     if isinstance(measures, str):
         from .parsing import parse
         measures = parse(measures)
