@@ -83,6 +83,10 @@ class RunContext:
             self._cache[key] = make()
         return self._cache[key]
 
+    def is_cached(self, key) -> bool:
+        """Whether a value is stored under ``key`` for this run."""
+        return key in self._cache
+
     def require_qrels(self, measure) -> Qrels:
         if self.qrels is None:
             raise MissingQrelsError(f"{measure} needs relevance judgments, but no qrels were given")

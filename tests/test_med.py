@@ -375,3 +375,20 @@ def test_med_err_with_common_prefix_and_suffix_equals_brute_force(seed):
     want = O.med(a, b, k, lambda v: O.err(v, k), [grades[0], grades[-1]], known, unknown_limit=True)
     assert med(ir_rbstar.MED_ERR @ k, qrels, a, b) == pytest.approx(want, abs=TOL)
     assert med(ir_rbstar.MED_ERR @ len(a), qrels, a, a) == pytest.approx(0.0, abs=TOL)
+
+
+def test_measures_evaluated_together_equal_each_alone():
+    # with MED_RBP (no cutoff) present, the cut measures reuse its full-depth join
+    rng = random.Random(1)
+    run = {f"q{q}": {f"d{d}": rng.random() for d in rng.sample(range(60), 40)} for q in range(30)}
+    ref = {f"q{q}": {f"d{d}": rng.random() for d in rng.sample(range(60), 40)} for q in range(30)}
+    qrels = {f"q{q}": {f"d{d}": rng.randint(0, 2) for d in rng.sample(range(60), 10)} for q in range(30)}
+    ir_rbstar.register_run("med_ref", ref)
+    try:
+        ms = ir_rbstar.parse("MED_nDCG(ref='med_ref')@20 MED_RBP(p=0.95,ref='med_ref') "
+                             "MED_ERR(ref='med_ref',max_rel=2)@30 MED_AP(ref='med_ref')@25 MED_P(ref='med_ref')@10")
+        together = ir_measures.calc_aggregate(ms, qrels, run)
+        for m in ms:
+            assert together[m] == pytest.approx(ir_measures.calc_aggregate([m], qrels, run)[m], abs=1e-12)
+    finally:
+        ir_rbstar.unregister_run("med_ref")

@@ -20,7 +20,12 @@ def lists(ctx: RunContext, cutoff: Optional[int], ref: str, measure, judgments: 
     document in the other list (0 when absent)."""
     def make():
         a = ctx.observation(cutoff)
-        reference, a_in_r, _ = ctx.match(cutoff, ref, 1, measure)
+        if cutoff is not None and ctx.is_cached(("match", None, ref, 1)) and ctx.observation(None).identity:
+            # the full-depth join is there already (MED_RBP without a cutoff): its first rows are these
+            reference, full_in_r, _ = ctx.match(None, ref, 1, measure)
+            a_in_r = full_in_r[a.src]
+        else:
+            reference, a_in_r, _ = ctx.match(cutoff, ref, 1, measure)
         b = gather(reference, ctx.universe, cutoff)
         row_in_b = np.full(len(reference), -1, dtype=np.int64)
         row_in_b[b.src] = np.arange(len(b.src))
@@ -69,7 +74,8 @@ def top_grade(ctx: RunContext, m) -> int:
 
 def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
     out: Dict[object, np.ndarray] = {}
-    for m in measures:
+    # measures without a cutoff first: their full-depth join then serves the cut ones
+    for m in sorted(measures, key=lambda m: m.params.get("cutoff") is not None):
         name, cutoff, ref = m.NAME, m.params.get("cutoff"), m["ref"]
         a, b = lists(ctx, cutoff, ref, m, m["judgments"])
         if name in GRADED:
