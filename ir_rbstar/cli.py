@@ -25,6 +25,7 @@ from .io import read_trec_qrels, read_trec_run
 from .provider import iter_calc_columnar
 from .references import resolve_run
 from .parsing import split_measures
+from .plots import run_names
 
 DEFAULT_PLACES = 4
 SUMMARY_QID = "all"
@@ -171,18 +172,6 @@ def _plot_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _run_names(paths: List[str]) -> dict:
-    """Run name -> path: file names without .gz/.run/.txt; a repeated name gets ' (2)', ' (3)', ..."""
-    from .plots import run_name
-    runs: dict = {}
-    for path in paths:
-        name, k = run_name(path), 1
-        while (name if k == 1 else f"{name} ({k})") in runs:
-            k += 1
-        runs[name if k == 1 else f"{name} ({k})"] = path
-    return runs
-
-
 def run_plot(argv: List[str], out=None) -> int:
     """``ir-rbstar plot crp|effort-gain ...``: write the picture, print its path (and the share table)."""
     args = _plot_parser().parse_args(argv)
@@ -199,7 +188,7 @@ def run_plot(argv: List[str], out=None) -> int:
             _close(fig)
             print(args.output, file=out)
             return 0
-        fig, shares = plots.plot_effort_gain(qrels, _run_names(args.runs), gain=args.gain, rel=args.rel,
+        fig, shares = plots.plot_effort_gain(qrels, run_names(args.runs), gain=args.gain, rel=args.rel,
                                              cutoff=args.cutoff, path=args.output, title=args.title)
         _close(fig)
     except ImportError as e:
@@ -248,7 +237,7 @@ def run_distance(argv: List[str], out=None) -> int:
         from .plots import picture_format
         picture_format(args.picture)                 # a bad extension fails before the work is done
     measure = med._measure(" ".join(split_measures(args.measure)))
-    matrix = med.distance_matrix(_run_names(args.runs), measure, _load_qrels(args.qrels))
+    matrix = med.distance_matrix(run_names(args.runs), measure, _load_qrels(args.qrels))
     print(f"# {matrix.attrs['distance']}, mean over the queries; rows: run, columns: ref", file=out)
     print(matrix.round(args.places).to_csv(sep="\t"), end="", file=out)
     if args.output:

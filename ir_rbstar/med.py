@@ -31,7 +31,7 @@ import pandas as pd
 from .errors import ParameterError, ReferenceNotFoundError
 from .io import Ranking, to_ranking
 
-__all__ = ["pairwise", "distance_matrix", "SYMMETRIC", "SIMILARITIES"]
+__all__ = ["pairwise", "distance_matrix", "matrix_of", "SYMMETRIC", "SIMILARITIES"]
 
 SIMILARITIES = ("RBO", "RBO_ext", "RBA")
 SYMMETRIC = ("MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR") + SIMILARITIES
@@ -57,8 +57,8 @@ def _runs(runs: Any) -> Dict[str, Ranking]:
             raise ReferenceNotFoundError(f"runs={os.fspath(runs)!r} matches no file")
         runs = paths
     if not isinstance(runs, Mapping):
-        from .cli import _run_names
-        runs = _run_names([os.fspath(p) for p in runs])
+        from .plots import run_names
+        runs = run_names([os.fspath(p) for p in runs])
     if len(runs) < 1:
         raise ParameterError("no runs given")
     return {str(name): to_ranking(run, source=f"run {name!r}") for name, run in runs.items()}
@@ -73,8 +73,9 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None)
     ``run, ref, query_id, measure, value``; both (a, b) and (b, a) rows are present, and the diagonal
     (a, a) too (0 for MED, except MED_RBP without a cutoff: p^K).
     """
-    from . import references
+    from .io import to_qrels
     from .provider import PROVIDER
+    from .references import register_run, unregister_run
     if isinstance(measures, str):
         from .parsing import parse
         measures = parse(measures)
@@ -82,12 +83,13 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None)
         measures = [measures]
     measures = [_measure(m) for m in measures]
     rankings = _runs(runs)
+    qrels = None if qrels is None else to_qrels(qrels)      # converted once for every evaluator below
     names = list(rankings)
     tags = {name: f"\x00pairwise:{i}" for i, name in enumerate(names)}
     frames = []
     try:
         for name in names:
-            references._REGISTERED[tags[name]] = references._prepared(rankings[name])
+            register_run(tags[name], rankings[name])
         for i, a in enumerate(names):
             later = names[i:]
             ms = {(b, m): m(ref=tags[b]) for b in later for m in measures}
@@ -96,19 +98,19 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None)
             qids = vals.pop("query_id")
             for (b, m), mm in ms.items():
                 v = vals[mm]
-                frames.append(pd.DataFrame({"run": a, "ref": b, "query_id": qids, "measure": str(m), "value": v}))
+                frames.append(pd.DataFrame({"run": a, "ref": b, "query_id": qids, "measure": _label(m), "value": v}))
                 if b != a:
                     if qrels is None and not np.array_equal(np.sort(rankings[a].qcodes), np.sort(rankings[b].qcodes)):
                         # no qrels: the query set is the evaluated run's, so (b, a) needs its own evaluation
                         back = PROVIDER.evaluator([m(ref=tags[a])], None).values(rankings[b])
                         frames.append(pd.DataFrame({"run": b, "ref": a, "query_id": back["query_id"],
-                                                    "measure": str(m), "value": back[m(ref=tags[a])]}))
+                                                    "measure": _label(m), "value": back[m(ref=tags[a])]}))
                     else:
-                        frames.append(pd.DataFrame({"run": b, "ref": a, "query_id": qids, "measure": str(m),
+                        frames.append(pd.DataFrame({"run": b, "ref": a, "query_id": qids, "measure": _label(m),
                                                     "value": v}))
     finally:
         for tag in tags.values():
-            references._REGISTERED.pop(tag, None)
+            unregister_run(tag)
     out = pd.concat(frames, ignore_index=True)
     out["query_id"] = out["query_id"].astype(str)
     return out
@@ -120,11 +122,20 @@ def distance_matrix(runs: Any, measure: Any = "MED_nDCG@20", qrels: Any = None) 
     RBO, RBO_ext and RBA the matrix holds 1 - value. ``attrs['measure']`` names the measure and
     ``attrs['distance']`` what the cells hold. See :func:`pairwise` for ``runs`` and ``qrels``."""
     m = _measure(measure)
-    values = pairwise(runs, [m], qrels)
+    return matrix_of(pairwise(runs, [m], qrels), m)
+
+
+def matrix_of(values: pd.DataFrame, measure: Any) -> pd.DataFrame:
+    """The distance matrix of ``measure`` from :func:`pairwise`'s per-query values (which may hold
+    other measures too), as :func:`distance_matrix` returns it."""
+    m = _measure(measure)
+    label = _label(m)
+    values = values[values["measure"] == label]
+    if values.empty:
+        raise ParameterError(f"matrix_of: no values of {label} in the pairwise values")
     names = list(dict.fromkeys(values["run"]))
     means = values.groupby(["run", "ref"], sort=False)["value"].mean()
     matrix = means.unstack("ref").reindex(index=names, columns=names)
-    label = _label(m)
     if m.NAME in SIMILARITIES:
         matrix = 1.0 - matrix
     matrix.index.name, matrix.columns.name = "run", "ref"
@@ -134,8 +145,5 @@ def distance_matrix(runs: Any, measure: Any = "MED_nDCG@20", qrels: Any = None) 
 
 
 def _label(m) -> str:
-    """The measure's name without its ``ref`` (which varies over the matrix)."""
-    text = str(m(ref="__ref__"))
-    for part in ("(ref='__ref__')", "ref='__ref__',", ",ref='__ref__'"):
-        text = text.replace(part, "")
-    return text
+    """The measure's name without its ``ref`` (which varies over the pairs)."""
+    return str(type(m)(**{k: v for k, v in m.params.items() if k != "ref"}))

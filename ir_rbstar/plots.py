@@ -40,7 +40,7 @@ if TYPE_CHECKING:                                    # matplotlib stays optional
     from matplotlib.figure import Figure
 
 __all__ = ["plot_crp", "plot_effort_gain", "effort_gain_points", "plot_nrg", "plot_distance_matrix",
-           "picture_format", "run_name",
+           "picture_format", "run_name", "run_names",
            "TWIST_CUTS", "TWIST_LABELS", "GAIN_SHORTCUTS", "DPI", "CRP_FIGSIZE", "CRP_DCG_FIGSIZE",
            "EFFORT_GAIN_FIGSIZE", "NRG_FIGSIZE"]
 
@@ -306,6 +306,18 @@ def run_name(path: PathLike) -> str:
         if ext.lower() not in (".gz", ".run", ".txt", ".trec") or not stem:
             return name
         name = stem
+
+
+def run_names(paths) -> dict:
+    """Run name -> path for a list of run files: :func:`run_name` of each; a repeated name gets
+    ' (2)', ' (3)', ..."""
+    runs: dict = {}
+    for path in paths:
+        name, k = run_name(path), 1
+        while (name if k == 1 else f"{name} ({k})") in runs:
+            k += 1
+        runs[name if k == 1 else f"{name} ({k})"] = path
+    return runs
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """What the report scripts (ties_report.py, twist_report.py, nrg_report.py) share: the generated block of
 a document between two marker comments, the command line around it (the data folder, ``--write`` /
 ``--doc``), writing the block, the check that the shared data is there, Markdown tables, and
-Kendall's tau-b for comparing system rankings.
+Pearson's r and Kendall's tau-b for comparing system rankings.
 
 Each report keeps its own markers (``START`` / ``END``) and binds them, e.g.::
 
@@ -79,6 +79,15 @@ def data_missing(paths: Iterable[Path]) -> bool:
             print(f"data not found: {path}", file=sys.stderr)
             return True
     return False
+
+
+def pearson(x: Sequence[float], y: Sequence[float]) -> float:
+    """Pearson's r; NaN when either side is constant."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")
+    return float(np.corrcoef(x, y)[0, 1])
 
 
 def kendall_tau_b(x: Sequence[float], y: Sequence[float], block: int = 2048) -> float:

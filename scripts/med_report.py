@@ -55,6 +55,7 @@ if str(SCRIPTS) not in sys.path:
     sys.path.insert(0, str(SCRIPTS))           # _docblock, also when a test loads this file by its path
 
 import _docblock  # noqa: E402  (what the report scripts share: the docs' marker block, --write/--doc)
+from ir_rbstar.io import to_ranking  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 DOC = REPO / "docs" / "med.md"
@@ -77,9 +78,7 @@ class Collection(NamedTuple):
 
 ROBUST04 = Collection("robust04", "Robust04", "robust04/qrels.robust2004.txt.gz", "robust04/runs-trec2004",
                       "official TREC 2004 runs (one per group)", True)
-#: no family table for Robust03: on topics where two runs have the same top 30 (InexpC2 and Sel50 on
-#: topics 362, 363 and 383) the exact MED-ERR@30 search of ir_rbstar takes hours (it doubles with every
-#: rank of two identical lists), and the table of one collection is the paper's comparison already
+#: the family table (the paper's Fig. 3) is made for one collection, Robust04, which keeps the report short
 ROBUST03 = Collection("robust03", "Robust03", "robust03/qrels.robust03.txt.gz", "robust03/runs",
                       "official TREC 2003 runs (one per group)", False)
 COLLECTIONS = (ROBUST04, ROBUST03)
@@ -105,7 +104,6 @@ FAMILY = {
     "MED-AP@100": "MED_AP(judgments=False)@100",
     "1 - RBO 0.9": "RBO(p=0.9)",
 }
-SIMILARITY = {"1 - RBO 0.9"}    # measures whose distance is 1 - value
 
 
 def level_name(level: float) -> str:
@@ -119,12 +117,7 @@ def level_name(level: float) -> str:
 kendall_tau_b = _docblock.kendall_tau_b
 
 
-def pearson(x: Sequence[float], y: Sequence[float]) -> float:
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if np.ptp(x) == 0 or np.ptp(y) == 0:
-        return float("nan")
-    return float(np.corrcoef(x, y)[0, 1])
+pearson = _docblock.pearson
 
 
 # =============================================================================================
@@ -132,7 +125,8 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> float:
 # =============================================================================================
 
 def load(data_dir, coll: Collection):
-    """(qrels DataFrame, {run name: run DataFrame} in file-name order)."""
+    """(qrels DataFrame, {run name: run DataFrame} in file-name order); the runs are read (and
+    validated) once, and converted once more to ir_rbstar's columnar form by :func:`compute_collection`."""
     data_dir = Path(data_dir)
     paths = sorted(Path(data_dir, coll.runs).glob("*.gz"))
     if not paths:
@@ -219,36 +213,6 @@ def unordered(frame: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
     return frame[keep]
 
 
-def off_diagonal_means(runs: Dict[str, pd.DataFrame], measure: str, qrels: pd.DataFrame) -> pd.Series:
-    """Mean over the topics of ``measure`` for every unordered pair (run before ref in ``runs``' order),
-    each pair evaluated once with the later run registered as ``ref``.
-
-    ``ir_rbstar.med.pairwise`` also evaluates every run against itself; for MED_ERR the exact search on
-    two identical lists of depth 30 takes far too long (it grows about 2x per rank), so the pairs of
-    the family table are evaluated here without the diagonal."""
-    names = list(runs)
-    tags = {n: f"med-report:{n}" for n in names}
-    base = ir_rbstar.parse(measure)[0]
-    out = {}
-    try:
-        for n in names:
-            ir_rbstar.register_run(tags[n], runs[n])
-        for i, a in enumerate(names):
-            later = names[i + 1:]
-            if not later:
-                continue
-            ms = {b: base(ref=tags[b]) for b in later}
-            values = ir_measures.evaluator(list(ms.values()), qrels).calc_aggregate(runs[a])
-            for b, m in ms.items():
-                out[(a, b)] = float(values[m])
-    finally:
-        for tag in tags.values():
-            ir_rbstar.unregister_run(tag)
-    series = pd.Series(out)
-    series.index.names = ["run", "ref"]
-    return series
-
-
 class Result(NamedTuple):
     coll: Collection
     names: List[str]
@@ -265,19 +229,23 @@ def compute_collection(data_dir, coll: Collection, family: Optional[bool] = None
     judgment-free family's distances over the pairs."""
     family = coll.family if family is None else family
     qrels, runs = load(data_dir, coll)
+    rankings = {n: to_ranking(r, source=n) for n, r in runs.items()}    # converted once for every level
     names = list(runs)
     topics = sorted(qrels["query_id"].unique())
-    matrix = ir_rbstar.med.distance_matrix(runs, MED_NDCG_FREE, qrels)
+    # every judgment-free measure in one pass over the pairs: the matrix, the 0% level, the family
+    free = [MED_NDCG_FREE] + ([m for m in FAMILY.values() if m != MED_NDCG_FREE] if family else [])
+    free_values = ir_rbstar.med.pairwise(rankings, " ".join(free), qrels)
+    matrix = ir_rbstar.med.matrix_of(free_values, MED_NDCG_FREE)
 
     per_topic = None
     for level in LEVELS:
         if level == 0.0:
-            values = ir_rbstar.med.pairwise(runs, MED_NDCG_FREE, qrels)
+            values = free_values[free_values["measure"] == str(ir_rbstar.parse(MED_NDCG_FREE)[0])]
         else:
             sample = qrels if level == 1.0 else sample_qrels(qrels, level)
             if sorted(sample["query_id"].unique()) != topics:
                 raise AssertionError(f"the {level_name(level)} sample lost a topic")
-            values = ir_rbstar.med.pairwise(runs, MED_NDCG, sample)
+            values = ir_rbstar.med.pairwise(rankings, MED_NDCG, sample)
         values = unordered(values, names)[["run", "ref", "query_id", "value"]]
         values = values.rename(columns={"value": level_name(level)})
         per_topic = values if per_topic is None else per_topic.merge(values, on=["run", "ref", "query_id"],
@@ -285,9 +253,11 @@ def compute_collection(data_dir, coll: Collection, family: Optional[bool] = None
     tops = {n: top_k(r, topics) for n, r in runs.items()}
     matched = {n: matched_ndcg(t, qrels, topics) for n, t in tops.items()}
     standard = {n: standard_ndcg(t, qrels, topics) for n, t in tops.items()}
-    a, b, q = per_topic["run"], per_topic["ref"], per_topic["query_id"]
-    per_topic["actual"] = np.abs(np.array([matched[x][t] - matched[y][t] for x, y, t in zip(a, b, q)]))
-    per_topic["standard"] = np.abs(np.array([standard[x][t] - standard[y][t] for x, y, t in zip(a, b, q)]))
+    for column, per_run in (("actual", matched), ("standard", standard)):
+        long = pd.concat({n: v for n, v in per_run.items()}, names=["run", "query_id"]).rename("v").reset_index()
+        x = per_topic.merge(long, on=["run", "query_id"], how="left")["v"].to_numpy()
+        y = per_topic.merge(long.rename(columns={"run": "ref"}), on=["ref", "query_id"], how="left")["v"].to_numpy()
+        per_topic[column] = np.abs(x - y)
     index = {n: i for i, n in enumerate(names)}
     per_topic = per_topic.assign(_a=per_topic["run"].map(index), _b=per_topic["ref"].map(index))
     per_topic = per_topic.sort_values(["_a", "_b", "query_id"]).drop(columns=["_a", "_b"]).reset_index(drop=True)
@@ -304,11 +274,12 @@ def compute_collection(data_dir, coll: Collection, family: Optional[bool] = None
 
     fam = None
     if family:
+        pair_index = pd.MultiIndex.from_frame(pairs[["run", "ref"]])
         cols = {}
-        for label, measure in FAMILY.items():
-            means = off_diagonal_means(runs, measure, qrels)
-            cols[label] = 1.0 - means if label in SIMILARITY else means
-        fam = pd.DataFrame(cols).reset_index()
+        for label, measure in FAMILY.items():      # matrix_of gives 1 - RBO for RBO
+            m = ir_rbstar.med.matrix_of(free_values, measure).stack()
+            cols[label] = m.reindex(pair_index).to_numpy()
+        fam = pd.DataFrame(cols, index=pair_index).reset_index()
     return Result(coll, names, topics, matrix, per_topic, pairs,
                   judged_share(tops, qrels, topics), fam)
 

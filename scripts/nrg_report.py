@@ -36,7 +36,7 @@ import functools
 import os
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional
 
 import numpy as np
 import pandas as pd
@@ -102,12 +102,7 @@ PICTURES = (
 kendall_tau_b = _docblock.kendall_tau_b
 
 
-def pearson(x: Sequence[float], y: Sequence[float]) -> float:
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if np.ptp(x) == 0 or np.ptp(y) == 0:
-        return float("nan")
-    return float(np.corrcoef(x, y)[0, 1])
+pearson = _docblock.pearson
 
 
 # =============================================================================================

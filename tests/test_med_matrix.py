@@ -178,3 +178,13 @@ def test_cli_distance_errors(tmp_path, capsys):
     assert main(["distance", path, "--picture", str(tmp_path / "x.gif")]) == 2
     assert "extension" in capsys.readouterr().err
     assert not os.path.exists(tmp_path / "x.gif")
+
+
+def test_matrix_of_pairwise_values_of_several_measures():
+    runs = make_runs(3)
+    values = med.pairwise(runs, "MED_P@5 RBO(p=0.9)@12")
+    assert set(values["measure"]) == {"MED_P@5", "RBO(p=0.9)@12"}
+    for measure in ("MED_P@5", "RBO(p=0.9)@12"):
+        assert med.matrix_of(values, measure).equals(med.distance_matrix(runs, measure))
+    with pytest.raises(ParameterError, match="no values"):
+        med.matrix_of(values, "MED_nDCG@5")

@@ -267,7 +267,7 @@ def test_missing_matplotlib_says_how_to_install(monkeypatch, tmp_path, capsys):
 def test_run_names():
     assert plots.run_name("runs/bm25.run.gz") == "bm25"
     assert plots.run_name("a.txt") == "a" and plots.run_name("b.res") == "b.res"
-    assert cli._run_names(["x/bm25.run", "y/bm25.run.gz", "z.txt"]) == {
+    assert plots.run_names(["x/bm25.run", "y/bm25.run.gz", "z.txt"]) == {
         "bm25": "x/bm25.run", "bm25 (2)": "y/bm25.run.gz", "z": "z.txt"}
 
 

@@ -143,13 +143,13 @@ class _Nodes:
     the exact value when no variable is undecided."""
 
     def __init__(self, d: Dense, score):
-        self.d, self.score = d, score
+        self.d, self.score, self.M = d, score, d.M
         self.ia, self.ib = d.gather_index(d.va), d.gather_index(d.vb)
-        self.columns = np.arange(d.M + 1)
+        self.columns = np.arange(self.M + 1)
 
     def __call__(self, pid: np.ndarray, depth: np.ndarray, Z: np.ndarray) -> np.ndarray:
         d = self.d
-        values = np.zeros((len(pid), d.M + 1))   # column M stays 0: positions without a variable
+        values = np.zeros((len(pid), self.M + 1))   # column M stays 0: positions without a variable
         up = values[:, :-1]
         np.multiply(Z, d.top, out=up)
         undecided = self.columns[:-1] >= depth[:, None]

@@ -37,10 +37,10 @@ def lists(ctx: RunContext, cutoff: Optional[int], ref: str, measure, judgments: 
         a_partner[hit[ok]] = b.rank[b_rows[ok]]
         b_partner[b_rows[ok]] = a.rank[hit[ok]]
         judged = judgments and ctx.qrels is not None
-        grade_a = _grades(ctx, *ctx.judgments(cutoff)) if judged else np.full(len(a.src), np.nan)
+        grade_a = _grades(*ctx.judgments(cutoff)) if judged else np.full(len(a.src), np.nan)
         if judged:
             keys = reference.row_keys()[b.src]
-            grade_b = _grades(ctx, *ctx.qrels.lookup(keys, b.docs, b.dbytes))
+            grade_b = _grades(*ctx.qrels.lookup(keys, b.docs, b.dbytes))
         else:
             grade_b = np.full(len(b.src), np.nan)
         side_a = K.Side(a.seg, a.rank, grade_a, a_partner, a.lens)
@@ -49,7 +49,8 @@ def lists(ctx: RunContext, cutoff: Optional[int], ref: str, measure, judgments: 
     return ctx.cached(("med_lists", cutoff, ref, judgments), make)
 
 
-def _grades(ctx: RunContext, grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
+def _grades(grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """Grades as floats, NaN where unjudged."""
     return np.where(judged, grade.astype(np.float64), np.nan)
 
 
