@@ -427,8 +427,56 @@ def _show(v: Any) -> Any:
     return v.decode("utf-8", "replace") if isinstance(v, bytes) else v
 
 
+_POW10 = 10.0 ** np.arange(16)
+
+
+def _plain_decimals(tokens: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Values of byte-string tokens ``[+-]digits[.digits]`` with at most 15 digits, and where they apply.
+
+    Such a token is an integer m < 10^15 < 2^53 divided by 10^f with f <= 15: both are exact doubles,
+    so the one division is correctly rounded, the same double as ``float(token)`` (strtod). It works a
+    character column at a time over all tokens, about three times faster than numpy's per-token
+    conversion; other tokens (exponents, more digits, nan, garbage) are flagged for that conversion.
+    """
+    n, w = len(tokens), tokens.dtype.itemsize
+    chars = np.ascontiguousarray(tokens.view(np.uint8).reshape(n, w).T)
+    mantissa = np.zeros(n, dtype=np.int64)
+    digits = np.zeros(n, dtype=np.int16)
+    frac = np.zeros(n, dtype=np.int16)
+    seen_dot = np.zeros(n, dtype=bool)
+    ended = np.zeros(n, dtype=bool)
+    bad = np.zeros(n, dtype=bool)
+    neg = chars[0] == ord("-")
+    sign = neg | (chars[0] == ord("+"))
+    for j in range(w):
+        c = chars[j]
+        d = c - np.uint8(ord("0"))
+        is_digit = d < 10
+        pad = c == 0
+        dot = c == ord(".")
+        other = ~(is_digit | pad | dot)
+        if j == 0:
+            other &= ~sign
+        bad |= other | (dot & seen_dot) | (ended & ~pad)
+        ended |= pad
+        seen_dot |= dot
+        mantissa *= np.where(is_digit, 10, 1)
+        mantissa += np.where(is_digit, d, 0)
+        digits += is_digit
+        frac += is_digit & seen_dot
+    ok = ~bad & (digits >= 1) & (digits <= 15)
+    values = mantissa / _POW10[np.where(ok, frac, 0)]
+    np.negative(values, out=values, where=neg)
+    return values, ok
+
+
 def _as_float(scores: Any, qids, dids, source: str, line_of=None) -> np.ndarray:
     try:
+        if isinstance(scores, np.ndarray) and scores.dtype.kind == "S" and 0 < scores.dtype.itemsize <= 17:
+            values, ok = _plain_decimals(scores)
+            if not ok.all():
+                values[~ok] = np.asarray(scores[~ok], dtype=np.float64)
+            return values
         return np.asarray(scores, dtype=np.float64)
     except (TypeError, ValueError):
         raw = np.asarray(scores, dtype=object)
