@@ -8,8 +8,8 @@ Importing the package registers its measures with ir_measures and appends its pr
 from __future__ import annotations
 
 from . import errors, med, nrg, twist
-from .errors import (DuplicateDocumentError, EmptyInputError, InputFormatError, MissingQrelsError,
-                     ParameterError, RbstarError, ReferenceNotFoundError)
+from .errors import (DatasetUnavailableError, DuplicateDocumentError, EmptyInputError, InputFormatError,
+                     MissingExtraError, MissingQrelsError, ParameterError, RbstarError, ReferenceNotFoundError)
 from .measures import (ALL as MEASURES, RBA, RBA_res, RBO, RBO_ext, RBO_res, RBP, RBP_res, RBR, RBR_res,
                        P_TA, R_TA, F1_TA, AP_TA, RR_TA, nDCG_TA, RBP_TA, Twist, Twist_rho, Twist_sigma, NRG, UniqueRel, RarP, TaSC,
                        MED_P, MED_RBP, MED_nDCG, MED_AP, MED_ERR, register as _register_measures)
@@ -26,7 +26,8 @@ __all__ = [
     "MEASURES", "PROVIDER", "RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res",
     "RBO_ext", "P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA", "Twist", "Twist_rho", "Twist_sigma", "NRG", "UniqueRel", "RarP", "TaSC",
     "MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR", "register_runs", "unregister_runs", "registered_groups", "errors", "RbstarError", "InputFormatError", "DuplicateDocumentError", "EmptyInputError",
-    "ParameterError", "ReferenceNotFoundError", "MissingQrelsError", "__version__",
+    "ParameterError", "ReferenceNotFoundError", "MissingQrelsError", "MissingExtraError", "DatasetUnavailableError",
+    "__version__",
 ]
 
 

@@ -21,7 +21,7 @@ import pandas as pd
 from ir_measures.util import Metric
 
 from . import errors
-from .io import read_trec_qrels, read_trec_run
+from .io import read_trec_run
 from .provider import iter_calc_columnar
 from .references import resolve_run
 from .parsing import split_measures
@@ -40,7 +40,7 @@ def _measure_parser() -> argparse.ArgumentParser:
                     "'ir-rbstar plot crp|effort-gain ...' (pictures: the CRP curve of a run on a topic, "
                     "Twist against a gain measure; needs matplotlib; 'ir-rbstar plot -h' for details) and "
                     "'ir-rbstar distance RUN RUN ... --measure MED_nDCG@20' (a run-distance matrix and its heat map).")
-    parser.add_argument("qrels", help="TREC qrels file, an ir_datasets id, or 'none' (run-vs-reference measures only)")
+    parser.add_argument("qrels", help="TREC qrels file, an ir_datasets id ('irds:<id>' or bare, e.g. msmarco-passage/trec-dl-2019), or 'none' (run-vs-reference measures only)")
     parser.add_argument("run", help="TREC run file (.gz allowed)")
     parser.add_argument("measures", nargs="+", help="measures, e.g. nDCG@10 'RBR(p=0.8,ref=\"ref.run\")@20'")
     parser.add_argument("--places", "-p", type=int, default=DEFAULT_PLACES)
@@ -68,21 +68,12 @@ def _formatter(args):
 
 
 def _load_qrels(spec: str):
+    """QRELS of a command: 'none'/'-' (no qrels), a TREC qrels file, or an ir_datasets id ('irds:<id>' or
+    bare; a file that exists wins)."""
     if spec.lower() in NO_QRELS:
         return None
-    if os.path.exists(spec):
-        return read_trec_qrels(spec)
-    try:
-        import ir_datasets
-    except ImportError:
-        raise FileNotFoundError(f"qrels file not found: {spec} (install ir_rbstar[datasets] to use ir_datasets ids)")
-    try:
-        dataset = ir_datasets.load(spec)
-    except KeyError:
-        raise FileNotFoundError(f"{spec}: neither a qrels file nor an ir_datasets id") from None
-    if not dataset.has_qrels():
-        raise errors.InputFormatError(f"ir_datasets id {spec} provides no qrels")
-    return dataset.qrels_iter()
+    from .datasets import resolve_qrels
+    return resolve_qrels(spec)
 
 
 def _parse_measures(texts: List[str]):
@@ -154,7 +145,7 @@ def _plot_parser() -> argparse.ArgumentParser:
                          description="The CRP curve of RUN on topic --query, with the ideal and full-scale runs, "
                                      "the recall base, the crossings and the balance point; rho, sigma, tau "
                                      "and the archetype in the legend.")
-    crp.add_argument("qrels", help="TREC qrels file or an ir_datasets id")
+    crp.add_argument("qrels", help="TREC qrels file or an ir_datasets id ('irds:<id>' or bare)")
     crp.add_argument("run", help="TREC run file (.gz allowed)")
     crp.add_argument("--query", "-Q", required=True, help="query (topic) id")
     crp.add_argument("--dcg", action="store_true", help="add a panel with the run's cumulative DCG and the ideal DCG")
@@ -164,7 +155,7 @@ def _plot_parser() -> argparse.ArgumentParser:
                         description="Scatter of Twist (x) against a gain measure (y) for every run x topic with "
                                     "a recall base >= 1, on the grid of papers/002 (Twist 0.25/0.5/0.75, gain "
                                     "quartiles); prints the share of points in each cell.")
-    eg.add_argument("qrels", help="TREC qrels file or an ir_datasets id")
+    eg.add_argument("qrels", help="TREC qrels file or an ir_datasets id ('irds:<id>' or bare)")
     eg.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (named by file name without .gz/.run/.txt)")
     eg.add_argument("--gain", default="AP",
                     help="AP, nDCG, RBP (p=0.8) or any ir_measures measure, e.g. 'P@10' (default AP)")

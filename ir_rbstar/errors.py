@@ -27,3 +27,11 @@ class ReferenceNotFoundError(RbstarError, LookupError):
 
 class MissingQrelsError(RbstarError, ValueError):
     """A measure needs relevance judgments (e.g. ``ref=None`` or ``RBP``) but no qrels were given."""
+
+
+class MissingExtraError(RbstarError, ImportError):
+    """An optional dependency is missing (e.g. ir_datasets for an ``irds:`` id: ``ir_rbstar[datasets]``)."""
+
+
+class DatasetUnavailableError(RbstarError, OSError):
+    """ir_datasets knows the id but could not provide its files (not in its cache and not downloadable)."""

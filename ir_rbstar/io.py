@@ -725,8 +725,13 @@ def ranking_frame(ranking: Ranking) -> pd.DataFrame:
 
 
 def read_qrels_frame(path: str) -> pd.DataFrame:
-    """Read and validate a TREC qrels file into a DataFrame ``query_id, doc_id, relevance`` (int)."""
-    return read_trec_qrels(path).frame()
+    """Read and validate a TREC qrels file into a DataFrame ``query_id, doc_id, relevance`` (int).
+
+    ``path`` may also be an ir_datasets id, ``'irds:<id>'`` or bare (``'msmarco-passage/trec-dl-2019'``;
+    needs ``ir_rbstar[datasets]``): the dataset's qrels. A path that exists wins over an id.
+    """
+    from .datasets import load_qrels
+    return load_qrels(path)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -73,7 +73,7 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None)
     ``run, ref, query_id, measure, value``; both (a, b) and (b, a) rows are present, and the diagonal
     (a, a) too (0 for MED, except MED_RBP without a cutoff: p^K).
     """
-    from .io import to_qrels
+    from .datasets import resolve_qrels
     from .provider import PROVIDER
     from .references import register_run, unregister_run
     if isinstance(measures, str):
@@ -83,7 +83,7 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None)
         measures = [measures]
     measures = [_measure(m) for m in measures]
     rankings = _runs(runs)
-    qrels = None if qrels is None else to_qrels(qrels)      # converted once for every evaluator below
+    qrels = None if qrels is None else resolve_qrels(qrels)      # converted once for every evaluator below
     names = list(rankings)
     tags = {name: f"\x00pairwise:{i}" for i, name in enumerate(names)}
     frames = []

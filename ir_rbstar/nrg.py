@@ -43,8 +43,9 @@ def best_per_team(runs: Mapping[str, Any], teams: Mapping[str, str], qrels: Any,
     missing = [name for name in runs if name not in teams]
     if missing:
         raise ParameterError(f"best_per_team: no team given for run {missing[0]!r}")
-    from .io import to_qrels, to_ranking, ranking_frame
-    frame_qrels = to_qrels(qrels).frame()
+    from .datasets import resolve_qrels
+    from .io import to_ranking, ranking_frame
+    frame_qrels = resolve_qrels(qrels).frame()
     evaluator = ir_measures.evaluator([measure], frame_qrels)
     best: Dict[str, tuple] = {}
     for name, run in runs.items():

@@ -32,7 +32,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import EmptyInputError, ParameterError, RbstarError
-from .io import QUERY_IDS, ranking_frame, to_qrels, to_ranking
+from .datasets import resolve_qrels
+from .io import QUERY_IDS, ranking_frame, to_ranking
 from .core.ties import discount_cum
 from .twist import CRPCurve, check_rel_cutoff, crp_curve, twist_table
 
@@ -268,7 +269,7 @@ def plot_crp(qrels: Any, run: Any, query_id: str, rel: int = 1, cutoff: Optional
     """
     fmt = picture_format(path)                  # a bad extension fails before any work
     check_rel_cutoff(cutoff, rel)
-    q = to_qrels(qrels)
+    q = resolve_qrels(qrels)
     curve = crp_curve(q, run, query_id, rel=rel, cutoff=cutoff)
     plt = _pyplot()
     fig, ax_crp, ax_dcg = _crp_axes(plt, ax, dcg)
@@ -408,7 +409,7 @@ def effort_gain_points(qrels: Any, runs: Mapping, gain: Any = "AP", rel: int = 1
     _check_runs(runs)
     check_rel_cutoff(cutoff, rel)
     measure = _gain_measure(gain, rel, cutoff)
-    q = to_qrels(qrels)
+    q = resolve_qrels(qrels)
     qrels_dict = _nested(q.frame(), "relevance")
     parts = []
     for name, run in runs.items():

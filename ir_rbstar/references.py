@@ -1,8 +1,10 @@
 """Reference runs: resolving ``ref=`` strings, registering runs by name, and caching their conversion.
 
 A ``ref`` string is looked up first among the names given to :func:`register_run`, then as a path of
-a TREC run file (``.gz`` allowed). Files are converted once and cached by (absolute path, size,
-modification time), so evaluating many runs against one reference reads it once.
+a TREC run file (``.gz`` allowed), then as ``irds:<id>``, the scoreddocs of an ir_datasets dataset.
+Files are converted once and cached by (absolute path, size, modification time), dataset runs by
+(id and scoreddocs file, size, modification time), so evaluating many runs against one reference
+reads it once.
 """
 from __future__ import annotations
 
@@ -34,14 +36,16 @@ _GROUPS: Dict[str, PriorSet] = {}
 _FILE_CACHE: Dict[Tuple[str, int, int], Ranking] = {}
 _FILE_CACHE_MAX = 64
 _GLOB_CHARS = set("*?[")
+_IRDS = "irds:"
 
 
 def register_run(name: str, run: Any) -> None:
     """Make ``run`` available as ``ref=name`` (and later ``prior=name``) in every measure string.
 
     ``run`` is a pandas DataFrame (``query_id, doc_id, score``), a dict of dicts
-    (``{query_id: {doc_id: score}}``), an iterable of ``ir_measures.ScoredDoc`` or the path of a TREC
-    run file. It is converted (and validated) now; registering a name again replaces it.
+    (``{query_id: {doc_id: score}}``), an iterable of ``ir_measures.ScoredDoc``, the path of a TREC
+    run file or ``'irds:<id>'`` (the scoreddocs of an ir_datasets dataset, see :mod:`ir_rbstar.datasets`).
+    It is converted (and validated) now; registering a name again replaces it.
 
     >>> import ir_rbstar
     >>> ir_rbstar.register_run("mono", {"q1": {"d1": 2.0, "d2": 1.0}})
@@ -51,7 +55,14 @@ def register_run(name: str, run: Any) -> None:
     """
     if not isinstance(name, str) or not name:
         raise TypeError("register_run: the name must be a non-empty string")
-    _REGISTERED[name] = _prepared(to_ranking(run, source=f"registered run {name!r}"))
+    _REGISTERED[name] = _prepared(_convert(run, f"registered run {name!r}"))
+
+
+def _convert(run: Any, source: str) -> Ranking:
+    """A run in any accepted form; ``'irds:<id>'`` (when no such file exists) is a dataset's scoreddocs."""
+    if isinstance(run, str) and run.startswith(_IRDS) and not os.path.isfile(os.path.expanduser(run)):
+        return _dataset_run(run)
+    return to_ranking(run, source=source)
 
 
 def unregister_run(name: str) -> None:
@@ -99,7 +110,7 @@ def register_runs(group: str, runs: Mapping[str, Any], teams: Optional[Mapping[s
                 raise ReferenceNotFoundError(f"register_runs({group!r}): best[{team!r}] = {name!r} is not a run "
                                              f"of team {team!r}")
         best = {str(t): str(n) for t, n in best.items()}
-    _GROUPS[group] = PriorSet([(str(name), to_ranking(run, source=f"run {name!r} of group {group!r}"))
+    _GROUPS[group] = PriorSet([(str(name), _convert(run, f"run {name!r} of group {group!r}"))
                                for name, run in runs.items()], teams, best)
 
 
@@ -149,8 +160,23 @@ def _prepared(ranking: Ranking) -> Ranking:
     return ranking
 
 
+def _dataset_run(ref: str) -> Ranking:
+    """The scoreddocs of ``irds:<id>``, converted once and cached like a run file (keyed by the id and
+    the stat of the dataset's scoreddocs file)."""
+    from .datasets import scoreddocs_cache_key, scoreddocs_of
+    key = scoreddocs_cache_key(ref)
+    ranking = _FILE_CACHE.get(key)
+    if ranking is None:
+        ranking = _prepared(scoreddocs_of(ref))
+        if len(_FILE_CACHE) >= _FILE_CACHE_MAX:
+            _FILE_CACHE.pop(next(iter(_FILE_CACHE)))
+        _FILE_CACHE[key] = ranking
+    return ranking
+
+
 def resolve_run(ref: str, what: str = "ref") -> Ranking:
-    """The :class:`~ir_rbstar.io.Ranking` named by a ``ref=`` string."""
+    """The :class:`~ir_rbstar.io.Ranking` named by a ``ref=`` string: a registered name, a run file or
+    ``irds:<id>`` (the scoreddocs of an ir_datasets dataset), in that order."""
     if ref in _REGISTERED:
         return _REGISTERED[ref]
     path = os.path.expanduser(ref)
@@ -164,6 +190,8 @@ def resolve_run(ref: str, what: str = "ref") -> Ranking:
                 _FILE_CACHE.pop(next(iter(_FILE_CACHE)))
             _FILE_CACHE[key] = ranking
         return ranking
+    if ref.startswith(_IRDS):
+        return _dataset_run(ref)
     known = ", ".join(repr(n) for n in registered_runs()) or "none"
     raise ReferenceNotFoundError(f"{what}={ref!r} is neither a registered run (registered: {known}) nor an "
                                  f"existing run file (looked for {os.path.abspath(path)})")

@@ -41,7 +41,8 @@ from .context import RunContext
 from .core import twist as K
 from .errors import ParameterError
 from .families import twist as family
-from .io import QUERY_IDS, _to_str, to_qrels, to_ranking
+from .datasets import resolve_qrels
+from .io import QUERY_IDS, _to_str, to_ranking
 
 __all__ = ["CRPCurve", "crp_curve", "twist_table", "full_scale_rp", "ARCHETYPES"]
 
@@ -81,7 +82,7 @@ class CRPCurve:
 
 
 def _context(qrels: Any, run: Any, query_ids=None) -> RunContext:
-    qrels, ranking = to_qrels(qrels), to_ranking(run)
+    qrels, ranking = resolve_qrels(qrels), to_ranking(run)
     if query_ids is None:
         return RunContext(ranking, qrels, qrels.qcodes)
     known = set(QUERY_IDS.decode(qrels.qcodes).tolist())
@@ -102,7 +103,7 @@ def full_scale_rp(qrels: Any, query_id: str, rel: int = 1, length: int = 0) -> n
     """RP of the full-scale run of a query: the reverse of its ideal run of length max(length, 2 RB)
     (non-relevant documents first, then the relevant ones by grade ascending)."""
     check_rel_cutoff(None, rel)
-    qrels = to_qrels(qrels)
+    qrels = resolve_qrels(qrels)
     if str(query_id) not in set(QUERY_IDS.decode(qrels.qcodes).tolist()):
         raise ParameterError(f"query {query_id!r} has no judgments in {qrels.source}")
     mine = qrels.rowq == QUERY_IDS.encode([str(query_id)])[0]
