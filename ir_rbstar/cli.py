@@ -1,6 +1,8 @@
 """Command line: ``ir-rbstar QRELS RUN MEASURES [options]`` (as ``ir_measures``), ``ir-rbstar demo``,
-``ir-rbstar plot crp|effort-gain ...`` (pictures of the Twist analysis, see :mod:`ir_rbstar.plots`) and
-``ir-rbstar distance RUN RUN ... --measure MED_nDCG@20`` (a run-distance matrix, :mod:`ir_rbstar.med`).
+``ir-rbstar plot crp|effort-gain ...`` (pictures of the Twist analysis, see :mod:`ir_rbstar.plots`),
+``ir-rbstar distance RUN RUN ... --measure MED_nDCG@20`` (a run-distance matrix, :mod:`ir_rbstar.med`) and
+``ir-rbstar report QRELS RUN ... --output DIR`` (every family, ranks, significance and pictures in one
+folder, :mod:`ir_rbstar.report`).
 
 The first form accepts exactly what the ``ir_measures`` command accepts (the same options and output),
 with ir_rbstar's measures available, and with two conveniences: a measure may contain spaces inside
@@ -39,7 +41,9 @@ def _measure_parser() -> argparse.ArgumentParser:
                     "Other commands: 'ir-rbstar demo' (no arguments: a table on the bundled Vaswani collection) "
                     "'ir-rbstar plot crp|effort-gain ...' (pictures: the CRP curve of a run on a topic, "
                     "Twist against a gain measure; needs matplotlib; 'ir-rbstar plot -h' for details) and "
-                    "'ir-rbstar distance RUN RUN ... --measure MED_nDCG@20' (a run-distance matrix and its heat map).")
+                    "'ir-rbstar distance RUN RUN ... --measure MED_nDCG@20' (a run-distance matrix and its heat map) and "
+                    "'ir-rbstar report QRELS RUN ... --output DIR' (a report folder: every family, ranks, significance "
+                    "against a baseline, pictures; 'ir-rbstar report --demo --output DIR' on the bundled collection).")
     parser.add_argument("qrels", help="TREC qrels file, an ir_datasets id ('irds:<id>' or bare, e.g. msmarco-passage/trec-dl-2019), or 'none' (run-vs-reference measures only)")
     parser.add_argument("run", help="TREC run file (.gz allowed)")
     parser.add_argument("measures", nargs="+", help="measures, e.g. nDCG@10 'RBR(p=0.8,ref=\"ref.run\")@20'")
@@ -255,6 +259,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             return run_plot(argv[1:])
         if argv and argv[0] == "distance":
             return run_distance(argv[1:])
+        if argv and argv[0] == "report":
+            from .report import main as report_main
+            return report_main(argv[1:])
         return run_measures(argv)
     except (errors.RbstarError, FileNotFoundError, NameError) as e:
         print(f"ir-rbstar: error: {e}", file=sys.stderr)

@@ -1,0 +1,583 @@
+"""``ir-rbstar report`` (ir_rbstar/report.py) and docs/report.md.
+
+Independent checks: the means are recomputed per run with ``ir_measures.calc_aggregate`` (the names the
+report registers are registered again here), per-query values with ``ir_measures.iter_calc``; ranks
+are recounted from the means; the randomization test is compared with a plain-Python enumeration of
+all 2^n sign flips in exact fractions; Holm's correction with a hand example and a plain loop. Needs
+only the bundled Vaswani collection."""
+import contextlib
+import importlib.util
+import io
+import itertools
+import math
+import os
+import re
+import shlex
+import subprocess
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import ir_measures
+import ir_rbstar
+from ir_rbstar import report
+from ir_rbstar.errors import (InputFormatError, MissingQrelsError, ParameterError, ReferenceNotFoundError)
+from conftest import REPO, VASWANI, expected_python_output
+
+DOC = REPO / "docs" / "report.md"
+QRELS = str(VASWANI / "qrels")
+FIRST_STAGE = ["bm25", "bm25_flat", "bm25_round1", "bm25l"]
+RUNS = {name: str(VASWANI / f"{name}.run.gz") for name in FIRST_STAGE}
+REFERENCE = str(VASWANI / "minilm_rerank.run.gz")
+TOL = 1e-9
+
+
+def _registry():
+    return ir_rbstar.registered_runs(), ir_rbstar.registered_groups()
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The demo report, made through the library as ``ir-rbstar report --demo`` makes it."""
+    out = tmp_path_factory.mktemp("demo_report")
+    before = _registry()
+    calls = []
+    table = report.build_report(QRELS, RUNS, out, reference=REFERENCE, baseline="bm25",
+                                progress=lambda *a: calls.append(a))
+    assert _registry() == before                      # the names it registered are gone again
+    return {"dir": out, "table": table, "calls": calls,
+            "means": pd.read_csv(out / "means.tsv", sep="\t", dtype={"run": str}),
+            "sig": pd.read_csv(out / "significance.tsv", sep="\t", keep_default_na=False,
+                               dtype={"run": str, "significant": str}),
+            "text": (out / "report.md").read_text()}
+
+
+# ---------------------------------------------------------------------------------------------
+# the demo report
+
+def test_demo_report_writes_its_files(demo):
+    out = demo["dir"]
+    for name in ("report.md", "per_query.tsv", "means.tsv", "significance.tsv", "distance_med.tsv",
+                 "distance_rbo.tsv"):
+        assert (out / name).stat().st_size > 0, name
+    pictures = ["effort_gain.png", "nrg.png", "distance_med.png", "distance_rbo.png", "crp.png"]
+    if _has_matplotlib():
+        for name in pictures:
+            assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+            assert f"![{name}]({name})" in demo["text"]
+    assert sorted(demo["table"].attrs["files"]) == sorted(os.listdir(out))
+    for section in ("## Measures", "## Means", "## Ranks", "## Significance against the baseline",
+                    "## Distances between the runs", "## Pictures"):
+        assert section in demo["text"]
+    assert "Holm" in demo["text"] and "randomization" in demo["text"]
+
+
+def _has_matplotlib():
+    return importlib.util.find_spec("matplotlib") is not None
+
+
+def test_per_query_table_covers_every_run_and_query(demo):
+    table = demo["table"]
+    qids = ir_rbstar.read_qrels(QRELS)["query_id"].unique()
+    assert list(table.index.names) == ["run", "query_id"]
+    assert list(table.index.get_level_values("run").unique()) == FIRST_STAGE
+    assert len(table) == len(FIRST_STAGE) * len(qids)
+    written = pd.read_csv(demo["dir"] / "per_query.tsv", sep="\t", dtype={"run": str, "query_id": str})
+    assert list(written.columns[2:]) == list(table.columns)
+    np.testing.assert_allclose(written.iloc[:, 2:].to_numpy(), table.to_numpy(), rtol=0, atol=1e-12)
+
+
+def _register_like_the_report():
+    ir_rbstar.register_run("minilm_rerank", REFERENCE)
+    ir_rbstar.register_run("bm25", RUNS["bm25"])
+    ir_rbstar.register_runs("others", RUNS)
+
+
+def _unregister():
+    for name in ("minilm_rerank", "bm25"):
+        ir_rbstar.unregister_run(name)
+    ir_rbstar.unregister_runs("others")
+
+
+def _measure(label):
+    return ir_measures.parse_measure(label[2:] if label.startswith("1-") else label)
+
+
+def test_means_equal_ir_measures_evaluated_per_run(demo):
+    means = demo["means"]
+    labels = list(dict.fromkeys(means["measure"]))
+    assert labels == report.default_measures("minilm_rerank", "bm25", "others").split()
+    qrels = ir_rbstar.read_qrels(QRELS)
+    _register_like_the_report()
+    try:
+        for name, path in RUNS.items():
+            measures = {label: _measure(label) for label in labels}
+            result = ir_measures.calc_aggregate(list(measures.values()), qrels, ir_rbstar.read_run(path))
+            for label, m in measures.items():
+                expected = 1.0 - result[m] if label.startswith("1-") else result[m]
+                row = means[(means["run"] == name) & (means["measure"] == label)]
+                assert len(row) == 1
+                assert row["mean"].item() == pytest.approx(expected, abs=TOL), (name, label)
+                assert row["queries"].item() == 93
+    finally:
+        _unregister()
+
+
+def test_per_query_values_equal_ir_measures_iter_calc(demo):
+    table = demo["table"]
+    qrels = ir_rbstar.read_qrels(QRELS)
+    _register_like_the_report()
+    try:
+        labels = ["nDCG@10", "AP", "RBP(p=0.8)", "RBR(p=0.8,ref='minilm_rerank')@20", "NRG(prior='others')@10"]
+        measures = [ir_measures.parse_measure(x) for x in labels]
+        for name in ("bm25_flat", "bm25_round1"):
+            got = table.xs(name, level="run")
+            for metric in ir_measures.iter_calc(measures, qrels, ir_rbstar.read_run(RUNS[name])):
+                assert got.at[metric.query_id, str(metric.measure)] == pytest.approx(metric.value, abs=TOL)
+    finally:
+        _unregister()
+
+
+def test_demo_means_match_the_demo_command(tmp_path):
+    """Another path through the package: ``ir-rbstar demo``'s table (its NRG group also holds the
+    reference run, so NRG is not compared)."""
+    from ir_rbstar.demo import demo_table
+    table = demo_table()
+    out = report.build_report(QRELS, RUNS, tmp_path, reference=REFERENCE,
+                              measures="nDCG@10 P_TA@10 RBA(p=0.8,ref='minilm_rerank') Twist", pictures=False)
+    means = out.groupby(level="run").mean()
+    for name in FIRST_STAGE:
+        for label in means.columns:
+            assert means.at[name, label] == pytest.approx(table.at[name, label], abs=TOL)
+
+
+def test_names_registered_before_are_hidden_while_it_runs_and_restored(tmp_path):
+    """The report's names (reference, baseline, 'others') refer to its own runs while it runs; what
+    the user had registered under them is back afterwards."""
+    mine = {"1": {"d": 1.0}}
+    ir_rbstar.register_run("bm25", mine)
+    ir_rbstar.register_run("minilm_rerank", mine)
+    ir_rbstar.register_runs("others", {"x": mine})
+    registered = ir_rbstar.references.resolve_run("bm25")
+    reference = ir_rbstar.references.resolve_run("minilm_rerank")
+    group = ir_rbstar.references.resolve_runs("others")
+    try:
+        table = report.build_report(QRELS, {"bm25": RUNS["bm25"], "bm25l": RUNS["bm25l"]}, tmp_path,
+                                    reference=REFERENCE, baseline="bm25", pictures=False,
+                                    measures="RBO(p=0.9,ref='minilm_rerank') MED_nDCG(ref='bm25')@10 "
+                                             "NRG(prior='others')@10")
+        means = table.groupby(level="run").mean()
+        assert means.at["bm25", "MED_nDCG(ref='bm25')@10"] == pytest.approx(0.0, abs=1e-12)
+        assert means.at["bm25", "RBO(p=0.9,ref='minilm_rerank')"] == pytest.approx(0.3419, abs=1e-4)  # demo table
+        assert ir_rbstar.references.resolve_run("bm25") is registered
+        assert ir_rbstar.references.resolve_run("minilm_rerank") is reference
+        restored = ir_rbstar.references.resolve_runs("others")
+        assert [n for n, _ in restored.runs] == ["x"] and restored.runs[0][1] is group.runs[0][1]
+    finally:
+        ir_rbstar.unregister_run("bm25")
+        ir_rbstar.unregister_run("minilm_rerank")
+        ir_rbstar.unregister_runs("others")
+
+
+def test_ranks_agree_with_the_means(demo):
+    means = demo["means"]
+    columns = {c.label: c for c in report._parse_columns(report.default_measures("minilm_rerank", "bm25", "others"),
+                                                          "bm25")}
+    for label, rows in means.groupby("measure", sort=False):
+        column = columns[label]
+        if not column.better:
+            assert rows["rank"].isna().all(), label
+            continue
+        values = rows["mean"].to_numpy()
+        sign = -1.0 if column.better == "lower" else 1.0
+        for value, rank in zip(values, rows["rank"].to_numpy()):
+            assert rank == 1 + int((sign * values > sign * value).sum()), label
+    unranked = {label for label, c in columns.items() if not c.better}
+    assert unranked == {"RBP_res(p=0.8)", "MED_nDCG(ref='bm25')@10", "1-RBO(p=0.9,ref='bm25')"}
+
+
+def test_lower_is_better_measures_are_ranked_ascending(tmp_path):
+    measures = "nDCG@10 MED_nDCG(ref='minilm_rerank')@10 1-RBO(p=0.9,ref='minilm_rerank')"
+    report.build_report(QRELS, RUNS, tmp_path, reference=REFERENCE, measures=measures, pictures=False)
+    means = pd.read_csv(tmp_path / "means.tsv", sep="\t")
+    for label in ("MED_nDCG(ref='minilm_rerank')@10", "1-RBO(p=0.9,ref='minilm_rerank')"):
+        rows = means[means["measure"] == label]
+        assert rows.sort_values("mean")["rank"].tolist() == [1, 2, 3, 4], label
+    text = (tmp_path / "report.md").read_text()
+    assert "`MED_nDCG(ref='minilm_rerank')@10` (lower is better)" in text
+    assert "No baseline" in text
+
+
+def test_significance_table(demo):
+    sig, table = demo["sig"], demo["table"]
+    assert set(sig["run"]) == {"bm25_flat", "bm25_round1", "bm25l"}
+    assert len(sig) == 3 * 13                        # 16 measures, 3 of them not tested
+    assert (sig["queries"] == 93).all()
+    np.testing.assert_allclose(sig["difference"], sig["run_mean"] - sig["baseline_mean"], atol=1e-12)
+    holm = _plain_holm(sig["p"].tolist())
+    np.testing.assert_allclose(sig["p_holm"], holm, atol=1e-12)
+    # P@10 of bm25_round1 and bm25 differ by +-0.1 on an odd number of queries and by 0.1 in sum: every
+    # sign flip leaves an odd number of +-0.1, whose |sum| is at least 0.1, so p = 1 exactly
+    diff = (table.xs("bm25_round1", level="run")["P@10"] - table.xs("bm25", level="run")["P@10"]).to_numpy()
+    nonzero = diff[np.abs(diff) > 1e-12]
+    assert len(nonzero) % 2 == 1 and np.allclose(np.abs(nonzero), 0.1) and abs(diff.sum()) == pytest.approx(0.1)
+    row = sig[(sig["run"] == "bm25_round1") & (sig["measure"] == "P@10")]
+    assert row["p"].item() == 1.0
+    # the markers: significant after the correction, in the direction of the difference
+    for r in sig.itertuples():
+        expected = "" if r.p_holm > 0.05 else ("better" if r.difference > 0 else "worse")
+        assert r.significant == expected
+
+
+def test_doc_claims_about_the_demo_significance(demo):
+    """docs/report.md: bm25_flat vs bm25 is not significant in P@10, AP, nDCG@10, and is in RBR, RBA,
+    RBO (worse) and NRG (better), each at p (Holm) = 0.0039."""
+    sig = demo["sig"]
+    flat = sig[sig["run"] == "bm25_flat"].set_index("measure")
+    for label in ("P@10", "AP", "nDCG@10"):
+        assert flat.at[label, "significant"] == ""
+    for label, direction in (("RBR(p=0.8,ref='minilm_rerank')@20", "worse"), ("RBA(p=0.9,ref='minilm_rerank')", "worse"),
+                             ("RBO(p=0.9,ref='minilm_rerank')", "worse"), ("NRG(prior='others')@10", "better")):
+        assert flat.at[label, "significant"] == direction
+        assert round(flat.at[label, "p_holm"], 4) == 0.0039
+    assert "(p (Holm) = 0.0039)" in DOC.read_text()
+
+
+def test_progress_is_reported_step_by_step(demo):
+    calls = demo["calls"]
+    total = calls[0][1]
+    assert [c[0] for c in calls] == list(range(1, total + 1))
+    assert all(c[1] == total for c in calls) and all(isinstance(c[2], str) and c[2] for c in calls)
+    messages = [c[2] for c in calls]
+    assert messages[0].startswith("reading the qrels")
+    assert any(m.startswith("evaluating bm25_flat") for m in messages)
+    assert any("significance" in m for m in messages)
+    assert messages[-1] == "writing report.md"
+
+
+def test_crp_topic_is_the_median_twist_query(demo):
+    twist = demo["table"].xs("bm25", level="run")["Twist"].dropna()
+    median = float(np.median(twist.to_numpy()))
+    nearest = (twist - median).abs()
+    topic = nearest[nearest == nearest.min()].index[0]
+    assert f"CRP curve of bm25 on query {topic} " in demo["text"]
+
+
+def test_groups_make_nrg_use_the_best_run_of_every_other_group(tmp_path):
+    groups = tmp_path / "groups.tsv"
+    groups.write_text("# run\tgroup\nbm25\tokapi\nbm25_round1\tokapi\n\nbm25l\tlucene\nbm25_flat\tflat\n")
+    table = report.build_report(QRELS, RUNS, tmp_path / "out", groups=str(groups), measures="nDCG@10 NRG(prior='others')@10",
+                                pictures=False)
+    team = {"bm25": "okapi", "bm25_round1": "okapi", "bm25l": "lucene", "bm25_flat": "flat"}
+    qrels = ir_rbstar.read_qrels(QRELS)
+    best = ir_rbstar.nrg.best_per_team(RUNS, team, qrels, "nDCG@10")
+    ir_rbstar.register_runs("others", RUNS, teams=team, best=best)
+    try:
+        m = ir_measures.parse_measure("NRG(prior='others')@10")
+        for name, path in RUNS.items():
+            expected = ir_measures.calc_aggregate([m], qrels, ir_rbstar.read_run(path))[m]
+            got = table.xs(name, level="run")[str(m)].mean()
+            assert got == pytest.approx(expected, abs=TOL), name
+        # an independent fact: bm25_round1's only prior among the others is the best of lucene and
+        # flat, so it differs from NRG against all the other runs
+        ir_rbstar.register_runs("others", RUNS)
+        plain = ir_measures.calc_aggregate([m], qrels, ir_rbstar.read_run(RUNS["bm25_round1"]))[m]
+        assert abs(table.xs("bm25_round1", level="run")[str(m)].mean() - plain) > 1e-6
+    finally:
+        ir_rbstar.unregister_runs("others")
+    assert "the best run by nDCG@10 of every other group" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_without_matplotlib_the_report_names_the_extra(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)        # "import matplotlib" now fails
+    table = report.build_report(QRELS, {"bm25": RUNS["bm25"], "bm25l": RUNS["bm25l"]}, tmp_path,
+                                measures="nDCG@10", baseline="bm25")
+    assert not [f for f in os.listdir(tmp_path) if f.endswith(".png")]
+    assert not [f for f in table.attrs["files"] if f.endswith(".png")]
+    assert 'pip install "ir_rbstar[plot]"' in (tmp_path / "report.md").read_text()
+
+
+def test_runs_from_dataframes_and_dicts(tmp_path):
+    qrels = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"d": 1}, "q3": {"x": 0}}
+    runs = {"one": {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"e": 1.0}},
+            "two": pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["c", "a", "d"], "score": [2.0, 1.0, 1.0]})}
+    table = report.build_report(qrels, runs, tmp_path, baseline="two", measures="P@2 RBP(p=0.5) Twist",
+                                pictures=False)
+    # by hand: P@2 of one: q1 {a, b} -> 1/2 (grade >= 1: a), q2 {e} -> 0; of two: q1 {c, a} -> 1, q2 {d} -> 1/2
+    one, two = table.xs("one", level="run"), table.xs("two", level="run")
+    assert one.loc[["q1", "q2"], "P@2"].tolist() == [0.5, 0.0]
+    assert two.loc[["q1", "q2"], "P@2"].tolist() == [1.0, 0.5]
+    # RBP(p=0.5), graded gain grade / 2: one q1 = 0.5 (1/2) + 0.25 * 1 (c) ... (a, b, c): 0.5*0.5 + 0.125*1
+    assert one.at["q1", "RBP(p=0.5)"] == pytest.approx(0.5 * 0.5 + 0 + 0.125 * 1.0)
+    assert np.isnan(one.at["q3", "Twist"])                       # no relevant document: no value
+    means = pd.read_csv(tmp_path / "means.tsv", sep="\t")
+    twist = means[means["measure"] == "Twist"]
+    assert twist["queries"].tolist() == [2, 2]
+    assert "(n=2)" in (tmp_path / "report.md").read_text()
+
+
+# ---------------------------------------------------------------------------------------------
+# the statistics
+
+def _exact_p(numerators):
+    """Plain Python: the share of the 2^n sign flips whose |sum| reaches the observed |sum|, for the
+    differences numerators[i] / some common denominator (exact integer arithmetic)."""
+    observed = abs(sum(numerators))
+    hits = sum(1 for signs in itertools.product((1, -1), repeat=len(numerators))
+               if abs(sum(s * x for s, x in zip(signs, numerators))) >= observed)
+    return Fraction(hits, 2 ** len(numerators))
+
+
+eighths = st.lists(st.integers(-40, 40), min_size=1, max_size=12)
+
+
+@settings(max_examples=80)
+@given(eighths)
+def test_randomization_test_is_the_exact_enumeration_for_small_n(numerators):
+    diffs = [k / 8 for k in numerators]
+    assert report.randomization_test(diffs) == pytest.approx(float(_exact_p(numerators)), abs=1e-12)
+
+
+@settings(max_examples=150)
+@given(st.lists(st.integers(-1000, 1000), min_size=1, max_size=10))
+def test_randomization_test_on_decimal_differences(thousandths):
+    """Differences such as 0.1, 0.2, 0.3 are not exact binary fractions: the float sums of the flips
+    carry rounding errors (0.1 + 0.2 != 0.3), which must not decide a tie. The reference counts with
+    the exact decimal values."""
+    diffs = [k / 1000 for k in thousandths]
+    exact = _exact_p(thousandths)
+    assert report.randomization_test(diffs) == pytest.approx(float(exact), abs=1e-12)
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.lists(st.integers(-40, 40), min_size=14, max_size=15))
+def test_randomization_test_samples_close_to_the_exact_p_for_larger_n(numerators):
+    diffs = [k / 8 for k in numerators]
+    exact = float(_exact_p(numerators))
+    b = report.DEFAULT_PERMUTATIONS
+    p = report.randomization_test(diffs)
+    assert 1.0 / (b + 1) <= p <= 1.0
+    assert abs(p - exact) <= 4.5 * math.sqrt(exact * (1 - exact) / b) + 2.0 / b
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.integers(-40, 40), min_size=9, max_size=11), st.integers(0, 2 ** 32 - 1))
+def test_randomization_test_with_few_permutations_samples(numerators, seed):
+    diffs = [k / 8 for k in numerators]
+    exact = float(_exact_p(numerators))
+    b = 400                                      # < 2^9: random flips
+    p = report.randomization_test(diffs, permutations=b, seed=seed)
+    assert p == report.randomization_test(diffs, permutations=b, seed=seed)       # reproducible
+    assert abs(p - exact) <= 4.5 * math.sqrt(exact * (1 - exact) / b) + 2.0 / b
+
+
+def test_randomization_pvalues_batch_equals_single_tests():
+    rng = np.random.default_rng(7)
+    diffs = [rng.normal(0.02, 0.1, size=n) for n in (5, 30, 30, 93, 0)]
+    batch = report.randomization_pvalues(diffs)
+    single = [report.randomization_test(d) for d in diffs]
+    np.testing.assert_array_equal(batch[:4], single[:4])
+    assert np.isnan(batch[4]) and np.isnan(single[4])
+    assert report.randomization_test(np.zeros(50)) == 1.0
+    assert report.randomization_test([0.3] * 40) == pytest.approx(1.0 / (report.DEFAULT_PERMUTATIONS + 1))
+
+
+@pytest.mark.parametrize("bad", [[[1.0, float("nan")]], [[[1.0, 2.0]]]])
+def test_randomization_pvalues_rejects_bad_input(bad):
+    with pytest.raises(ParameterError):
+        report.randomization_pvalues(bad)
+    with pytest.raises(ParameterError):
+        report.randomization_pvalues([[1.0]], permutations=0)
+
+
+def test_docstring_examples():
+    import doctest
+    result = doctest.testmod(report)
+    assert result.attempted >= 4 and result.failed == 0
+
+
+def _plain_holm(p):
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    out, running = [0.0] * m, 0.0
+    for j, i in enumerate(order):
+        running = max(running, min(1.0, (m - j) * p[i]))
+        out[i] = running
+    return out
+
+
+def test_holm_hand_example():
+    # sorted: 0.005 x 4 = 0.02; 0.01 x 3 = 0.03; 0.03 x 2 = 0.06; 0.04 x 1 = 0.04 -> kept at 0.06
+    assert report.holm([0.01, 0.04, 0.03, 0.005]).tolist() == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert report.holm([0.5, float("nan"), 0.01]).tolist()[::2] == pytest.approx([0.5, 0.02])
+    assert np.isnan(report.holm([0.5, float("nan"), 0.01])[1])
+    assert report.holm([]).tolist() == []
+    with pytest.raises(ParameterError):
+        report.holm([1.5])
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=30))
+def test_holm_equals_a_plain_loop(p):
+    got = report.holm(p)
+    assert got.tolist() == pytest.approx(_plain_holm(p), abs=1e-12)
+    assert (got >= np.asarray(p) - 1e-15).all() and (got <= 1).all()
+
+
+# ---------------------------------------------------------------------------------------------
+# errors: typed, naming the input, before anything is written
+
+@pytest.fixture
+def unchanged_registry():
+    before = _registry()
+    yield
+    assert _registry() == before
+
+
+def test_unknown_baseline(tmp_path, unchanged_registry):
+    with pytest.raises(ParameterError, match=r"baseline='nope'.*'bm25'"):
+        report.build_report(QRELS, RUNS, tmp_path / "out", baseline="nope")
+    assert not (tmp_path / "out").exists()
+
+
+def test_baseline_given_as_the_path_of_a_run(tmp_path):
+    report.build_report(QRELS, {"bm25": RUNS["bm25"], "bm25l": RUNS["bm25l"]}, tmp_path, baseline=RUNS["bm25"],
+                        measures="nDCG@10", pictures=False)
+    assert "Baseline: `bm25`" in (tmp_path / "report.md").read_text()
+
+
+@pytest.mark.parametrize("runs", [{}, []])
+def test_no_run(tmp_path, runs, unchanged_registry):
+    with pytest.raises(ParameterError, match="at least one run"):
+        report.build_report(QRELS, runs, tmp_path / "out")
+
+
+def test_output_is_a_file(tmp_path, unchanged_registry):
+    target = tmp_path / "report.md"
+    target.write_text("not a folder")
+    with pytest.raises(ParameterError, match=re.escape(str(target))):
+        report.build_report(QRELS, RUNS, target)
+
+
+def test_missing_run_file(tmp_path, unchanged_registry):
+    missing = str(tmp_path / "absent.run")
+    with pytest.raises(FileNotFoundError, match=re.escape(missing)):
+        report.build_report(QRELS, [RUNS["bm25"], missing], tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_groups_file_naming_an_unknown_run(tmp_path, unchanged_registry):
+    groups = tmp_path / "groups.tsv"
+    groups.write_text("bm25\ta\nbm25_flat\ta\nbm25_round1\tb\nbm25l\tb\nbm99\tc\n")
+    with pytest.raises(ParameterError, match=rf"{re.escape(str(groups))} line 5: run 'bm99' is not one of the runs"):
+        report.build_report(QRELS, RUNS, tmp_path / "out", groups=str(groups))
+    assert not (tmp_path / "out").exists()
+
+
+def test_groups_file_errors(tmp_path, unchanged_registry):
+    groups = tmp_path / "groups.tsv"
+    groups.write_text("bm25\ta\nbm25_flat\n")
+    with pytest.raises(InputFormatError, match=rf"{re.escape(str(groups))} line 2"):
+        report.read_groups(str(groups), FIRST_STAGE)
+    groups.write_text("bm25\ta\nbm25\tb\n")
+    with pytest.raises(InputFormatError, match="line 2: run 'bm25' is already in group 'a'"):
+        report.read_groups(str(groups), FIRST_STAGE)
+    groups.write_text("bm25\ta\n")
+    with pytest.raises(ParameterError, match="no group for run 'bm25_flat'"):
+        report.read_groups(str(groups), FIRST_STAGE)
+    with pytest.raises(ParameterError, match=r"groups\['x'\]: run 'x' is not one of the runs"):
+        report.read_groups({"x": "a"}, FIRST_STAGE)
+    with pytest.raises(FileNotFoundError, match="absent.tsv"):
+        report.read_groups(str(tmp_path / "absent.tsv"), FIRST_STAGE)
+
+
+def test_other_bad_input(tmp_path, unchanged_registry):
+    with pytest.raises(MissingQrelsError):
+        report.build_report(None, RUNS, tmp_path / "a")
+    with pytest.raises(ReferenceNotFoundError, match="reference='nowhere.run'"):
+        report.build_report(QRELS, RUNS, tmp_path / "b", reference="nowhere.run")
+    with pytest.raises(ParameterError, match="unknown measure 'NoSuchMeasure@10'"):
+        report.build_report(QRELS, RUNS, tmp_path / "c", measures="nDCG@10 NoSuchMeasure@10")
+    with pytest.raises(ParameterError, match="'1-' makes a distance"):
+        report.build_report(QRELS, RUNS, tmp_path / "d", measures="1-nDCG@10")
+    with pytest.raises(ParameterError, match="alpha=1.5"):
+        report.build_report(QRELS, RUNS, tmp_path / "e", alpha=1.5)
+    with pytest.raises(ParameterError, match="topic='nope'"):
+        report.build_report(QRELS, RUNS, tmp_path / "f", topic="nope", measures="nDCG@10")
+
+
+def _cli(*argv):
+    return subprocess.run([sys.executable, "-m", "ir_rbstar", "report", *argv], cwd=REPO, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_cli_errors(tmp_path):
+    done = _cli(QRELS, "--output", str(tmp_path / "x"))
+    assert done.returncode == 2 and "at least one RUN" in done.stderr
+    done = _cli("--demo", QRELS, "--output", str(tmp_path / "x"))
+    assert done.returncode == 2 and "--demo" in done.stderr
+    done = _cli(QRELS, RUNS["bm25"], "--baseline", "bm99", "--output", str(tmp_path / "x"))
+    assert done.returncode == 2 and "baseline='bm99'" in done.stderr
+    assert not (tmp_path / "x").exists()
+
+
+def test_cli_prints_progress_on_stderr(tmp_path):
+    done = _cli(QRELS, RUNS["bm25"], RUNS["bm25l"], "--measures", "nDCG@10", "--no-pictures",
+                "--output", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    total = len(lines)
+    assert lines[0] == f"[1/{total}] reading the qrels {QRELS}"
+    assert lines[-1] == f"[{total}/{total}] writing report.md"
+    assert done.stdout.splitlines()[0] == f"5 files written to {tmp_path}:"
+
+
+# ---------------------------------------------------------------------------------------------
+# docs/report.md
+
+def test_doc_python_examples_print_what_they_show(monkeypatch, unchanged_registry):
+    monkeypatch.chdir(REPO)
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
+    assert blocks
+    namespace = {}
+    for code in blocks:
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            exec(compile(code, "docs/report.md", "exec"), namespace)
+        printed = [line.rstrip() for line in buf.getvalue().splitlines()]
+        assert printed == [line.rstrip() for line in expected_python_output(code)], code
+
+
+def test_doc_cli_examples(tmp_path):
+    """The console blocks, with each --output folder moved into a temporary folder."""
+    blocks = re.findall(r"```console\n(.*?)```", DOC.read_text(), flags=re.S)
+    assert blocks
+    ran = 0
+    for block in blocks:
+        for chunk in block.split("$ ")[1:]:
+            command, *expected = chunk.rstrip("\n").split("\n")
+            argv = shlex.split(command)
+            assert argv[:2] == ["ir-rbstar", "report"]
+            i = argv.index("--output") + 1
+            shown, argv[i] = argv[i], str(tmp_path / f"out{ran}")
+            done = subprocess.run([sys.executable, "-m", "ir_rbstar", *argv[1:]], cwd=REPO, capture_output=True,
+                                  text=True, timeout=300)
+            assert done.returncode == 0, done.stderr
+            expected = [line.replace(shown, argv[i]) for line in expected]
+            if not _has_matplotlib():
+                expected = [line for line in expected if not line.endswith(".png")]
+                expected[0] = re.sub(r"^\d+", str(len(expected) - 1), expected[0])
+            assert done.stdout.splitlines() == expected, command
+            ran += 1
+    assert ran == 2
+
+
+def test_doc_means_excerpt_is_the_demo_report(demo):
+    doc = DOC.read_text()
+    excerpt = doc.split("<!-- report-demo-means:start -->", 1)[1].split("<!-- report-demo-means:end -->", 1)[0]
+    table = demo["text"].split("## Means", 1)[1].split("## Ranks", 1)[0]
+    table = "\n".join(line for line in table.splitlines() if line.startswith("|"))
+    assert excerpt.strip() == table.strip()
