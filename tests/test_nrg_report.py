@@ -1,11 +1,9 @@
-"""docs/nrg.md: its examples (papers/004 Table 1) run as shown, and its generated block (NRG, UniqueRel,
-RarP and TaSC of the 37 DL19 passage runs) is what scripts/nrg_report.py computes now from
-../shared/data. The values are checked against the definitions (tests/oracles_nrg.py and pytrec_eval's
-nDCG per topic) on a few runs, with the prior set built here from run_groups.tsv. The real-data tests
-skip when that data is absent."""
-import contextlib
+"""docs/nrg.md (tests/test_docs.py runs its examples): they print papers/004 Table 1, and its generated
+block (NRG, UniqueRel, RarP and TaSC of the 37 DL19 passage runs) is what scripts/nrg_report.py computes
+now from ../shared/data. The values are checked against the definitions (tests/oracles_nrg.py and
+pytrec_eval's nDCG per topic) on a few runs, with the prior set built here from run_groups.tsv. The
+real-data tests skip when that data is absent."""
 import gzip
-import io
 import os
 import re
 import sys
@@ -18,7 +16,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import oracles_nrg as O  # noqa: E402
 
 import ir_measures  # noqa: E402
-import ir_rbstar  # noqa: E402
 from conftest import REPO, expected_python_output, load_script, shared_data  # noqa: E402
 
 DOC = REPO / "docs" / "nrg.md"
@@ -29,31 +26,6 @@ nr = load_script("nrg_report")
 
 # ---------------------------------------------------------------------------------------------
 # the document and the script's helpers (no shared data needed)
-
-def test_doc_python_examples_print_what_they_show():
-    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
-    assert len(blocks) >= 2
-    if any("pyterrier" in code for code in blocks):
-        pytest.importorskip("pyterrier")
-    registry = ir_rbstar.references
-    runs_before, groups_before = dict(registry._REGISTERED), dict(registry._GROUPS)
-    namespace = {}
-    try:
-        for code in blocks:
-            buf = io.StringIO()
-            with contextlib.redirect_stdout(buf):
-                exec(compile(code, "docs/nrg.md", "exec"), namespace)
-            printed = [line.rstrip() for line in buf.getvalue().splitlines()]
-            assert printed == [line.rstrip() for line in expected_python_output(code)], code
-        # the examples clean up after themselves: no run or group is left registered
-        assert set(ir_rbstar.registered_runs()) <= set(runs_before)
-        assert set(ir_rbstar.registered_groups()) <= set(groups_before)
-    finally:                                  # what other tests registered is as it was
-        registry._REGISTERED.clear()
-        registry._REGISTERED.update(runs_before)
-        registry._GROUPS.clear()
-        registry._GROUPS.update(groups_before)
-
 
 def test_doc_table1_values():
     """The first example prints the six values of papers/004 Table 1."""

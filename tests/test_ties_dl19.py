@@ -1,9 +1,7 @@
-"""docs/ties.md: its toy example runs as shown, and its DL19 table is what scripts/ties_report.py computes
-now from ../shared/data (the table tests skip when that data is absent), with sanity checks of the values.
+"""docs/ties.md (tests/test_docs.py runs its examples): the toy table's values, and its DL19 table is what
+scripts/ties_report.py computes now from ../shared/data (the table tests skip when that data is absent),
+with sanity checks of the values.
 """
-import contextlib
-import io
-import re
 
 import numpy as np
 import pandas as pd
@@ -23,19 +21,6 @@ tr = load_script("ties_report")
 # ---------------------------------------------------------------------------------------------
 # the document itself (no shared data needed)
 
-def _python_blocks():
-    return re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
-
-
-def test_doc_toy_example_prints_what_it_shows():
-    code = _python_blocks()[0]
-    expected = [line[2:] for line in code.splitlines() if line.startswith("# ")]
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        exec(compile(code, "docs/ties.md", "exec"), {})
-    assert buf.getvalue().splitlines() == expected
-
-
 def test_doc_toy_table_values():
     """The numbers of the toy table: tied a, b, c with only a relevant, then a renamed z."""
     names = ["P_TA@1", "RR_TA", "AP_TA", "nDCG_TA@3", "P@1", "RR", "AP", "nDCG@3"]
@@ -52,21 +37,6 @@ def test_doc_toy_table_values():
     text = DOC.read_text()
     for value in ("0.6111", "0.7103", "1/3"):
         assert value in text
-
-
-def test_doc_pyterrier_line_runs():
-    pytest.importorskip("pyterrier")
-    import pyterrier as pt
-    line = [code for code in _python_blocks() if "pt.Experiment(" in code][0].strip()
-    namespace = {
-        "pt": pt, "ir_rbstar": ir_rbstar,
-        "topics": pd.DataFrame({"qid": ["q1"], "query": ["tied"]}),
-        "qrels_df": pd.DataFrame({"qid": "q1", "docno": ["a", "b", "c"], "label": [1, 0, 0]}),
-        "run_df": pd.DataFrame({"qid": "q1", "docno": ["a", "b", "c"], "score": [1.0, 1.0, 1.0]}),
-    }
-    table = eval(compile(line, "docs/ties.md", "eval"), namespace)
-    assert round(float(table["nDCG_TA@10"].iloc[0]), 4) == 0.7103
-    assert float(table["nDCG@10"].iloc[0]) == 0.5
 
 
 def test_doc_names_the_regenerating_command():

@@ -27,7 +27,9 @@ def param_cutoff() -> ParamInfo:
 
 
 def param_p(default: float = 0.8) -> ParamInfo:
-    return ParamInfo(dtype=float, default=default, desc="persistence p, 0 < p < 1")
+    return ParamInfo(dtype=float, default=default,
+                     desc="persistence p, 0 < p < 1: the chance that a reader goes on from one rank to the "
+                          "next; rank i weighs (1-p) p^(i-1)")
 
 
 def param_rel(default: Any = 1) -> ParamInfo:

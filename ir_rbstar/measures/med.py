@@ -59,22 +59,30 @@ class _MEDMeasure(RbstarMeasure):
 
 
 class _MED_P(_MEDMeasure):
-    """MED of precision at k (papers/003 eq. 10-11). Without judgments it is 1 - |A_k ∩ B_k| / k.
-    Example: ``MED_P(ref='baseline.run')@10``."""
+    """MED of P@k: the largest P@k difference between the run and ``ref`` that any relevance allows.
+
+    Binary (grade >= ``rel`` is relevant). Without judgments it is 1 - |A_k ∩ B_k| / k (papers/003
+    eqs. 10-11); with every document of both top k judged (and both lists of depth k) it is
+    |P@k(A) - P@k(B)|. The cutoff is required. Example: ``MED_P(ref='baseline.run')@10``.
+    """
     __name__ = "MED_P"
     NAME = "MED_P"
-    SUPPORTED_PARAMS = {"cutoff": ParamInfo(dtype=int, required=True, desc="depth k"),
+    SUPPORTED_PARAMS = {"cutoff": ParamInfo(dtype=int, required=True,
+                                            desc="depth k: both lists are cut at k, a shorter one is filled "
+                                                 "with unseen documents"),
                         "ref": param_med_ref(), "rel": param_rel(1),
                         "judgments": param_judgments()}
 
 
 class _MED_RBP(_MEDMeasure):
-    """MED of rank-biased precision (papers/003 section III-A, eq. 13), binary relevance (``rel``).
+    """MED of RBP: the largest RBP difference between the run and ``ref`` that any relevance allows.
 
-    Without a cutoff RBP is summed to infinity: after the end of a list of K documents the unseen tail
-    can add up to p^K, so two identical depth-K lists are p^K apart. With ``@k`` the measure is RBP@k
-    (nothing after rank k counts) and identical lists of depth >= k are 0 apart.
-    Example: ``MED_RBP(p=0.95,ref='baseline.run')``."""
+    Binary relevance (``rel``), papers/003 section III-A, eq. 13. Without a cutoff RBP is summed to
+    infinity: after the end of a list of K documents the unseen tail can add up to p^K, so two
+    identical depth-K lists are p^K apart. With ``@k`` the measure is RBP@k (nothing after rank k
+    counts) and identical lists of depth >= k are 0 apart.
+    Example: ``MED_RBP(p=0.95,ref='baseline.run')``.
+    """
     __name__ = "MED_RBP"
     NAME = "MED_RBP"
     ALWAYS_SHOWN = ("p", "ref")
@@ -83,10 +91,13 @@ class _MED_RBP(_MEDMeasure):
 
 
 class _MED_nDCG(_MEDMeasure):
-    """MED of nDCG@k (papers/003 section III-B): DCG with gains r_j = (2^j - 1) / 2^G and discount
-    1 / log2(i + 1), divided by the DCG of k documents of the top grade (eq. 17), so that the value
-    lies in [0, 1] without knowing the collection. Default k = 20.
-    Example: ``MED_nDCG(ref='baseline.run')@20``, ``MED_nDCG(ref='b.run',max_rel=2)@10``."""
+    """MED of nDCG@k: the largest rescaled nDCG@k difference from ``ref`` that any relevance allows.
+
+    papers/003 section III-B: DCG with gains r_j = (2^j - 1) / 2^G and discount 1 / log2(i + 1),
+    divided by the DCG of k documents of the top grade (eq. 17), so that the value lies in [0, 1]
+    without knowing the collection (this normaliser is not the ideal DCG of trec_eval's nDCG). Default
+    k = 20. Example: ``MED_nDCG(ref='baseline.run')@20``, ``MED_nDCG(ref='b.run',max_rel=2)@10``.
+    """
     __name__ = "MED_nDCG"
     NAME = "MED_nDCG"
     DEFAULT_CUTOFF = 20
@@ -95,11 +106,13 @@ class _MED_nDCG(_MEDMeasure):
 
 
 class _MED_AP(_MEDMeasure):
-    """MED of average precision at k with R replaced by k (papers/003 eq. 19), binary (``rel``).
+    """MED of AP@k: the largest AP@k difference (R replaced by k) from ``ref`` that any relevance allows.
 
-    Maximising the difference is a quadratic 0-1 problem; the value is its exact maximum, found by
-    branch and bound with first-order persistency (see :mod:`ir_rbstar.core.med`), not the paper's
-    tabu-search approximation. Default k = 100. Example: ``MED_AP(ref='baseline.run')@100``."""
+    papers/003 eq. 19, binary (``rel``). Maximising the difference is a quadratic 0-1 problem; the value
+    is its exact maximum, found by branch and bound with first-order persistency (see
+    :mod:`ir_rbstar.core.med`), not the paper's tabu-search approximation. Default k = 100.
+    Example: ``MED_AP(ref='baseline.run')@100``.
+    """
     __name__ = "MED_AP"
     NAME = "MED_AP"
     DEFAULT_CUTOFF = 100
@@ -108,11 +121,13 @@ class _MED_AP(_MEDMeasure):
 
 
 class _MED_ERR(_MEDMeasure):
-    """MED of expected reciprocal rank at k (papers/003 eq. 23), gains as for MED_nDCG.
+    """MED of ERR@k: the largest expected-reciprocal-rank difference from ``ref`` that any relevance allows.
 
-    The value is the exact maximum (branch and bound over the shared unjudged documents with a
-    provable bound at every node, see :mod:`ir_rbstar.core.med`), not the paper's approximation with
-    error bound eq. 24. Default k = 30. Example: ``MED_ERR(ref='baseline.run',max_rel=2)@30``."""
+    papers/003 eq. 23, gains as for MED_nDCG. The value is the exact maximum (branch and bound over the
+    shared unjudged documents with a provable bound at every node, see :mod:`ir_rbstar.core.med`), not
+    the paper's approximation with error bound eq. 24. Default k = 30.
+    Example: ``MED_ERR(ref='baseline.run',max_rel=2)@30``.
+    """
     __name__ = "MED_ERR"
     NAME = "MED_ERR"
     DEFAULT_CUTOFF = 30

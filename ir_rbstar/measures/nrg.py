@@ -52,9 +52,15 @@ class _NRGMeasure(RbstarMeasure):
 
 
 class _NRG(_NRGMeasure):
-    """Normalized residual gain (papers/004 eqs. 3-4): the base measure's score of the gain a run adds
-    after a searcher has seen the prior runs' top k. Examples: ``NRG(prior='runs/*.run')@10``,
-    ``NRG(prior='bm25,dense',base='RR')@10``, ``NRG(prior='others',base='RBP',p=0.8,norm=False)@100``.
+    """Normalized residual gain: the base measure of what a run adds to the prior runs' top k (papers/004).
+
+    G(d | prior) = G(d) prod_j (1 - seen(pos(d, R_j))) (eq. 3), NRG@k = (1/N) sum_{i<=k} G(d_i | prior)
+    seen(i) (eq. 4), with seen(i) and G from ``base`` (see the family's description). N is the same sum
+    over the ideal ranking by residual gain (``norm=True``; the value is 0 when nothing is left to find)
+    or the base measure's constant (``norm=False``). With no prior run it is the base measure (nDCG@k
+    by default). A prior run identical to the evaluated run is left out. A query the run does not
+    answer scores 0. Examples: ``NRG(prior='runs/*.run')@10``, ``NRG(prior='bm25,dense',base='RR')@10``,
+    ``NRG(prior='others',base='RBP',p=0.8,norm=False)@100``.
     """
     __name__ = "NRG"
     NAME = "NRG"
@@ -81,10 +87,13 @@ class _NRG(_NRGMeasure):
 
 
 class _UniqueRel(_NRGMeasure):
-    """Unique relevant contributions (papers/004 Appendix B): the number of relevant documents
-    (grade >= ``rel``) in the run's top k that no prior run has in its top k. With the other pooled
-    runs as the prior set and k the pool depth, this is TREC's "unique contributions to the relevant
-    set" (NRG with base P, unnormalised, times k). Example: ``UniqueRel(prior='runs/*.gz')@10``.
+    """Unique relevant contributions: relevant documents in the run's top k that no prior run has there.
+
+    Per query, the number of documents with grade >= ``rel`` in the run's top k that are in no prior
+    run's top k (papers/004 Appendix B; NRG with base P, unnormalised, times k); the mean over the
+    queries is a multiple of 1/(number of queries). With the other pooled runs as the prior set and k
+    the pool depth, this is TREC's "unique contributions to the relevant set". A query the run does not
+    answer scores 0. Example: ``UniqueRel(prior='runs/*.gz')@10``.
     """
     __name__ = "UniqueRel"
     NAME = "UniqueRel"
@@ -93,8 +102,10 @@ class _UniqueRel(_NRGMeasure):
 
 
 class _RarP(RbstarMeasure):
-    """Rareness-based precision at k (Türkmen, Lease, Kutlu, *New Metrics to Encourage Innovation and
-    Diversity in Information Retrieval Approaches*, ECIR 2023), one of the comparisons of papers/004:
+    """Rareness-based precision at k: relevant documents that few of the runs found count more.
+
+    From Türkmen, Lease, Kutlu, *New Metrics to Encourage Innovation and Diversity in Information
+    Retrieval Approaches*, ECIR 2023, one of the comparisons of papers/004:
 
         RarP@k = (1 / k) * sum over relevant documents d in the run's top k of (1 + alpha * h(d)),
         h(d) = 1 - n(d) / M,
@@ -103,8 +114,8 @@ class _RarP(RbstarMeasure):
     (which is added when it is not one of them) and n(d) the number of those runs that have d in their
     top k. A relevant document no other run found earns 1 + alpha (1 - 1/M); one every run found earns
     1. The value lies in [0, 1 + alpha]; alpha = 0 gives P@k. (The NRG authors' code counts rarity over
-    all topics at once; the original paper and this package count it per topic.)
-    Example: ``RarP(runs='runs/*.run')@10``.
+    all topics at once; the original paper and this package count it per topic.) A query the run does
+    not answer scores 0. Example: ``RarP(runs='runs/*.run')@10``.
     """
     __name__ = "RarP"
     NAME = "RarP"
@@ -127,13 +138,14 @@ class _RarP(RbstarMeasure):
 
 
 class _TaSC(_NRGMeasure):
-    """TaSC, as the NRG authors' code computes it ("MAX TaSC"; Arabzadeh, Bigdeli, Hamidi Rad, Bagheri,
+    """TaSC: the run's nDCG@k on the queries the prior runs serve badly, (1 - best prior nDCG@k) x nDCG@k.
+
+    As the NRG authors' code computes it ("MAX TaSC"; Arabzadeh, Bigdeli, Hamidi Rad, Bagheri,
     *Quantifying Ranker Coverage of Different Query Subspaces*, SIGIR 2023), a comparison of
-    papers/004: per query, (1 - max over the prior runs of their nDCG@k) * nDCG@k of the run; the
-    gain a run brings on the queries the prior runs serve badly. It looks at scores, not at which
-    documents the runs share. With no prior run it is nDCG@k. (The TaSC paper's own equation was not
-    available to us; this follows the NRG authors' implementation, with the prior set the user
-    gives, where their code took the best run of the run's own group by mistake.)
+    papers/004: per query, (1 - max over the prior runs of their nDCG@k) * nDCG@k of the run. It looks
+    at scores, not at which documents the runs share. With no prior run it is nDCG@k. (The TaSC paper's
+    own equation was not available to us; this follows the NRG authors' implementation, with the prior
+    set the user gives, where their code took the best run of the run's own group by mistake.)
     Example: ``TaSC(prior='runs/*.run')@10``.
     """
     __name__ = "TaSC"

@@ -18,12 +18,14 @@ __all__ = ["RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res
 
 
 class _RBP_rbstar(RbstarMeasure, _RBP):
-    """Rank-biased precision (Moffat & Zobel 2008; eq. 4 of papers/000).
+    """Rank-biased precision of the run against the qrels (papers/000 eq. 4; Moffat & Zobel, TOIS 2008).
 
-    RBP = sum_{i<=k} gain(B_i) (1-p) p^(i-1). With ``rel``: gain 1 for grade >= rel, else 0. Without
-    ``rel``: graded, gain = max(grade, 0) / (highest grade in the qrels), so values stay in [0, 1]
-    (trec_eval 10's ``rbp`` also normalises gains); when no grade in the qrels is positive every gain
-    is 0. Unjudged documents gain 0; see RBP_res.
+    RBP = sum_{i<=k} gain(B_i) (1-p) p^(i-1): the reader looks at the first document and goes on to
+    the next one with probability p. With ``rel``: gain 1 for grade >= rel, else 0. Without ``rel``:
+    graded, gain = max(grade, 0) / (highest grade in the qrels), so values stay in [0, 1] (trec_eval
+    10's ``rbp`` also normalises gains); when no grade in the qrels is positive every gain is 0.
+    Unjudged documents gain 0; RBP_res says how much they and the unseen tail could add. A query the
+    run does not answer scores 0.
 
     The same measure as ir_measures' ``RBP``: built-in providers (cwl_eval, when installed, for binary
     RBP without cutoff) keep serving what they can; ir_rbstar serves the rest (graded, ``@k``).
@@ -37,11 +39,13 @@ class _RBP_rbstar(RbstarMeasure, _RBP):
 
 
 class _RBP_res(RbstarMeasure):
-    """Residual of RBP: how much RBP could still grow.
+    """Residual of RBP: how much RBP could still grow through unjudged documents and the unseen tail.
 
     RBP_res = sum over unjudged B_i (i <= k) of (1-p) p^(i-1), plus the tail p^n, n = min(k, |run|)
     (n = run length without cutoff; a run shorter than k leaves everything after its end unknown).
-    RBP <= true RBP <= RBP + RBP_res. Example: ``RBP_res(p=0.8)@10``.
+    RBP <= true RBP <= RBP + RBP_res (papers/000 section 3, after Moffat & Zobel 2008). A judged
+    document, relevant or not, adds nothing; a query the run does not answer gets 1.
+    Example: ``RBP_res(p=0.8)@10``.
     """
     __name__ = "RBP_res"
     NAME = "RBP_res"
@@ -58,42 +62,59 @@ class _RefMeasure(RbstarMeasure):
 
 
 class _RBR(_RefMeasure):
-    """Rank-biased recall of the run's top k, as a set, against the reference ranking (eqs. 6/8).
+    """Rank-biased recall: the run's top k as a set, each document credited with its weight in the reference.
 
-    RBR = sum_{e in B} w(rank_R(e)), with tied items of R sharing their group's weight equally
-    (0 for e not in R). At most 1 - p^|B| when B is R's top |B|.
-    Example: ``RBR(p=0.8,ref='reranked.run')@20`` (first stage top 20 vs a re-ranked reference).
+    RBR(B | R) = sum_{e in B} w(rank_R(e)), w(i) = (1-p) p^(i-1) (papers/000 eqs. 6 and 8). This is the
+    paper's "set | ranking" case: B is what a first stage hands to a re-ranker (its top k, order
+    ignored), R the ranking the re-ranker makes (the reference). Tied items of R share their group's
+    weight equally (the paper's proposal: the expectation over the orders of the tie); a document not
+    in R adds 0. RBR is at most 1 - p^|B|, reached when B is R's top |B|, and RBR(B | R) = RBP(R | B)
+    (eq. 7). A query the run does not answer, or the reference lacks, scores 0.
+    Example: ``RBR(p=0.8,ref='reranked.run')@20`` (a first stage's top 20 against a re-ranked
+    reference), ``RBR(p=0.8)@20`` (reference derived from the qrels).
     """
     __name__ = "RBR"
     NAME = "RBR"
 
 
 class _RBR_res(_RefMeasure):
-    """Residual of RBR (eq. 9): (1-p)/p sum_{i=1..b} p^(|R|+i) = p^|R| (1 - p^b).
+    """Residual of RBR (papers/000 eq. 9): what the run's documents unknown to the reference could still add.
 
-    b counts the items of B whose rank in R is unknown: not in R and, for a qrels-derived R, not
-    judged (a judged document below ``rel`` is known not to be in R and adds nothing).
+    residual = (1-p)/p sum_{i=1..b} p^(|R|+i) = p^|R| (1 - p^b): the b unknown items of B ranked right
+    after R's end, the best place they could have. b counts the items of B whose rank in R is unknown:
+    not in R and, for a qrels-derived R, not judged (a judged document below ``rel`` is known not to be
+    in R and adds nothing). RBR <= true RBR <= RBR + RBR_res. A long reference leaves a tiny residual
+    (p^|R|: below 3e-10 for |R| = 100 and p = 0.8). A query the run does not answer gets 0; one the
+    reference lacks (|R| = 0) gets 1 - p^|B|.
     """
     __name__ = "RBR_res"
     NAME = "RBR_res"
 
 
 class _RBA(_RefMeasure):
-    """Rank-biased alignment (eq. 11): sum_{e in B∩R} (1-p) p^((rank_B(e)+rank_R(e))/2 - 1).
+    """Rank-biased alignment of two rankings, the run and the reference (papers/000 eq. 11).
 
-    With ties in R, p^(rank_R/2) is replaced by its mean over the tie group's positions. Symmetric in
-    B and R; RBA(reverse(R), R) = (1-p)/p |R| p^((|R|+1)/2) (eq. 12). Example: ``RBA(p=0.9,ref='a.run')``.
+    RBA(B | R) = sum_{e in B∩R} (1-p) p^((rank_B(e)+rank_R(e))/2 - 1): every shared document is
+    weighted at its mean rank in the two rankings, so a document counts more the higher both put it
+    (RBO instead counts the overlap of prefixes). Symmetric, RBA(B | R) = RBA(R | B) (eq. 13); two
+    aligned rankings approach 1; RBA(reverse(R), R) = (1-p)/p |R| p^((|R|+1)/2) (eq. 12), the smallest
+    value of a permutation. With ties in R, p^(rank_R/2) is replaced by its mean over the tie group's
+    positions (the expectation over the tie's orders). RBA is a tight lower bound (more shared
+    documents can only add; see RBA_res). A query the run does not answer, or the reference lacks,
+    scores 0. Example: ``RBA(p=0.9,ref='a.run')``.
     """
     __name__ = "RBA"
     NAME = "RBA"
 
 
 class _RBA_res(_RefMeasure):
-    """Residual of RBA: Algorithm 1's ``extra + p^|B ∪ R|`` (the paper's algorithm as printed).
+    """Residual of RBA (papers/000 Algorithm 1): how much RBA could grow if both rankings went on aligned.
 
-    Unknown items of B take R positions |R|+1, |R|+2, ... in B order; items of R missing from B take B
-    positions |B|+1, ... in R order; the tail p^|B ∪ R| covers perfect alignment afterwards. With ties
-    in R, the expectation over the tie orders is exact. (rbstar's implementation of this bound is wrong.)
+    RBA_res = extra + p^|B ∪ R|, the paper's algorithm as printed: unknown items of B take R positions
+    |R|+1, |R|+2, ... in B order; items of R missing from B take B positions |B|+1, ... in R order;
+    each adds (1-p) p^(mean rank - 1); the tail p^|B ∪ R| covers perfect alignment afterwards.
+    RBA <= true RBA <= RBA + RBA_res. With ties in R, the expectation over the tie orders is exact.
+    A query the run does not answer gets 1. (rbstar's implementation of this bound is wrong.)
     """
     __name__ = "RBA_res"
     NAME = "RBA_res"
@@ -101,25 +122,39 @@ class _RBA_res(_RefMeasure):
 
 
 class _RBO(_RefMeasure):
-    """Rank-biased overlap, RBO_min of Webber et al. (2010): eq. 5 summed to infinity assuming no overlap
-    beyond what is seen (prefix overlaps stay frozen after both lists end). This is what Table 3 of
-    papers/000 prints. Lists of unequal length allowed. Example: ``RBO(p=0.9,ref='baseline.run')@100``.
+    """Rank-biased overlap, RBO_min (Webber et al. 2010), of the run and the reference ranking.
+
+    RBO = (1-p)/p sum_{d>=1} p^d |B_{1..d} ∩ R_{1..d}| / d (papers/000 eq. 5), summed to infinity
+    assuming no overlap beyond what is seen (the prefix overlaps stay frozen after both lists end), so
+    two identical lists of 10 score 0.9690 at p = 0.8, not 1; this is what papers/000 Table 3 prints.
+    Lists of unequal length are allowed. Ties in R: the expectation over a uniformly random order of
+    each tie group. A query the run does not answer, or the reference lacks, scores 0.
+    Example: ``RBO(p=0.9,ref='baseline.run')@100``.
+    (W. Webber, A. Moffat, J. Zobel. A Similarity Measure for Indefinite Rankings. TOIS 2010.)
     """
     __name__ = "RBO"
     NAME = "RBO"
 
 
 class _RBO_res(_RefMeasure):
-    """RBO_max - RBO_min (Webber et al. 2010): the largest increase of RBO over every extension of both
-    lists; RBO <= RBO_ext <= RBO + RBO_res."""
+    """Residual of RBO: RBO_max - RBO_min (Webber et al. 2010), how much RBO could grow as the lists go on.
+
+    The largest increase of RBO over every extension of both lists (lists of unequal length allowed);
+    RBO <= RBO_ext <= RBO + RBO_res. A query the run does not answer gets 1.
+    Example: ``RBO_res(p=0.9,ref='baseline.run')@100``.
+    """
     __name__ = "RBO_res"
     NAME = "RBO_res"
     DEFAULT = 1.0
 
 
 class _RBO_ext(_RefMeasure):
-    """Extrapolated RBO, Webber et al. (2010) eq. 32 (unequal lengths allowed): the overlap rate of the
-    seen prefix is assumed to continue. A point estimate between RBO and RBO + RBO_res."""
+    """Extrapolated RBO (Webber et al. 2010, eq. 32): a point estimate between RBO and RBO + RBO_res.
+
+    The agreement seen at the end of the lists is assumed to continue for ever (unequal lengths
+    allowed), so two identical lists score 1. A query the run does not answer scores 0.
+    Example: ``RBO_ext(p=0.9,ref='baseline.run')@100``.
+    """
     __name__ = "RBO_ext"
     NAME = "RBO_ext"
 

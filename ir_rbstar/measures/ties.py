@@ -37,11 +37,13 @@ class _TieMeasure(RbstarMeasure):
 
 
 class _P_TA(_TieMeasure):
-    """Tie-aware precision at k (papers/001 section 2.1).
+    """Tie-aware precision at k: P@k averaged exactly over every order of the run's tied scores.
 
-    P_TA@k = (R_c + (k - t_c) r_c / n_c) / k: relevant documents above the tie group that holds rank k,
-    plus that group's expected share. Always divides by k (as trec_eval's P@k does, even when the run
-    is shorter). Example: ``P_TA@10``, ``P_TA(rel=2)@10``.
+    P_TA@k = (R_c + (k - t_c) r_c / n_c) / k (papers/001 section 2.1): the relevant documents above the
+    tie group that holds rank k, plus that group's expected share (n_c documents, r_c of them
+    relevant, starting after position t_c). Always divides by k (as trec_eval's P@k does, even when
+    the run is shorter). The cutoff is required. A query the run does not answer scores 0.
+    Example: ``P_TA@10``, ``P_TA(rel=2)@10``.
     """
     __name__ = "P_TA"
     NAME = "P_TA"
@@ -49,9 +51,11 @@ class _P_TA(_TieMeasure):
 
 
 class _R_TA(_TieMeasure):
-    """Tie-aware recall at k (papers/001 section 2.2): the expected number of relevant documents in the
-    top k divided by the number of relevant documents in the qrels (0 when there are none).
-    Example: ``R_TA@100``.
+    """Tie-aware recall at k: R@k averaged exactly over every order of the run's tied scores.
+
+    R_TA@k = E[relevant documents in the top k] / (relevant documents in the qrels) (papers/001
+    section 2.2), 0 when the qrels have none. The cutoff is required. A query the run does not answer
+    scores 0. Example: ``R_TA@100``.
     """
     __name__ = "R_TA"
     NAME = "R_TA"
@@ -59,10 +63,13 @@ class _R_TA(_TieMeasure):
 
 
 class _F1_TA(_TieMeasure):
-    """Tie-aware F1 at k (papers/001 section 2.3): 2 E[relevant in top k] / (k + relevant in qrels),
-    the harmonic mean of P@k and R@k (0 when both are 0). This expectation is exact because F1 at a fixed k
-    is linear in the number of relevant documents retrieved. For a run with at least k documents it equals
-    ir_measures' ``SetF`` of the run cut at k. Example: ``F1_TA@10``.
+    """Tie-aware F1 at k: the harmonic mean of P@k and R@k, averaged over every order of the tied scores.
+
+    F1_TA@k = 2 E[relevant in top k] / (k + relevant in qrels) (papers/001 section 2.3), 0 when both
+    are 0. This expectation is exact because F1 at a fixed k is linear in the number of relevant
+    documents retrieved. For a run with at least k documents it equals ir_measures' ``SetF`` of the run
+    cut at k. The cutoff is required. A query the run does not answer scores 0.
+    Example: ``F1_TA@10``.
     """
     __name__ = "F1_TA"
     NAME = "F1_TA"
@@ -70,26 +77,28 @@ class _F1_TA(_TieMeasure):
 
 
 class _AP_TA(_TieMeasure):
-    """Tie-aware average precision (papers/001 section 2.4), optionally cut at k.
+    """Tie-aware average precision: AP averaged exactly over every order of the run's tied scores.
 
     A position j of tie group i (positions t_i+1 .. t_i+n_i, r_i relevant, R_i relevant before the
     group) holds a relevant document in r_i/n_i of the orderings, and then has on average
-    R_i + 1 + (j - t_i - 1)(r_i - 1)/(n_i - 1) relevant documents at or above it. AP_TA sums these
-    precisions over j <= k and divides by the number of relevant documents in the qrels, as trec_eval's
-    ``map`` and ``map_cut_k`` do. Example: ``AP_TA``, ``AP_TA(rel=2)@100``.
+    R_i + 1 + (j - t_i - 1)(r_i - 1)/(n_i - 1) relevant documents at or above it (papers/001 section
+    2.4). AP_TA sums these precisions over j <= k (the whole run without a cutoff) and divides by the
+    number of relevant documents in the qrels, as trec_eval's ``map`` and ``map_cut_k`` do; 0 when the
+    qrels have none or the run does not answer the query. Example: ``AP_TA``, ``AP_TA(rel=2)@100``.
     """
     __name__ = "AP_TA"
     NAME = "AP_TA"
 
 
 class _RR_TA(_TieMeasure):
-    """Tie-aware reciprocal rank (papers/001 section 2.5), optionally cut at k.
+    """Tie-aware reciprocal rank: RR averaged exactly over every order of the run's tied scores.
 
     In the first tie group that holds a relevant document (n documents, r relevant, starting after
     position t), the first relevant document is at position t + x with probability
-    C(n - x, r - 1) / C(n, r); RR_TA = sum over x with t + x <= k of that probability / (t + x).
-    (The paper prints the fraction of orderings whose first x are irrelevant where the probability of
-    the first relevant being at x is meant; the difference of consecutive fractions is used here.)
+    C(n - x, r - 1) / C(n, r); RR_TA = sum over x with t + x <= k of that probability / (t + x)
+    (papers/001 section 2.5; the paper prints the fraction of orderings whose first x are irrelevant
+    where the probability of the first relevant being at x is meant; the difference of consecutive
+    fractions is used here). 0 when no relevant document is retrieved (within k).
     Example: ``RR_TA``, ``RR_TA(rel=2)@10``.
     """
     __name__ = "RR_TA"
@@ -97,16 +106,17 @@ class _RR_TA(_TieMeasure):
 
 
 class _nDCG_TA(RbstarMeasure):
-    """Tie-aware nDCG (papers/001 section 2.6), with trec_eval's conventions unless told otherwise.
+    """Tie-aware nDCG: nDCG averaged exactly over every order of the run's tied scores.
 
-    Every position of a tie group gets the group's mean gain, so
-    DCG_TA@k = sum over groups of mean gain x sum of the discounts 1/log2(j+1) of the group's positions
-    j <= k; the ideal DCG (from every judged document of the query, best first, cut at k) is unaffected.
-    Gains: ``dcg='log2'`` (default) uses the grade itself, ``dcg='exp-log2'`` uses 2^grade - 1; ``gains``
-    first maps grades to other values (grades not in the map keep their value). Negative gains count
-    as 0, in the run and in the ideal ranking, as in trec_eval. nDCG is 0 when the ideal DCG is 0.
-    ``judged_only`` looks at the grades, not at the mapped gains (ir_measures maps the qrels first, so
-    there a grade mapped to a negative gain also counts as unjudged).
+    trec_eval's conventions unless told otherwise. Every position of a tie group gets the group's mean
+    gain, so DCG_TA@k = sum over groups of (mean gain x sum of the discounts 1/log2(j+1) of the group's
+    positions j <= k); the ideal DCG (from every judged document of the query, best first, cut at k) is
+    unaffected (papers/001 section 2.6). Gains: ``dcg='log2'`` (default) uses the grade itself,
+    ``dcg='exp-log2'`` uses 2^grade - 1; ``gains`` first maps grades to other values (grades not in the
+    map keep their value). Negative gains count as 0, in the run and in the ideal ranking, as in
+    trec_eval. nDCG is 0 when the ideal DCG is 0 or the run does not answer the query. ``judged_only``
+    looks at the grades, not at the mapped gains (ir_measures maps the qrels first, so there a grade
+    mapped to a negative gain also counts as unjudged).
     Example: ``nDCG_TA@10``, ``nDCG_TA(dcg='exp-log2')@10``, ``nDCG_TA(gains={0:0,1:0,2:1,3:3})@10``.
     """
     __name__ = "nDCG_TA"
@@ -117,7 +127,9 @@ class _nDCG_TA(RbstarMeasure):
         "dcg": ParamInfo(dtype=str, choices=["log2", "exp-log2"], default="log2",
                          desc="gain formulation: 'log2' (gain = grade) or 'exp-log2' (gain = 2^grade - 1); "
                               "the discount is 1/log2(rank + 1) in both"),
-        "gains": ParamInfo(dtype=dict, desc="custom mapping from grade to gain (int to number)"),
+        "gains": ParamInfo(dtype=dict,
+                           desc="custom mapping from grade to gain (int to number), e.g. {0:0,1:0,2:1,3:3}; "
+                                "grades not in the map keep their value"),
         "judged_only": _judged_only(),
     }
 
@@ -134,10 +146,12 @@ class _nDCG_TA(RbstarMeasure):
 
 
 class _RBP_TA(RbstarMeasure):
-    """Tie-aware rank-biased precision (beyond papers/001): tied documents share the weights
-    (1-p) p^(j-1) of their group's positions equally, so each position gets the group's mean gain.
-    Gains as in ``RBP``: binary with ``rel``, else grade / highest grade in the qrels.
-    Example: ``RBP_TA(p=0.8)@10``, ``RBP_TA(p=0.95,rel=2)``.
+    """Tie-aware rank-biased precision: RBP averaged exactly over every order of the run's tied scores.
+
+    Tied documents share the weights (1-p) p^(j-1) of their group's positions equally, so each position
+    gets the group's mean gain (this package's extension of papers/001 to RBP). Gains as in ``RBP``:
+    binary with ``rel``, else grade / highest grade in the qrels. A query the run does not answer
+    scores 0. Example: ``RBP_TA(p=0.8)@10``, ``RBP_TA(p=0.95,rel=2)``.
     """
     __name__ = "RBP_TA"
     NAME = "RBP_TA"

@@ -37,8 +37,11 @@ class _TwistMeasure(RbstarMeasure):
 
 
 class _Twist(_TwistMeasure):
-    """Twist (papers/002 Def. 6): tau = (rho + sigma) / 2, the mean of the recovery ratio and the space
-    ratio; 1 for the ideal ordering, 0 for a run of at least RB documents none of which is relevant.
+    """Twist: the effort a ranking costs its reader, 1 for the ideal ordering (papers/002 Def. 6).
+
+    tau = (rho + sigma) / 2, the mean of the recovery ratio ``Twist_rho`` and the space ratio
+    ``Twist_sigma``; 0 for a run of at least RB documents none of which is relevant. A query with
+    recall base 0 has no value (left out of the mean); a query the run does not answer scores 0.
     Examples: ``Twist``, ``Twist@100``, ``Twist(rel=2)@1000``.
     """
     __name__ = "Twist"
@@ -46,17 +49,23 @@ class _Twist(_TwistMeasure):
 
 
 class _Twist_rho(_TwistMeasure):
-    """Recovery ratio of Twist (papers/002 Def. 3): rho = RB / max(RB, first crossing of CRP with zero),
-    0 when CRP never crosses zero. Example: ``Twist_rho@100``.
+    """Recovery ratio of Twist: how soon the cumulated misplacement of the run first returns to zero.
+
+    rho = RB / max(RB, first crossing of CRP with zero) (papers/002 Def. 3), 0 when CRP never crosses
+    zero; a crossing where CRP only touches zero counts, so a run whose first document is in its place
+    has rho = 1. Queries as for ``Twist``. Example: ``Twist_rho@100``.
     """
     __name__ = "Twist_rho"
     NAME = "Twist_rho"
 
 
 class _Twist_sigma(_TwistMeasure):
-    """Space ratio of Twist (papers/002 Defs. 4-5): the harmonic mean of 1 - s+/s+_fs and 1 - s-/s-_fs,
-    the space the run walks forward and backward relative to the full-scale run. Example:
-    ``Twist_sigma@100``.
+    """Space ratio of Twist: how much less ground the run walks than the full-scale (most misplaced) run.
+
+    sigma = the harmonic mean of 1 - s+/s+_fs and 1 - s-/s-_fs (papers/002 Defs. 4-5), where s+ and
+    s- are the space the run walks forward (relevant documents that come late) and backward
+    (documents that come too early), and _fs marks the full-scale run (the ideal run reversed, of
+    length max(N, 2 RB)); 0 when both ratios are 0. Queries as for ``Twist``. Example: ``Twist_sigma@100``.
     """
     __name__ = "Twist_sigma"
     NAME = "Twist_sigma"

@@ -1,0 +1,267 @@
+"""Generate the measure reference of every family page in docs/ and the table of measures of docs/index.md
+from the measure declarations (ir_rbstar/measures/*.py), so that the pages cannot drift from the code.
+
+For every measure of a family (its ``FAMILY``), the family page gets: its name, its signature with the
+defaults (``RBR(p=0.8, ref=None, rel=1)@k``), a table of its parameters (from ``SUPPORTED_PARAMS``:
+type, default, whether required, the ``ParamInfo`` description), its default cutoff, the value for a
+query the run does not answer where the declaration sets one (``DEFAULT``), the parameters its label
+always shows, and its docstring (formula, edge cases, citation). docs/index.md gets one row per measure:
+its name (linked to its entry), its family page and the first line of its docstring.
+
+    python scripts/make_docs.py            # print the blocks
+    python scripts/make_docs.py --write    # rewrite the generated blocks of the pages
+    python scripts/make_docs.py --check    # exit with status 1 when a page is out of date
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import inspect
+import re
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))                         # the working tree's ir_rbstar, not an installed one
+
+import ir_rbstar  # noqa: E402
+from ir_measures.measures.base import Measure, _NOT_PROVIDED  # noqa: E402
+
+SCRIPTS = Path(__file__).resolve().parent
+if str(SCRIPTS) not in sys.path:
+    sys.path.insert(0, str(SCRIPTS))           # _docblock, also when a test loads this file by its path
+
+import _docblock  # noqa: E402  (the generated block of a document between two marker comments)
+
+DOCS = REPO / "docs"
+INDEX = DOCS / "index.md"
+START = "<!-- measure-reference:start -->"
+END = "<!-- measure-reference:end -->"
+INDEX_START = "<!-- measure-table:start -->"
+INDEX_END = "<!-- measure-table:end -->"
+
+#: FAMILY of the declarations -> (page in docs/, short title, the module that declares the family)
+FAMILIES: Dict[str, tuple] = {
+    "rankbiased": ("rankbiased.md", "rank-biased", "rankbiased"),
+    "ties": ("ties.md", "tie-aware", "ties"),
+    "twist": ("twist.md", "Twist", "twist"),
+    "nrg": ("nrg.md", "NRG", "nrg"),
+    "med": ("med.md", "MED", "med"),
+}
+
+generated_block = functools.partial(_docblock.generated_block, start=START, end=END)
+replace_block = functools.partial(_docblock.replace_block, start=START, end=END)
+index_block = functools.partial(_docblock.generated_block, start=INDEX_START, end=INDEX_END)
+
+
+def measures_of(family: str) -> List[Measure]:
+    """The prototypes of ``ir_rbstar.MEASURES`` declared with ``FAMILY == family``, in declaration order."""
+    return [m for m in ir_rbstar.MEASURES if m.FAMILY == family]
+
+
+def docstring(measure: Measure) -> str:
+    """The measure class's docstring, dedented; ValueError unless its first paragraph is one line (the
+    summary that docs/index.md shows)."""
+    doc = inspect.getdoc(type(measure))
+    if not doc or not doc.strip():
+        raise ValueError(f"{measure.NAME}: the declaration has no docstring")
+    lines = doc.strip().splitlines()
+    if len(lines) > 1 and lines[1].strip():
+        raise ValueError(f"{measure.NAME}: the docstring's first paragraph must be a one-line summary "
+                         f"(then a blank line): {lines[0]!r}")
+    return doc.strip()
+
+
+def summary(measure: Measure) -> str:
+    """The first line of the measure's docstring."""
+    return docstring(measure).splitlines()[0].strip()
+
+
+def declared_default(measure: Measure) -> Optional[float]:
+    """``DEFAULT`` (the value for a query the run does not answer) when an ir_rbstar class declares it,
+    else None (ir_measures' base class gives every measure 0.0, which is not a declaration)."""
+    for cls in type(measure).__mro__:
+        if cls is Measure or not cls.__module__.startswith("ir_rbstar"):
+            continue
+        if "DEFAULT" in vars(cls):
+            return vars(cls)["DEFAULT"]
+    return None
+
+
+def _value(value) -> str:
+    """A parameter value as it is written in a measure string."""
+    if value is _NOT_PROVIDED or value is None:
+        return "None"
+    return repr(value)
+
+
+def signature(measure: Measure) -> str:
+    """``NAME(param=default, ...)@k``: required parameters without a default are shown bare; the cutoff
+    (``@k``) is shown when the measure takes one."""
+    parts = []
+    for name, info in measure.SUPPORTED_PARAMS.items():
+        if name == measure.AT_PARAM:
+            continue
+        if info.required and info.default is _NOT_PROVIDED:
+            parts.append(name)
+        else:
+            parts.append(f"{name}={_value(info.default)}")
+    text = measure.NAME + (f"({', '.join(parts)})" if parts else "")
+    if measure.AT_PARAM in measure.SUPPORTED_PARAMS:
+        text += "@k"
+    return text
+
+
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell: RST literals as Markdown code, no raw pipes or newlines."""
+    text = re.sub(r"``(.+?)``", r"`\1`", " ".join(str(text).split()))
+    return text.replace("|", "\\|")
+
+
+def default_cutoff(measure: Measure) -> Optional[int]:
+    return getattr(measure, "DEFAULT_CUTOFF", None)
+
+
+def param_table(measure: Measure) -> str:
+    rows = []
+    for name, info in measure.SUPPORTED_PARAMS.items():
+        is_cutoff = name == measure.AT_PARAM
+        label = f"`@k` (`{name}`)" if is_cutoff else f"`{name}`"
+        dtype = info.dtype.__name__ if info.dtype is not None else "any"
+        if is_cutoff:
+            cut = default_cutoff(measure)
+            default = "—" if info.required else (f"`{cut}`" if cut is not None else "none: the whole run")
+        elif info.required and info.default is _NOT_PROVIDED:
+            default = "—"
+        else:
+            default = f"`{_value(info.default)}`"
+        desc = info.desc or ""
+        if info.choices is not _NOT_PROVIDED:
+            desc += "; one of " + ", ".join(f"`{c!r}`" for c in info.choices)
+        rows.append([label, dtype, default, "yes" if info.required else "no", _cell(desc)])
+    return _docblock.md_table(["parameter", "type", "default", "required", "description"],
+                              "|---|---|---|---|---|", rows)
+
+
+def measure_entry(measure: Measure) -> str:
+    facts = []
+    if measure.AT_PARAM in measure.SUPPORTED_PARAMS:
+        info = measure.SUPPORTED_PARAMS[measure.AT_PARAM]
+        cut = default_cutoff(measure)
+        facts.append("Cutoff: required." if info.required else
+                     f"Default cutoff: {cut}." if cut is not None else "Default cutoff: none (the whole run).")
+    default = declared_default(measure)
+    if default is not None:
+        facts.append(f"Value for a query the run does not answer: {default!r}.")
+    shown = tuple(measure.ALWAYS_SHOWN)
+    if shown:
+        facts.append("Its label always shows " + ", ".join(f"`{s}`" for s in shown) + ".")
+    doc = docstring(measure)
+    if "```" in doc:
+        raise ValueError(f"{measure.NAME}: the docstring must not contain ``` (it is shown in a code block)")
+    lines = [f"### `{measure.NAME}`", "", f"`{signature(measure)}`", "", param_table(measure), ""]
+    if facts:
+        lines += [" ".join(facts), ""]
+    return "\n".join(lines + ["```text", doc, "```"])
+
+
+def family_block(family: str) -> str:
+    """The generated reference of one family page."""
+    page, title, module = FAMILIES[family]
+    measures = measures_of(family)
+    if not measures:
+        raise ValueError(f"no measure declares FAMILY = {family!r}")
+    mod = sys.modules[f"ir_rbstar.measures.{module}"]
+    lines = [
+        f"Generated from the declarations in `ir_rbstar/measures/{module}.py` by "
+        "`python scripts/make_docs.py --write`; `tests/test_docs.py` fails when this block is out of date. "
+        "Measures: " + ", ".join(f"[`{m.NAME}`](#{anchor(m.NAME)})" for m in measures) + ".",
+        "",
+        f"What the whole family shares (the module's docstring, `help(ir_rbstar.measures.{module})`):",
+        "",
+        "```text",
+        inspect.getdoc(mod).strip(),
+        "```",
+    ]
+    for m in measures:
+        lines += ["", measure_entry(m)]
+    return "\n".join(lines)
+
+
+def anchor(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation other than ``-`` and ``_`` dropped, spaces
+    as ``-``."""
+    text = heading.strip().lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def index_table() -> str:
+    """The table of every measure for docs/index.md."""
+    rows = []
+    known = set()
+    for family, (page, title, _) in FAMILIES.items():
+        for m in measures_of(family):
+            known.add(m.NAME)
+            rows.append([f"[`{m.NAME}`]({page}#{anchor(m.NAME)})", f"[{title}]({page})", _cell(summary(m))])
+    missing = [m.NAME for m in ir_rbstar.MEASURES if m.NAME not in known]
+    if missing:
+        raise ValueError(f"measures of no documented family: {missing} (add their FAMILY to FAMILIES)")
+    return _docblock.md_table(["measure", "family", "what it measures"], "|---|---|---|", rows)
+
+
+def blocks() -> Dict[Path, tuple]:
+    """Every generated block: document -> (block, start marker, end marker)."""
+    out = {DOCS / page: (family_block(family), START, END) for family, (page, _, _) in FAMILIES.items()}
+    out[INDEX] = (index_table(), INDEX_START, INDEX_END)
+    return out
+
+
+def stale() -> List[Path]:
+    """The documents whose generated block differs from what the declarations give now (or that lack
+    the markers)."""
+    out = []
+    for doc, (block, start, end) in blocks().items():
+        try:
+            current = _docblock.generated_block(doc.read_text(), start, end)
+        except (OSError, ValueError):
+            out.append(doc)
+            continue
+        if current != block:
+            out.append(doc)
+    return out
+
+
+def _shown(path: Path) -> str:
+    """A path relative to the repository when it lies inside it."""
+    try:
+        return str(path.relative_to(REPO))
+    except ValueError:
+        return str(path)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--write", action="store_true", help="rewrite the generated blocks of the pages")
+    group.add_argument("--check", action="store_true",
+                       help="exit with status 1 when a page's generated block is out of date")
+    args = parser.parse_args(argv)
+    if args.check:
+        bad = stale()
+        for doc in bad:
+            print(f"{_shown(doc)} is stale: run  python scripts/make_docs.py --write", file=sys.stderr)
+        if not bad:
+            print("docs are current", file=sys.stderr)
+        return 1 if bad else 0
+    for doc, (block, start, end) in blocks().items():
+        if args.write:
+            _docblock.write_block(doc, block, start, end)
+        else:
+            print(f"{_shown(doc)}:\n{block}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
