@@ -1,4 +1,5 @@
-"""What the benchmark scripts share (bench_rankbiased.py, bench_ties.py, bench_twist.py, bench_nrg.py).
+"""What the benchmark scripts share (bench_rankbiased.py, bench_ties.py, bench_twist.py, bench_nrg.py,
+bench_med.py).
 
 * the worker protocol: a benchmark script runs itself in a fresh subprocess (``SCRIPT --worker NAME
   JSON``), the worker times its work and prints one result line (:func:`emit`), the driver reads it
@@ -9,7 +10,9 @@
 * workers more than one script runs: the per-phase cProfile of ir_rbstar's path (:func:`w_phases`), the
   ``ir-rbstar`` command's function, ir_rbstar's provider and ir_measures' default pipeline from files;
 * the input data: synthetic files from make_synthetic.py, the Robust04 stack of ../shared/data;
-* the report: tables, number formats, the machine, the phase profiles, shared options and lines.
+* the report: tables, number formats, the machine, the phase profiles, shared options and lines;
+* the summary rows every script writes with ``--json`` (:func:`summary_row`, :meth:`Session.add_summary`),
+  which run_all.py gathers into the one table of docs/benchmarks.md.
 
 Only the standard library is imported here at import time (numpy, pandas, ir_measures and ir_rbstar are
 imported inside the workers), so that a driver stays small. See benchmarks/README.md for the method.
@@ -445,9 +448,57 @@ def parse_args(ap: argparse.ArgumentParser, argv, workers: Dict[str, object]) ->
     return args
 
 
+def mode_of(args: argparse.Namespace) -> str:
+    """The mode of a run as text: ``quick`` or ``full``, plus the sizes that differ from the mode's."""
+    mode = "quick" if args.quick else "full"
+    extra = []
+    if getattr(args, "queries", None):
+        extra.append(f"{args.queries:,} queries")
+    if getattr(args, "depth", 1000) != 1000:
+        extra.append(f"depth {args.depth:,}")
+    if getattr(args, "repeat", 3) != 3:
+        extra.append(f"best of {args.repeat}")
+    return mode + (f" ({', '.join(extra)})" if extra else "")
+
+
+def have_module(name: str) -> bool:
+    """Whether ``name`` can be imported here (looked up, not imported: the driver stays small)."""
+    import importlib.util
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def n_queries(args: argparse.Namespace) -> int:
     """How many synthetic queries: --queries, else 700 with --quick and 7,000 without."""
     return args.queries or (700 if args.quick else 7000)
+
+
+def summary_row(family: str, task: str, data: str, ours: str, peer: str, other: str = "",
+                ratio: Optional[float] = None, target: str = "info", met: Optional[bool] = None,
+                peer_dists=(), peer_version: Optional[str] = None, peer_absent: Optional[str] = None,
+                note: str = "") -> dict:
+    """One row of the machine-readable summary a benchmark writes with ``--json`` (``"summary"``), which
+    benchmarks/run_all.py gathers into one table.
+
+    ``ours`` and ``other`` are the two results as printed (e.g. ``"5.42 s"``); ``ratio`` is ours / the
+    peer's (None when there is none to compute); ``met`` is None for information rows. The peer is named
+    by ``peer``; its version comes from the installed distributions ``peer_dists`` (run_all looks them up
+    with importlib.metadata), or is given as text (``peer_version``) for a peer that is no Python package
+    (a C program, a figure quoted from a paper). ``peer_absent`` (a reason) says the peer could not be
+    run: then no ratio and no verdict are given."""
+    if peer_absent:
+        ratio, met, other = None, None, other or "-"
+    return {"family": family, "task": task, "data": data, "ours": ours, "peer": peer, "other": other,
+            "ratio": None if ratio is None else float(ratio), "target": target,
+            "met": None if met is None else bool(met), "peer_dists": list(peer_dists),
+            "peer_version": peer_version, "peer_absent": peer_absent, "note": note}
+
+
+def ratio_of(a: Optional[float], b: Optional[float]) -> Optional[float]:
+    """a / b, or None when either is missing or b is 0."""
+    return None if a is None or not b else a / b
 
 
 @dataclasses.dataclass
@@ -457,14 +508,22 @@ class Session:
     package: str            # which ir_rbstar the workers import, described
     load_start: str         # the load average at start
     raw: dict = dataclasses.field(default_factory=dict)     # all raw results, for --json
+    summary: List[dict] = dataclasses.field(default_factory=list)   # rows of :func:`summary_row`, for --json
 
-    def write_json(self, path: Optional[str], with_package: bool = True) -> None:
-        """With ``--json PATH``: the machine, the package measured (``with_package``) and the raw results."""
+    def add_summary(self, *args, **kwargs) -> None:
+        """Append a :func:`summary_row` (same arguments)."""
+        self.summary.append(summary_row(*args, **kwargs))
+
+    def write_json(self, path: Optional[str], with_package: bool = True, mode: Optional[str] = None) -> None:
+        """With ``--json PATH``: the machine, the package measured (``with_package``), the load average at
+        start and now, the mode, the summary rows (:meth:`add_summary`) and the raw results."""
         if not path:
             return
-        doc = {"machine": machine_info()}
+        doc = {"machine": machine_info(), "machine_detail": machine_detail()}
         if with_package:
             doc["package"] = self.package
+        doc.update(mode=mode, argv=sys.argv[1:], load_start=self.load_start, load_end=load_average(),
+                   summary=self.summary)
         doc["results"] = self.raw
         with open(path, "w") as f:
             json.dump(doc, f, indent=1, default=str)
@@ -529,7 +588,8 @@ class Grid(Table):
         self.rows.append(tuple(cells))
 
 
-def machine_info() -> str:
+def machine_detail() -> dict:
+    """The machine as fields: CPU model, cores this process may use, RAM, OS, Python."""
     cpu = "?"
     try:
         with open("/proc/cpuinfo") as f:
@@ -548,18 +608,28 @@ def machine_info() -> str:
                     break
     except OSError:
         pass
-    from importlib import metadata
-
-    def ver(dist):
-        try:
-            return metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            return "not installed"
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return (f"machine: {cpu}; {cores} cores; RAM {ram}; Python {platform.python_version()}; "
+    return {"cpu": cpu, "cores": cores, "ram": ram, "os": f"{platform.system()} {platform.release()}",
+            "python": platform.python_version()}
+
+
+def dist_version(dist: str) -> str:
+    """The installed version of the distribution ``dist`` (importlib.metadata), or ``"not installed"``."""
+    from importlib import metadata
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def machine_info() -> str:
+    m = machine_detail()
+    ver = dist_version
+    return (f"machine: {m['cpu']}; {m['cores']} cores; RAM {m['ram']}; Python {m['python']}; "
             f"numpy {ver('numpy')}; pandas {ver('pandas')}; ir_measures {ver('ir_measures')}; "
-            f"pytrec_eval {ver('pytrec_eval-terrier')}; rbo {ver('rbo')}; ir_rbstar {ver('ir_rbstar')}; "
-            f"{platform.system()} {platform.release()}; date {datetime.datetime.now().isoformat(timespec='seconds')}")
+            f"pytrec_eval {ver('pytrec_eval-terrier')}; rbo {ver('rbo')}; cwl-eval {ver('cwl-eval')}; "
+            f"scikit-learn {ver('scikit-learn')}; ir_rbstar {ver('ir_rbstar')}; "
+            f"{m['os']}; date {datetime.datetime.now().isoformat(timespec='seconds')}")
 
 
 def load_average() -> str:

@@ -414,6 +414,22 @@ def _med_c_binary(path: Optional[str], log) -> Optional[str]:
     return path
 
 
+def c_version(binary: Optional[str]) -> Optional[str]:
+    """How the C program is identified in the summary: its path and the start of its SHA-256 (it has no
+    version number)."""
+    if not binary:
+        return None
+    import hashlib
+    with open(binary, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:12]
+    return f"user-built {binary} (sha256 {digest})"
+
+
+C_PEER = "the authors' C program med (Tan & Clarke), same three measures on the same files"
+C_ABSENT = "not given (--med-c PATH; GPL, not shipped)"
+FAMILY = "MED (bench_med.py)"
+
+
 def _c_row(res: Optional[dict]) -> tuple:
     """seconds, CPU s, peak RSS (of the C processes), runs of a C contender."""
     if res is None:
@@ -527,6 +543,15 @@ def main(argv=None) -> int:
                       h.yes(r1["wall"] <= r2["wall"]))
         else:
             goals.add(f"synthetic {n_queries:,} pairs: ir_rbstar / C", "C skipped", "<= 1.00", "?")
+        med_task = " + ".join(SHORT) + " from the TREC run files, judgment-free"
+        syn_data = f"synthetic, {n_queries:,} pairs x {args.depth:,}"
+        if r2:
+            bench.add_summary(FAMILY, med_task, syn_data, h.fmt_s(r1["wall"]), C_PEER, h.fmt_s(r2["wall"]),
+                              r1["wall"] / r2["wall"], "<= 1.00", r1["wall"] <= r2["wall"],
+                              peer_version=c_version(binary))
+        else:
+            bench.add_summary(FAMILY, med_task, syn_data, h.fmt_s(r1["wall"]), C_PEER, target="<= 1.00",
+                              peer_absent=C_ABSENT)
         full_size = n_queries == 7000 and args.depth == 1000
         goals.add(f"  ir_rbstar against the issue's figure for the C program (about {C_QUOTED_S:.0f} s)",
                   h.fmt_s(r1["wall"]), f"<= {C_QUOTED_S:.0f} s" if full_size else "info",
@@ -558,6 +583,15 @@ def main(argv=None) -> int:
             if s2:
                 goals.add(f"Robust04 {n_pairs} pairs: ir_rbstar / C (wall; CPU {s1['best_cpu'] / s2['best_cpu']:.2f})",
                           f"{s1['wall'] / s2['wall']:.2f}", "info", "")
+            r04_task = f"the same, {n_pairs} pairs of runs one after the other (R1 vs R2)"
+            r04_data = f"Robust04, {len(r04['runs'])} runs, {n_pairs} pairs"
+            if s2:
+                bench.add_summary(FAMILY, r04_task, r04_data, h.fmt_s(s1["wall"]), C_PEER + f", run {n_pairs} times",
+                                  h.fmt_s(s2["wall"]), s1["wall"] / s2["wall"], "info",
+                                  peer_version=c_version(binary))
+            else:
+                bench.add_summary(FAMILY, r04_task, r04_data, h.fmt_s(s1["wall"]), C_PEER + f", run {n_pairs} times",
+                                  peer_absent=C_ABSENT)
 
         if ap_res:
             grid = h.Grid(("MED_AP@100 per query pair (both directions)", "query pairs", "median ms", "p90 ms",
@@ -573,6 +607,11 @@ def main(argv=None) -> int:
                           h.yes(a["median_ms"] < AP_GOAL_MS))
                 goals.add(f"  worst case ({w['variables']} variables, {sum(w['nodes'])} nodes)", f"{a['max_ms']:.2f} ms",
                           "reported", "")
+                bench.add_summary(FAMILY, f"MED_AP@{AP_CUTOFF} exact, per query pair (both directions): median "
+                                  f"(worst {a['max_ms']:.1f} ms)", f"{key}, {a['n']:,} query pairs",
+                                  f"{a['median_ms']:.2f} ms", "the paper's approximate tabu search for MED-MAP",
+                                  "a second or so", None, f"median < {AP_GOAL_MS:.0f} ms", a["median_ms"] < AP_GOAL_MS,
+                                  peer_version="papers/003's figure, not measured")
             print()
             print(grid.render())
             print(f"(best of {args.ap_repeat} per query pair; 'search s' = sum of the per-pair times; 'provider s' = "
@@ -611,7 +650,7 @@ def main(argv=None) -> int:
                                                           for a, b, q, o, cv in er["examples"]))
         print()
         print(goals.render())
-        bench.write_json(args.json)
+        bench.write_json(args.json, mode=h.mode_of(args))
     return 0
 
 

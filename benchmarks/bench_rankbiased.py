@@ -14,9 +14,14 @@ A subprocess times only the work (imports are done before the clock starts; impo
 row). Cheap measurements are repeated (``--repeat``, best wall time is reported, and the largest peak
 memory); a measurement whose first run takes more than ``--slow`` seconds runs once.
 
+Row a2 times binary RBP alone (``RBP(p=0.8,rel=1)``, served by ir_rbstar with ``--provider ir_rbstar``:
+otherwise ir_measures' pipeline hands it to cwl_eval) against the other RBP implementation ir_measures
+can call, cwl_eval (its ``cwl_eval`` provider, from the same files); it is skipped when cwl-eval is not
+installed (the summary says so).
+
 The worker protocol, package snapshot, tables and the per-phase profile live in _harness.py, shared with
-bench_ties.py, bench_twist.py and bench_nrg.py. See benchmarks/README.md for what each row measures and
-the targets.
+bench_ties.py, bench_twist.py, bench_nrg.py and bench_med.py. With ``--json FILE`` the file also holds the
+summary rows that run_all.py gathers. See benchmarks/README.md for what each row measures and the targets.
 """
 from __future__ import annotations
 
@@ -66,6 +71,18 @@ def w_pytrec(args: dict) -> None:
     t = time.perf_counter()
     res = ir_measures.pytrec_eval.calc_aggregate([ir_measures.nDCG @ 10], ir_measures.read_trec_qrels(args["qrels"]),
                                                  ir_measures.read_trec_run(args["run"]))
+    wall = time.perf_counter() - t
+    h.emit({"wall": wall, "values": {str(k): float(v) for k, v in res.items()}})
+
+
+def w_cwl(args: dict) -> None:
+    """ir_measures' cwl_eval provider computing RBP(p, rel) from the same files (reading included). cwl_eval
+    is the one installable RBP implementation besides this package (pytrec_eval has none)."""
+    import ir_measures
+    m = ir_measures.RBP(p=args["p"], rel=args["rel"])
+    t = time.perf_counter()
+    res = ir_measures.cwl_eval.calc_aggregate([m], ir_measures.read_trec_qrels(args["qrels"]),
+                                              ir_measures.read_trec_run(args["run"]))
     wall = time.perf_counter() - t
     h.emit({"wall": wall, "values": {str(k): float(v) for k, v in res.items()}})
 
@@ -159,7 +176,10 @@ def w_paired_ref(args: dict) -> None:
 
 
 WORKERS = {"paired_ref": w_paired_ref, "import": w_import, "rbstar_cli": w_rbstar_cli, "pytrec": w_pytrec, "rbo_pkg": w_rbo_pkg,
-           "rbstar_inmemory": w_rbstar_inmemory, "phases": h.w_phases}
+           "rbstar_inmemory": w_rbstar_inmemory, "phases": h.w_phases, "cwl": w_cwl}
+
+FAMILY = "rank-biased (bench_rankbiased.py)"
+PYTREC = dict(peer_dists=["pytrec_eval-terrier", "ir_measures"])
 
 
 # =============================================================================================
@@ -196,6 +216,7 @@ def main(argv=None) -> int:
     ap.add_argument("--real", action="store_true", help="with --quick: include the Robust04 stack (full mode does "
                                                         "when ../shared/data exists)")
     h.add_repeat_options(ap, 30.0, unit="measurement")
+    ap.add_argument("--no-cwl", action="store_true", help="skip row a2 (RBP by cwl_eval through ir_measures)")
     ap.add_argument("--rbo-budget", type=float, default=120.0,
                     help="seconds of rbo.rbo_ext per measurement; past that, the pairs timed so far (a random "
                          "sample) are extrapolated linearly to all pairs, and the output says so")
@@ -229,6 +250,7 @@ def main(argv=None) -> int:
 
         for ds in datasets:
             tag = f"[{ds['short']}]"
+            data = f"{ds['short']}, {ds['queries']:,} queries"
             log(f"== {ds['name']}")
             # a. RBP + RBP_res end to end vs pytrec_eval nDCG@10 ---------------------------------------
             log("a. RBP + RBP_res end to end (CLI function) vs ir_measures/pytrec_eval nDCG@10")
@@ -245,6 +267,41 @@ def main(argv=None) -> int:
                       h.fmt_mb(theirs["maxrss_mb"]), h.fmt_ratio(ours["maxrss_mb"], theirs["maxrss_mb"]), "< 1,536 MB",
                       h.yes(ours["maxrss_mb"] < 1536))
             phase_reports.append(h.phase_report(f"RBP + RBP_res, CLI path {tag}", phases, ours))
+            bench.add_summary(FAMILY, f"a. RBP + RBP_res(p={P_RBP}) from the TREC files", data,
+                              h.fmt_s(ours["wall"]), "ir_measures.pytrec_eval, nDCG@10 from the same files",
+                              h.fmt_s(theirs["wall"]), h.ratio_of(ours["wall"], theirs["wall"]), "<= 1.00",
+                              ours["wall"] <= theirs["wall"], **PYTREC)
+            bench.add_summary(FAMILY, "e. peak RSS of a (the ir_rbstar subprocess)", data,
+                              h.fmt_mb(ours["maxrss_mb"]), "ir_measures.pytrec_eval, nDCG@10 (its subprocess)",
+                              h.fmt_mb(theirs["maxrss_mb"]), h.ratio_of(ours["maxrss_mb"], theirs["maxrss_mb"]),
+                              "< 1,536 MB", ours["maxrss_mb"] < 1536, **PYTREC)
+
+            # a2. RBP alone vs cwl_eval's RBP (the other RBP implementation ir_measures can call) ---------
+            cwl_task = f"a2. RBP(p={P_RBP},rel=1) from the TREC files"
+            cwl_peer = f"ir_measures.cwl_eval, RBP(p={P_RBP},rel=1) from the same files"
+            if args.no_cwl:
+                pass
+            elif not h.have_module("cwl"):
+                table.add(f"{cwl_task} vs cwl_eval {tag}", "-", "cwl-eval not installed", "-", "info", "")
+                bench.add_summary(FAMILY, cwl_task, data, "-", cwl_peer, peer_dists=["cwl-eval", "ir_measures"],
+                                  peer_absent="cwl-eval not installed (pip install cwl-eval)")
+            else:
+                log("a2. RBP alone (CLI function) vs ir_measures' cwl_eval provider")
+                # --provider ir_rbstar: without it ir_measures' pipeline hands binary RBP to cwl_eval itself
+                ours_rbp = measure("rbstar_cli", {"argv": [ds["qrels"], ds["run"], f"RBP(p={P_RBP},rel=1)",
+                                                           "--provider", "ir_rbstar"]}, rep, slow)
+                cwl = measure("cwl", {"qrels": ds["qrels"], "run": ds["run"], "p": P_RBP, "rel": 1}, rep, slow)
+                bench.raw[f"a2 {ds['short']}"] = {"ir_rbstar": ours_rbp, "cwl_eval": cwl}
+                table.add(f"{cwl_task} vs cwl_eval {tag}", h.fmt_s(ours_rbp["wall"]), h.fmt_s(cwl["wall"]),
+                          h.fmt_ratio(ours_rbp["wall"], cwl["wall"]), "info", "")
+                m_ours, m_cwl = next(iter(ours_rbp["values"].values())), next(iter(cwl["values"].values()))
+                table.notes.append(f"{tag} a2: mean RBP ir_rbstar {m_ours:.6f}, cwl_eval {m_cwl:.6f} (cwl_eval keeps "
+                                   f"tied scores in input order and normalises its weights over depth 1,000; "
+                                   f"ir_rbstar breaks ties by doc id descending, as trec_eval)")
+                bench.add_summary(FAMILY, cwl_task, data, h.fmt_s(ours_rbp["wall"]), cwl_peer,
+                                  h.fmt_s(cwl["wall"]), h.ratio_of(ours_rbp["wall"], cwl["wall"]), "info",
+                                  peer_dists=["cwl-eval", "ir_measures"],
+                                  note=f"means {m_ours:.4f} vs {m_cwl:.4f}")
 
             # b. RBO family vs rbo ------------------------------------------------------------------------
             log("b. RBO + RBO_res + RBO_ext vs rbo.rbo_ext")
@@ -255,29 +312,48 @@ def main(argv=None) -> int:
                                                  "from_frames": True}, rep, slow)
             files = measure("rbstar_cli", {"argv": ["none", ds["run"], *_ref_measures(names, ds["ref"], P_RBO)]},
                             rep, slow)
-            rb = measure("rbo_pkg", {"run": ds["run"], "ref": ds["ref"], "p": P_RBO, "budget": args.rbo_budget},
-                         rep, slow)
-            rb_wall = rb["wall"] * rb["pairs_all"] / rb["pairs"]
-            extrap = rb["pairs"] < rb["pairs_all"]
-            agree = _rbo_agreement(inmem.get("per_query", {}), rb["values"])
+            rbo_peer = f"PyPI rbo: RankingSimilarity(run, ref).rbo_ext(p={P_RBO}) per query on id lists"
+            b_tasks = (("b. RBO + RBO_res + RBO_ext from parsed Rankings", inmem, "<= 0.30"),
+                       ("b'. the same from pandas DataFrames (conversion timed)", frames, "info"),
+                       ("b''. the same from the TREC files (CLI function, reading timed)", files, "info"))
+            if h.have_module("rbo"):
+                rb = measure("rbo_pkg", {"run": ds["run"], "ref": ds["ref"], "p": P_RBO, "budget": args.rbo_budget},
+                             rep, slow)
+                rb_wall = rb["wall"] * rb["pairs_all"] / rb["pairs"]
+                extrap = rb["pairs"] < rb["pairs_all"]
+                agree = _rbo_agreement(inmem.get("per_query", {}), rb["values"])
+                rb.pop("values", None)
+            else:
+                rb, rb_wall, extrap, agree = None, None, False, None
             inmem.pop("per_query", None)
-            rb.pop("values", None)
             bench.raw[f"b {ds['short']}"] = {"ir_rbstar_inmemory": inmem, "ir_rbstar_frames": frames,
                                        "ir_rbstar_files": files, "rbo": rb, "agreement": agree}
-            other = h.fmt_s(rb_wall) + (f" (extrapolated from {rb['pairs']:,} of {rb['pairs_all']:,} pairs)" if extrap
-                                        else f" ({rb['pairs']:,} pairs)")
-            table.add(f"b. RBO+RBO_res+RBO_ext from parsed Rankings vs rbo.rbo_ext on lists {tag}",
-                      h.fmt_s(inmem["wall"]), other, h.fmt_ratio(inmem["wall"], rb_wall), "ratio <= 0.3", h.yes(inmem["wall"] <= 0.3 * rb_wall))
-            table.add(f"b'. same from pandas DataFrames (conversion timed) {tag}", h.fmt_s(frames["wall"]),
-                      h.fmt_s(rb_wall), h.fmt_ratio(frames["wall"], rb_wall), "info", "")
-            table.add(f"b''. same from TREC files (CLI function, reading timed) {tag}", h.fmt_s(files["wall"]),
-                      h.fmt_s(rb_wall), h.fmt_ratio(files["wall"], rb_wall), "info", "")
-            table.notes.append(f"{tag} rbo: {'EXTRAPOLATED linearly from a random sample of ' + format(rb['pairs'], ',') + ' pairs' if extrap else 'all pairs timed'}; "
-                               f"p={P_RBO}, depth {args.depth if ds['short'] == 'synthetic' else '<= 1000'}, no cutoff. "
-                               f"RBO_ext agreement ir_rbstar vs rbo on {agree['n']:,} queries: "
-                               f"max |diff| {agree['max_diff']:.2e}, mean |diff| {agree['mean_diff']:.2e}, "
-                               f"identical (< 1e-9) on {agree['same']:,} (ir_rbstar takes the expectation over tied "
-                               f"reference scores; rbo uses the list order)")
+            if rb is None:
+                for task, res, _ in b_tasks:
+                    table.add(f"{task} vs rbo.rbo_ext {tag}", h.fmt_s(res["wall"]), "rbo not installed", "-", "info", "")
+                    bench.add_summary(FAMILY, task, data, h.fmt_s(res["wall"]), rbo_peer, peer_dists=["rbo"],
+                                      peer_absent="rbo not installed (pip install rbo)")
+            else:
+                other = h.fmt_s(rb_wall) + (f" (extrapolated from {rb['pairs']:,} of {rb['pairs_all']:,} pairs)"
+                                            if extrap else f" ({rb['pairs']:,} pairs)")
+                table.add(f"b. RBO+RBO_res+RBO_ext from parsed Rankings vs rbo.rbo_ext on lists {tag}",
+                          h.fmt_s(inmem["wall"]), other, h.fmt_ratio(inmem["wall"], rb_wall), "ratio <= 0.3", h.yes(inmem["wall"] <= 0.3 * rb_wall))
+                table.add(f"b'. same from pandas DataFrames (conversion timed) {tag}", h.fmt_s(frames["wall"]),
+                          h.fmt_s(rb_wall), h.fmt_ratio(frames["wall"], rb_wall), "info", "")
+                table.add(f"b''. same from TREC files (CLI function, reading timed) {tag}", h.fmt_s(files["wall"]),
+                          h.fmt_s(rb_wall), h.fmt_ratio(files["wall"], rb_wall), "info", "")
+                table.notes.append(f"{tag} rbo: {'EXTRAPOLATED linearly from a random sample of ' + format(rb['pairs'], ',') + ' pairs' if extrap else 'all pairs timed'}; "
+                                   f"p={P_RBO}, depth {args.depth if ds['short'] == 'synthetic' else '<= 1000'}, no cutoff. "
+                                   f"RBO_ext agreement ir_rbstar vs rbo on {agree['n']:,} queries: "
+                                   f"max |diff| {agree['max_diff']:.2e}, mean |diff| {agree['mean_diff']:.2e}, "
+                                   f"identical (< 1e-9) on {agree['same']:,} (ir_rbstar takes the expectation over tied "
+                                   f"reference scores; rbo uses the list order)")
+                for task, res, target in b_tasks:
+                    bench.add_summary(FAMILY, task, data, h.fmt_s(res["wall"]), rbo_peer, other,
+                                      h.ratio_of(res["wall"], rb_wall), target,
+                                      res["wall"] <= 0.3 * rb_wall if target != "info" else None, peer_dists=["rbo"],
+                                      note=f"rbo extrapolated from {rb['pairs']:,} of {rb['pairs_all']:,} pairs"
+                                      if extrap else "")
             pb = run_worker("phases", {"run": ds["run"], "ref": ds["ref"],
                                        "measures": _ref_measures(names, ds["ref"], P_RBO)})
             bench.raw[f"b {ds['short']}"]["phases"] = pb
@@ -294,11 +370,20 @@ def main(argv=None) -> int:
                 table.add(f"c. {name}(p={P_REF}) vs reference run, from files, {ds['queries']:,} queries {tag}",
                           h.fmt_s(res["wall"]), "rbstar (paper): " + ("104 s" if name == "RBR" else "205 s"),
                           "-", "< 5 s", h.yes(res["wall"] < 5.0))
+                bench.add_summary(FAMILY, f"c. {name}(p={P_REF}) against a reference run, from the TREC files",
+                                  data, h.fmt_s(res["wall"]),
+                                  "rbstar, the authors' tool: its time for 7,000 x 1,000",
+                                  "104 s" if name == "RBR" else "205 s", None, "< 5 s", res["wall"] < 5.0,
+                                  peer_version="quoted figure, not measured")
                 phase_reports.append(h.phase_report(f"{name}, CLI path {tag}", ph, res))
 
         table.add("d. import ir_rbstar (fresh process) vs import ir_measures", h.fmt_s(imp["wall"]),
                   h.fmt_s(imp_irm["wall"]), h.fmt_ratio(imp["wall"], imp_irm["wall"]), "< 0.5 s",
                   h.yes(imp["wall"] < 0.5))
+        bench.add_summary(FAMILY, "d. import ir_rbstar in a fresh process", "", h.fmt_s(imp["wall"]),
+                          "import ir_measures, for context", h.fmt_s(imp_irm["wall"]),
+                          h.ratio_of(imp["wall"], imp_irm["wall"]), "< 0.5 s", imp["wall"] < 0.5,
+                          peer_dists=["ir_measures"])
 
         print()
         print(h.machine_info())
@@ -317,7 +402,7 @@ def main(argv=None) -> int:
         for rep_text in phase_reports:
             print(rep_text)
             print()
-        bench.write_json(args.json, with_package=False)
+        bench.write_json(args.json, mode=h.mode_of(args))
     return 0
 
 

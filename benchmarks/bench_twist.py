@@ -140,12 +140,17 @@ def main(argv=None) -> int:
             print(f"means: 1 {h.fmt_values(res['1']['values'])}; 2 {h.fmt_values(res['2']['values'])}")
             goals.add(ds["short"], f"{res['1']['wall'] / t2:.2f}", f"{res['1']['best_cpu'] / c2:.2f}", "<= 1.00",
                       h.yes(res["1"]["wall"] <= t2))
+            bench.add_summary("Twist (bench_twist.py)", " + ".join(MEASURES) + " from the TREC files (1)",
+                              f"{ds['short']}, {ds['shape'].split(' rows')[0]} rows", h.fmt_s(res["1"]["wall"]),
+                              "ir_measures default pipeline (pytrec_eval): " + " ".join(OTHER) + " from the same files (2)",
+                              h.fmt_s(t2), res["1"]["wall"] / t2, "<= 1.00", res["1"]["wall"] <= t2,
+                              peer_dists=["ir_measures", "pytrec_eval-terrier"])
             if phases:
                 print()
                 print(h.phase_report(f"{' '.join(MEASURES)} on {ds['short']}", phases, res["1"]))
         print()
         print(goals.render())
-        bench.write_json(args.json)
+        bench.write_json(args.json, mode=h.mode_of(args))
     return 0
 
 
