@@ -164,10 +164,14 @@ def _dataset_run(ref: str) -> Ranking:
     """The scoreddocs of ``irds:<id>``, converted once and cached like a run file (keyed by the id and
     the stat of the dataset's scoreddocs file)."""
     from .datasets import scoreddocs_cache_key, scoreddocs_of
-    key = scoreddocs_cache_key(ref)
+    return _cached(scoreddocs_cache_key(ref), lambda: scoreddocs_of(ref))
+
+
+def _cached(key, load) -> Ranking:
+    """The prepared ranking cached under ``key``, loading and preparing it on a miss (oldest evicted)."""
     ranking = _FILE_CACHE.get(key)
     if ranking is None:
-        ranking = _prepared(scoreddocs_of(ref))
+        ranking = _prepared(load())
         if len(_FILE_CACHE) >= _FILE_CACHE_MAX:
             _FILE_CACHE.pop(next(iter(_FILE_CACHE)))
         _FILE_CACHE[key] = ranking
@@ -182,14 +186,7 @@ def resolve_run(ref: str, what: str = "ref") -> Ranking:
     path = os.path.expanduser(ref)
     if os.path.isfile(path):
         st = os.stat(path)
-        key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
-        ranking = _FILE_CACHE.get(key)
-        if ranking is None:
-            ranking = _prepared(read_trec_run(path))
-            if len(_FILE_CACHE) >= _FILE_CACHE_MAX:
-                _FILE_CACHE.pop(next(iter(_FILE_CACHE)))
-            _FILE_CACHE[key] = ranking
-        return ranking
+        return _cached((os.path.abspath(path), st.st_size, st.st_mtime_ns), lambda: read_trec_run(path))
     if ref.startswith(_IRDS):
         return _dataset_run(ref)
     known = ", ".join(repr(n) for n in registered_runs()) or "none"
