@@ -4,10 +4,8 @@ plot_rbr_bounds, the selection of Recall(B | R_k) observations of examples/first
 hand-made example, base <= full <= base + residual on random inputs, docs/first_stage.md (its examples
 print what they show), and on the real DL19 data (skipped without ../shared/data) the script's --check
 and numbers recomputed from the run files in plain Python."""
-import contextlib
 import gzip
 import importlib.util
-import io
 import itertools
 import re
 from collections import defaultdict
@@ -290,26 +288,6 @@ def test_full_lies_between_base_and_base_plus_residual(case):
 
 # ---------------------------------------------------------------------------------------------
 # docs/first_stage.md
-
-def test_doc_python_examples_print_what_they_show(monkeypatch):
-    monkeypatch.chdir(REPO)                   # the Vaswani example names the runs from the repository root
-    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
-    assert len(blocks) == 2
-    registry = ir_rbstar.references
-    runs_before = dict(registry._REGISTERED)
-    namespace = {}
-    try:
-        for code in blocks:
-            buf = io.StringIO()
-            with contextlib.redirect_stdout(buf):
-                exec(compile(code, "docs/first_stage.md", "exec"), namespace)
-            printed = [line.rstrip() for line in buf.getvalue().splitlines()]
-            assert printed == [line.rstrip() for line in expected_python_output(code)], code
-        assert set(ir_rbstar.registered_runs()) <= set(runs_before)     # the examples clean up
-    finally:
-        registry._REGISTERED.clear()
-        registry._REGISTERED.update(runs_before)
-
 
 def test_doc_first_example_from_the_definition():
     """The three sets of the first example, scored by eq. 8 and eq. 9 in plain Python."""

@@ -5,14 +5,11 @@ report registers are registered again here), per-query values with ``ir_measures
 are recounted from the means; the randomization test is compared with a plain-Python enumeration of
 all 2^n sign flips in exact fractions; Holm's correction with a hand example and a plain loop. Needs
 only the bundled Vaswani collection."""
-import contextlib
 import importlib.util
-import io
 import itertools
 import math
 import os
 import re
-import shlex
 import subprocess
 import sys
 from fractions import Fraction
@@ -26,7 +23,7 @@ import ir_measures
 import ir_rbstar
 from ir_rbstar import report
 from ir_rbstar.errors import (InputFormatError, MissingQrelsError, ParameterError, ReferenceNotFoundError)
-from conftest import REPO, VASWANI, expected_python_output
+from conftest import REPO, VASWANI
 
 DOC = REPO / "docs" / "report.md"
 QRELS = str(VASWANI / "qrels")
@@ -537,43 +534,6 @@ def test_cli_prints_progress_on_stderr(tmp_path):
 
 # ---------------------------------------------------------------------------------------------
 # docs/report.md
-
-def test_doc_python_examples_print_what_they_show(monkeypatch, unchanged_registry):
-    monkeypatch.chdir(REPO)
-    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
-    assert blocks
-    namespace = {}
-    for code in blocks:
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf):
-            exec(compile(code, "docs/report.md", "exec"), namespace)
-        printed = [line.rstrip() for line in buf.getvalue().splitlines()]
-        assert printed == [line.rstrip() for line in expected_python_output(code)], code
-
-
-def test_doc_cli_examples(tmp_path):
-    """The console blocks, with each --output folder moved into a temporary folder."""
-    blocks = re.findall(r"```console\n(.*?)```", DOC.read_text(), flags=re.S)
-    assert blocks
-    ran = 0
-    for block in blocks:
-        for chunk in block.split("$ ")[1:]:
-            command, *expected = chunk.rstrip("\n").split("\n")
-            argv = shlex.split(command)
-            assert argv[:2] == ["ir-rbstar", "report"]
-            i = argv.index("--output") + 1
-            shown, argv[i] = argv[i], str(tmp_path / f"out{ran}")
-            done = subprocess.run([sys.executable, "-m", "ir_rbstar", *argv[1:]], cwd=REPO, capture_output=True,
-                                  text=True, timeout=300)
-            assert done.returncode == 0, done.stderr
-            expected = [line.replace(shown, argv[i]) for line in expected]
-            if not _has_matplotlib():
-                expected = [line for line in expected if not line.endswith(".png")]
-                expected[0] = re.sub(r"^\d+", str(len(expected) - 1), expected[0])
-            assert done.stdout.splitlines() == expected, command
-            ran += 1
-    assert ran == 2
-
 
 def test_doc_means_excerpt_is_the_demo_report(demo):
     doc = DOC.read_text()
