@@ -41,7 +41,6 @@ are read from ``../shared/data`` (or ``--data``). Only derived numbers and pictu
 """
 from __future__ import annotations
 
-import functools
 import math
 import os
 import sys
@@ -67,11 +66,7 @@ import _docblock  # noqa: E402  (what the report scripts share: the docs' marker
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 DOC = REPO / "docs" / "first_stage.md"
 IMG = REPO / "docs" / "img"
-START = "<!-- first-stage-report:start -->"
-END = "<!-- first-stage-report:end -->"
-#: the text between the markers of a document (stripped); the document with a new block there
-generated_block = functools.partial(_docblock.generated_block, start=START, end=END)
-replace_block = functools.partial(_docblock.replace_block, start=START, end=END)
+START, END, generated_block, replace_block = _docblock.markers("first-stage-report")
 
 FOLDER = "dl19-passage"
 QRELS = f"{FOLDER}/qrels.dl19-passage.txt"

@@ -120,14 +120,19 @@ def _serving_provider(measure, choice: Optional[str]):
     raise ParameterError(f"no installed provider supports {measure}")
 
 
+def split_by_provider(measures, choice: Optional[str] = None):
+    """(the measures this package's provider serves, the others), in their given order."""
+    ours = [m for m in measures if _serving_provider(m, choice) is PROVIDER]
+    return ours, [m for m in measures if m not in ours]
+
+
 def iter_calc_columnar(measures, qrels: Optional[Qrels], run: Ranking, choice: Optional[str] = None):
     """Per-query metrics for a run and qrels already in columnar form (as the command line reads them).
 
     ir_rbstar's measures get the columnar run and qrels as they are; the others (nDCG@10, ...) go
     through ir_measures' pipeline (or the provider named by ``choice``) with DataFrames.
     """
-    ours = [m for m in measures if _serving_provider(m, choice) is PROVIDER]
-    others = [m for m in measures if m not in ours]
+    ours, others = split_by_provider(measures, choice)
     if ours:
         yield from PROVIDER.evaluator(ours, qrels).iter_calc(run)
     if others:

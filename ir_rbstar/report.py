@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputFormatError, MissingQrelsError, ParameterError, RbstarError
-from .io import QUERY_IDS, Qrels, Ranking, ranking_frame, to_qrels, to_ranking
+from .io import QUERY_IDS, Qrels, Ranking, ranking_frame, to_ranking
 
 __all__ = ["build_report", "default_measures", "randomization_pvalues", "randomization_test", "holm",
            "read_groups", "add_arguments", "main", "DEFAULT_PERMUTATIONS", "DEFAULT_SEED", "PRIOR_GROUP",
@@ -409,21 +409,15 @@ def _free(name: str, taken: set) -> str:
 # Evaluation
 # ---------------------------------------------------------------------------------------------
 
-def _split_by_provider(measures: List[Any]) -> Tuple[List[Any], List[Any]]:
-    from .provider import PROVIDER, _serving_provider
-    ours = [m for m in measures if _serving_provider(m, None) is PROVIDER]
-    return ours, [m for m in measures if m not in ours]
-
-
 class _Evaluator:
     """Every measure for one qrels, built once and applied to each run (whole columns)."""
 
     def __init__(self, columns: List[Column], qrels: Qrels):
         import ir_measures
-        from .provider import PROVIDER
+        from .provider import PROVIDER, split_by_provider
         self.columns = columns
         self.measures = list(dict.fromkeys(c.measure for c in columns))
-        self.ours, self.others = _split_by_provider(self.measures)
+        self.ours, self.others = split_by_provider(self.measures)
         self.qids = np.asarray(QUERY_IDS.decode(qrels.qcodes)).astype(str)
         self.row = {q: i for i, q in enumerate(self.qids.tolist())}
         self.ev_ours = PROVIDER.evaluator(self.ours, qrels) if self.ours else None
@@ -682,11 +676,8 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
     try:
         # -- read
         step("reading the qrels" + (f" {os.fspath(qrels)}" if isinstance(qrels, (str, os.PathLike)) else ""))
-        if isinstance(qrels, (str, os.PathLike)):
-            from . import read_qrels
-            q = to_qrels(read_qrels(os.fspath(qrels)), source=os.fspath(qrels))
-        else:
-            q = to_qrels(qrels)
+        from .datasets import resolve_qrels
+        q = resolve_qrels(qrels)
         if not len(q.qcodes):
             raise MissingQrelsError("qrels: no judgments")
         if topic is not None and pictures and str(topic) not in set(QUERY_IDS.decode(q.qcodes).astype(str).tolist()):

@@ -3,13 +3,14 @@ a document between two marker comments, the command line around it (the data fol
 ``--doc``), writing the block, the check that the shared data is there, Markdown tables, and
 Pearson's r and Kendall's tau-b for comparing system rankings.
 
-Each report keeps its own markers (``START`` / ``END``) and binds them, e.g.::
+Each report names its own markers and gets them bound, e.g.::
 
-    generated_block = functools.partial(_docblock.generated_block, start=START, end=END)
+    START, END, generated_block, replace_block = _docblock.markers("nrg-report")
 """
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
 from pathlib import Path
@@ -33,6 +34,14 @@ def replace_block(doc_text: str, block: str, start: str, end: str) -> str:
     before, rest = doc_text.split(start, 1)
     after = rest.split(end, 1)[1]
     return f"{before}{start}\n{block}\n{end}{after}"
+
+
+def markers(name: str):
+    """``(start, end, generated_block, replace_block)`` of the block named ``name``: the marker comments
+    ``<!-- name:start -->`` / ``<!-- name:end -->`` and the two functions above bound to them."""
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    return (start, end, functools.partial(generated_block, start=start, end=end),
+            functools.partial(replace_block, start=start, end=end))
 
 
 def report_parser(script_doc: str, data_option: str, data_default: Path, data_help: str, doc: Path, repo: Path,

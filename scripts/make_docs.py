@@ -15,7 +15,6 @@ its name (linked to its entry), its family page and the first line of its docstr
 from __future__ import annotations
 
 import argparse
-import functools
 import inspect
 import re
 import sys
@@ -36,10 +35,8 @@ import _docblock  # noqa: E402  (the generated block of a document between two m
 
 DOCS = REPO / "docs"
 INDEX = DOCS / "index.md"
-START = "<!-- measure-reference:start -->"
-END = "<!-- measure-reference:end -->"
-INDEX_START = "<!-- measure-table:start -->"
-INDEX_END = "<!-- measure-table:end -->"
+START, END, generated_block, replace_block = _docblock.markers("measure-reference")
+INDEX_START, INDEX_END, index_block, _ = _docblock.markers("measure-table")
 
 #: FAMILY of the declarations -> (page in docs/, short title, the module that declares the family)
 FAMILIES: Dict[str, tuple] = {
@@ -50,9 +47,6 @@ FAMILIES: Dict[str, tuple] = {
     "med": ("med.md", "MED", "med"),
 }
 
-generated_block = functools.partial(_docblock.generated_block, start=START, end=END)
-replace_block = functools.partial(_docblock.replace_block, start=START, end=END)
-index_block = functools.partial(_docblock.generated_block, start=INDEX_START, end=INDEX_END)
 
 
 def measures_of(family: str) -> List[Measure]:

@@ -34,7 +34,6 @@ The runs are NIST submissions that may not be copied into this repository; they 
 """
 from __future__ import annotations
 
-import functools
 import math
 import os
 import sys
@@ -60,11 +59,7 @@ from ir_rbstar.io import to_ranking  # noqa: E402
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 DOC = REPO / "docs" / "med.md"
 IMG = REPO / "docs" / "img"
-START = "<!-- med-report:start -->"
-END = "<!-- med-report:end -->"
-#: the text between the markers of a document (stripped); the document with a new block there
-generated_block = functools.partial(_docblock.generated_block, start=START, end=END)
-replace_block = functools.partial(_docblock.replace_block, start=START, end=END)
+START, END, generated_block, replace_block = _docblock.markers("med-report")
 
 
 class Collection(NamedTuple):

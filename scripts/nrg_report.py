@@ -32,7 +32,6 @@ The runs are NIST submissions that may not be copied into this repository; they 
 """
 from __future__ import annotations
 
-import functools
 import os
 import sys
 from pathlib import Path
@@ -56,11 +55,7 @@ import _docblock  # noqa: E402  (what the report scripts share: the docs' marker
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 DOC = REPO / "docs" / "nrg.md"
 IMG = REPO / "docs" / "img"
-START = "<!-- nrg-report:start -->"
-END = "<!-- nrg-report:end -->"
-#: the text between the markers of a document (stripped); the document with a new block there
-generated_block = functools.partial(_docblock.generated_block, start=START, end=END)
-replace_block = functools.partial(_docblock.replace_block, start=START, end=END)
+START, END, generated_block, replace_block = _docblock.markers("nrg-report")
 
 FOLDER = "dl19-passage"
 QRELS = f"{FOLDER}/qrels.dl19-passage.txt"

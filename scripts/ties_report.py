@@ -27,7 +27,6 @@ The runs are NIST submissions that may not be copied into this repository; they 
 """
 from __future__ import annotations
 
-import functools
 import sys
 from pathlib import Path
 from typing import Iterator, List, Optional, Tuple
@@ -49,11 +48,7 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "dl19-passage"
 DOC = REPO / "docs" / "ties.md"
 QRELS_FILE = "qrels.dl19-passage.txt"
-START = "<!-- ties-table:start -->"
-END = "<!-- ties-table:end -->"
-#: the text between the markers of a document (stripped); the document with a new block there
-generated_block = functools.partial(_docblock.generated_block, start=START, end=END)
-replace_block = functools.partial(_docblock.replace_block, start=START, end=END)
+START, END, generated_block, replace_block = _docblock.markers("ties-table")
 
 #: (short name, tie-aware measure, trec_eval-order measure, depth whose ties can change it)
 MEASURES = [

@@ -26,7 +26,6 @@ are read from ``../shared/data`` (or ``--data``).
 """
 from __future__ import annotations
 
-import functools
 import math
 import sys
 from pathlib import Path
@@ -48,11 +47,7 @@ import _docblock  # noqa: E402  (what the report scripts share: the docs' marker
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 DOC = REPO / "docs" / "twist.md"
-START = "<!-- twist-report:start -->"
-END = "<!-- twist-report:end -->"
-#: the text between the markers of a document (stripped); the document with a new block there
-generated_block = functools.partial(_docblock.generated_block, start=START, end=END)
-replace_block = functools.partial(_docblock.replace_block, start=START, end=END)
+START, END, generated_block, replace_block = _docblock.markers("twist-report")
 
 TOP_SHARE = 0.75        # the paper keeps the best 75% of the runs by MAP for its correlations
 SHALLOW = 0.10          # a run with N < RB on at least this share of the topics is "shallow"
