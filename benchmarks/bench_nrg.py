@@ -82,11 +82,11 @@ def _overlap(run, priors: list, max_rows: int = 200_000) -> dict:
     """Not timed: the share of the run's first rows (whole queries, up to max_rows) found in each prior."""
     import numpy as np
     stop = int(run.offsets[np.searchsorted(run.offsets, min(max_rows, len(run)), side="right") - 1]) or len(run)
-    keys, docs, dbytes = run.row_keys()[:stop], run.docs[:stop], run.dbytes[:stop]
+    queries, docs, dbytes = run.row_queries()[:stop], run.docs[:stop], run.dbytes[:stop]
     hit_any = np.zeros(stop, dtype=bool)
     shares = []
     for prior in priors:
-        hit = prior.find(keys, docs, dbytes) >= 0
+        hit = prior.find(queries, docs, dbytes) >= 0
         shares.append(float(hit.mean()) if stop else 0.0)
         hit_any |= hit
     return {"rows": stop, "mean_share": float(np.mean(shares)) if shares else 0.0,
@@ -181,7 +181,7 @@ def _line_profile(prepare, evaluate) -> None:
         except ImportError:
             pass
     from ir_rbstar import io as rio
-    for owner, attr in (("Ranking", "find"), ("KeyIndex", "lookup"), ("Qrels", "lookup")):
+    for owner, attr in (("Ranking", "find"), ("DocIndex", "lookup"), ("Qrels", "lookup")):
         fn = getattr(getattr(rio, owner, None), attr, None)
         if fn is not None:
             lp.add_function(fn)

@@ -14,7 +14,7 @@ import numpy as np
 
 from .errors import MissingQrelsError
 from .core.segments import seg_cumcount
-from .io import KeyIndex, Qrels, Ranking, tie_layout, verify_matches
+from .io import DocIndex, Qrels, Ranking, tie_layout, verify_ids
 from .references import resolve_run
 
 __all__ = ["Rows", "RankedRows", "RunContext"]
@@ -96,15 +96,15 @@ class RunContext:
         """The run's top-k rows (B) per universe query."""
         return self.cached(("obs", cutoff), lambda: gather(self.run, self.universe, cutoff))
 
-    def _keys(self, rows: Rows, source: Ranking) -> np.ndarray:
-        keys = source.row_keys()
-        return keys if rows.identity else keys[rows.src]
+    def queries(self, rows: Rows) -> np.ndarray:
+        """The query code of every row of ``rows`` (gathered for this context's universe)."""
+        return self.universe[rows.seg]
 
     def judgments(self, cutoff: Optional[int]) -> Tuple[np.ndarray, np.ndarray]:
         """(grade, judged) of every row of B."""
         def make():
             b = self.observation(cutoff)
-            return self.qrels.lookup(self._keys(b, self.run), b.docs, b.dbytes)
+            return self.qrels.lookup(self.queries(b), b.docs, b.dbytes)
         return self.cached(("judg", cutoff), make)
 
     def reference(self, ref: Optional[str], rel: int, measure) -> Ranking:
@@ -123,18 +123,16 @@ class RunContext:
             b = self.observation(cutoff)
             reference = self.reference(ref, rel, measure)
             r = self.reference_rows(ref, rel, measure)
-            b_keys, r_keys = self._keys(b, self.run), self._keys(r, reference)
             if reference.has_index() or len(r.src) <= len(b.src):
-                b_in_r = reference.find(b_keys, b.docs, b.dbytes)
+                b_in_r = reference.find(self.queries(b), b.docs, b.dbytes)
                 pos_in_r = np.full(len(reference), -1, dtype=np.int64)
                 pos_in_r[r.src] = np.arange(len(r.src))
                 r_in_b = np.zeros(len(r.src), dtype=bool)
                 r_in_b[pos_in_r[b_in_r[b_in_r >= 0]]] = True
             else:
-                found = KeyIndex(b_keys).lookup(r_keys)
+                found = DocIndex(self.queries(b), b.docs).lookup(self.queries(r), r.docs)
+                verify_ids(b.dbytes, found, r.dbytes, reference.source)
                 r_in_b = found >= 0
-                verify_matches(b.docs[found[r_in_b]], r.docs[r_in_b], b.dbytes[found[r_in_b]], r.dbytes[r_in_b],
-                               reference.source)
                 b_in_r = np.full(len(b.src), -1, dtype=np.int64)
                 b_in_r[found[r_in_b]] = r.src[r_in_b]
             return reference, b_in_r, r_in_b
@@ -174,8 +172,7 @@ class RunContext:
                 grade, judged = self.judgments(None)
                 grade, judged = grade[sel], judged[sel]
             else:
-                keys = self._keys(b, self.run)[sel]
-                grade, judged = self.qrels.lookup(keys, b.docs[sel], b.dbytes[sel])
+                grade, judged = self.qrels.lookup(self.queries(b)[sel], b.docs[sel], b.dbytes[sel])
             return RankedRows(b.seg[sel], pos[sel], start[sel], size[sel], grade, judged)
         return self.cached(("ranked", depth, judged_only, aware), make)
 

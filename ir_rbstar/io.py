@@ -118,18 +118,6 @@ def _to_str(values: np.ndarray) -> np.ndarray:
         return np.array([v.decode("utf-8") for v in values.tolist()], dtype=object)
 
 
-def make_keys(qcodes: np.ndarray, dhash: np.ndarray, offsets: Optional[np.ndarray] = None) -> np.ndarray:
-    """One 64-bit key per (query, document) pair.
-
-    ``qcodes`` is one code per row, or one per segment when the segment ``offsets`` are given.
-    """
-    with np.errstate(over="ignore"):
-        qmix = _mix(np.asarray(qcodes).astype(np.uint64) + _GOLD)
-    if offsets is not None:
-        qmix = np.repeat(qmix, np.diff(offsets))
-    return dhash ^ qmix
-
-
 def segment_ids(offsets: np.ndarray) -> np.ndarray:
     """Segment index of every row, from segment offsets."""
     return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
@@ -181,26 +169,25 @@ class Ranking:
             self._cache["ties"] = tie_layout(self.row_segments(), self.scores, self.row_positions())
         return self._cache["ties"]
 
-    def row_keys(self) -> np.ndarray:
-        """The (query, document) key of every row."""
-        if "keys" not in self._cache:
-            self._cache["keys"] = make_keys(self.qcodes, self.docs, self.offsets)
-        return self._cache["keys"]
+    def row_queries(self) -> np.ndarray:
+        """The query code of every row."""
+        if "rowq" not in self._cache:
+            self._cache["rowq"] = rows_of_segments(self.offsets, self.qcodes)
+        return self._cache["rowq"]
 
     def has_index(self) -> bool:
         return "index" in self._cache
 
     def build_index(self) -> None:
-        """Build the hash index of (query, document) keys now (references do so when first converted)."""
+        """Build the hash index of (query, document) pairs now (references do so when first converted)."""
         if "index" not in self._cache:
-            self._cache["index"] = KeyIndex(self.row_keys())
+            self._cache["index"] = DocIndex(self.row_queries(), self.docs)
 
-    def find(self, keys: np.ndarray, dhash: np.ndarray, dbytes: np.ndarray) -> np.ndarray:
-        """Row index (or -1) of each (query, doc) pair given by its key; every match is verified."""
+    def find(self, qcodes: np.ndarray, dhash: np.ndarray, dbytes: np.ndarray) -> np.ndarray:
+        """Row index (or -1) of each (query code, document) pair; every match is verified."""
         self.build_index()
-        rows = self._cache["index"].lookup(keys)
-        hit = rows >= 0
-        verify_matches(self.docs[rows[hit]], dhash[hit], self.dbytes[rows[hit]], dbytes[hit], self.source)
+        rows = self._cache["index"].lookup(qcodes, dhash)
+        verify_ids(self.dbytes, rows, dbytes, self.source)
         return rows
 
     def segment_of(self, qcodes: np.ndarray) -> np.ndarray:
@@ -220,7 +207,6 @@ class Qrels:
     """Relevance judgments, one row per (query, document), in input order."""
 
     qcodes: np.ndarray      # unique query codes, in first-seen order
-    keys: np.ndarray        # (query, doc) key of each row
     rowq: np.ndarray        # query code of each row
     rowd: np.ndarray        # doc hash of each row
     rowb: np.ndarray        # doc id (bytes) of each row
@@ -232,21 +218,21 @@ class Qrels:
     def max_grade(self) -> int:
         return int(self.grades.max()) if len(self.grades) else 0
 
-    def lookup(self, keys: np.ndarray, dhash: np.ndarray, dbytes: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        """(grade, judged) for each (query, doc) pair given by its key."""
-        rows = self.find_rows(keys)
+    def lookup(self, qcodes: np.ndarray, dhash: np.ndarray, dbytes: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """(grade, judged) for each (query code, document) pair."""
+        rows = self.find_rows(qcodes, dhash)
+        verify_ids(self.rowb, rows, dbytes, self.source)
         judged = rows >= 0
-        verify_matches(self.rowd[rows[judged]], dhash[judged], self.rowb[rows[judged]], dbytes[judged], self.source)
         grade = np.zeros(len(rows), dtype=np.int64)
         grade[judged] = self.grades[rows[judged]]
         return grade, judged
 
-    def find_rows(self, keys: np.ndarray) -> np.ndarray:
-        """The qrels row of each (query, document) key, -1 where there is none; the documents are not
-        verified here (:meth:`lookup` does, and callers that already used it may skip it)."""
+    def find_rows(self, qcodes: np.ndarray, dhash: np.ndarray) -> np.ndarray:
+        """The qrels row of each (query code, document hash) pair, -1 where there is none; the document
+        ids are not verified here (:meth:`lookup` does, and callers that already used it may skip it)."""
         if "index" not in self._cache:
-            self._cache["index"] = KeyIndex(self.keys)
-        return self._cache["index"].lookup(keys)
+            self._cache["index"] = DocIndex(self.rowq, self.rowd)
+        return self._cache["index"].lookup(qcodes, dhash)
 
     def as_ranking(self, rel: int) -> Ranking:
         """The reference ranking derived from the judgments: grade >= rel, grade descending, equal grades tied."""
@@ -276,35 +262,129 @@ def _find(sorted_keys: np.ndarray, perm: Optional[np.ndarray], keys: np.ndarray)
     return out
 
 
-class KeyIndex:
-    """Hash table from (unique) 64-bit keys to row numbers."""
-
-    def __init__(self, keys: np.ndarray):
-        try:
-            from pandas._libs.hashtable import UInt64HashTable
-            self._table = UInt64HashTable(max(len(keys), 1))
-            self._table.map_locations(np.ascontiguousarray(keys, dtype=np.uint64))
-            self._index = None
-        except (ImportError, AttributeError, TypeError):     # pandas internals moved: public, slower path
-            self._table = None
-            self._index = pd.Index(keys)
-
-    def lookup(self, keys: np.ndarray) -> np.ndarray:
-        if self._table is not None:
-            return np.asarray(self._table.lookup(np.ascontiguousarray(keys, dtype=np.uint64)), dtype=np.int64)
-        return self._index.get_indexer(keys).astype(np.int64, copy=False)
+def rows_of_segments(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``values[s]`` for every row of segment ``s`` (segments given by their offsets)."""
+    lens = np.diff(offsets)
+    if len(lens) == 0:
+        return np.empty(0, dtype=values.dtype)
+    if (lens > 0).all():
+        # one write per segment start and a cumulative sum: cheaper than np.repeat with counts
+        step = np.zeros(int(offsets[-1]), dtype=np.int64)
+        step[offsets[1:-1]] = 1
+        return values[np.cumsum(step)]
+    return np.repeat(values, lens)
 
 
-def verify_matches(hash_a: np.ndarray, hash_b: np.ndarray, bytes_a: np.ndarray, bytes_b: np.ndarray,
-                   source: str) -> None:
-    """Rows matched by key must hold the same document.
+class DocIndex:
+    """Hash index of (query code, document hash) pairs, one row each, with a table per query.
 
-    Equal keys and equal document hashes imply the same query (the key mixes the query code with a
-    bijection); ids of up to 8 bytes hash bijectively, longer ones are compared byte for byte.
+    The rows of each query get their own open-addressing table (a power of two of at least twice their
+    number of slots); a row sits at the slot given by the low bits of its document hash. All tables are
+    filled at once by one numpy scatter: of the rows that want the same slot one wins, the others go to
+    the next level, whose tables use other bits of the hash, and so on (each level holds a fraction of
+    the previous one). Because rows usually come grouped by query, each query's reads and writes stay
+    within its own table, a few kilobytes: unlike one big table over all pairs, the memory accesses are
+    local, which is what makes this index several times faster to build than a general hash table.
+
+    Two rows of the same query with the same document hash are reported by :attr:`clashes` (pairs of
+    row numbers), not stored: for a run or qrels that is a duplicate document (or, with different ids,
+    a 64-bit hash collision).
     """
-    bad = hash_a != hash_b
-    if bytes_a.dtype.itemsize > 8 or bytes_b.dtype.itemsize > 8:
-        bad |= bytes_a != bytes_b
+
+    def __init__(self, qcodes: np.ndarray, dhash: np.ndarray):
+        qcodes = np.asarray(qcodes, dtype=np.int64)
+        self._hash = np.ascontiguousarray(dhash, dtype=np.uint64).view(np.int64)
+        # the queries present get local numbers 0..k-1: the tables' bookkeeping is per present query
+        present = np.zeros(int(qcodes.max(initial=-1)) + 1, dtype=bool)
+        present[qcodes] = True
+        self._local = np.cumsum(present) - 1
+        self._local[~present] = -1
+        k = int(present.sum())
+        self._levels: List[Tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        clash_a, clash_b = [], []
+        rows = np.arange(len(qcodes), dtype=np.int32 if len(qcodes) < 2 ** 31 else np.int64)
+        q, h = self._local[qcodes], self._hash
+        level = 0
+        while len(rows):
+            count = np.bincount(q, minlength=k)
+            # slots per query: a power of two >= 2 x its rows (one slot, always empty, for absent queries)
+            bits = np.zeros(k, dtype=np.int64)
+            has = count > 0
+            bits[has] = np.ceil(np.log2(count[has])).astype(np.int64) + 1
+            size = np.left_shift(1, bits)
+            base = np.cumsum(size) - size
+            slot = base[q] + (_level_hash(h, level) & (size - 1)[q])
+            table = np.full(int(size.sum()), -1, dtype=rows.dtype)
+            table[slot] = rows
+            holder = table[slot]
+            lost = np.flatnonzero(holder != rows)
+            self._levels.append((size - 1, base, table))
+            if len(lost):
+                same = self._hash[holder[lost]] == h[lost]
+                if same.any():                   # same query (same table) and same document hash
+                    clash_a.append(holder[lost[same]])
+                    clash_b.append(rows[lost[same]])
+                    lost = lost[~same]
+            rows, q, h = rows[lost], q[lost], h[lost]
+            level += 1
+        self.clashes = (np.concatenate(clash_a).astype(np.int64), np.concatenate(clash_b).astype(np.int64)) \
+            if clash_a else None
+
+    def lookup(self, qcodes: np.ndarray, dhash: np.ndarray) -> np.ndarray:
+        """The row of each (query code, document hash) pair, -1 where there is none."""
+        q = np.asarray(qcodes, dtype=np.int64)
+        h = np.ascontiguousarray(dhash, dtype=np.uint64).view(np.int64)
+        out = np.full(len(q), -1, dtype=np.int64)
+        if len(q) == 0 or not self._levels:
+            return out
+        if q.max() < len(self._local) and q.min() >= 0:
+            q = self._local[q]
+        else:
+            q = np.where((q >= 0) & (q < len(self._local)), self._local[np.clip(q, 0, len(self._local) - 1)], -1)
+        todo = None                            # positions (in out) of the pairs still looked for
+        if (q < 0).any():
+            todo = np.flatnonzero(q >= 0)
+            q, h = q[todo], h[todo]
+        for level, (mask, base, table) in enumerate(self._levels):
+            slot = base[q] + (_level_hash(h, level) & mask[q])
+            holder = table[slot]
+            held = holder >= 0
+            hit = held & (self._hash[holder] == h)
+            if todo is None:
+                out = np.where(hit, holder, -1).astype(np.int64, copy=False)
+            else:
+                out[todo[hit]] = holder[hit]
+            # an empty slot ends the search; a slot held by another document sends it to the next level
+            more = np.flatnonzero(held & ~hit)
+            if len(more) == 0:
+                break
+            todo = more if todo is None else todo[more]
+            q, h = q[more], h[more]
+        return out
+
+
+def _level_hash(h: np.ndarray, level: int) -> np.ndarray:
+    """The hash bits that place a row at ``level`` (the document hash itself at level 0, then remixed)."""
+    if level == 0:
+        return h
+    with np.errstate(over="ignore"):
+        return _mix(h.view(np.uint64) + np.uint64(level) * _GOLD).view(np.int64)
+
+
+def verify_ids(table_ids: np.ndarray, rows: np.ndarray, ids: np.ndarray, source: str) -> None:
+    """The documents matched by hash (``rows``, -1 for none) must be the same ids.
+
+    A :class:`DocIndex` match means equal query and equal 64-bit document hash; ids of up to 8 bytes hash
+    bijectively, so only longer ids are compared, byte for byte."""
+    if table_ids.dtype.itemsize <= 8 and ids.dtype.itemsize <= 8:
+        return
+    hit = np.flatnonzero(rows >= 0)
+    verify_matches(table_ids[rows[hit]], ids[hit], source)
+
+
+def verify_matches(bytes_a: np.ndarray, bytes_b: np.ndarray, source: str) -> None:
+    """Rows matched by (query, document hash) must hold the same document id."""
+    bad = bytes_a != bytes_b
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise RbstarError(f"{source}: 64-bit hash collision between document ids {bytes_a[i]!r} and "
@@ -331,7 +411,7 @@ def _query_codes(qids: np.ndarray) -> np.ndarray:
 
 def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, scores: np.ndarray, source: str,
                    qorder: Optional[np.ndarray] = None, break_ties: bool = True,
-                   keys: Optional[np.ndarray] = None) -> Ranking:
+                   index: Optional[DocIndex] = None) -> Ranking:
     """Sort rows into trec_eval order (doc ids break score ties, descending, when ``break_ties``)."""
     n = len(qcodes)
     if n == 0:
@@ -353,12 +433,13 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
         order = _break_ties_by_docid(order, qsort, scores, dbytes)
     if order is not None:
         qcodes, dbytes, dhash, scores = qcodes[order], dbytes[order], dhash[order], scores[order]
-        keys = None if keys is None else keys[order]
+        index = None                           # built on the input order: rows have moved
     starts = np.flatnonzero(np.r_[True, qcodes[1:] != qcodes[:-1]])
     offsets = np.append(starts, n).astype(np.int64)
     ranking = Ranking(qcodes=qcodes[starts], offsets=offsets, dbytes=dbytes, docs=dhash, scores=scores, source=source)
-    if keys is not None:
-        ranking._cache["keys"] = keys          # computed once for the duplicate check; reused for joins
+    ranking._cache["rowq"] = qcodes
+    if index is not None:
+        ranking._cache["index"] = index        # built once for the duplicate check; reused for joins
     return ranking
 
 
@@ -395,23 +476,23 @@ def _break_ties_by_docid(order: Optional[np.ndarray], qsort: np.ndarray, scores:
     return out
 
 
-def _check_duplicates(keys: np.ndarray, qcodes: np.ndarray, dbytes: np.ndarray, what: str, source: str,
+def _check_duplicates(index: DocIndex, qcodes: np.ndarray, dbytes: np.ndarray, what: str, source: str,
                       line_of=None) -> None:
-    sk = np.sort(keys)
-    if not (sk[1:] == sk[:-1]).any():
+    """Raise on the first (query, document) pair that ``index`` met twice (by the later of its rows)."""
+    if index.clashes is None:
         return
-    perm = np.argsort(keys, kind="stable")
-    sk = keys[perm]
-    for i in np.flatnonzero(sk[1:] == sk[:-1]):
-        a, b = sorted((int(perm[i]), int(perm[i + 1])))
-        if qcodes[a] != qcodes[b] or dbytes[a] != dbytes[b]:
-            raise RbstarError(f"{source}: 64-bit hash collision between document ids {dbytes[a]!r} and "
-                              f"{dbytes[b]!r}; please report this (it should practically never happen)")
-        where = f" (lines {line_of(a)} and {line_of(b)})" if line_of is not None else ""
-        verb = "appears twice" if what == "run" else "is judged twice"
-        raise DuplicateDocumentError(
-            f"{source}: document {_to_str(dbytes[b:b + 1])[0]!r} {verb} for query "
-            f"{QUERY_IDS.decode([qcodes[b]])[0]!r}{where}; a {what} may hold each document once per query")
+    first, second = index.clashes
+    pair = np.sort(np.stack([first, second]), axis=0)
+    i = int(np.argmin(pair[1]))
+    a, b = int(pair[0, i]), int(pair[1, i])
+    if dbytes[a] != dbytes[b]:
+        raise RbstarError(f"{source}: 64-bit hash collision between document ids {dbytes[a]!r} and "
+                          f"{dbytes[b]!r}; please report this (it should practically never happen)")
+    where = f" (lines {line_of(a)} and {line_of(b)})" if line_of is not None else ""
+    verb = "appears twice" if what == "run" else "is judged twice"
+    raise DuplicateDocumentError(
+        f"{source}: document {_to_str(dbytes[b:b + 1])[0]!r} {verb} for query "
+        f"{QUERY_IDS.decode([qcodes[b]])[0]!r}{where}; a {what} may hold each document once per query")
 
 
 def _check_scores(scores: np.ndarray, source: str, qids, dids, line_of=None) -> None:
@@ -494,9 +575,9 @@ def ranking_from_columns(qids, dids, scores, source: str, line_of=None) -> Ranki
     _check_scores(scores, source, qids, dbytes, line_of)
     qc = _query_codes(qids)
     dh = hash_ids(dbytes)
-    keys = make_keys(qc, dh)
-    _check_duplicates(keys, qc, dbytes, "run", source, line_of)
-    return _build_ranking(qc, dbytes, dh, scores, source, keys=keys)
+    index = DocIndex(qc, dh)
+    _check_duplicates(index, qc, dbytes, "run", source, line_of)
+    return _build_ranking(qc, dbytes, dh, scores, source, index=index)
 
 
 def qrels_from_columns(qids, dids, grades, source: str, line_of=None) -> Qrels:
@@ -522,11 +603,12 @@ def qrels_from_columns(qids, dids, grades, source: str, line_of=None) -> Qrels:
         g = conv.astype(np.int64)
     qc = _query_codes(qids)
     dh = hash_ids(dbytes)
-    keys = make_keys(qc, dh)
-    _check_duplicates(keys, qc, dbytes, "qrels", source, line_of)
+    index = DocIndex(qc, dh)
+    _check_duplicates(index, qc, dbytes, "qrels", source, line_of)
     qorder = pd.unique(qc) if len(qc) else np.empty(0, dtype=np.int64)
-    return Qrels(qcodes=np.asarray(qorder, dtype=np.int64), keys=keys, rowq=qc, rowd=dh, rowb=dbytes,
-                 grades=g, source=source)
+    qrels = Qrels(qcodes=np.asarray(qorder, dtype=np.int64), rowq=qc, rowd=dh, rowb=dbytes, grades=g, source=source)
+    qrels._cache["index"] = index
+    return qrels
 
 
 # ---------------------------------------------------------------------------------------------

@@ -39,8 +39,7 @@ def lists(ctx: RunContext, cutoff: Optional[int], ref: str, measure, judgments: 
         judged = judgments and ctx.qrels is not None
         grade_a = _grades(*ctx.judgments(cutoff)) if judged else np.full(len(a.src), np.nan)
         if judged:
-            keys = reference.row_keys()[b.src]
-            grade_b = _grades(*ctx.qrels.lookup(keys, b.docs, b.dbytes))
+            grade_b = _grades(*ctx.qrels.lookup(ctx.queries(b), b.docs, b.dbytes))
         else:
             grade_b = np.full(len(b.src), np.nan)
         side_a = K.Side(a.seg, a.rank, grade_a, a_partner, a.lens)

@@ -11,7 +11,7 @@ from ..context import RunContext
 from ..core import nrg as K
 from ..core.ties import safe_divide
 from ..errors import ParameterError
-from ..io import KeyIndex, Ranking, verify_matches
+from ..io import DocIndex, Ranking, verify_ids
 from ..references import resolve_runs
 
 NAMES = ("NRG", "UniqueRel", "RarP", "TaSC")
@@ -65,22 +65,21 @@ def _gain(base: str, grade: np.ndarray, judged: np.ndarray, rel: int) -> np.ndar
     return (judged & (grade >= rel)).astype(np.float64)
 
 
-def top_hits(run: Ranking, small: KeyIndex, cutoff: Optional[int], docs: np.ndarray, dbytes: np.ndarray):
-    """The rows of ``run``'s top ``cutoff`` whose (query, document) key is in ``small``: (position of
-    each hit in ``small``, its row in ``run``). The run's keys are streamed once through the small
-    index (no index of the run is built); every hit is verified against ``docs`` / ``dbytes``, the
-    documents of the keys ``small`` was built from."""
-    keys = run.row_keys()
+def top_hits(run: Ranking, small: DocIndex, cutoff: Optional[int], dbytes: np.ndarray):
+    """The rows of ``run``'s top ``cutoff`` whose (query, document) pair is in ``small``: (position of
+    each hit in ``small``, its row in ``run``). The run's rows are streamed once through the small
+    index (no index of the run is built); every hit is verified against ``dbytes``, the document ids
+    ``small`` was built from."""
+    queries, docs, ids = run.row_queries(), run.docs, run.dbytes
     rows = None
     if cutoff is not None and run.segment_lengths().max(initial=0) > cutoff:
         rows = np.flatnonzero(run.row_positions() < cutoff)
-        keys = keys[rows]
-    at = small.lookup(keys)
+        queries, docs, ids = queries[rows], docs[rows], ids[rows]
+    at = small.lookup(queries, docs)
+    verify_ids(dbytes, at, ids, run.source)
     hit = np.flatnonzero(at >= 0)
     src = hit if rows is None else rows[hit]
-    at = at[hit]
-    verify_matches(run.docs[src], docs[at], run.dbytes[src], dbytes[at], run.source)
-    return at, src
+    return at[hit], src
 
 
 def judged_residuals(ctx: RunContext, spec: str, base: str, p: float, cutoff: Optional[int], rel: int):
@@ -96,9 +95,9 @@ def judged_residuals(ctx: RunContext, spec: str, base: str, p: float, cutoff: Op
         gain = _gain(base, qrels.grades[mine], np.ones(len(mine), dtype=bool), rel)
         useful = gain > 0
         mine, q, gain = mine[useful], q[useful], gain[useful]
-        small = KeyIndex(qrels.keys[mine])
+        small = DocIndex(qrels.rowq[mine], qrels.rowd[mine])
         for _, prior in priors(ctx, spec):
-            at, src = top_hits(prior, small, cutoff, qrels.rowd[mine], qrels.rowb[mine])
+            at, src = top_hits(prior, small, cutoff, qrels.rowb[mine])
             gain[at] *= 1.0 - K.seen(base, prior.row_positions()[src] + 1, p, cutoff)
         return mine, q, gain
     return ctx.cached(("nrg_judged", spec, base, p, cutoff, rel), make)
@@ -111,9 +110,9 @@ def _run_side(ctx: RunContext, spec: str, base: str, p: float, cutoff: Optional[
         grade, judged = ctx.judgments(cutoff)
         rows = np.flatnonzero(_gain(base, grade, judged, rel) > 0)
         qrows, _, residual = judged_residuals(ctx, spec, base, p, cutoff, rel)
-        where = np.full(len(ctx.qrels.keys), -1, dtype=np.int64)
+        where = np.full(len(ctx.qrels.rowq), -1, dtype=np.int64)
         where[qrows] = np.arange(len(qrows))
-        at = ctx.qrels.find_rows(ctx._keys(b, ctx.run)[rows])
+        at = ctx.qrels.find_rows(ctx.queries(b)[rows], b.docs[rows])
         return b.seg[rows], b.rank[rows], residual[where[at]]
     return ctx.cached(("nrg_run", spec, base, p, cutoff, rel), make)
 
@@ -147,12 +146,12 @@ def _rarp(ctx: RunContext, m) -> np.ndarray:
     b = ctx.observation(k)
     grade, judged = ctx.judgments(k)
     relevant = np.flatnonzero(judged & (grade >= rel))
-    small = KeyIndex(ctx._keys(b, ctx.run)[relevant])
+    small = DocIndex(ctx.queries(b)[relevant], b.docs[relevant])
     runs = resolve_runs(m["runs"], "runs").runs
     member = any(same_ranking(ctx.run, r) for _, r in runs)
     found = np.zeros(len(relevant)) if member else np.ones(len(relevant))   # a run outside the set is added
     for _, r in runs:
-        at, _ = top_hits(r, small, k, b.docs[relevant], b.dbytes[relevant])
+        at, _ = top_hits(r, small, k, b.dbytes[relevant])
         found[at] += 1
     total = len(runs) + (0 if member else 1)
     credit = 1.0 + alpha * (1.0 - found / total)
