@@ -443,7 +443,11 @@ def parse_args(ap: argparse.ArgumentParser, argv, workers: Dict[str, object]) ->
     args = ap.parse_args(argv)
     if args.worker:
         name, worker_args = args.worker
-        workers[name](json.loads(worker_args))
+        worker_args = json.loads(worker_args)
+        for key, var in (("engine", "IR_RBSTAR_ENGINE"), ("numba_cache", "NUMBA_CACHE_DIR")):
+            if worker_args.get(key):
+                os.environ[var] = worker_args[key]      # before the worker imports ir_rbstar
+        workers[name](worker_args)
         raise SystemExit(0)
     return args
 

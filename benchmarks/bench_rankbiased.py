@@ -179,6 +179,9 @@ WORKERS = {"paired_ref": w_paired_ref, "import": w_import, "rbstar_cli": w_rbsta
            "rbstar_inmemory": w_rbstar_inmemory, "phases": h.w_phases, "cwl": w_cwl}
 
 FAMILY = "rank-biased (bench_rankbiased.py)"
+# rows a to d run with the default engine ("auto": the compiled loops when numba, the fast extra, is installed)
+HAVE_NUMBA = h.have_module("numba")
+ENGINE_TAG = " [numba engine]" if HAVE_NUMBA else " [numpy engine]"
 PYTREC = dict(peer_dists=["pytrec_eval-terrier", "ir_measures"])
 
 
@@ -313,9 +316,14 @@ def main(argv=None) -> int:
             files = measure("rbstar_cli", {"argv": ["none", ds["run"], *_ref_measures(names, ds["ref"], P_RBO)]},
                             rep, slow)
             rbo_peer = f"PyPI rbo: RankingSimilarity(run, ref).rbo_ext(p={P_RBO}) per query on id lists"
-            b_tasks = (("b. RBO + RBO_res + RBO_ext from parsed Rankings", inmem, "<= 0.30"),
+            b_tasks = [(f"b. RBO + RBO_res + RBO_ext from parsed Rankings{ENGINE_TAG}", inmem, "<= 0.30"),
                        ("b'. the same from pandas DataFrames (conversion timed)", frames, "info"),
-                       ("b''. the same from the TREC files (CLI function, reading timed)", files, "info"))
+                       ("b''. the same from the TREC files (CLI function, reading timed)", files, "info")]
+            if HAVE_NUMBA:
+                inmem_np = measure("rbstar_inmemory", {"run": ds["run"], "ref": ds["ref"], "names": names,
+                                                       "p": P_RBO, "engine": "numpy"}, rep, slow)
+                b_tasks.append(("b-np. the same as b, numpy engine (an install without the fast extra)", inmem_np,
+                                "info"))
             if h.have_module("rbo"):
                 rb = measure("rbo_pkg", {"run": ds["run"], "ref": ds["ref"], "p": P_RBO, "budget": args.rbo_budget},
                              rep, slow)
@@ -336,12 +344,11 @@ def main(argv=None) -> int:
             else:
                 other = h.fmt_s(rb_wall) + (f" (extrapolated from {rb['pairs']:,} of {rb['pairs_all']:,} pairs)"
                                             if extrap else f" ({rb['pairs']:,} pairs)")
-                table.add(f"b. RBO+RBO_res+RBO_ext from parsed Rankings vs rbo.rbo_ext on lists {tag}",
+                table.add(f"b. RBO+RBO_res+RBO_ext from parsed Rankings vs rbo.rbo_ext on lists{ENGINE_TAG} {tag}",
                           h.fmt_s(inmem["wall"]), other, h.fmt_ratio(inmem["wall"], rb_wall), "ratio <= 0.3", h.yes(inmem["wall"] <= 0.3 * rb_wall))
-                table.add(f"b'. same from pandas DataFrames (conversion timed) {tag}", h.fmt_s(frames["wall"]),
-                          h.fmt_s(rb_wall), h.fmt_ratio(frames["wall"], rb_wall), "info", "")
-                table.add(f"b''. same from TREC files (CLI function, reading timed) {tag}", h.fmt_s(files["wall"]),
-                          h.fmt_s(rb_wall), h.fmt_ratio(files["wall"], rb_wall), "info", "")
+                for task, res, _ in b_tasks[1:]:
+                    table.add(f"{task} {tag}", h.fmt_s(res["wall"]), h.fmt_s(rb_wall),
+                              h.fmt_ratio(res["wall"], rb_wall), "info", "")
                 table.notes.append(f"{tag} rbo: {'EXTRAPOLATED linearly from a random sample of ' + format(rb['pairs'], ',') + ' pairs' if extrap else 'all pairs timed'}; "
                                    f"p={P_RBO}, depth {args.depth if ds['short'] == 'synthetic' else '<= 1000'}, no cutoff. "
                                    f"RBO_ext agreement ir_rbstar vs rbo on {agree['n']:,} queries: "
@@ -361,21 +368,31 @@ def main(argv=None) -> int:
 
             # c. RBR and RBA end to end ---------------------------------------------------------------------
             for name in ("RBR", "RBA"):
-                log(f"c. {name} end to end (CLI function, qrels 'none')")
+                log(f"c. {name} end to end (CLI function, qrels 'none'){ENGINE_TAG}")
                 res = measure("rbstar_cli", {"argv": ["none", ds["run"], *_ref_measures([name], ds["ref"], P_REF)]},
                               rep, slow)
                 ph = run_worker("phases", {"run": ds["run"], "ref": ds["ref"],
                                            "measures": _ref_measures([name], ds["ref"], P_REF)})
                 bench.raw[f"c {name} {ds['short']}"] = {"ir_rbstar": res, "phases": ph}
-                table.add(f"c. {name}(p={P_REF}) vs reference run, from files, {ds['queries']:,} queries {tag}",
+                table.add(f"c. {name}(p={P_REF}) vs reference run, from files, {ds['queries']:,} queries{ENGINE_TAG} {tag}",
                           h.fmt_s(res["wall"]), "rbstar (paper): " + ("104 s" if name == "RBR" else "205 s"),
                           "-", "< 5 s", h.yes(res["wall"] < 5.0))
-                bench.add_summary(FAMILY, f"c. {name}(p={P_REF}) against a reference run, from the TREC files",
+                bench.add_summary(FAMILY, f"c. {name}(p={P_REF}) against a reference run, from the TREC files{ENGINE_TAG}",
                                   data, h.fmt_s(res["wall"]),
                                   "rbstar, the authors' tool: its time for 7,000 x 1,000",
                                   "104 s" if name == "RBR" else "205 s", None, "< 5 s", res["wall"] < 5.0,
                                   peer_version="quoted figure, not measured")
                 phase_reports.append(h.phase_report(f"{name}, CLI path {tag}", ph, res))
+                if HAVE_NUMBA:
+                    res_np = measure("rbstar_cli", {"argv": ["none", ds["run"], *_ref_measures([name], ds["ref"], P_REF)],
+                                                    "engine": "numpy"}, rep, slow)
+                    bench.raw[f"c {name} {ds['short']}"]["ir_rbstar_numpy"] = res_np
+                    table.add(f"c-np. {name} as c, numpy engine (an install without the fast extra) {tag}",
+                              h.fmt_s(res_np["wall"]), "-", "-", "info", "")
+                    bench.add_summary(FAMILY, f"c-np. {name} as c, numpy engine (without the fast extra)", data,
+                                      h.fmt_s(res_np["wall"]), "rbstar, the authors' tool: its time for 7,000 x 1,000",
+                                      "104 s" if name == "RBR" else "205 s", None, "info", None,
+                                      peer_version="quoted figure, not measured")
 
         table.add("d. import ir_rbstar (fresh process) vs import ir_measures", h.fmt_s(imp["wall"]),
                   h.fmt_s(imp_irm["wall"]), h.fmt_ratio(imp["wall"], imp_irm["wall"]), "< 0.5 s",
@@ -385,6 +402,17 @@ def main(argv=None) -> int:
                           h.ratio_of(imp["wall"], imp_irm["wall"]), "< 0.5 s", imp["wall"] < 0.5,
                           peer_dists=["ir_measures"])
 
+        if HAVE_NUMBA:
+            log("f. compiled engine start-up: first use on a machine (compiling) and later processes (cache)")
+            start = engine_start(bench.tmp)
+            bench.raw["engine_start"] = start
+            table.add("f. compiled engine start-up: first use (compiles, cache empty) vs later (cache)",
+                      h.fmt_s(start["cold"]), h.fmt_s(start["warm"]), h.fmt_ratio(start["cold"], start["warm"]),
+                      "info", "")
+            bench.add_summary(FAMILY, "f. compiled engine: first use on a machine (numba compiles the loops; "
+                              "read + RBR, RBA, RBO family on a tiny run)", "", h.fmt_s(start["cold"]),
+                              "the same in a later process (loops loaded from numba's cache)", h.fmt_s(start["warm"]),
+                              h.ratio_of(start["cold"], start["warm"]), "info", None, peer_dists=["numba"])
         print()
         print(h.machine_info())
         print(f"mode: {'quick' if args.quick else 'full'}; best of up to {rep} fresh subprocesses per measurement "
@@ -404,6 +432,40 @@ def main(argv=None) -> int:
             print()
         bench.write_json(args.json, mode=h.mode_of(args))
     return 0
+
+
+def w_engine_start(args: dict) -> None:
+    """Wall time, in a fresh process, of importing ir_rbstar with the numba engine, reading a tiny run
+    and reference and evaluating RBR, RBA and the RBO family; with an empty numba cache (``numba_cache``,
+    set by the harness) it includes compiling every loop used."""
+    t = time.perf_counter()
+    import ir_measures
+    import ir_rbstar
+    from ir_rbstar import io as rio
+    run = rio.read_trec_run(args["run"])
+    ir_rbstar.register_run("start_ref", rio.read_trec_run(args["ref"]))
+    ms = [ir_measures.parse_measure(f"{n}(p=0.9,ref='start_ref')") for n in ("RBR", "RBA", "RBO", "RBO_res", "RBO_ext")]
+    vals = ir_measures.calc_aggregate(ms, None, run)
+    h.emit({"wall": time.perf_counter() - t, "values": {str(k): float(v) for k, v in vals.items()}})
+
+
+def engine_start(tmp: str) -> dict:
+    """Cold (empty numba cache) and warm (the same cache, next process) start of the compiled engine."""
+    import tempfile
+    run, ref = os.path.join(tmp, "start.run"), os.path.join(tmp, "start_ref.run")
+    for path, shift in ((run, 0), (ref, 1)):
+        with open(path, "w") as f:
+            for q in range(3):
+                for i in range(5):
+                    f.write(f"q{q} Q0 d{(i + shift) % 6} {i + 1} {5 - i} t\n")
+    cache = tempfile.mkdtemp(prefix="numba-cache-", dir=tmp)
+    args = {"run": run, "ref": ref, "engine": "numba", "numba_cache": cache}
+    cold = run_worker("engine_start", args)
+    warm = run_worker("engine_start", args)
+    return {"cold": cold["wall"], "warm": warm["wall"], "cache": cache}
+
+
+WORKERS["engine_start"] = w_engine_start
 
 
 def _rbo_agreement(ours: dict, theirs: dict) -> dict:

@@ -17,6 +17,7 @@ from .provider import PROVIDER, register as _register_provider
 from .references import (clear_cache, register_run, register_runs, registered_groups, registered_runs,
                          unregister_run, unregister_runs)
 from .parsing import parse, split_measures
+from .engine import get_engine, set_engine
 from .io import read_qrels_frame as read_qrels, read_run_frame as read_run
 
 __version__ = "0.1.0"
@@ -27,7 +28,7 @@ __all__ = [
     "RBO_ext", "P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA", "Twist", "Twist_rho", "Twist_sigma", "NRG", "UniqueRel", "RarP", "TaSC",
     "MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR", "register_runs", "unregister_runs", "registered_groups", "errors", "RbstarError", "InputFormatError", "DuplicateDocumentError", "EmptyInputError",
     "ParameterError", "ReferenceNotFoundError", "MissingQrelsError", "MissingExtraError", "DatasetUnavailableError",
-    "__version__",
+    "set_engine", "get_engine", "__version__",
 ]
 
 

@@ -12,9 +12,10 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
+from .engine import compiled
 from .errors import MissingQrelsError
 from .core.segments import seg_cumcount
-from .io import DocIndex, Qrels, Ranking, tie_layout, verify_ids
+from .io import DocIndex, Qrels, Ranking, tie_layout, verify_ids, verify_matches
 from .references import resolve_run
 
 __all__ = ["Rows", "RankedRows", "RunContext"]
@@ -45,6 +46,20 @@ class RankedRows:
     judged: np.ndarray    # whether each row is judged
 
 
+def ranges(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+    """For each universe query, its first row in ``ranking`` and its number of rows (at most ``cutoff``;
+    0 where the ranking does not have the query)."""
+    segs = ranking.segment_of(universe)
+    found = segs >= 0
+    lens = np.zeros(len(universe), dtype=np.int64)
+    lens[found] = ranking.segment_lengths()[segs[found]]
+    if cutoff is not None:
+        lens = np.minimum(lens, cutoff)
+    starts = np.zeros(len(universe), dtype=np.int64)
+    starts[found] = ranking.offsets[segs[found]]
+    return starts, lens
+
+
 def gather(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None) -> Rows:
     if (len(universe) == len(ranking.qcodes) and np.array_equal(universe, ranking.qcodes)
             and (cutoff is None or ranking.segment_lengths().max(initial=0) <= cutoff)):
@@ -52,19 +67,18 @@ def gather(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None)
         return Rows(seg=ranking.row_segments(), rank=ranking.row_positions() + 1, docs=ranking.docs,
                     dbytes=ranking.dbytes, src=np.arange(len(ranking), dtype=np.int64),
                     lens=ranking.segment_lengths(), identity=True)
-    segs = ranking.segment_of(universe)
-    found = segs >= 0
+    starts, lens = ranges(ranking, universe, cutoff)
     n = len(universe)
-    lens = np.zeros(n, dtype=np.int64)
-    lens[found] = ranking.segment_lengths()[segs[found]]
-    if cutoff is not None:
-        lens = np.minimum(lens, cutoff)
-    starts = np.zeros(n, dtype=np.int64)
-    starts[found] = ranking.offsets[segs[found]]
     seg = np.repeat(np.arange(n, dtype=np.int64), lens)
     pos = np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
     src = starts[seg] + pos
     return Rows(seg=seg, rank=pos + 1, docs=ranking.docs[src], dbytes=ranking.dbytes[src], src=src, lens=lens)
+
+
+def _offsets(lens: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=out[1:])
+    return out
 
 
 class RunContext:
@@ -123,7 +137,17 @@ class RunContext:
             b = self.observation(cutoff)
             reference = self.reference(ref, rel, measure)
             r = self.reference_rows(ref, rel, measure)
-            if reference.has_index() or len(r.src) <= len(b.src):
+            kernels = compiled(len(b.src) + len(r.src))
+            if kernels is not None:
+                at = kernels.join_segments(_offsets(b.lens), b.docs.view(np.int64), _offsets(r.lens),
+                                           r.docs.view(np.int64))
+                verify_ids(r.dbytes, at, b.dbytes, reference.source)
+                hit = at >= 0
+                b_in_r = np.full(len(at), -1, dtype=np.int64)
+                b_in_r[hit] = r.src[at[hit]]
+                r_in_b = np.zeros(len(r.src), dtype=bool)
+                r_in_b[at[hit]] = True
+            elif reference.has_index() or len(r.src) <= len(b.src):
                 b_in_r = reference.find(self.queries(b), b.docs, b.dbytes)
                 pos_in_r = np.full(len(reference), -1, dtype=np.int64)
                 pos_in_r[r.src] = np.arange(len(r.src))
@@ -137,6 +161,20 @@ class RunContext:
                 b_in_r[found[r_in_b]] = r.src[r_in_b]
             return reference, b_in_r, r_in_b
         return self.cached(("match", cutoff, ref, rel), make)
+
+    def shared(self, cutoff: Optional[int], ref: Optional[str], rel: int, measure, kernels):
+        """The documents of B found in R, by the compiled engine (no rows gathered, no index built):
+        (reference, their universe query, 1-based rank in B, row in the reference, |B| and |R| per query)."""
+        def make():
+            reference = self.reference(ref, rel, measure)
+            b_start, b_len = ranges(self.run, self.universe, cutoff)
+            r_start, r_len = ranges(reference, self.universe)
+            seg, rank, row = kernels.match_ranges(b_start, b_len, self.run.docs.view(np.int64),
+                                                  r_start, r_len, reference.docs.view(np.int64))
+            if self.run.dbytes.dtype.itemsize > 8 or reference.dbytes.dtype.itemsize > 8:
+                verify_matches(reference.dbytes[row], self.run.dbytes[b_start[seg] + rank - 1], reference.source)
+            return reference, seg, rank, row, b_len, r_len
+        return self.cached(("shared", cutoff, ref, rel), make)
 
     def ranked(self, depth: Optional[int], judged_only: bool, aware: bool) -> RankedRows:
         """The run's rows whose tie group starts above ``depth`` (all rows for None), with tie groups

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from numpy.lib.stride_tricks import sliding_window_view
 
+from .engine import compiled
 from .errors import DuplicateDocumentError, EmptyInputError, InputFormatError, RbstarError
 
 __all__ = ["Ranking", "Qrels", "to_ranking", "to_qrels", "read_trec_run", "read_trec_qrels", "read_run_frame",
@@ -411,12 +412,14 @@ def _query_codes(qids: np.ndarray) -> np.ndarray:
 
 def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, scores: np.ndarray, source: str,
                    qorder: Optional[np.ndarray] = None, break_ties: bool = True,
-                   index: Optional[DocIndex] = None) -> Ranking:
-    """Sort rows into trec_eval order (doc ids break score ties, descending, when ``break_ties``)."""
+                   index: Optional[DocIndex] = None, with_order: bool = False):
+    """Sort rows into trec_eval order (doc ids break score ties, descending, when ``break_ties``).
+    With ``with_order``: (ranking, the input row of each ranked row or None when no row moved)."""
     n = len(qcodes)
     if n == 0:
-        return Ranking(qcodes=np.empty(0, dtype=np.int64), offsets=np.zeros(1, dtype=np.int64),
-                       dbytes=dbytes, docs=dhash, scores=scores, source=source)
+        empty = Ranking(qcodes=np.empty(0, dtype=np.int64), offsets=np.zeros(1, dtype=np.int64),
+                        dbytes=dbytes, docs=dhash, scores=scores, source=source)
+        return (empty, None) if with_order else empty
     if qorder is None:
         # segments in order of first appearance in the input
         change = np.r_[True, qcodes[1:] != qcodes[:-1]]
@@ -440,7 +443,7 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
     ranking._cache["rowq"] = qcodes
     if index is not None:
         ranking._cache["index"] = index        # built once for the duplicate check; reused for joins
-    return ranking
+    return (ranking, order) if with_order else ranking
 
 
 def _break_ties_by_docid(order: Optional[np.ndarray], qsort: np.ndarray, scores: np.ndarray,
@@ -476,18 +479,26 @@ def _break_ties_by_docid(order: Optional[np.ndarray], qsort: np.ndarray, scores:
     return out
 
 
-def _check_duplicates(index: DocIndex, qcodes: np.ndarray, dbytes: np.ndarray, what: str, source: str,
-                      line_of=None) -> None:
-    """Raise on the first (query, document) pair that ``index`` met twice (by the later of its rows)."""
-    if index.clashes is None:
+def _check_duplicates(clashes: Optional[Tuple[np.ndarray, np.ndarray]], qcodes: np.ndarray, dbytes: np.ndarray,
+                      what: str, source: str, line_of=None) -> None:
+    """Raise on the ``clashes`` (pairs of rows with the same query and document hash), if any.
+
+    A document given more than once is reported by its first two rows, the one whose second row comes
+    first in the input (whichever rows the clashes name, so every engine reports the same lines)."""
+    if clashes is None or len(clashes[0]) == 0:
         return
-    first, second = index.clashes
-    pair = np.sort(np.stack([first, second]), axis=0)
-    i = int(np.argmin(pair[1]))
-    a, b = int(pair[0, i]), int(pair[1, i])
-    if dbytes[a] != dbytes[b]:
+    rows = np.unique(np.concatenate(clashes))
+    q, d = qcodes[rows], dbytes[rows]
+    order = np.lexsort((rows, d, q))
+    rows, q, d = rows[order], q[order], d[order]
+    repeat = np.flatnonzero((q[1:] == q[:-1]) & (d[1:] == d[:-1]))
+    if len(repeat) == 0:
+        a, b = int(clashes[0][0]), int(clashes[1][0])
         raise RbstarError(f"{source}: 64-bit hash collision between document ids {dbytes[a]!r} and "
                           f"{dbytes[b]!r}; please report this (it should practically never happen)")
+    firsts = repeat[np.r_[True, repeat[1:] != repeat[:-1] + 1]]      # the first repeat of each document
+    i = firsts[np.argmin(rows[firsts + 1])]
+    a, b = int(rows[i]), int(rows[i + 1])
     where = f" (lines {line_of(a)} and {line_of(b)})" if line_of is not None else ""
     verb = "appears twice" if what == "run" else "is judged twice"
     raise DuplicateDocumentError(
@@ -568,19 +579,29 @@ def _as_float(scores: Any, qids, dids, source: str, line_of=None) -> np.ndarray:
                                f"{_show(qids[i])!r} is not a number") from None
 
 
-def ranking_from_columns(qids, dids, scores, source: str, line_of=None) -> Ranking:
+def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: Optional[np.ndarray] = None) -> Ranking:
     qids = np.asarray(qids) if isinstance(qids, np.ndarray) else np.asarray(qids, dtype=object)
     dbytes = doc_bytes(dids if isinstance(dids, np.ndarray) else np.asarray(dids, dtype=object))
     scores = _as_float(scores, qids, dbytes, source, line_of)
     _check_scores(scores, source, qids, dbytes, line_of)
     qc = _query_codes(qids)
-    dh = hash_ids(dbytes)
-    index = DocIndex(qc, dh)
-    _check_duplicates(index, qc, dbytes, "run", source, line_of)
-    return _build_ranking(qc, dbytes, dh, scores, source, index=index)
+    dh = hash_ids(dbytes) if dhash is None else dhash
+    kernels = compiled(len(qc))
+    if kernels is None:
+        index = DocIndex(qc, dh)
+        _check_duplicates(index.clashes, qc, dbytes, "run", source, line_of)
+        return _build_ranking(qc, dbytes, dh, scores, source, index=index)
+    # compiled: sort first, then look for duplicates query by query (rows of a query are contiguous)
+    ranking, order = _build_ranking(qc, dbytes, dh, scores, source, with_order=True)
+    first, later = kernels.segment_clashes(ranking.offsets, ranking.docs.view(np.int64))
+    if len(first):
+        if order is not None:
+            first, later = order[first], order[later]
+        _check_duplicates((first, later), qc, dbytes, "run", source, line_of)
+    return ranking
 
 
-def qrels_from_columns(qids, dids, grades, source: str, line_of=None) -> Qrels:
+def qrels_from_columns(qids, dids, grades, source: str, line_of=None, dhash: Optional[np.ndarray] = None) -> Qrels:
     qids = np.asarray(qids) if isinstance(qids, np.ndarray) else np.asarray(qids, dtype=object)
     dbytes = doc_bytes(dids if isinstance(dids, np.ndarray) else np.asarray(dids, dtype=object))
     raw = np.asarray(grades)
@@ -602,9 +623,9 @@ def qrels_from_columns(qids, dids, grades, source: str, line_of=None) -> Qrels:
                                    f"for query {_show(qids[i])!r} is not an integer grade")
         g = conv.astype(np.int64)
     qc = _query_codes(qids)
-    dh = hash_ids(dbytes)
+    dh = hash_ids(dbytes) if dhash is None else dhash
     index = DocIndex(qc, dh)
-    _check_duplicates(index, qc, dbytes, "qrels", source, line_of)
+    _check_duplicates(index.clashes, qc, dbytes, "qrels", source, line_of)
     qorder = pd.unique(qc) if len(qc) else np.empty(0, dtype=np.int64)
     qrels = Qrels(qcodes=np.asarray(qorder, dtype=np.int64), rowq=qc, rowd=dh, rowb=dbytes, grades=g, source=source)
     qrels._cache["index"] = index
@@ -751,10 +772,48 @@ def _slow_columns(path: str, ncols: int, what: str, layout: str) -> pd.DataFrame
     return df
 
 
-def _file_columns(path: str, ncols: int, fields: Tuple[int, ...], what: str, layout: str):
+def _compiled_columns(kernels, data: bytes, ncols: int, fields: Tuple[int, ...],
+                      numeric: Optional[int]) -> Optional[Dict[Any, np.ndarray]]:
+    """The columns by the compiled scanner: bytes (``S``) arrays, and for the ``numeric`` field its values
+    as floats when they all convert (else its tokens, for :func:`_as_float` to name the bad one); under
+    ``"hash"`` the :func:`hash_ids` of the document ids (the field at index 2). None when the layout is
+    irregular (the numpy path then finds and names the offending line)."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    rows, starts, lens = kernels.scan_columns(buf, ncols, np.array(fields, dtype=np.int64))
+    if rows <= 0:
+        return None
+    every = np.arange(rows)
+
+    def tokens(j: int, which: np.ndarray, hashed: bool = False) -> np.ndarray:
+        mat = kernels.token_matrix(buf, starts, lens, which, j)
+        if hashed:
+            out["hash"] = kernels.hash_tokens(mat)
+        return mat.view(f"S{mat.shape[1]}").ravel()
+
+    out: Dict[Any, np.ndarray] = {}
+    for j, f in enumerate(fields):
+        if f != numeric:
+            out[f] = tokens(j, every, hashed=f == 2)
+            continue
+        values, ok = kernels.plain_decimals(buf, starts, lens, rows, j, _POW10)
+        bad = np.flatnonzero(~ok)
+        if len(bad):
+            try:
+                values[bad] = np.asarray(tokens(j, bad), dtype=np.float64)
+            except ValueError:
+                values = tokens(j, every)
+        out[f] = values
+    return out
+
+
+def _file_columns(path: str, ncols: int, fields: Tuple[int, ...], what: str, layout: str,
+                  numeric: Optional[int] = None):
     path = os.fspath(path)
     data = _read_bytes(path, what)
-    cols = _scan_columns(data, ncols, fields)
+    kernels = compiled(len(data) // 40)            # about 40 bytes per line of a run
+    cols = None if kernels is None else _compiled_columns(kernels, data, ncols, fields, numeric)
+    if cols is None:
+        cols = _scan_columns(data, ncols, fields)
     del data
     if cols is None:
         if os.path.getsize(path) >= 1 << 16 and _only_whitespace(path):
@@ -766,12 +825,12 @@ def _file_columns(path: str, ncols: int, fields: Tuple[int, ...], what: str, lay
 
 def _read_run_columns(path: str):
     path = os.fspath(path)
-    cols = _file_columns(path, 6, (0, 2, 4), "run", "query_id Q0 doc_id rank score tag")
+    cols = _file_columns(path, 6, (0, 2, 4), "run", "query_id Q0 doc_id rank score tag", numeric=4)
     line_of = _line_mapper(path)
     q, d = cols[0], doc_bytes(cols[2])
     s = _as_float(cols[4], q, d, path, line_of)
     _check_scores(s, path, q, d, line_of)
-    return q, d, s, line_of
+    return q, d, s, line_of, cols.get("hash")
 
 
 def read_trec_run(path: str) -> Ranking:
@@ -779,15 +838,15 @@ def read_trec_run(path: str) -> Ranking:
 
     The rank column is ignored: rows are ordered by score (descending), ties by doc id (descending).
     """
-    q, d, s, line_of = _read_run_columns(path)
-    return ranking_from_columns(q, d, s, os.fspath(path), line_of)
+    q, d, s, line_of, dhash = _read_run_columns(path)
+    return ranking_from_columns(q, d, s, os.fspath(path), line_of, dhash=dhash)
 
 
 def read_trec_qrels(path: str) -> Qrels:
     """Read a TREC qrels file (``qid iteration docno grade``; ``.gz`` allowed)."""
     path = os.fspath(path)
     cols = _file_columns(path, 4, (0, 2, 3), "qrels", "query_id iteration doc_id relevance")
-    return qrels_from_columns(cols[0], cols[2], cols[3], path, _line_mapper(path))
+    return qrels_from_columns(cols[0], cols[2], cols[3], path, _line_mapper(path), dhash=cols.get("hash"))
 
 
 def read_run_frame(path: str) -> pd.DataFrame:

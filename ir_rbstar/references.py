@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from .engine import compiled
 from .errors import ReferenceNotFoundError
 from .io import Ranking, read_trec_run, to_ranking
 
@@ -154,9 +155,11 @@ def clear_cache() -> None:
 
 
 def _prepared(ranking: Ranking) -> Ranking:
-    """A reference is converted once: its tie groups and its key index are built with it."""
+    """A reference is converted once: its tie groups and (for the numpy engine) its hash index are built
+    with it; the compiled engine joins without an index."""
     ranking.tie_groups()
-    ranking.build_index()
+    if compiled(len(ranking)) is None:
+        ranking.build_index()
     return ranking
 
 

@@ -133,6 +133,15 @@ def _expected_pair_sum(g: np.ndarray, m: np.ndarray, q: float, batch: int = 2_00
     return out
 
 
+def rbo_tables(p: float, lmax: int):
+    """p^d, H[d] = sum_{j<=d} p^j / j and G[d] = sum_{j<=d} p^j for d = 0 .. 2 lmax + 2."""
+    pw = np.power(p, np.arange(2 * lmax + 3, dtype=np.float64))      # p^d
+    dd = np.arange(1, 2 * lmax + 3, dtype=np.float64)
+    H = np.concatenate(([0.0], np.cumsum(pw[1:] / dd)))
+    G = np.concatenate(([0.0], np.cumsum(pw[1:])))
+    return pw, H, G
+
+
 def rbo_family(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray,
                com_seg: np.ndarray, com_rank_b: np.ndarray, com_start: np.ndarray,
                com_size: np.ndarray) -> Dict[str, np.ndarray]:
@@ -148,14 +157,7 @@ def rbo_family(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray,
     len_r = len_r.astype(np.int64)
     s = np.minimum(len_b, len_r)
     l = np.maximum(len_b, len_r)
-    lmax = int(l.max(initial=0))
-    pw = np.power(p, np.arange(2 * lmax + 3, dtype=np.float64))      # p^d
-    dd = np.arange(1, 2 * lmax + 3, dtype=np.float64)
-    H = np.concatenate(([0.0], np.cumsum(pw[1:] / dd)))             # H[d] = sum_{j<=d} p^j / j
-    G = np.concatenate(([0.0], np.cumsum(pw[1:])))                  # G[d] = sum_{j<=d} p^j
-    L_inf = -math.log1p(-p)                                         # sum_{j>=1} p^j / j
-    c = (1.0 - p) / p
-
+    _, H, G = tables = rbo_tables(p, int(l.max(initial=0)))
     size = com_size.astype(np.int64)
     start = com_start.astype(np.int64)
     d0 = np.maximum(com_rank_b.astype(np.int64), start + 1)        # first depth where f_e > 0
@@ -176,6 +178,17 @@ def rbo_family(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray,
     head = seg_sum(head_e, com_seg, n)                              # sum_{d<=l} p^d X_d / d
     x_l = np.bincount(com_seg, minlength=n).astype(np.float64)      # X_l = |B ∩ R|
     x_s = seg_sum(at_s, com_seg, n)
+    return rbo_finish(p, s, l, head, x_l, x_s, tables)
+
+
+def rbo_finish(p: float, s: np.ndarray, l: np.ndarray, head: np.ndarray, x_l: np.ndarray, x_s: np.ndarray,
+               tables) -> Dict[str, np.ndarray]:
+    """RBO, RBO_res and RBO_ext of each query from s = min(|B|, |R|), l = max(|B|, |R|) and the sums
+    over the shared documents: ``head`` = sum_{d<=l} p^d X_d / d, ``x_l`` = X_l, ``x_s`` = X_s."""
+    pw, H, G = tables
+    n = len(s)
+    L_inf = -math.log1p(-p)                                         # sum_{j>=1} p^j / j
+    c = (1.0 - p) / p
     rbo_min = c * (head + x_l * (L_inf - H[l]))
     # extrapolation (eq. 32), unequal lengths allowed
     frac_s = np.divide(x_s, s, out=np.zeros(n), where=s > 0)

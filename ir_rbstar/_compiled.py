@@ -1,0 +1,340 @@
+"""Compiled loops (numba) for the hot paths, used through :mod:`ir_rbstar.engine`.
+
+Every function here has a numpy counterpart elsewhere in the package that gives the same result; the
+tests compare the two on the same inputs. Importing this module imports numba (an optional
+dependency: the ``fast`` extra); it is imported only when the engine asks for it.
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+_JIT = dict(cache=True, nogil=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# TREC files
+# ---------------------------------------------------------------------------------------------
+
+@nb.njit(**_JIT)
+def scan_columns(buf, ncols, fields):
+    """Token start and length of the ``fields`` columns of every non-blank line of ``buf``.
+
+    Columns are separated by bytes <= 32 (space, tab, CR, ...); lines end at LF. Returns
+    (rows, starts[rows, len(fields)], lengths[rows, len(fields)]), or rows = -1 - (index of the first
+    bad line's first byte) when a non-blank line does not have exactly ``ncols`` columns.
+    """
+    n = len(buf)
+    lines = 1
+    for i in range(n):
+        if buf[i] == 10:
+            lines += 1
+    nf = len(fields)
+    want = np.full(ncols, -1, dtype=np.int64)
+    for j in range(nf):
+        want[fields[j]] = j
+    starts = np.empty((lines, nf), dtype=np.int64)
+    lens = np.empty((lines, nf), dtype=np.int64)
+    row = 0
+    i = 0
+    while i < n:
+        line_start = i
+        col = 0
+        while i < n and buf[i] != 10:
+            if buf[i] <= 32:
+                i += 1
+                continue
+            s = i
+            while i < n and buf[i] > 32:
+                i += 1
+            if col < ncols and want[col] >= 0:
+                starts[row, want[col]] = s
+                lens[row, want[col]] = i - s
+            col += 1
+        if col != 0:
+            if col != ncols:
+                return -1 - line_start, starts, lens
+            row += 1
+        i += 1
+    return row, starts, lens
+
+
+@nb.njit(**_JIT)
+def token_matrix(buf, starts, lens, rows, j):
+    """The tokens of field ``j`` of the lines ``rows`` (an index array) as a NUL-padded byte matrix, one
+    row per token, to be viewed as a numpy ``S`` array."""
+    width = 1
+    for r in rows:
+        if lens[r, j] > width:
+            width = lens[r, j]
+    out = np.zeros((len(rows), width), dtype=np.uint8)
+    for k in range(len(rows)):
+        r = rows[k]
+        s = starts[r, j]
+        for c in range(lens[r, j]):
+            out[k, c] = buf[s + c]
+    return out
+
+
+@nb.njit(**_JIT)
+def plain_decimals(buf, starts, lens, nrows, j, pow10):
+    """Values of the tokens ``[+-]digits[.digits]`` of field ``j`` with 1 to 15 digits, and where they
+    apply: the integer of the digits over 10^(fraction digits), one correctly rounded division (the
+    same double as strtod; see ``io._plain_decimals``, the numpy version)."""
+    values = np.zeros(nrows, dtype=np.float64)
+    ok = np.zeros(nrows, dtype=np.bool_)
+    for r in range(nrows):
+        s = starts[r, j]
+        e = s + lens[r, j]
+        neg = False
+        if buf[s] == 45 or buf[s] == 43:       # '-' or '+'
+            neg = buf[s] == 45
+            s += 1
+        mantissa = 0
+        digits = 0
+        frac = 0
+        dot = False
+        good = True
+        for i in range(s, e):
+            c = buf[i]
+            if 48 <= c <= 57:
+                if digits < 16:
+                    mantissa = mantissa * 10 + (c - 48)
+                digits += 1
+                if dot:
+                    frac += 1
+            elif c == 46 and not dot:          # '.'
+                dot = True
+            else:
+                good = False
+                break
+        if good and 1 <= digits <= 15:
+            v = mantissa / pow10[frac]
+            values[r] = -v if neg else v
+            ok[r] = True
+    return values, ok
+
+
+# ---------------------------------------------------------------------------------------------
+# Joins
+# ---------------------------------------------------------------------------------------------
+
+@nb.njit(**_JIT)
+def join_segments(b_off, b_hash, r_off, r_hash):
+    """For every row of B, the row of R (-1 if none) with the same document hash in the same segment.
+
+    Both sides are grouped into the same segments (queries), given by their offsets; hashes are int64
+    views of the 64-bit document hashes, unique within a segment of R. One open-addressing table, sized
+    for the longest segment of R, is refilled for each segment (linear probing)."""
+    out = np.full(b_off[-1], -1, dtype=np.int64)
+    longest = 0
+    for s in range(len(r_off) - 1):
+        longest = max(longest, r_off[s + 1] - r_off[s])
+    size = 2
+    while size < 2 * longest:
+        size *= 2
+    table = np.empty(size, dtype=np.int64)
+    for s in range(len(r_off) - 1):
+        r0, r1 = r_off[s], r_off[s + 1]
+        if r1 == r0 or b_off[s + 1] == b_off[s]:
+            continue
+        width = 2
+        while width < 2 * (r1 - r0):
+            width *= 2
+        mask = width - 1
+        table[:width] = -1
+        for i in range(r0, r1):
+            slot = r_hash[i] & mask
+            while table[slot] >= 0:
+                slot = (slot + 1) & mask
+            table[slot] = i
+        for k in range(b_off[s], b_off[s + 1]):
+            h = b_hash[k]
+            slot = h & mask
+            while True:
+                j = table[slot]
+                if j < 0:
+                    break
+                if r_hash[j] == h:
+                    out[k] = j
+                    break
+                slot = (slot + 1) & mask
+    return out
+
+
+@nb.njit(**_JIT)
+def match_ranges(b_start, b_len, b_hash, r_start, r_len, r_hash):
+    """The documents of B found in R, query by query, without gathering either side.
+
+    Query ``i`` of the universe is rows ``b_start[i] .. b_start[i] + b_len[i]`` of the run (hashes
+    ``b_hash``) and rows ``r_start[i] .. + r_len[i]`` of the reference. Returns, for every document of B
+    found in R, in B order: its universe query, its 1-based rank in B, its row in the reference."""
+    n = len(b_start)
+    longest = 0
+    total = 0
+    for i in range(n):
+        longest = max(longest, r_len[i])
+        total += min(b_len[i], r_len[i])
+    size = 2
+    while size < 2 * longest:
+        size *= 2
+    table = np.empty(size, dtype=np.int64)
+    seg = np.empty(total, dtype=np.int64)
+    rank = np.empty(total, dtype=np.int64)
+    row = np.empty(total, dtype=np.int64)
+    m = 0
+    for i in range(n):
+        r0, r1 = r_start[i], r_start[i] + r_len[i]
+        if r1 == r0 or b_len[i] == 0:
+            continue
+        width = 2
+        while width < 2 * (r1 - r0):
+            width *= 2
+        mask = width - 1
+        table[:width] = -1
+        for j in range(r0, r1):
+            slot = r_hash[j] & mask
+            while table[slot] >= 0:
+                slot = (slot + 1) & mask
+            table[slot] = j
+        for k in range(b_len[i]):
+            h = b_hash[b_start[i] + k]
+            slot = h & mask
+            while True:
+                j = table[slot]
+                if j < 0:
+                    break
+                if r_hash[j] == h:
+                    seg[m] = i
+                    rank[m] = k + 1
+                    row[m] = j
+                    m += 1
+                    break
+                slot = (slot + 1) & mask
+    return seg[:m], rank[:m], row[:m]
+
+
+# ---------------------------------------------------------------------------------------------
+# Rank-biased sums over the shared documents (see ir_rbstar.core.rankbiased for the formulas)
+# ---------------------------------------------------------------------------------------------
+
+@nb.njit(**_JIT)
+def rbr_sums(n, seg, row, t_start, t_size, p):
+    """Per query: sum over the shared documents of the mean weight of their tie group in R."""
+    out = np.zeros(n)
+    logp = np.log(p)
+    for k in range(len(seg)):
+        size = t_size[row[k]]
+        out[seg[k]] += p ** t_start[row[k]] * -np.expm1(size * logp) / size
+    return out
+
+
+@nb.njit(**_JIT)
+def rba_sums(n, seg, rank, row, t_start, t_size, p):
+    """Per query: sum over the shared documents of (1-p)/p p^(rank_B/2) E[p^(rank_R/2)]."""
+    out = np.zeros(n)
+    q = np.sqrt(p)
+    logq = np.log(q)
+    c = (1.0 - p) / p
+    for k in range(len(seg)):
+        size = t_size[row[k]]
+        mean = q ** (t_start[row[k]] + 1.0) * -np.expm1(size * logq) / ((1.0 - q) * size)
+        out[seg[k]] += c * q ** rank[k] * mean
+    return out
+
+
+@nb.njit(**_JIT)
+def rbo_sums(n, seg, rank, row, t_start, t_size, l, s, H, G):
+    """Per query: sum over the shared documents of sum_{d<=l} p^d f_e(d) / d (``head``) and of f_e(s)
+    (``x_s``), where f_e is a document's contribution to the expected overlap at depth d."""
+    head = np.zeros(n)
+    x_s = np.zeros(n)
+    for k in range(len(seg)):
+        i = seg[k]
+        start = t_start[row[k]]
+        size = t_size[row[k]]
+        d0 = max(rank[k], start + 1)
+        d1 = start + size
+        if d1 > d0:
+            head[i] += ((G[d1] - G[d0 - 1]) - start * (H[d1] - H[d0 - 1])) / size + (H[l[i]] - H[d1])
+            if s[i] >= d1:
+                x_s[i] += 1.0
+            elif s[i] >= d0:
+                x_s[i] += (s[i] - start) / size
+        else:
+            head[i] += H[l[i]] - H[d0 - 1]
+            if s[i] >= d0:
+                x_s[i] += 1.0
+    return head, x_s
+
+
+# ---------------------------------------------------------------------------------------------
+# Document hashes and duplicates
+# ---------------------------------------------------------------------------------------------
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+@nb.njit(**_JIT)
+def _mix(h):
+    h = h ^ (h >> np.uint64(30))
+    h = h * _M1
+    h = h ^ (h >> np.uint64(27))
+    h = h * _M2
+    return h ^ (h >> np.uint64(31))
+
+
+@nb.njit(**_JIT)
+def hash_tokens(mat):
+    """``io.hash_ids`` of the rows of a NUL-padded byte matrix: splitmix64 over the 8-byte little-endian
+    words of each id, the first word always, later words while they hold bytes of the id."""
+    n, width = mat.shape
+    out = np.empty(n, dtype=np.uint64)
+    for r in range(n):
+        h = np.uint64(0)
+        for w in range(0, width, 8):
+            word = np.uint64(0)
+            for b in range(min(8, width - w)):
+                word |= np.uint64(mat[r, w + b]) << np.uint64(8 * b)
+            if w == 0:
+                h = _mix(word)
+            elif word != 0:
+                h = _mix(h ^ word)
+            else:
+                break
+        out[r] = h
+    return out
+
+
+@nb.njit(**_JIT)
+def segment_clashes(offsets, hashes):
+    """Pairs of rows (earlier, later) of the same segment with the same hash (rows grouped by segment)."""
+    longest = 0
+    for s in range(len(offsets) - 1):
+        longest = max(longest, offsets[s + 1] - offsets[s])
+    size = 2
+    while size < 2 * longest:
+        size *= 2
+    table = np.empty(size, dtype=np.int64)
+    first = []
+    later = []
+    for s in range(len(offsets) - 1):
+        r0, r1 = offsets[s], offsets[s + 1]
+        width = 2
+        while width < 2 * (r1 - r0):
+            width *= 2
+        mask = width - 1
+        table[:width] = -1
+        for j in range(r0, r1):
+            h = hashes[j]
+            slot = h & mask
+            while table[slot] >= 0:
+                if hashes[table[slot]] == h:
+                    first.append(table[slot])
+                    later.append(j)
+                    break
+                slot = (slot + 1) & mask
+            if table[slot] < 0:
+                table[slot] = j
+    return np.array(first, dtype=np.int64), np.array(later, dtype=np.int64)

@@ -1,0 +1,193 @@
+"""The compiled engine (numba) against the numpy engine and the oracles, and the engine switch.
+
+Every compiled loop has a numpy counterpart; here both read the same random TREC files and evaluate the
+same random runs, and must agree: identical arrays for reading, values within 1e-12 for the measures
+(the compiled sums add the same terms in the same order, but may round ``p ** k`` differently in the
+last bit). The oracle property tests of the rank-biased family are also run under the compiled engine.
+"""
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import ir_measures
+import ir_rbstar
+from ir_rbstar import engine, io as rio
+from ir_rbstar.errors import MissingExtraError, ParameterError, RbstarError
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_rankbiased_oracle as oracle_tests  # noqa: E402  (module attribute: not collected twice)
+
+numba = pytest.importorskip("numba", reason="the compiled engine needs numba (the 'fast' extra)")
+
+SETTINGS = settings(max_examples=150, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+DOCS = ["d1", "d10", "d2", "D3", "clueweb09-en0000-00-00000", "clueweb09-en0000-00-00001", "x", "ünï", "a" * 17]
+SCORES = st.one_of(st.integers(-5, 5).map(str), st.sampled_from(["1.5", "-0.25", "+2", "3.", "0.1", "2.50", "-0.0",
+                                                                 "1e-3", "2.5E+2", "12345678901234567", "7"]))
+SEPS = st.sampled_from([" ", "\t", "  ", " \t "])
+
+
+@st.composite
+def run_files(draw):
+    """Text of a run file: queries in blocks (sometimes split), ties, odd separators and numbers."""
+    lines = []
+    for q in draw(st.lists(st.sampled_from(["q1", "2", "q3", "10"]), min_size=1, max_size=5)):
+        docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=6, unique=True))
+        for d in docs:
+            sep = draw(SEPS)
+            lines.append(sep.join([q, "Q0", d, str(draw(st.integers(0, 9))), draw(SCORES), "tag"]))
+            if draw(st.integers(0, 9)) == 0:
+                lines.append(draw(st.sampled_from(["", "   ", "\t"])))     # blank lines are skipped
+    text = "\n".join(lines)
+    if draw(st.booleans()):
+        text = text.replace("\n", "\r\n")
+    return text + draw(st.sampled_from(["", "\n", "\n\n"]))
+
+
+def _both(fn):
+    """fn() under each engine: (numpy result or exception, numba result or exception)."""
+    out = []
+    for name in ("numpy", "numba"):
+        with engine.using(name):
+            try:
+                out.append(fn())
+            except RbstarError as e:
+                out.append(e)
+    return out
+
+
+def _same_error(a, b):
+    return isinstance(a, Exception) and type(a) is type(b) and str(a) == str(b)
+
+
+@SETTINGS
+@given(text=run_files())
+def test_reading_runs_is_identical(tmp_path_factory, text):
+    path = tmp_path_factory.mktemp("run") / "r.run"
+    path.write_bytes(text.encode("utf-8"))
+    a, b = _both(lambda: rio.read_trec_run(str(path)))
+    if isinstance(a, Exception) or isinstance(b, Exception):
+        assert _same_error(a, b), (a, b)
+        return
+    for field in ("qcodes", "offsets", "dbytes", "docs", "scores"):
+        x, y = getattr(a, field), getattr(b, field)
+        assert x.dtype == y.dtype and np.array_equal(x, y), field
+    assert np.array_equal(np.signbit(a.scores), np.signbit(b.scores))    # -0.0 stays -0.0
+
+
+@SETTINGS
+@given(rows=st.lists(st.tuples(st.sampled_from(["q1", "2", "q3"]), st.sampled_from(DOCS), st.integers(-1, 3)),
+                     min_size=1, max_size=12, unique_by=lambda r: r[:2]), sep=SEPS)
+def test_reading_qrels_is_identical(tmp_path_factory, rows, sep):
+    path = tmp_path_factory.mktemp("qrels") / "q.qrels"
+    path.write_text("".join(sep.join([q, "0", d, str(g)]) + "\n" for q, d, g in rows))
+    a, b = _both(lambda: rio.read_trec_qrels(str(path)))
+    for field in ("qcodes", "rowq", "rowd", "rowb", "grades"):
+        assert np.array_equal(getattr(a, field), getattr(b, field)), field
+
+
+@pytest.mark.parametrize("text, match", [
+    ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0\n", "line 2"),                       # a column missing
+    ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 abc t\n", "line 2"),                     # not a number
+    ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 nan t\n", "line 2"),                     # not finite
+    ("q1 Q0 d1 1 2.0 t\nq2 Q0 d1 1 1.0 t\nq1 Q0 d1 3 0.5 t\n", "lines 1 and 3"),   # duplicate
+    ("q1 Q0 clueweb09-en0000-00-00000 1 2.0 t\nq1 Q0 clueweb09-en0000-00-00000 2 2.0 t\n", "lines 1 and 2"),
+])
+def test_bad_runs_get_the_same_error(tmp_path, text, match):
+    path = tmp_path / "bad.run"
+    path.write_text(text)
+    a, b = _both(lambda: rio.read_trec_run(str(path)))
+    assert _same_error(a, b), (a, b)
+    assert match in str(b)
+
+
+MEASURES = ["RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res", "RBO_ext"]
+
+
+@SETTINGS
+@given(data=oracle_tests.collections(), p=oracle_tests.ps, k=oracle_tests.cutoffs, use_ref_run=st.booleans())
+def test_measures_agree_between_engines(data, p, k, use_ref_run):
+    qrels, run, ref_run = data
+    ref = None
+    if use_ref_run:
+        ref = "engine_ref"
+        ir_rbstar.register_run(ref, ref_run)
+    try:
+        ms = [ir_measures.parse_measure(f"{n}(p={p!r}{',ref=' + repr(ref) if ref else ''})" + (f"@{k}" if k else ""))
+              for n in MEASURES]
+        a, b = _both(lambda: {(x.query_id, str(x.measure)): x.value for x in ir_measures.iter_calc(ms, qrels, run)})
+    finally:
+        if ref:
+            ir_rbstar.unregister_run(ref)
+    assert a.keys() == b.keys()
+    for key in a:
+        assert math.isclose(a[key], b[key], rel_tol=1e-12, abs_tol=1e-15), (key, a[key], b[key])
+
+
+def test_oracle_properties_under_the_compiled_engine():
+    with engine.using("numba"):
+        oracle_tests.test_package_matches_oracle_qrels_reference()
+        oracle_tests.test_package_matches_oracle_run_reference()
+        oracle_tests.test_package_bounds()
+
+
+def test_hash_collision_is_reported_by_the_compiled_join(monkeypatch):
+    """Two different long ids with the same 64-bit hash must not be joined (the compiled matcher)."""
+    real = rio.hash_ids
+
+    def fake(ids):
+        h = real(ids)
+        h[ids == b"doc-bbbbbbbbbb"] = real(np.array([b"doc-aaaaaaaaaa"]))[0]
+        return h
+    monkeypatch.setattr(rio, "hash_ids", fake)
+    run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["doc-aaaaaaaaaa", "doc-cccccccccc"], "score": [2.0, 1.0]})
+    ref = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["doc-bbbbbbbbbb", "doc-cccccccccc"], "score": [2.0, 1.0]})
+    with engine.using("numba"):
+        ir_rbstar.register_run("collide_ref2", ref)
+        try:
+            for name in ("RBR", "RBA_res"):
+                with pytest.raises(RbstarError, match="hash collision"):
+                    ir_measures.calc_aggregate([ir_measures.parse_measure(f"{name}(p=0.9,ref='collide_ref2')")], None, run)
+        finally:
+            ir_rbstar.unregister_run("collide_ref2")
+
+
+# ---------------------------------------------------------------------------------------------
+# the switch
+
+def test_choosing_an_engine():
+    assert engine.get_engine() in engine.ENGINES
+    with engine.using("numpy"):
+        assert engine.get_engine() == "numpy" and engine.compiled(10 ** 9) is None
+    with engine.using("numba"):
+        assert engine.compiled(1) is not None
+    with engine.using("auto"):
+        assert engine.compiled(engine.MIN_ROWS - 1) is None
+        assert engine.compiled(engine.MIN_ROWS) is not None
+    with pytest.raises(ParameterError, match="unknown engine 'fast'"):
+        ir_rbstar.set_engine("fast")
+
+
+def test_bad_environment_value_names_the_variable():
+    env = dict(os.environ, IR_RBSTAR_ENGINE="gpu")
+    proc = subprocess.run([sys.executable, "-c", "from ir_rbstar import engine; engine.get_engine()"],
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode != 0 and "IR_RBSTAR_ENGINE" in proc.stderr and "'gpu'" in proc.stderr
+
+
+def test_numba_missing(monkeypatch):
+    """Without numba: "numba" is an error saying what to install; "auto" quietly uses numpy."""
+    monkeypatch.setitem(sys.modules, "numba", None)          # import numba raises ImportError
+    monkeypatch.delitem(sys.modules, "ir_rbstar._compiled", raising=False)
+    monkeypatch.delattr(ir_rbstar, "_compiled", raising=False)
+    with pytest.raises(MissingExtraError, match=r"ir-rbstar\[fast\]"):
+        ir_rbstar.set_engine("numba")
+    with engine.using("auto"):
+        assert engine.compiled(10 ** 9) is None
