@@ -120,46 +120,21 @@ def plain_decimals(buf, starts, lens, nrows, j, pow10):
 # ---------------------------------------------------------------------------------------------
 
 @nb.njit(**_JIT)
-def join_segments(b_off, b_hash, r_off, r_hash):
-    """For every row of B, the row of R (-1 if none) with the same document hash in the same segment.
+def _table_width(rows):
+    """Slots of an open-addressing table for ``rows`` entries: a power of two >= 2 x rows (at least 2)."""
+    width = 2
+    while width < 2 * rows:
+        width *= 2
+    return width
 
-    Both sides are grouped into the same segments (queries), given by their offsets; hashes are int64
-    views of the 64-bit document hashes, unique within a segment of R. One open-addressing table, sized
-    for the longest segment of R, is refilled for each segment (linear probing)."""
-    out = np.full(b_off[-1], -1, dtype=np.int64)
-    longest = 0
-    for s in range(len(r_off) - 1):
-        longest = max(longest, r_off[s + 1] - r_off[s])
-    size = 2
-    while size < 2 * longest:
-        size *= 2
-    table = np.empty(size, dtype=np.int64)
-    for s in range(len(r_off) - 1):
-        r0, r1 = r_off[s], r_off[s + 1]
-        if r1 == r0 or b_off[s + 1] == b_off[s]:
-            continue
-        width = 2
-        while width < 2 * (r1 - r0):
-            width *= 2
-        mask = width - 1
-        table[:width] = -1
-        for i in range(r0, r1):
-            slot = r_hash[i] & mask
-            while table[slot] >= 0:
-                slot = (slot + 1) & mask
-            table[slot] = i
-        for k in range(b_off[s], b_off[s + 1]):
-            h = b_hash[k]
-            slot = h & mask
-            while True:
-                j = table[slot]
-                if j < 0:
-                    break
-                if r_hash[j] == h:
-                    out[k] = j
-                    break
-                slot = (slot + 1) & mask
-    return out
+
+@nb.njit(**_JIT)
+def _slot(table, hashes, h, mask):
+    """The slot holding hash ``h`` (its row in ``hashes``), or the empty slot where it would go."""
+    slot = h & mask
+    while table[slot] >= 0 and hashes[table[slot]] != h:
+        slot = (slot + 1) & mask
+    return slot
 
 
 @nb.njit(**_JIT)
@@ -170,47 +145,28 @@ def match_ranges(b_start, b_len, b_hash, r_start, r_len, r_hash):
     ``b_hash``) and rows ``r_start[i] .. + r_len[i]`` of the reference. Returns, for every document of B
     found in R, in B order: its universe query, its 1-based rank in B, its row in the reference."""
     n = len(b_start)
-    longest = 0
     total = 0
     for i in range(n):
-        longest = max(longest, r_len[i])
         total += min(b_len[i], r_len[i])
-    size = 2
-    while size < 2 * longest:
-        size *= 2
-    table = np.empty(size, dtype=np.int64)
+    table = np.empty(_table_width(r_len.max() if n else 0), dtype=np.int64)
     seg = np.empty(total, dtype=np.int64)
     rank = np.empty(total, dtype=np.int64)
     row = np.empty(total, dtype=np.int64)
     m = 0
     for i in range(n):
-        r0, r1 = r_start[i], r_start[i] + r_len[i]
-        if r1 == r0 or b_len[i] == 0:
+        if r_len[i] == 0 or b_len[i] == 0:
             continue
-        width = 2
-        while width < 2 * (r1 - r0):
-            width *= 2
-        mask = width - 1
-        table[:width] = -1
-        for j in range(r0, r1):
-            slot = r_hash[j] & mask
-            while table[slot] >= 0:
-                slot = (slot + 1) & mask
-            table[slot] = j
+        mask = _table_width(r_len[i]) - 1
+        table[:mask + 1] = -1
+        for j in range(r_start[i], r_start[i] + r_len[i]):
+            table[_slot(table, r_hash, r_hash[j], mask)] = j
         for k in range(b_len[i]):
-            h = b_hash[b_start[i] + k]
-            slot = h & mask
-            while True:
-                j = table[slot]
-                if j < 0:
-                    break
-                if r_hash[j] == h:
-                    seg[m] = i
-                    rank[m] = k + 1
-                    row[m] = j
-                    m += 1
-                    break
-                slot = (slot + 1) & mask
+            j = table[_slot(table, r_hash, b_hash[b_start[i] + k], mask)]
+            if j >= 0:
+                seg[m] = i
+                rank[m] = k + 1
+                row[m] = j
+                m += 1
     return seg[:m], rank[:m], row[:m]
 
 
@@ -310,31 +266,18 @@ def hash_tokens(mat):
 @nb.njit(**_JIT)
 def segment_clashes(offsets, hashes):
     """Pairs of rows (earlier, later) of the same segment with the same hash (rows grouped by segment)."""
-    longest = 0
-    for s in range(len(offsets) - 1):
-        longest = max(longest, offsets[s + 1] - offsets[s])
-    size = 2
-    while size < 2 * longest:
-        size *= 2
-    table = np.empty(size, dtype=np.int64)
+    lens = offsets[1:] - offsets[:-1]
+    table = np.empty(_table_width(lens.max() if len(lens) else 0), dtype=np.int64)
     first = []
     later = []
-    for s in range(len(offsets) - 1):
-        r0, r1 = offsets[s], offsets[s + 1]
-        width = 2
-        while width < 2 * (r1 - r0):
-            width *= 2
-        mask = width - 1
-        table[:width] = -1
-        for j in range(r0, r1):
-            h = hashes[j]
-            slot = h & mask
-            while table[slot] >= 0:
-                if hashes[table[slot]] == h:
-                    first.append(table[slot])
-                    later.append(j)
-                    break
-                slot = (slot + 1) & mask
-            if table[slot] < 0:
+    for s in range(len(lens)):
+        mask = _table_width(lens[s]) - 1
+        table[:mask + 1] = -1
+        for j in range(offsets[s], offsets[s + 1]):
+            slot = _slot(table, hashes, hashes[j], mask)
+            if table[slot] >= 0:
+                first.append(table[slot])
+                later.append(j)
+            else:
                 table[slot] = j
     return np.array(first, dtype=np.int64), np.array(later, dtype=np.int64)

@@ -139,14 +139,16 @@ class RunContext:
             r = self.reference_rows(ref, rel, measure)
             kernels = compiled(len(b.src) + len(r.src))
             if kernels is not None:
-                at = kernels.join_segments(_offsets(b.lens), b.docs.view(np.int64), _offsets(r.lens),
-                                           r.docs.view(np.int64))
-                verify_ids(r.dbytes, at, b.dbytes, reference.source)
-                hit = at >= 0
-                b_in_r = np.full(len(at), -1, dtype=np.int64)
-                b_in_r[hit] = r.src[at[hit]]
+                b_off, r_off = _offsets(b.lens), _offsets(r.lens)
+                seg, rank, at = kernels.match_ranges(b_off[:-1], b.lens, b.docs.view(np.int64),
+                                                     r_off[:-1], r.lens, r.docs.view(np.int64))
+                rows = b_off[seg] + rank - 1
+                if b.dbytes.dtype.itemsize > 8 or r.dbytes.dtype.itemsize > 8:
+                    verify_matches(r.dbytes[at], b.dbytes[rows], reference.source)
+                b_in_r = np.full(len(b.src), -1, dtype=np.int64)
+                b_in_r[rows] = r.src[at]
                 r_in_b = np.zeros(len(r.src), dtype=bool)
-                r_in_b[at[hit]] = True
+                r_in_b[at] = True
             elif reference.has_index() or len(r.src) <= len(b.src):
                 b_in_r = reference.find(self.queries(b), b.docs, b.dbytes)
                 pos_in_r = np.full(len(reference), -1, dtype=np.int64)

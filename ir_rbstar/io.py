@@ -335,24 +335,32 @@ class DocIndex:
         """The row of each (query code, document hash) pair, -1 where there is none."""
         q = np.asarray(qcodes, dtype=np.int64)
         h = np.ascontiguousarray(dhash, dtype=np.uint64).view(np.int64)
-        out = np.full(len(q), -1, dtype=np.int64)
         if len(q) == 0 or not self._levels:
-            return out
+            return np.full(len(q), -1, dtype=np.int64)
         if q.max() < len(self._local) and q.min() >= 0:
             q = self._local[q]
         else:
             q = np.where((q >= 0) & (q < len(self._local)), self._local[np.clip(q, 0, len(self._local) - 1)], -1)
+        out = None
         todo = None                            # positions (in out) of the pairs still looked for
         if (q < 0).any():
+            out = np.full(len(q), -1, dtype=np.int64)
             todo = np.flatnonzero(q >= 0)
             q, h = q[todo], h[todo]
         for level, (mask, base, table) in enumerate(self._levels):
-            slot = base[q] + (_level_hash(h, level) & mask[q])
+            # few full-length temporaries: on runs of millions of rows each costs its page faults
+            slot = np.take(mask, q)
+            np.bitwise_and(slot, _level_hash(h, level), out=slot)
+            slot += np.take(base, q)
             holder = table[slot]
             held = holder >= 0
-            hit = held & (self._hash[holder] == h)
-            if todo is None:
-                out = np.where(hit, holder, -1).astype(np.int64, copy=False)
+            np.take(self._hash, holder, out=slot)          # the document hash held there (any, if empty)
+            hit = np.equal(slot, h)
+            hit &= held
+            del slot
+            if out is None:
+                out = holder.astype(np.int64)
+                out[~hit] = -1
             else:
                 out[todo[hit]] = holder[hit]
             # an empty slot ends the search; a slot held by another document sends it to the next level

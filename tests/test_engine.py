@@ -22,6 +22,7 @@ from ir_rbstar.errors import MissingExtraError, ParameterError, RbstarError
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_rankbiased_oracle as oracle_tests  # noqa: E402  (module attribute: not collected twice)
+from test_docindex import _colliding_hash as colliding_hash  # noqa: E402
 
 numba = pytest.importorskip("numba", reason="the compiled engine needs numba (the 'fast' extra)")
 
@@ -140,13 +141,7 @@ def test_oracle_properties_under_the_compiled_engine():
 
 def test_hash_collision_is_reported_by_the_compiled_join(monkeypatch):
     """Two different long ids with the same 64-bit hash must not be joined (the compiled matcher)."""
-    real = rio.hash_ids
-
-    def fake(ids):
-        h = real(ids)
-        h[ids == b"doc-bbbbbbbbbb"] = real(np.array([b"doc-aaaaaaaaaa"]))[0]
-        return h
-    monkeypatch.setattr(rio, "hash_ids", fake)
+    colliding_hash(monkeypatch)
     run = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["doc-aaaaaaaaaa", "doc-cccccccccc"], "score": [2.0, 1.0]})
     ref = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["doc-bbbbbbbbbb", "doc-cccccccccc"], "score": [2.0, 1.0]})
     with engine.using("numba"):
