@@ -52,7 +52,7 @@ BENCHES: Dict[str, tuple] = {
     "med": ("bench_med.py", "MED (bench_med.py)"),
 }
 # the distributions whose versions are recorded (peers, and what the peers and this package run on)
-DISTS = ["ir_measures", "pytrec_eval-terrier", "rbo", "cwl-eval", "scikit-learn", "numpy", "pandas", "ir_rbstar"]
+DISTS = ["ir_measures", "pytrec_eval-terrier", "rbo", "cwl-eval", "scikit-learn", "numba", "numpy", "pandas", "ir_rbstar"]
 # the benches that accept --no-phases (skipping their cProfile subprocesses)
 NO_PHASES = {"ties", "twist", "nrg", "med"}
 
