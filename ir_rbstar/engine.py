@@ -19,7 +19,7 @@ import contextlib
 import os
 from typing import Iterator, Optional
 
-from .errors import MissingExtraError, ParameterError
+from .errors import MissingExtraError, ParameterError, RbstarError
 
 __all__ = ["set_engine", "get_engine", "using", "compiled", "MIN_ROWS", "ENGINES"]
 
@@ -71,6 +71,9 @@ def _load():
     except ImportError as e:
         raise MissingExtraError(f"the numba engine needs numba ({e}); install it with: "
                                 f"pip install \"ir-rbstar[fast]\"") from None
+    except RuntimeError as e:        # numba found no writable place for its cache
+        raise RbstarError(f"the numba engine cannot start: {e}; set NUMBA_CACHE_DIR to a writable "
+                          f"directory, or use the numpy engine (IR_RBSTAR_ENGINE=numpy)") from None
     return _compiled
 
 
@@ -84,5 +87,5 @@ def compiled(rows: int):
         return _load()
     try:
         return _load()
-    except MissingExtraError:
+    except RbstarError:              # numba missing or unable to cache: numpy does the work
         return None

@@ -186,3 +186,17 @@ def test_numba_missing(monkeypatch):
         ir_rbstar.set_engine("numba")
     with engine.using("auto"):
         assert engine.compiled(10 ** 9) is None
+
+
+def test_numba_unable_to_cache(monkeypatch):
+    """numba raises RuntimeError when it has nowhere to write its cache: "numba" says what to do, "auto"
+    uses numpy."""
+    def no_cache(*args, **kwargs):
+        raise RuntimeError("cannot cache function: no locator available")
+    monkeypatch.setattr(numba, "njit", no_cache)
+    monkeypatch.delitem(sys.modules, "ir_rbstar._compiled", raising=False)
+    monkeypatch.delattr(ir_rbstar, "_compiled", raising=False)
+    with pytest.raises(RbstarError, match="NUMBA_CACHE_DIR"):
+        ir_rbstar.set_engine("numba")
+    with engine.using("auto"):
+        assert engine.compiled(10 ** 9) is None
