@@ -9,6 +9,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .io import _M1, _M2          # the splitmix64 constants of io.hash_ids, which hash_tokens reproduces
+
 _JIT = dict(cache=True, nogil=True)
 
 
@@ -227,10 +229,6 @@ def rbo_sums(n, seg, rank, row, t_start, t_size, l, s, H, G):
 # ---------------------------------------------------------------------------------------------
 # Document hashes and duplicates
 # ---------------------------------------------------------------------------------------------
-
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-
 
 @nb.njit(**_JIT)
 def _mix(h):

@@ -83,18 +83,24 @@ def _unavailable(shown: str, what: str, error: BaseException) -> DatasetUnavaila
                                    f"'Test collections from ir_datasets')")
 
 
+def _rows(read, shown: str, what: str) -> list:
+    """The rows ``read()`` gets from ir_datasets; its I/O failures and an empty result become our errors."""
+    try:
+        rows = read()
+    except (OSError, RuntimeError) as e:
+        raise _unavailable(shown, what, e) from e
+    if not rows:
+        raise EmptyInputError(f"{shown}: the dataset's {what} are empty")
+    return rows
+
+
 def qrels_of(spec: str) -> Qrels:
     """The qrels of a dataset (``irds:<id>`` or a bare id), converted to :class:`~ir_rbstar.io.Qrels`."""
     dataset = load_dataset(spec)
     shown = f"{PREFIX}{_id_of(spec)}"
     if not dataset.has_qrels():
         raise MissingQrelsError(f"{shown}: this ir_datasets dataset provides no qrels")
-    try:
-        rows = [(q.query_id, q.doc_id, q.relevance) for q in dataset.qrels_iter()]
-    except (OSError, RuntimeError) as e:
-        raise _unavailable(shown, "qrels", e) from e
-    if not rows:
-        raise EmptyInputError(f"{shown}: the dataset's qrels are empty")
+    rows = _rows(lambda: [(q.query_id, q.doc_id, q.relevance) for q in dataset.qrels_iter()], shown, "qrels")
     q, d, g = (np.array(col, dtype=object) for col in zip(*rows))
     return qrels_from_columns(q, d, g, shown)
 
@@ -124,12 +130,7 @@ def scoreddocs_of(spec: str) -> Ranking:
     if not dataset.has_scoreddocs():
         raise ReferenceNotFoundError(f"{shown}: this ir_datasets dataset provides no scoreddocs (no run to use "
                                      f"as a reference)")
-    try:
-        rows = [(s.query_id, s.doc_id, s.score) for s in dataset.scoreddocs_iter()]
-    except (OSError, RuntimeError) as e:
-        raise _unavailable(shown, "scoreddocs", e) from e
-    if not rows:
-        raise EmptyInputError(f"{shown}: the dataset's scoreddocs are empty")
+    rows = _rows(lambda: [(s.query_id, s.doc_id, s.score) for s in dataset.scoreddocs_iter()], shown, "scoreddocs")
     q, d = (np.array(col, dtype=object) for col in list(zip(*rows))[:2])
     s = np.fromiter((r[2] for r in rows), dtype=np.float64, count=len(rows))
     return ranking_from_columns(q, d, s, shown)
