@@ -16,14 +16,14 @@ from .measures import (ALL as MEASURES, RBA, RBA_res, RBO, RBO_ext, RBO_res, RBP
 from .provider import PROVIDER, register as _register_provider
 from .references import (clear_cache, register_run, register_runs, registered_groups, registered_runs,
                          unregister_run, unregister_runs)
-from .parsing import parse, split_measures
+from .parsing import parse, parse_measure, split_measures
 from .engine import get_engine, set_engine
 from .io import read_qrels_frame as read_qrels, read_run_frame as read_run
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "parse", "split_measures", "twist", "nrg", "med", "read_run", "read_qrels", "register_run", "unregister_run", "registered_runs", "clear_cache",
+    "parse", "parse_measure", "split_measures", "twist", "nrg", "med", "read_run", "read_qrels", "register_run", "unregister_run", "registered_runs", "clear_cache",
     "MEASURES", "PROVIDER", "RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res",
     "RBO_ext", "P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA", "Twist", "Twist_rho", "Twist_sigma", "NRG", "UniqueRel", "RarP", "TaSC",
     "MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR", "register_runs", "unregister_runs", "registered_groups", "errors", "RbstarError", "InputFormatError", "DuplicateDocumentError", "EmptyInputError",

@@ -328,7 +328,6 @@ def run_names(paths) -> dict:
 def _gain_measure(gain: Any, rel: int, cutoff: Optional[int]):
     """The ir_measures measure for ``gain``: AP(rel=rel), nDCG or RBP(p=0.8,rel=rel) (each @cutoff when
     one is given), a measure string as written, or a measure object."""
-    import ir_measures
     from ir_measures.measures import Measure
 
     if isinstance(gain, Measure):
@@ -344,13 +343,12 @@ def _gain_measure(gain: Any, rel: int, cutoff: Optional[int]):
             text = f"RBP(p={RBP_PERSISTENCE},rel={int(rel)}){at}"
         else:
             text = gain.strip()
+        from .parsing import parse_measure
         try:
-            measure = ir_measures.parse_measure(text)
-        except NameError:
-            raise ParameterError(f"gain={gain!r}: unknown measure; give one of {', '.join(GAIN_SHORTCUTS)} "
-                                 f"or an ir_measures measure such as 'P@10'") from None
-        except (ValueError, SyntaxError) as e:
-            raise ParameterError(f"gain={gain!r}: not a measure ({e})") from None
+            measure = parse_measure(text)
+        except ParameterError as e:
+            raise ParameterError(f"gain={gain!r}: {e}; give one of {', '.join(GAIN_SHORTCUTS)} "
+                                 f"or a measure such as 'P@10'") from None
     else:
         raise ParameterError(f"gain={gain!r}: give a measure name such as 'AP', 'nDCG', 'RBP' or 'P@10'")
     c = measure.params.get("cutoff")

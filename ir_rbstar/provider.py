@@ -1,10 +1,24 @@
-"""The one ir_measures provider of ir_rbstar.
+"""The ir_measures provider of ir_rbstar, and which provider serves which measure.
 
 It converts the qrels once per :meth:`evaluator` call (reused for every run given to that evaluator)
 and each run once per call, to the columnar form of :mod:`ir_rbstar.io`, then lets each measure family
-compute whole columns of per-query values. It is registered with ir_measures and appended to
-``ir_measures.DefaultPipeline`` after the built-in providers, so that it never takes a measure that a
-built-in provider serves (``RBP`` with ``rel`` and no cutoff goes to cwl_eval when that is installed).
+compute whole columns of per-query values.
+
+Which provider serves a measure (ir_measures picks, for each measure, the first provider of
+``ir_measures.DefaultPipeline`` that supports it):
+
+* ir_rbstar's own measure objects (everything :func:`ir_rbstar.parse` returns for ir_rbstar's names,
+  ``RBP`` included, and the objects ``ir_rbstar.RBP``, ``ir_rbstar.RBR``, ...) are served by ir_rbstar,
+  whose pipeline entry comes first and claims nothing else. So ``RBP(p=0.8,rel=1)`` from
+  :func:`ir_rbstar.parse` gives the same number from a file, a DataFrame or a namedtuple iterable.
+* ir_measures' own measure objects (``ir_measures.RBP``, ``ir_measures.nDCG@10``, anything
+  ``ir_measures.parse_measure`` returns for ir_measures' names) go to ir_measures' built-in providers as
+  before; only where none of them can serve one (e.g. ``ir_measures.RBP@10``, graded or with a cutoff,
+  or ``R(rel=2)@10``) does ir_rbstar's second pipeline entry, at the end, serve it.
+* ``ir_measures.providers.registry['ir_rbstar']`` (``--provider ir_rbstar`` on the command line) serves
+  both kinds.
+
+Nothing of ir_measures is replaced: its ``RBP`` object, its registry entry and its labels stay as they are.
 """
 from __future__ import annotations
 
@@ -17,17 +31,22 @@ from ir_measures.util import Metric
 
 from .context import RunContext
 from .families import med, nrg, rankbiased, ties, twist
-from .errors import ParameterError
+from .errors import ParameterError, RbstarError
 from .io import QUERY_IDS, Qrels, Ranking, ranking_frame, to_qrels, to_ranking
+from .measures import ALL as DECLARED
 from .measures.base import RbstarMeasure
 
-__all__ = ["RbstarProvider", "RbstarEvaluator", "PROVIDER", "iter_calc_columnar"]
+__all__ = ["RbstarProvider", "RbstarEvaluator", "PROVIDER", "iter_calc_columnar", "serving_provider",
+           "split_by_provider"]
 
 FAMILIES = {name: rankbiased for name in rankbiased.NAMES}
 FAMILIES.update({name: ties for name in ties.NAMES})
 FAMILIES.update({name: twist for name in twist.NAMES})
 FAMILIES.update({name: nrg for name in nrg.NAMES})
 FAMILIES.update({name: med for name in med.NAMES})
+
+# ir_measures' own measures that this package can compute (served only where no built-in provider does)
+FOREIGN = ("RBP",) + ties.ORDERED
 
 
 class RbstarEvaluator(providers.Evaluator):
@@ -43,7 +62,8 @@ class RbstarEvaluator(providers.Evaluator):
         super().__init__(list(measures), qids)
 
     def values(self, run) -> Dict[object, np.ndarray]:
-        """Per-query values as numpy arrays, plus the query ids under the key ``'query_id'``."""
+        """Per-query values as numpy arrays (one for every query of the universe: the qrels' queries,
+        or the run's without qrels), plus the query ids under the key ``'query_id'``."""
         ranking = to_ranking(run)
         universe = self.qrels.qcodes if self.qrels is not None else ranking.qcodes
         ctx = RunContext(ranking, self.qrels, universe)
@@ -53,45 +73,57 @@ class RbstarEvaluator(providers.Evaluator):
         out: Dict[object, np.ndarray] = {}
         for family, ms in by_family.items():
             out.update(family.compute(ms, ctx))
+        for m in self.measures:
+            bad = np.flatnonzero(np.isnan(out[m]))
+            if len(bad):        # every query has a value: a NaN here is a bug, never a silent gap
+                q = QUERY_IDS.decode(universe[bad[:1]])[0]
+                raise RbstarError(f"internal error: {m} has no value for query {q!r}; please report this")
         out["query_id"] = QUERY_IDS.decode(universe)
         return out
-
-    def iter_calc(self, run) -> Iterator[Metric]:
-        """Per-query metrics. Every query of the universe gets its value already; a query without one
-        (NaN, e.g. Twist when the recall base is 0) is left out, not filled with a default."""
-        return self._iter_calc(run)
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         vals = self.values(run)
         qids = vals.pop("query_id")
         for m in self.measures:
             for qid, v in zip(qids, vals[m].tolist()):
-                if v == v:                      # NaN: no value for this query (e.g. Twist when RB = 0)
-                    yield Metric(query_id=qid, measure=m, value=v)
+                yield Metric(query_id=qid, measure=m, value=v)
+
+
+def _checked(measure) -> bool:
+    """Validate one of this package's declarations (raises ParameterError for a bad value)."""
+    measure.validate_params()
+    measure.check_required()
+    return True
+
+
+def _computes_foreign(measure) -> bool:
+    """Whether ``measure``, one of ir_measures' own objects, is one this package computes (raises
+    ParameterError for values no provider could use)."""
+    if measure.NAME == "RBP":
+        from .measures import rankbiased as decl
+        decl.RBP(**measure.params)               # re-declare it to validate its values
+        return True
+    if measure.NAME in ties.ORDERED:
+        return ties.check_ordered(measure)
+    return False
 
 
 class RbstarProvider(providers.Provider):
-    """ir_rbstar: rank-biased measures with residuals, tie-aware measures, Twist, NRG, MED."""
+    """ir_rbstar: rank-biased measures with residuals, tie-aware measures, Twist, NRG, MED.
+
+    This instance (``ir_measures.providers.registry['ir_rbstar']``) serves ir_rbstar's declarations and
+    the ir_measures measures it can compute (RBP, P, R, AP, RR, nDCG: the tie-oblivious ones in
+    trec_eval's order)."""
 
     NAME = "ir_rbstar"
-    SUPPORTED_MEASURES = []
+    SUPPORTED_MEASURES = list(DECLARED)
 
     def supports(self, measure) -> bool:
         if measure.NAME not in FAMILIES:
             return False
-        if not isinstance(measure, RbstarMeasure):
-            # e.g. an RBP object made from ir_measures' own class: re-declare it to validate
-            from .measures import rankbiased as decl
-            if measure.NAME == "RBP":
-                decl.RBP(**measure.params)
-                return True
-            if measure.NAME in ties.ORDERED:
-                # ir_measures' own P, R, AP, RR, nDCG in trec_eval order: built-in providers come first
-                return ties.check_ordered(measure)
-            return False
-        measure.validate_params()
-        measure.check_required()
-        return True
+        if isinstance(measure, RbstarMeasure):
+            return _checked(measure)
+        return _computes_foreign(measure)
 
     def _evaluator(self, measures, qrels) -> RbstarEvaluator:
         return RbstarEvaluator(measures, qrels)
@@ -100,29 +132,69 @@ class RbstarProvider(providers.Provider):
         return "pip install ir_rbstar"
 
 
+class _PipelineEntry(RbstarProvider):
+    """One of the two places of this package in ``ir_measures.DefaultPipeline``: ``own=True`` (first)
+    claims only this package's declarations, ``own=False`` (last) only ir_measures' own measures that no
+    built-in provider before it serves. Both compute with :data:`PROVIDER`."""
+
+    def __init__(self, own: bool):
+        super().__init__()
+        self.own = own
+
+    def supports(self, measure) -> bool:
+        if measure.NAME not in FAMILIES or isinstance(measure, RbstarMeasure) != self.own:
+            return False
+        return _checked(measure) if self.own else _computes_foreign(measure)
+
+
 PROVIDER = RbstarProvider()
+FIRST = _PipelineEntry(own=True)
+LAST = _PipelineEntry(own=False)
 
 
 def register() -> None:
-    """Register the provider with ir_measures and append it to the default pipeline (idempotent)."""
-    providers.registry.setdefault(PROVIDER.NAME, PROVIDER)
-    pipeline = ir_measures.DefaultPipeline.providers
-    if not any(getattr(p, "NAME", None) == PROVIDER.NAME for p in pipeline):
-        pipeline.append(PROVIDER)
+    """Register the provider with ir_measures and put its two places into the default pipeline: first
+    (this package's declarations only) and last (ir_measures' measures no built-in serves). Idempotent;
+    when ir_measures found this package through its entry points (see :mod:`ir_rbstar._entry`), the
+    places it made are kept."""
+    from . import _entry
+    providers.registry[PROVIDER.NAME] = PROVIDER
+    pipeline = getattr(ir_measures, "DefaultPipeline", None)
+    if pipeline is None:                 # ir_measures is being imported and is loading its entry points
+        return
+    places = pipeline.providers
+    if not any(p is FIRST or isinstance(p, _entry.First) for p in places):
+        places.insert(0, FIRST)
+    if not any(p is LAST or isinstance(p, _entry.Last) for p in places):
+        places.append(LAST)
 
 
-def _serving_provider(measure, choice: Optional[str]):
+def is_ours(provider) -> bool:
+    return isinstance(provider, RbstarProvider)
+
+
+def serving_provider(measure, choice: Optional[str] = None):
+    """The provider that evaluates ``measure``: the one named ``choice``, or the first of ir_measures'
+    default pipeline that supports it and is installed. Raises ParameterError naming the measure when
+    there is none (or when ``choice`` cannot compute it)."""
     if choice:
-        return providers.registry[choice]
+        if choice not in providers.registry:
+            raise ParameterError(f"unknown provider {choice!r}; known: {', '.join(sorted(providers.registry))}")
+        provider = providers.registry[choice]
+        if not provider.supports(measure):
+            raise ParameterError(f"provider {choice!r} does not compute {measure}")
+        if not provider.is_available():
+            raise ParameterError(f"provider {choice!r} is not installed ({provider.install_instructions()})")
+        return provider
     for provider in ir_measures.DefaultPipeline.providers:
         if provider.supports(measure) and provider.is_available():
             return provider
-    raise ParameterError(f"no installed provider supports {measure}")
+    raise ParameterError(f"no installed provider computes {measure}")
 
 
 def split_by_provider(measures, choice: Optional[str] = None):
     """(the measures this package's provider serves, the others), in their given order."""
-    ours = [m for m in measures if _serving_provider(m, choice) is PROVIDER]
+    ours = [m for m in measures if is_ours(serving_provider(m, choice))]
     return ours, [m for m in measures if m not in ours]
 
 

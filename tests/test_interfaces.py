@@ -2,6 +2,7 @@
 pt.Experiment; registration, labels, input forms, the query set."""
 import gzip
 import importlib
+import importlib.util
 import io
 import subprocess
 import sys
@@ -57,11 +58,11 @@ def write_qrels(df, path):
     return str(path)
 
 
-MEASURE_TEXT = ("RBP(p=0.7) RBP_res(p=0.7)@5 RBP(p=0.9,rel=2)@10 RBR(p=0.8)@5 RBR_res(p=0.8)@5 "
+MEASURE_TEXT = ("RBP(p=0.7,max_rel=3) RBP_res(p=0.7)@5 RBP(p=0.9,rel=2)@10 RBR(p=0.8)@5 RBR_res(p=0.8)@5 "
                 "RBA(p=0.8,ref='REF') RBA_res(p=0.8,ref='REF')@6 RBO(p=0.9,ref='REF') "
                 "RBO_res(p=0.9,ref='REF') RBO_ext(p=0.9,ref='REF')@8 "
                 "P_TA@5 R_TA(rel=2)@8 F1_TA@3 AP_TA(rel=2) AP_TA@5 RR_TA RR_TA(judged_only=True)@3 nDCG_TA@10 "
-                "nDCG_TA(dcg='exp-log2',judged_only=True) RBP_TA(p=0.8)@5 Twist Twist_rho(rel=2)@10 Twist_sigma@5")
+                "nDCG_TA(dcg='exp-log2',judged_only=True) RBP_TA(p=0.8,max_rel=3)@5 Twist Twist_rho(rel=2)@10 Twist_sigma@5")
 
 
 @pytest.fixture
@@ -164,9 +165,9 @@ def test_import_is_idempotent_and_registers_once():
     importlib.reload(ir_rbstar)
     ir_rbstar._register()
     after = ir_measures.DefaultPipeline.providers
-    assert sum(1 for p in after if p.NAME == "ir_rbstar") == 1
-    assert [p.NAME for p in after] == [p.NAME for p in before]
-    assert after[-1].NAME == "ir_rbstar"          # after every built-in provider
+    assert after == before
+    ours = [i for i, p in enumerate(after) if p.NAME == "ir_rbstar"]
+    assert ours == [0, len(after) - 1]            # first (own declarations) and last (what no built-in serves)
     assert ir_measures.providers.registry["ir_rbstar"] is PROVIDER
 
 
@@ -207,7 +208,8 @@ def test_tie_oblivious_path_only_when_no_builtin_provider_serves():
     """ir_measures' own AP goes to pytrec_eval; R(rel=2)@k, which no built-in provider computes, to us."""
     qrels = {"q": {"a": 2, "b": 1}}
     run = {"q": {"a": 1.0, "b": 2.0, "c": 0.5}}
-    assert ir_measures.DefaultPipeline.providers[0].NAME != "ir_rbstar"
+    assert ir_measures.DefaultPipeline.providers[1].NAME != "ir_rbstar"
+    assert not ir_measures.DefaultPipeline.providers[0].supports(ir_measures.AP)   # our first place: ours only
     r2 = ir_measures.parse_measure("R(rel=2)@1")
     assert ir_measures.calc_aggregate([r2], qrels, run)[r2] == 0.0
     assert ir_measures.calc_aggregate([r2 @ 2], qrels, run)[r2 @ 2] == 1.0
@@ -221,8 +223,8 @@ def test_labels_distinguish_parameters():
     m = ir_measures.parse_measure("RBO(rel=2,ref='x.run',p=1)@5".replace("p=1", "p=0.5"))
     assert str(m) == "RBO(p=0.5,ref='x.run',rel=2)@5"
     assert ir_measures.parse_measure(str(m)) == m
-    assert str(ir_measures.RBP @ 10) == "RBP(p=0.8)@10"          # ir_measures.RBP is the same declaration
-    assert str(ir_measures.parse_measure("RBP(p=0.8,rel=1)")) == "RBP(p=0.8,rel=1)"
+    assert str(ir_rbstar.RBP @ 10) == "RBP(p=0.8)@10"
+    assert str(ir_rbstar.parse_measure("RBP(p=0.8,rel=1)")) == "RBP(p=0.8,rel=1)"
 
 
 def test_parse_splits_on_spaces_outside_parentheses():
@@ -233,14 +235,21 @@ def test_parse_splits_on_spaces_outside_parentheses():
         ir_rbstar.parse("RBR(p=0.8")
 
 
-def test_rbp_goes_to_builtin_provider_when_one_can_serve_it(setup):
-    cwl = pytest.importorskip("cwl")
-    qrels, run = setup["qrels"], setup["a"]
-    binary = ir_measures.parse_measure("RBP(p=0.8,rel=1)")
-    evaluator = ir_measures.DefaultPipeline.evaluator([binary], qrels)
-    assert type(evaluator).__module__.startswith("ir_measures.providers.cwl_eval")
-    graded = ir_measures.parse_measure("RBP(p=0.8)@5")
+def test_the_host_is_left_as_it_was_and_each_rbp_has_one_provider(setup):
+    """ir_measures' RBP object, registry entry and labels are unchanged by ``import ir_rbstar``; its RBP goes
+    to a built-in provider where one serves it; ir_rbstar's RBP is always served by ir_rbstar."""
+    import ir_measures.measures.rbp as irm_rbp
+    assert ir_measures.RBP is irm_rbp.RBP and ir_measures.measures.registry["RBP"] is irm_rbp.RBP
+    assert str(ir_measures.RBP @ 10) == "RBP@10" and str(ir_measures.parse_measure("RBP(p=0.8)@10")) == "RBP@10"
+    qrels = setup["qrels"]
+    ours = ir_rbstar.parse_measure("RBP(p=0.8,rel=1)")
+    assert isinstance(ir_measures.DefaultPipeline.evaluator([ours], qrels), ir_rbstar.provider.RbstarEvaluator)
+    graded = ir_measures.parse_measure("RBP(p=0.8)@5")           # no built-in provider serves it
     assert isinstance(ir_measures.DefaultPipeline.evaluator([graded], qrels), ir_rbstar.provider.RbstarEvaluator)
+    if importlib.util.find_spec("cwl") is not None:
+        binary = ir_measures.parse_measure("RBP(p=0.8,rel=1)")
+        evaluator = ir_measures.DefaultPipeline.evaluator([binary], qrels)
+        assert type(evaluator).__module__.startswith("ir_measures.providers.cwl_eval")
 
 
 def test_registered_reference_and_file_reference_agree(setup):

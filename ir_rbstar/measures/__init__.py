@@ -1,7 +1,6 @@
 """Measure declarations (names, parameters, definitions). Registration happens in :func:`register`."""
 from __future__ import annotations
 
-import ir_measures
 from ir_measures.measures import registry
 
 from .base import RbstarMeasure
@@ -22,13 +21,11 @@ ALL = list(RANKBIASED) + list(TIES) + list(TWIST) + list(NRG_MEASURES) + list(ME
 def register() -> None:
     """Register every measure with ir_measures' parser (idempotent).
 
-    ``RBP`` is ir_measures' own measure; its registry entry is replaced by a subclass that validates
-    its parameters and always shows ``p`` in its label. Built-in providers still serve it as before.
+    ``RBP`` is also the name of ir_measures' own measure: its registry entry and ``ir_measures.RBP`` are
+    left as they are (``ir_measures.parse_measure('RBP...')`` still gives ir_measures' object, served as
+    before); :func:`ir_rbstar.parse` gives this package's ``RBP`` declaration.
     """
     for m in ALL:
         current = registry.get(m.NAME)
-        if current is not m:
+        if current is None or (isinstance(current, RbstarMeasure) and current is not m):
             registry[m.NAME] = m
-    # ir_measures.RBP is the object users import; make it the same declaration
-    ir_measures.RBP = RBP
-    ir_measures.measures.RBP = RBP
