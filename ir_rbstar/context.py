@@ -13,9 +13,9 @@ from typing import Dict, Optional, Tuple
 import numpy as np
 
 from .engine import compiled
-from .errors import MissingQrelsError
+from .errors import GradeScaleError, MissingQrelsError
 from .core.segments import seg_cumcount
-from .io import DocIndex, Qrels, Ranking, tie_layout, verify_ids, verify_matches
+from .io import QUERY_IDS, DocIndex, Qrels, Ranking, tie_layout, verify_ids, verify_matches
 from .references import resolve_run
 
 __all__ = ["Rows", "RankedRows", "RunContext"]
@@ -234,6 +234,25 @@ class RunContext:
             rows, q = self.qrels_universe()
             return q, self.qrels.grades[rows]
         return self.cached(("qrels_rows",), make)
+
+    def check_grade_scale(self, measure, top: int) -> None:
+        """Raise GradeScaleError if a judgment of a universe query has a grade above ``top`` (the top of
+        the grade scale, ``max_rel``, of a graded measure). Only the universe queries' own judgments are
+        looked at, so whether a query raises never depends on the other queries."""
+        def make():
+            rows, q = self.qrels_universe()
+            return int(self.qrels.grades[rows].max(initial=0))
+        highest = self.cached(("highest_grade",), make)
+        if highest <= top:
+            return
+        rows, q = self.qrels_universe()
+        i = rows[np.flatnonzero(self.qrels.grades[rows] > top)[0]]
+        qid = QUERY_IDS.decode(self.qrels.rowq[i:i + 1])[0]
+        doc = self.qrels.rowb[i].decode("utf-8", "replace")
+        raise GradeScaleError(f"{measure}: query {qid!r} judges document {doc!r} with grade "
+                              f"{int(self.qrels.grades[i])}, above max_rel={top} (the top of the grade "
+                              f"scale); give max_rel={highest} or more (e.g. max_rel=3 for TREC DL), or rel=... "
+                              f"for binary relevance")
 
     def relevant_counts(self, rel: int) -> np.ndarray:
         """Number of judged documents with grade >= rel of each universe query."""

@@ -35,3 +35,15 @@ class MissingExtraError(RbstarError, ImportError):
 
 class DatasetUnavailableError(RbstarError, OSError):
     """ir_datasets knows the id but could not provide its files (not in its cache and not downloadable)."""
+
+
+class GradeScaleError(InputFormatError):
+    """A judged grade lies above the top of the grade scale (``max_rel``) of a graded measure."""
+
+
+class RbstarWarning(UserWarning):
+    """Base class of the warnings ir_rbstar issues (never for a silent change of a value)."""
+
+
+class BudgetWarning(RbstarWarning):
+    """A search reached its budget for some queries: their values are certified bounds, not exact values."""

@@ -70,8 +70,8 @@ def measure_on_ranking(name, ranking, qrels_q, k=None, rel=1, p=0.8, dcg="log2",
         idcg = sum(g / math.log2(i + 1) for i, g in enumerate(ideal, start=1))
         return dcg_value / idcg if idcg > 0 else 0.0
     if name == "RBP":
-        if top_grade is not None:        # graded RBP: grade / highest grade of all the qrels
-            gain = [max(qrels_q.get(d, 0), 0) / top_grade if top_grade > 0 else 0.0 for d in top]
+        if top_grade is not None:        # graded RBP: grade / max_rel (the top of the grade scale)
+            gain = [max(qrels_q.get(d, 0), 0) / top_grade for d in top]
         else:
             gain = [float(r) for r in is_rel]
         return sum(g * (1 - p) * p ** (i - 1) for i, g in enumerate(gain, start=1))

@@ -93,18 +93,21 @@ def _unknown(ctx: RunContext, cutoff, ref, matched: np.ndarray) -> np.ndarray:
 
 
 def _rbp(m, ctx: RunContext, p: float, cutoff) -> np.ndarray:
-    qrels = ctx.require_qrels(m)
+    ctx.require_qrels(m)
     b = ctx.observation(cutoff)
     grade, judged = ctx.judgments(cutoff)
     rank = b.rank.astype(np.float64)
     if m.NAME == "RBP_res":
         return K.rbp_residual(~judged, rank, b.seg, ctx.n, b.lens, p)
-    return K.rbp(rbp_gain(qrels, m.params.get("rel"), grade, judged), rank, b.seg, ctx.n, p)
+    return K.rbp(rbp_gain(m, ctx, grade, judged), rank, b.seg, ctx.n, p)
 
 
-def rbp_gain(qrels, rel, grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
-    """RBP's gain: 1/0 for grade >= rel; without rel, grade / highest grade of the qrels (0 if none > 0)."""
+def rbp_gain(m, ctx: RunContext, grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """RBP's gain: 1/0 for grade >= rel; without rel, max(grade, 0) / max_rel (the top of the grade
+    scale, 1 unless given; a judgment above it raises GradeScaleError)."""
+    rel = m.params.get("rel")
     if rel is not None:
         return (judged & (grade >= rel)).astype(np.float64)
-    top = qrels.max_grade
-    return np.maximum(grade, 0) / top if top > 0 else np.zeros(len(grade))
+    top = m.params.get("max_rel", 1)
+    ctx.check_grade_scale(m, top)
+    return np.where(judged, np.maximum(grade, 0), 0) / float(top)

@@ -102,7 +102,7 @@ def _aware(m, ctx: RunContext, rows: RankedRows, cut) -> np.ndarray:
         _, cum = K.discount_cum(int((groups.gstart + groups.gsize).max(initial=0)))
         return K.safe_divide(K.expected_weighted(groups, gain, lambda e: cum[e], k), _ideal(m, ctx, k))
     if name == "RBP":
-        return K.expected_weighted(groups, rbp_gain(ctx.qrels, param(m, "rel"), grade, judged), K.rbp_cum(m["p"]), k)
+        return K.expected_weighted(groups, rbp_gain(m, ctx, grade, judged), K.rbp_cum(m["p"]), k)
     rel = _relevant(m, grade, judged)
     count = K.expected_weighted(groups, rel.astype(np.float64), lambda e: e.astype(np.float64), k)
     return _from_count(name, m, ctx, count, k)

@@ -19,7 +19,7 @@ from ir_measures.measures.base import Measure, ParamInfo, _NOT_PROVIDED
 
 from ..errors import ParameterError
 
-__all__ = ["RbstarMeasure", "ParamInfo", "param_p", "param_cutoff", "param_rel", "param_ref"]
+__all__ = ["RbstarMeasure", "ParamInfo", "param_p", "param_cutoff", "param_rel", "param_ref", "param_max_rel"]
 
 
 def param_cutoff() -> ParamInfo:
@@ -36,8 +36,15 @@ def param_rel(default: Any = 1) -> ParamInfo:
     """``default=_NOT_PROVIDED`` means graded relevance when the user gives no ``rel``."""
     desc = "minimum relevance grade that counts as relevant (inclusive)"
     if default is _NOT_PROVIDED:
-        desc += "; not given: graded gain = grade / highest grade in the qrels"
+        desc += "; not given: graded, gain = grade / max_rel"
     return ParamInfo(dtype=int, default=default, desc=desc)
+
+
+def param_max_rel() -> ParamInfo:
+    """The top of the grade scale of a measure that turns grades into gains in [0, 1]."""
+    return ParamInfo(dtype=int, default=1,
+                     desc="top of the grade scale (e.g. 3 for TREC DL, 2 for Robust04): graded gains are "
+                          "grade / max_rel; a judged grade above it is an error, never clipped")
 
 
 def param_ref() -> ParamInfo:
@@ -109,6 +116,9 @@ class RbstarMeasure(Measure):
         cutoff = self.params.get("cutoff")
         if cutoff is not None and cutoff <= 0:
             raise ParameterError(f"{self.NAME}: cutoff @{cutoff} must be a positive integer")
+        max_rel = self.params.get("max_rel")
+        if max_rel is not None and not (isinstance(max_rel, int) and max_rel >= 1):
+            raise ParameterError(f"{self.NAME}: max_rel={max_rel!r} must be an integer >= 1")
         if "p" in self.SUPPORTED_PARAMS:
             p = self["p"]
             if not (isinstance(p, float) and math.isfinite(p) and 0.0 < p < 1.0):

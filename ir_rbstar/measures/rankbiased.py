@@ -11,31 +11,43 @@ from __future__ import annotations
 from ir_measures.measures.base import _NOT_PROVIDED
 from ir_measures.measures.rbp import _RBP
 
-from .base import RbstarMeasure, param_cutoff, param_p, param_ref, param_rel
+from ..errors import ParameterError
+from .base import RbstarMeasure, param_cutoff, param_max_rel, param_p, param_ref, param_rel
 
 __all__ = ["RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res", "RBO_ext",
            "_RBP_rbstar", "RANKBIASED"]
 
 
 class _RBP_rbstar(RbstarMeasure, _RBP):
-    """Rank-biased precision of the run against the qrels (papers/000 eq. 4; Moffat & Zobel, TOIS 2008).
+    """Rank-biased precision of the run against the qrels (Moffat & Zobel, TOIS 2008; eq. 4 of Moffat,
+    Mackenzie, Mallia, Petri, SIGIR-AP 2024).
 
     RBP = sum_{i<=k} gain(B_i) (1-p) p^(i-1): the reader looks at the first document and goes on to
     the next one with probability p. With ``rel``: gain 1 for grade >= rel, else 0. Without ``rel``:
-    graded, gain = max(grade, 0) / (highest grade in the qrels), so values stay in [0, 1] (trec_eval
-    10's ``rbp`` also normalises gains); when no grade in the qrels is positive every gain is 0.
-    Unjudged documents gain 0; RBP_res says how much they and the unseen tail could add. A query the
-    run does not answer scores 0.
+    graded, gain = max(grade, 0) / ``max_rel``, where ``max_rel`` is the top of the collection's grade
+    scale (default 1; e.g. ``max_rel=3`` for TREC DL), so values stay in [0, 1] and a query's value never
+    depends on the other queries' judgments. A judged grade above ``max_rel`` raises
+    :class:`~ir_rbstar.errors.GradeScaleError` naming the query (never clipped). Unjudged documents gain 0;
+    RBP_res says how much they and the unseen tail could add. A query the run does not answer scores 0.
 
-    The same measure as ir_measures' ``RBP``: built-in providers (cwl_eval, when installed, for binary
-    RBP without cutoff) keep serving what they can; ir_rbstar serves the rest (graded, ``@k``).
-    Example: ``RBP(p=0.8)@10``, ``RBP(p=0.95,rel=2)``.
+    The same measure as ir_measures' ``RBP``, with one more parameter. :func:`ir_rbstar.parse` gives this
+    declaration for every ``RBP`` string and ir_rbstar serves it, whatever the input form;
+    ``ir_measures.RBP`` and ``ir_measures.parse_measure('RBP...')`` stay ir_measures' own (served by a
+    built-in provider where one can, e.g. cwl_eval for binary RBP without cutoff).
+    Example: ``RBP(p=0.8)@10``, ``RBP(p=0.95,rel=2)``, ``RBP(p=0.8,max_rel=3)@10``.
     """
     __name__ = "RBP"
     NAME = "RBP"
     FAMILY = "rankbiased"
     ALWAYS_SHOWN = ("p",)
-    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "rel": param_rel(_NOT_PROVIDED)}
+    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "rel": param_rel(_NOT_PROVIDED),
+                        "max_rel": param_max_rel()}
+
+    def _check_ranges(self) -> None:
+        super()._check_ranges()
+        if "rel" in self.params and "max_rel" in self.params:
+            raise ParameterError("RBP: max_rel sets the grade scale of graded RBP; with rel=... RBP is "
+                                 "binary: give one of them")
 
 
 class _RBP_res(RbstarMeasure):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ir_measures.measures.base import _NOT_PROVIDED
 
-from .base import ParamInfo, RbstarMeasure, param_cutoff, param_p, param_rel
+from .base import ParamInfo, RbstarMeasure, param_cutoff, param_max_rel, param_p, param_rel
 
 __all__ = ["P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA", "TIES"]
 
@@ -149,16 +149,24 @@ class _RBP_TA(RbstarMeasure):
     """Tie-aware rank-biased precision: RBP averaged exactly over every order of the run's tied scores.
 
     Tied documents share the weights (1-p) p^(j-1) of their group's positions equally, so each position
-    gets the group's mean gain (this package's extension of papers/001 to RBP). Gains as in ``RBP``:
-    binary with ``rel``, else grade / highest grade in the qrels. A query the run does not answer
-    scores 0. Example: ``RBP_TA(p=0.8)@10``, ``RBP_TA(p=0.95,rel=2)``.
+    gets the group's mean gain (this package's extension of McSherry & Najork's method to RBP). Gains as
+    in ``RBP``: binary with ``rel``, else grade / ``max_rel`` (the top of the grade scale, default 1; a
+    judged grade above it is an error). A query the run does not answer scores 0.
+    Example: ``RBP_TA(p=0.8)@10``, ``RBP_TA(p=0.95,rel=2)``, ``RBP_TA(p=0.8,max_rel=3)@10``.
     """
     __name__ = "RBP_TA"
     NAME = "RBP_TA"
     FAMILY = "ties"
     ALWAYS_SHOWN = ("p",)
     SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "rel": param_rel(_NOT_PROVIDED),
-                        "judged_only": _judged_only()}
+                        "max_rel": param_max_rel(), "judged_only": _judged_only()}
+
+    def _check_ranges(self) -> None:
+        super()._check_ranges()
+        if "rel" in self.params and "max_rel" in self.params:
+            from ..errors import ParameterError
+            raise ParameterError("RBP_TA: max_rel sets the grade scale of graded RBP_TA; with rel=... it is "
+                                 "binary: give one of them")
 
 
 P_TA = _P_TA()
