@@ -114,9 +114,9 @@ def test_table_and_measures_equal_the_oracle(data, rel, k):
     for q, judged in qrels.items():
         docs = run_order(run, q)[:k]
         want = O.twist(judged, docs, rel)
-        if want is None:                               # recall base 0: no value
+        if want is None:           # recall base 0: no value in the analysis table, 0 as a measure
             assert math.isnan(table.loc[q, "tau"]) and table.loc[q, "archetype"] == ""
-            assert not any(key[0] == q for key in got)
+            assert all(got[(q, name)] == 0.0 for name in MEASURES)
             continue
         for field in ("rho", "sigma_plus", "sigma_minus", "sigma", "tau"):
             assert table.loc[q, field] == pytest.approx(want[field], abs=TOL), field
@@ -247,12 +247,16 @@ def test_binary_run_starting_with_a_relevant_document_touches_zero_at_one():
 
 # --- edge cases and integration ---
 
-def test_recall_base_zero_has_no_value_and_empty_result_gets_zero():
+def test_recall_base_zero_scores_zero_and_empty_result_gets_zero():
+    """Every query of the qrels has a value (0 without a relevant document), so Twist's mean is the
+    same alone and next to ir_measures' measures (it was 0.5 alone and 1/3 with nDCG@10)."""
     qrels = {"none": {"a": 0}, "empty": {"b": 1}, "ok": {"c": 1}}
     run = {"none": {"a": 1.0}, "ok": {"c": 1.0}}
     got = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc([ir_rbstar.Twist], qrels, run)}
-    assert got == {("empty", "Twist"): 0.0, ("ok", "Twist"): 1.0}
-    assert ir_measures.calc_aggregate([ir_rbstar.Twist], qrels, run)[ir_rbstar.Twist] == 0.5
+    assert got == {("none", "Twist"): 0.0, ("empty", "Twist"): 0.0, ("ok", "Twist"): 1.0}
+    alone = ir_measures.calc_aggregate([ir_rbstar.Twist], qrels, run)[ir_rbstar.Twist]
+    mixed = ir_measures.calc_aggregate([ir_rbstar.Twist, ir_measures.nDCG @ 10, ir_measures.AP], qrels, run)
+    assert alone == mixed[ir_rbstar.Twist] == pytest.approx(1 / 3)
     table = T.twist_table(qrels, run).set_index("query_id")
     assert table.loc["empty", "archetype"] == "worst" and table.loc["empty", "length"] == 0
 

@@ -38,5 +38,7 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
     out: Dict[object, np.ndarray] = {}
     for m in measures:
         v = values(ctx, m.params.get("cutoff"), m["rel"], m)
-        out[m] = getattr(v, FIELD[m.NAME])
+        # a query without a relevant document (RB = 0) has no Twist; as a measure it scores 0, as
+        # trec_eval's AP, R and nDCG do there, so every query has a value at every door
+        out[m] = np.where(v.base == 0, 0.0, getattr(v, FIELD[m.NAME]))
     return out

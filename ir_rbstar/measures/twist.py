@@ -18,7 +18,10 @@ documents with grade >= ``rel``) and the ideal run holding them by grade descend
   sigma- = 1 - s- / s-_fs, sigma = their harmonic mean, 0 when both are 0 (Defs. 4, 5).
 * Twist tau = (rho + sigma) / 2 (Def. 6).
 
-Edge cases (SPEC section 3): a query whose recall base is 0 has no value and is left out of the mean;
+Edge cases: a query whose recall base is 0 (no relevant document judged) has no Twist in the paper's
+sense; as a measure it scores 0 (as trec_eval's AP, R and nDCG do for such a query), so every query of
+the qrels has a value and a mean never depends on the other measures asked for or on the door used
+(the analysis helpers of :mod:`ir_rbstar.twist` still report such queries as having no value);
 a query of the qrels for which the run returns nothing gets 0 (as a run of only non-relevant
 documents would); the run order is trec_eval's (score descending, ties by doc id descending).
 Short runs (N < RB, e.g. ``@10`` on a query with 100 relevant documents) are compared with a full-scale
@@ -41,7 +44,7 @@ class _Twist(_TwistMeasure):
 
     tau = (rho + sigma) / 2, the mean of the recovery ratio ``Twist_rho`` and the space ratio
     ``Twist_sigma``; 0 for a run of at least RB documents none of which is relevant. A query with
-    recall base 0 has no value (left out of the mean); a query the run does not answer scores 0.
+    recall base 0 (no relevant document) scores 0; a query the run does not answer scores 0.
     Examples: ``Twist``, ``Twist@100``, ``Twist(rel=2)@1000``.
     """
     __name__ = "Twist"
