@@ -17,44 +17,48 @@ from ..references import resolve_runs
 NAMES = ("NRG", "UniqueRel", "RarP", "TaSC")
 
 
-def same_ranking(a: Ranking, b: Ranking) -> bool:
-    """Whether ``b`` holds, for every query of ``a``, the same documents in the same order as ``a``
-    (``b`` may hold more queries: e.g. a system's results cut down to the judged topics are still
-    recognised as the registered run they come from)."""
+def same_per_query(a: Ranking, b: Ranking, universe: np.ndarray) -> np.ndarray:
+    """For each universe query, whether ``b`` ranks the same documents in the same order as ``a`` (both
+    rankings of the query empty counts as the same)."""
     if a is b:
-        return True
-    if len(a.qcodes) > len(b.qcodes):
-        return False
-    segs = b.segment_of(a.qcodes)
-    if (segs < 0).any() or not np.array_equal(b.segment_lengths()[segs], a.segment_lengths()):
-        return False
-    firsts = b.offsets[:-1][segs]
-    nonempty = a.segment_lengths() > 0
-    if not np.array_equal(b.docs[firsts[nonempty]], a.docs[a.offsets[:-1][nonempty]]):
-        return False                                  # differs already at the top of some query
-    lens = a.segment_lengths()
-    rows = np.repeat(firsts, lens) + a.row_positions()
-    return bool(np.array_equal(b.docs[rows], a.docs) and np.array_equal(b.dbytes[rows], a.dbytes))
+        return np.ones(len(universe), dtype=bool)
+    seg_a, seg_b = a.segment_of(universe), b.segment_of(universe)
+    len_a = np.where(seg_a >= 0, a.segment_lengths()[np.maximum(seg_a, 0)], 0) if len(a.qcodes) else np.zeros(len(universe), dtype=np.int64)
+    len_b = np.where(seg_b >= 0, b.segment_lengths()[np.maximum(seg_b, 0)], 0) if len(b.qcodes) else np.zeros(len(universe), dtype=np.int64)
+    same = len_a == len_b
+    check = np.flatnonzero(same & (len_a > 0))
+    if len(check):
+        lens = len_a[check]
+        q = np.repeat(np.arange(len(check)), lens)
+        within = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+        rows_a = a.offsets[seg_a[check]][q] + within
+        rows_b = b.offsets[seg_b[check]][q] + within
+        differ = (a.docs[rows_a] != b.docs[rows_b]) | (a.dbytes[rows_a] != b.dbytes[rows_b])
+        same[check] = np.bincount(q, weights=differ, minlength=len(check)) == 0
+    return same
 
 
-def priors(ctx: RunContext, spec: str) -> List[Tuple[str, Ranking]]:
-    """The prior runs named by ``spec`` for the evaluated run: never the run itself; for a group
-    registered with teams, no run of the run's own team, and only each other team's representative
-    when those were given."""
+def priors(ctx: RunContext, spec: str) -> List[Tuple[str, Ranking, np.ndarray]]:
+    """The prior runs named by ``spec`` for the evaluated run, each with the universe queries for which
+    it counts as a prior. Whether a prior run is "the run itself" is decided per query, from that
+    query's rankings only: a prior run with the same documents in the same order as the run for a query
+    is not a prior for that query. For a group registered with teams, the runs of the team of such a
+    run are not priors for that query either, and with ``best`` only each other team's representative is."""
     def make():
         prior_set = resolve_runs(spec)
-        own = [name for name, r in prior_set.runs if same_ranking(ctx.run, r)]
+        same = {name: same_per_query(ctx.run, r, ctx.universe) for name, r in prior_set.runs}
         if prior_set.team is None:
-            return [(name, r) for name, r in prior_set.runs if name not in own]
-        own_teams = {prior_set.team[name] for name in own}
+            return [(name, r, ~same[name]) for name, r in prior_set.runs]
+        own_team = {}
+        for name, _ in prior_set.runs:
+            team = prior_set.team[name]
+            own_team[team] = own_team.get(team, np.zeros(ctx.n, dtype=bool)) | same[name]
         keep = []
         for name, r in prior_set.runs:
             team = prior_set.team[name]
-            if name in own or team in own_teams:
-                continue
             if prior_set.best is not None and prior_set.best.get(team) != name:
                 continue
-            keep.append((name, r))
+            keep.append((name, r, ~own_team[team]))
         return keep
     return ctx.cached(("nrg_priors", spec), make)
 
@@ -96,8 +100,10 @@ def judged_residuals(ctx: RunContext, spec: str, base: str, p: float, cutoff: Op
         useful = gain > 0
         mine, q, gain = mine[useful], q[useful], gain[useful]
         small = DocIndex(qrels.rowq[mine], qrels.rowd[mine])
-        for _, prior in priors(ctx, spec):
+        for _, prior, counts in priors(ctx, spec):
             at, src = top_hits(prior, small, cutoff, qrels.rowb[mine])
+            ok = counts[q[at]]
+            at, src = at[ok], src[ok]
             gain[at] *= 1.0 - K.seen(base, prior.row_positions()[src] + 1, p, cutoff)
         return mine, q, gain
     return ctx.cached(("nrg_judged", spec, base, p, cutoff, rel), make)
@@ -136,8 +142,8 @@ def _ndcg(ctx: RunContext, run: Ranking, k: int) -> np.ndarray:
 def _tasc(ctx: RunContext, m) -> np.ndarray:
     k = m["cutoff"]
     best = np.zeros(ctx.n)
-    for _, prior in priors(ctx, m["prior"]):
-        best = np.maximum(best, _ndcg(ctx, prior, k))
+    for _, prior, counts in priors(ctx, m["prior"]):
+        best = np.maximum(best, np.where(counts, _ndcg(ctx, prior, k), 0.0))
     return (1.0 - best) * _ndcg(ctx, ctx.run, k)
 
 
@@ -148,12 +154,16 @@ def _rarp(ctx: RunContext, m) -> np.ndarray:
     relevant = np.flatnonzero(judged & (grade >= rel))
     small = DocIndex(ctx.queries(b)[relevant], b.docs[relevant])
     runs = resolve_runs(m["runs"], "runs").runs
-    member = any(same_ranking(ctx.run, r) for _, r in runs)
-    found = np.zeros(len(relevant)) if member else np.ones(len(relevant))   # a run outside the set is added
+    # per query: is the run one of the set (a run of the set ranks that query as the run does)?
+    member = np.zeros(ctx.n, dtype=bool)
+    for _, r in runs:
+        member |= same_per_query(ctx.run, r, ctx.universe)
+    qrow = b.seg[relevant]
+    found = np.where(member[qrow], 0.0, 1.0)          # a run outside the set is added to it
     for _, r in runs:
         at, _ = top_hits(r, small, k, b.dbytes[relevant])
         found[at] += 1
-    total = len(runs) + (0 if member else 1)
+    total = len(runs) + np.where(member[qrow], 0, 1)
     credit = 1.0 + alpha * (1.0 - found / total)
     return np.bincount(b.seg[relevant], weights=credit, minlength=ctx.n) / k
 
