@@ -24,10 +24,12 @@ from ir_measures.util import Metric
 
 from . import errors
 from .io import read_trec_run
-from .provider import iter_calc_columnar
-from .references import resolve_run
-from .parsing import split_measures
+from .measures.base import RbstarMeasure
+from .parsing import check_measure, parse_measure, split_measures
 from .plots import run_names
+from .progress import reporter
+from .provider import PROVIDER, iter_calc_columnar, serving_provider
+from .references import resolve_run
 
 DEFAULT_PLACES = 4
 SUMMARY_QID = "all"
@@ -37,34 +39,51 @@ NO_QRELS = ("none", "-")
 def _measure_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ir-rbstar",
-        description="Evaluate a TREC run with ir_measures' measures and ir_rbstar's (RBP, RBR, RBA, RBO, ...). "
-                    "Other commands: 'ir-rbstar demo' (no arguments: a table on the bundled Vaswani collection) "
-                    "'ir-rbstar plot crp|effort-gain ...' (pictures: the CRP curve of a run on a topic, "
-                    "Twist against a gain measure; needs matplotlib; 'ir-rbstar plot -h' for details) and "
-                    "'ir-rbstar distance RUN RUN ... --measure MED_nDCG@20' (a run-distance matrix and its heat map) and "
-                    "'ir-rbstar report QRELS RUN ... --output DIR' (a report folder: every family, ranks, significance "
-                    "against a baseline, pictures; 'ir-rbstar report --demo --output DIR' on the bundled collection).")
-    parser.add_argument("qrels", help="TREC qrels file, an ir_datasets id ('irds:<id>' or bare, e.g. msmarco-passage/trec-dl-2019), or 'none' (run-vs-reference measures only)")
-    parser.add_argument("run", help="TREC run file (.gz allowed)")
-    parser.add_argument("measures", nargs="+", help="measures, e.g. nDCG@10 'RBR(p=0.8,ref=\"ref.run\")@20'")
+        usage="%(prog)s QRELS RUN [RUN ...] MEASURE [MEASURE ...] [options]\n"
+              "       %(prog)s demo | plot | distance | report ... (each with -h)",
+        description="Evaluate TREC runs with ir_measures' measures and ir_rbstar's (RBP, RBR, RBA, RBO, ...). "
+                    "Accepts what the 'ir_measures' command accepts (the same options and output for one run), "
+                    "and more: several runs in one call (every argument after QRELS that names an existing file "
+                    "is a run; the rest are measures; qrels and reference runs are read once; with several runs "
+                    "each output line starts with the run), measures with spaces inside their parentheses, QRELS "
+                    "'none' for run-vs-reference measures only. Other commands: 'ir-rbstar demo' (a table on the "
+                    "bundled Vaswani collection), 'ir-rbstar plot crp|effort-gain ...' (pictures of the Twist "
+                    "analysis; needs matplotlib), 'ir-rbstar distance RUN RUN ... --measure MED_nDCG@20' (a "
+                    "run-distance matrix and its heat map), 'ir-rbstar report QRELS RUN ... --output DIR' (a "
+                    "report folder: every family, ranks, significance against a baseline, pictures).")
+    parser.add_argument("qrels", help="TREC qrels file, an ir_datasets id ('irds:<id>' or bare, e.g. "
+                                      "msmarco-passage/trec-dl-2019), or 'none' (run-vs-reference measures only)")
+    parser.add_argument("inputs", nargs="*", metavar="RUN/MEASURE",
+                        help="TREC run files (.gz allowed), then measures, e.g. nDCG@10 'RBR(p=0.8,ref=\"ref.run\")@20'")
     parser.add_argument("--places", "-p", type=int, default=DEFAULT_PLACES)
     parser.add_argument("--by_query", "-q", action="store_true")
     parser.add_argument("--no_summary", "-n", action="store_true")
     parser.add_argument("--output_format", "-o", choices=("tsv", "jsonl"), default="tsv")
-    parser.add_argument("--provider", choices=sorted(ir_measures.providers.registry.keys()))
+    parser.add_argument("--provider", choices=sorted(ir_measures.providers.registry.keys()),
+                        help="the provider of ir_measures' own measures (ir_rbstar's are always served by ir_rbstar)")
+    parser.add_argument("--progress", action="store_true",
+                        help="one line per run on stderr even when it is not a terminal (default: only on a terminal)")
+    parser.add_argument("--version", action="version", version=_version())
     return parser
 
 
-def _formatter(args):
+def _version() -> str:
+    from . import __version__
+    return f"ir-rbstar {__version__} (ir_measures {ir_measures.__version__})"
+
+
+def _formatter(args, run_label: Optional[str]):
     fmt = "" if args.places == -1 else f".{args.places}f"
+    lead = "" if run_label is None else f"{run_label}\t"
 
     def tsv(metric: Metric) -> str:
         if args.by_query:
-            return f"{metric.query_id}\t{metric.measure}\t{metric.value:{fmt}}"
-        return f"{metric.measure}\t{metric.value:{fmt}}"
+            return f"{lead}{metric.query_id}\t{metric.measure}\t{metric.value:{fmt}}"
+        return f"{lead}{metric.measure}\t{metric.value:{fmt}}"
 
     def jsonl(metric: Metric) -> str:
-        row = {"query_id": metric.query_id, "measure": str(metric.measure), "value": metric.value}
+        row = {"run": run_label} if run_label is not None else {}
+        row.update({"query_id": metric.query_id, "measure": str(metric.measure), "value": metric.value})
         if not args.by_query:
             del row["query_id"]
         return json.dumps(row)
@@ -80,49 +99,96 @@ def _load_qrels(spec: str):
     return resolve_qrels(spec)
 
 
-def _parse_measures(texts: List[str]):
+def _parse_measures(texts: List[str], choice: Optional[str] = None):
+    """Every measure of the command, parsed and validated, and checked to have a provider, before any
+    file is read or any provider runs; all problems are reported together."""
     measures, problems = [], []
     for text in texts:
-        for item in split_measures(text):
+        try:
+            items = split_measures(text)
+        except errors.ParameterError as e:
+            problems.append(str(e))
+            continue
+        for item in items:
             try:
-                m = ir_measures.parse_measure(item)
-            except NameError:
-                problems.append(f"unknown measure: {item}")
-                continue
-            except (ValueError, SyntaxError) as e:
-                problems.append(f"syntax error: {item} ({e})")
+                m = check_measure(parse_measure(item), complete=True)
+                _provider_of(m, choice)
+            except errors.ParameterError as e:
+                problems.append(str(e))
                 continue
             if m not in measures:
                 measures.append(m)
     if problems:
-        raise errors.ParameterError("error parsing measures\n" + "\n".join(problems))
+        raise errors.ParameterError("error in the measures:\n  " + "\n  ".join(problems))
+    if not measures:
+        raise errors.ParameterError("no measure given (e.g. nDCG@10 'RBP(p=0.8)')")
     return measures
 
 
+def _provider_of(measure, choice: Optional[str]):
+    """ir_rbstar's declarations are served by ir_rbstar; ``--provider`` chooses for the others."""
+    if isinstance(measure, RbstarMeasure):
+        return PROVIDER
+    return serving_provider(measure, choice)
+
+
+def _split_inputs(inputs: List[str]):
+    """(runs, measure texts): the leading arguments that name existing files are runs."""
+    runs = []
+    for item in inputs:
+        if not os.path.isfile(os.path.expanduser(item)):
+            break
+        runs.append(item)
+    texts = inputs[len(runs):]
+    if not runs:
+        first = inputs[0] if inputs else None
+        if first is None:
+            raise errors.ParameterError("give QRELS, at least one RUN and the measures")
+        raise FileNotFoundError(f"run file not found: {first} (after QRELS come the run files, then the measures)")
+    return runs, texts
+
+
 def run_measures(argv: List[str], out=None) -> int:
-    args = _measure_parser().parse_args(argv)
+    args = _measure_parser().parse_intermixed_args(argv)
     out = out or sys.stdout
     if args.no_summary and not args.by_query:
         raise errors.ParameterError("--no_summary (-n) is only supported with --by_query (-q)")
-    measures = _parse_measures(args.measures)
-    # reference run files are read on a second thread while the run and qrels are read here
+    runs, texts = _split_inputs(args.inputs)
+    measures = _parse_measures(texts, args.provider)
+    choice = args.provider
+    # reference run files are read on a second thread while the qrels are read here
     refs = sorted({m.params["ref"] for m in measures if isinstance(m.params.get("ref"), str)})
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending = [pool.submit(_prefetch_reference, ref) for ref in refs]
         qrels = _load_qrels(args.qrels)
-        run = read_trec_run(args.run)
         for job in pending:
             job.result()
-    fmt = _formatter(args)
-    aggs = {m: m.aggregator() for m in measures}
-    for metric in iter_calc_columnar(measures, qrels, run, args.provider):
-        if args.by_query:
-            print(fmt(metric), file=out)
-        aggs[metric.measure].add(metric.value)
-    if not args.no_summary:
-        for m in measures:
-            print(fmt(Metric(query_id=SUMMARY_QID, measure=m, value=aggs[m].result())), file=out)
+    progress = reporter(True if args.progress else None)
+    several = len(runs) > 1
+    for i, path in enumerate(runs, 1):
+        if progress is not None:
+            progress(i, len(runs), f"evaluating {path}")
+        run = read_trec_run(path)
+        fmt = _formatter(args, path if several else None)
+        aggs = {m: m.aggregator() for m in measures}
+        for metric in _iter_calc(measures, qrels, run, choice):
+            if args.by_query:
+                print(fmt(metric), file=out)
+            aggs[metric.measure].add(metric.value)
+        if not args.no_summary:
+            for m in measures:
+                print(fmt(Metric(query_id=SUMMARY_QID, measure=m, value=aggs[m].result())), file=out)
     return 0
+
+
+def _iter_calc(measures, qrels, run, choice: Optional[str]):
+    """ir_rbstar's declarations by ir_rbstar; the others by ``choice`` (or ir_measures' pipeline)."""
+    ours = [m for m in measures if isinstance(m, RbstarMeasure)]
+    others = [m for m in measures if not isinstance(m, RbstarMeasure)]
+    if ours:
+        yield from iter_calc_columnar(ours, qrels, run)
+    if others:
+        yield from iter_calc_columnar(others, qrels, run, choice)
 
 
 def _prefetch_reference(ref: str) -> None:
@@ -213,7 +279,8 @@ def _distance_parser() -> argparse.ArgumentParser:
                         help="TREC run files (.gz allowed), named by file name without .gz/.run/.txt")
     parser.add_argument("--measure", "-m", default="MED_nDCG@20",
                         help="the measure, without ref: e.g. MED_nDCG@20 (default), 'MED_RBP(p=0.9)', "
-                             "'MED_ERR(max_rel=2)@30', 'RBO(p=0.9)@100'")
+                             "'MED_ERR(max_rel=2)@30', 'RBO(p=0.9)@100' (a similarity: the matrix holds "
+                             "1 - RBO; '1-RBO(p=0.9)@100' says the same)")
     parser.add_argument("--qrels", default="none",
                         help="TREC qrels file or ir_datasets id: judged documents are known values and the "
                              "qrels' queries the query set (default none: judgment-free)")
@@ -231,7 +298,13 @@ def run_distance(argv: List[str], out=None) -> int:
     if args.picture is not None:
         from .plots import picture_format
         picture_format(args.picture)                 # a bad extension fails before the work is done
-    measure = med._measure(" ".join(split_measures(args.measure)))
+    text = args.measure.strip()
+    if text.startswith("1-"):            # report's spelling of a similarity's distance: the matrix is one
+        text = text[2:]
+        if parse_measure(" ".join(split_measures(text))).NAME not in med.SIMILARITIES:
+            raise errors.ParameterError(f"--measure {args.measure!r}: '1-' makes a distance of "
+                                        f"{', '.join(med.SIMILARITIES)} only")
+    measure = med._measure(" ".join(split_measures(text)))
     matrix = med.distance_matrix(run_names(args.runs), measure, _load_qrels(args.qrels))
     print(f"# {matrix.attrs['distance']}, mean over the queries; rows: run, columns: ref", file=out)
     print(matrix.round(args.places).to_csv(sep="\t"), end="", file=out)

@@ -126,12 +126,15 @@ def registered_groups() -> list:
 
 
 def resolve_runs(spec: str, what: str = "prior") -> PriorSet:
-    """The runs named by a ``prior=`` string: a registered group, or a comma-separated list whose items
-    are registered groups or run names, run files or globs of run files (sorted)."""
+    """The runs named by a ``prior=`` string: a registered group, one existing run file (whatever its name
+    holds), or a comma-separated list whose items are registered groups or run names, run files or globs
+    of run files (sorted); write ``\\,`` for a comma inside an item."""
     if spec in _GROUPS:
         return _GROUPS[spec]
+    if os.path.isfile(os.path.expanduser(spec)):        # one file, even if its name holds a comma
+        return PriorSet([(spec, resolve_run(spec, what))])
     out: List[Tuple[str, Ranking]] = []
-    for item in (part.strip() for part in spec.split(",")):
+    for item in split_list(spec):
         if not item:
             raise ReferenceNotFoundError(f"{what}={spec!r}: an empty name in the list")
         if item in _GROUPS:
@@ -147,6 +150,28 @@ def resolve_runs(spec: str, what: str = "prior") -> PriorSet:
         else:
             out.append((item, resolve_run(item, what)))
     return PriorSet(out)
+
+
+def split_list(spec: str) -> List[str]:
+    """The items of a comma-separated list; ``\\,`` is a comma inside an item (for a path that holds one).
+
+    >>> split_list(r"a.run, b\\,c.run")
+    ['a.run', 'b,c.run']
+    """
+    items, cur, i = [], [], 0
+    while i < len(spec):
+        if spec[i] == "\\" and spec[i + 1:i + 2] == ",":
+            cur.append(",")
+            i += 2
+            continue
+        if spec[i] == ",":
+            items.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(spec[i])
+        i += 1
+    items.append("".join(cur).strip())
+    return items
 
 
 def clear_cache() -> None:

@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -265,9 +264,8 @@ def default_measures(reference: Optional[str] = None, baseline: Optional[str] = 
 def _parse_columns(measures: Any, baseline_tag: Optional[str]) -> List[Column]:
     """Columns from a measure string (or list of strings / measure objects); ``1-`` before an RBO,
     RBO_ext or RBA measure makes it a distance."""
-    import ir_measures
     from .med import SIMILARITIES
-    from .parsing import split_measures
+    from .parsing import parse_measure, split_measures
 
     if isinstance(measures, str):
         items: List[Any] = split_measures(measures)
@@ -284,11 +282,9 @@ def _parse_columns(measures: Any, baseline_tag: Optional[str]) -> List[Column]:
         text = item[2:] if complement else item
         if isinstance(text, str):
             try:
-                m = ir_measures.parse_measure(text)
-            except NameError:
-                raise ParameterError(f"measures: unknown measure {item!r}") from None
-            except (ValueError, SyntaxError) as e:
-                raise ParameterError(f"measures: cannot parse {item!r} ({e})") from None
+                m = parse_measure(text)
+            except ParameterError as e:
+                raise ParameterError(f"measures: {e}") from None
         else:
             m = text
         if complement and m.NAME not in SIMILARITIES:
@@ -1011,6 +1007,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="the bundled Vaswani collection: its qrels, the four first-stage runs, "
                              "minilm_rerank as reference, bm25 as baseline")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--progress", action="store_true",
+                        help="progress lines on stderr even when it is not a terminal (default: only on a terminal)")
     return parser
 
 
@@ -1023,7 +1021,7 @@ def _demo_inputs() -> Tuple[str, Dict[str, str], str, str]:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """``ir-rbstar report ...``: write the report, print the files written (stdout) and the progress
-    (stderr, unless --quiet)."""
+    (stderr: on a terminal or with --progress, never with --quiet)."""
     parser = argparse.ArgumentParser(
         prog="ir-rbstar report",
         usage="%(prog)s QRELS RUN [RUN ...] --output DIR [options]\n       %(prog)s --demo --output DIR [options]",
@@ -1043,11 +1041,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         qrels, runs = args.inputs[0], args.inputs[1:]
         reference, baseline = args.reference, args.baseline
 
-    def progress(step: int, total: int, message: str) -> None:
-        print(f"[{step}/{total}] {message}", file=sys.stderr, flush=True)
+    from .progress import reporter
+    progress = reporter(False if args.quiet else (True if args.progress else None), prefix="ir-rbstar report")
 
     table = build_report(qrels, runs, args.output, reference=reference, baseline=baseline, groups=args.groups,
-                         measures=args.measures, progress=None if args.quiet else progress, alpha=args.alpha,
+                         measures=args.measures, progress=progress, alpha=args.alpha,
                          permutations=args.permutations, seed=args.seed, topic=args.topic, pictures=args.pictures)
     files = table.attrs["files"]
     print(f"{len(files)} files written to {args.output}:")

@@ -130,7 +130,7 @@ def test_per_query_values_equal_ir_measures_iter_calc(demo):
     _register_like_the_report()
     try:
         labels = ["nDCG@10", "AP", "RBP(p=0.8)", "RBR(p=0.8,ref='minilm_rerank')@20", "NRG(prior='others')@10"]
-        measures = [ir_measures.parse_measure(x) for x in labels]
+        measures = [ir_rbstar.parse_measure(x) for x in labels]
         for name in ("bm25_flat", "bm25_round1"):
             got = table.xs(name, level="run")
             for metric in ir_measures.iter_calc(measures, qrels, ir_rbstar.read_run(RUNS[name])):
@@ -302,19 +302,18 @@ def test_runs_from_dataframes_and_dicts(tmp_path):
     qrels = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"d": 1}, "q3": {"x": 0}}
     runs = {"one": {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"e": 1.0}},
             "two": pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["c", "a", "d"], "score": [2.0, 1.0, 1.0]})}
-    table = report.build_report(qrels, runs, tmp_path, baseline="two", measures="P@2 RBP(p=0.5) Twist",
+    table = report.build_report(qrels, runs, tmp_path, baseline="two", measures="P@2 RBP(p=0.5,max_rel=2) Twist",
                                 pictures=False)
     # by hand: P@2 of one: q1 {a, b} -> 1/2 (grade >= 1: a), q2 {e} -> 0; of two: q1 {c, a} -> 1, q2 {d} -> 1/2
     one, two = table.xs("one", level="run"), table.xs("two", level="run")
     assert one.loc[["q1", "q2"], "P@2"].tolist() == [0.5, 0.0]
     assert two.loc[["q1", "q2"], "P@2"].tolist() == [1.0, 0.5]
-    # RBP(p=0.5), graded gain grade / 2: one q1 = 0.5 (1/2) + 0.25 * 1 (c) ... (a, b, c): 0.5*0.5 + 0.125*1
-    assert one.at["q1", "RBP(p=0.5)"] == pytest.approx(0.5 * 0.5 + 0 + 0.125 * 1.0)
-    assert np.isnan(one.at["q3", "Twist"])                       # no relevant document: no value
+    # RBP(p=0.5), graded gain grade / max_rel = grade / 2: one q1 (a, b, c) = 0.5*0.5 + 0 + 0.125*1
+    assert one.at["q1", "RBP(p=0.5,max_rel=2)"] == pytest.approx(0.5 * 0.5 + 0 + 0.125 * 1.0)
+    assert one.at["q3", "Twist"] == 0.0              # no relevant document: 0, as at every other door
     means = pd.read_csv(tmp_path / "means.tsv", sep="\t")
     twist = means[means["measure"] == "Twist"]
-    assert twist["queries"].tolist() == [2, 2]
-    assert "(n=2)" in (tmp_path / "report.md").read_text()
+    assert twist["queries"].tolist() == [3, 3]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -496,7 +495,7 @@ def test_other_bad_input(tmp_path, unchanged_registry):
         report.build_report(None, RUNS, tmp_path / "a")
     with pytest.raises(ReferenceNotFoundError, match="reference='nowhere.run'"):
         report.build_report(QRELS, RUNS, tmp_path / "b", reference="nowhere.run")
-    with pytest.raises(ParameterError, match="unknown measure 'NoSuchMeasure@10'"):
+    with pytest.raises(ParameterError, match="unknown measure 'NoSuchMeasure'"):
         report.build_report(QRELS, RUNS, tmp_path / "c", measures="nDCG@10 NoSuchMeasure@10")
     with pytest.raises(ParameterError, match="'1-' makes a distance"):
         report.build_report(QRELS, RUNS, tmp_path / "d", measures="1-nDCG@10")
@@ -523,12 +522,15 @@ def test_cli_errors(tmp_path):
 
 def test_cli_prints_progress_on_stderr(tmp_path):
     done = _cli(QRELS, RUNS["bm25"], RUNS["bm25l"], "--measures", "nDCG@10", "--no-pictures",
-                "--output", str(tmp_path))
+                "--output", str(tmp_path), "--progress")
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     total = len(lines)
-    assert lines[0] == f"[1/{total}] reading the qrels {QRELS}"
-    assert lines[-1] == f"[{total}/{total}] writing report.md"
+    assert lines[0] == f"ir-rbstar report: [1/{total}] reading the qrels {QRELS}"
+    assert lines[-1] == f"ir-rbstar report: [{total}/{total}] writing report.md"
+    # not a terminal and not asked: quiet
+    quiet = _cli(QRELS, RUNS["bm25"], "--measures", "nDCG@10", "--no-pictures", "--output", str(tmp_path / "q"))
+    assert quiet.returncode == 0 and quiet.stderr == ""
     assert done.stdout.splitlines()[0] == f"5 files written to {tmp_path}:"
 
 
