@@ -1,0 +1,259 @@
+"""One query, one number, through every door.
+
+A table of measures (every family, defaults and non-defaults, and ir_measures' own measures next to
+them) x input forms (dict of dicts, DataFrame, namedtuple iterable, TREC file, ir_datasets id) x doors
+(``calc_aggregate`` alone and mixed, ``iter_calc``, a reused ``evaluator``, the ``ir-rbstar`` command,
+``pt.Experiment`` with and without ``batch_size=1``, ``ir-rbstar report``): every door must give every
+query the same value, and every query of the qrels must have one. Evaluating a random subset of the
+queries gives each of them the same value again (a value never depends on the other queries).
+
+The reference value of each (run, query, measure) is computed once, by ``iter_calc`` on DataFrames;
+every other door is compared with it to 1e-12.
+"""
+import io
+import itertools
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st, HealthCheck
+
+import ir_measures
+import ir_rbstar
+from ir_rbstar.cli import run_measures
+
+QUERIES = [f"q{i}" for i in range(7)]
+DOCS = [f"d{i:02d}" for i in range(25)]
+TOL = 1e-12
+
+# every family, defaults and non-defaults; REF is a reference run file, GROUP a registered group
+OURS = ("RBP(p=0.8,max_rel=3)@10 RBP(p=0.9,rel=2) RBP_res(p=0.8)@5 "
+        "RBR(p=0.8)@5 RBR_res(p=0.8,rel=2)@5 RBR(p=0.7,ref='REF')@5 RBR_res(p=0.8,ref='REF')@5 "
+        "RBA(p=0.9,ref='REF') RBA_res(p=0.8) RBO(p=0.9,ref='REF')@8 RBO_res(p=0.9,ref='REF') RBO_ext(p=0.8) "
+        "P_TA@5 R_TA(rel=2)@8 F1_TA@3 AP_TA AP_TA(rel=2)@5 RR_TA(judged_only=True)@3 nDCG_TA@10 "
+        "nDCG_TA(dcg='exp-log2') RBP_TA(p=0.8,max_rel=3)@5 RBP_TA(p=0.5,rel=1) "
+        "Twist Twist_rho(rel=2)@10 Twist_sigma@5 "
+        "NRG(prior='GROUP')@10 NRG(prior='GROUP',base='RBP',p=0.8,norm=False)@10 UniqueRel(prior='GROUP')@5 "
+        "RarP(runs='GROUP')@5 TaSC(prior='GROUP')@5 "
+        "MED_P(ref='REF')@5 MED_RBP(ref='REF') MED_nDCG(ref='REF',max_rel=3)@10 MED_AP(ref='REF')@10 "
+        "MED_ERR(ref='REF',max_rel=3)@10 MED_nDCG(ref='REF',judgments=False)@5")
+THEIRS = "nDCG@10 AP P@5 RR"                   # ir_measures' own, served by its built-in providers
+GROUP = "conformance-group"
+
+
+def _run(rng, depth):
+    rows = []
+    for q in QUERIES[:-1]:                      # the last query: judged, never retrieved
+        docs = rng.choice(DOCS, size=depth, replace=False)
+        scores = np.round(rng.normal(size=depth), 1)          # rounded: ties happen
+        rows += [(q, str(d), float(s)) for d, s in zip(docs, scores)]
+    return pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+
+
+def _qrels(rng):
+    rows = []
+    for q in QUERIES:
+        top = 2 if q == QUERIES[0] else 4          # q0's grades stop at 1: its graded values must not
+        for d in rng.choice(DOCS, size=12, replace=False):     # depend on the other queries' top grade
+            rows.append((q, str(d), int(rng.integers(0, top))))
+    rows.append(("q_empty", "d00", 0))         # judged, nothing relevant (Twist: 0, AP: 0)
+    return pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
+
+
+def _write_run(df, path):
+    with open(path, "w") as f:
+        f.writelines(f"{r.query_id} Q0 {r.doc_id} 0 {r.score!r} t\n" for r in df.itertuples())
+    return str(path)
+
+
+def _write_qrels(df, path):
+    with open(path, "w") as f:
+        f.writelines(f"{r.query_id} 0 {r.doc_id} {r.relevance}\n" for r in df.itertuples())
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("conformance")
+    rng = np.random.default_rng(2026)
+    runs = {"a": _run(rng, 12), "b": _run(rng, 9), "c": _run(rng, 15)}
+    qrels = _qrels(rng)
+    ref = _write_run(_run(rng, 14), tmp / "ref.run")
+    ir_rbstar.register_runs(GROUP, runs)
+    text = OURS.replace("REF", ref).replace("GROUP", GROUP)
+    # plus ir_measures' own RBP object with a cutoff: no built-in serves it, ir_rbstar's last place does
+    measures = ir_rbstar.parse(f"{text} {THEIRS}") + [ir_measures.RBP(rel=2) @ 10]
+    files = {name: _write_run(df, tmp / f"{name}.run") for name, df in runs.items()}
+    qrels_path = _write_qrels(qrels, tmp / "qrels.txt")
+    expected = {}
+    for name, df in runs.items():
+        for m in ir_measures.iter_calc(measures, qrels, df):
+            expected[(name, m.query_id, str(m.measure))] = m.value
+    yield dict(tmp=tmp, runs=runs, qrels=qrels, ref=ref, measures=measures, files=files, qrels_path=qrels_path,
+               expected=expected)
+    ir_rbstar.unregister_runs(GROUP)
+
+
+def _check(world, name, got, door):
+    """``got``: (query, label) -> value for run ``name``; equal to the reference for every query and measure."""
+    want = {(q, label): v for (n, q, label), v in world["expected"].items() if n == name}
+    assert set(got) == set(want), (door, set(want) ^ set(got))
+    for key, v in want.items():
+        assert got[key] == pytest.approx(v, abs=TOL), (door, name, key)
+
+
+def test_every_query_of_the_qrels_has_a_value_for_every_measure(world):
+    qids = set(world["qrels"].query_id)
+    labels = {str(m) for m in world["measures"]}
+    for name in world["runs"]:
+        keys = {(q, label) for (n, q, label) in world["expected"] if n == name}
+        assert keys == set(itertools.product(qids, labels))
+        assert all(np.isfinite(v) for (n, _, _), v in world["expected"].items() if n == name)
+
+
+# ----------------------------------------------------------------------------------------------- forms
+
+def _namedtuples(df):
+    return [ir_measures.ScoredDoc(*row) for row in df.itertuples(index=False)]
+
+
+def _qrels_tuples(df):
+    return [ir_measures.Qrel(*row) for row in df.itertuples(index=False)]
+
+
+def _dicts(df, value):
+    out = {}
+    for row in df.itertuples(index=False):
+        out.setdefault(row.query_id, {})[row.doc_id] = getattr(row, value)
+    return out
+
+
+FORMS = {
+    "DataFrame (shuffled rows)": (lambda w, n: w["runs"][n].sample(frac=1, random_state=3), lambda w: w["qrels"]),
+    "dict of dicts": (lambda w, n: _dicts(w["runs"][n], "score"), lambda w: _dicts(w["qrels"], "relevance")),
+    "namedtuples": (lambda w, n: _namedtuples(w["runs"][n]), lambda w: _qrels_tuples(w["qrels"])),
+    "TREC files (ir_rbstar.read_run/read_qrels)": (lambda w, n: ir_rbstar.read_run(w["files"][n]),
+                                                   lambda w: ir_rbstar.read_qrels(w["qrels_path"])),
+}
+
+
+@pytest.mark.parametrize("form", list(FORMS))
+def test_input_forms_through_calc_iter_and_evaluator(world, form):
+    make_run, make_qrels = FORMS[form]
+    measures = world["measures"]
+    evaluator = ir_measures.evaluator(measures, make_qrels(world))
+    for name in world["runs"]:
+        got = {(m.query_id, str(m.measure)): m.value
+               for m in ir_measures.iter_calc(measures, make_qrels(world), make_run(world, name))}
+        _check(world, name, got, f"iter_calc, {form}")
+        got = {(m.query_id, str(m.measure)): m.value for m in evaluator.iter_calc(make_run(world, name))}
+        _check(world, name, got, f"reused evaluator, {form}")
+        agg = ir_measures.calc_aggregate(measures, make_qrels(world), make_run(world, name))
+        for m in measures:
+            mean = np.mean([v for (n, _, label), v in world["expected"].items() if n == name and label == str(m)])
+            assert agg[m] == pytest.approx(mean, abs=TOL), (form, name, m)
+
+
+def test_calc_aggregate_alone_equals_mixed(world):
+    """A measure's mean is the same alone and next to every other measure (Twist's was not)."""
+    qrels, run = world["qrels"], world["runs"]["a"]
+    mixed = ir_measures.calc_aggregate(world["measures"], qrels, run)
+    for m in world["measures"]:
+        alone = ir_measures.calc_aggregate([m], qrels, run)
+        assert alone[m] == pytest.approx(mixed[m], abs=TOL), m
+        with_one = ir_measures.calc_aggregate([m, ir_measures.nDCG @ 10], qrels, run)
+        assert with_one[m] == pytest.approx(mixed[m], abs=TOL), m
+
+
+def test_ir_datasets_ids_as_qrels_and_reference(world, tmp_path):
+    pytest.importorskip("ir_datasets")
+    import ir_datasets
+    from ir_datasets.datasets.base import Dataset
+    from ir_datasets.formats import TrecQrels, TrecScoredDocs
+    from ir_datasets.util import LocalDownload
+    dataset_id = "rbstar-conformance/local"
+    if dataset_id not in ir_datasets.registry:
+        ir_datasets.registry.register(dataset_id, Dataset(
+            TrecQrels(LocalDownload(world["qrels_path"]), {g: str(g) for g in range(4)}),
+            TrecScoredDocs(LocalDownload(world["ref"]))))
+    measures = [m for m in world["measures"] if m.params.get("ref") == world["ref"]]
+    by_id = [m(ref=f"irds:{dataset_id}") for m in measures]
+    qrels = ir_rbstar.read_qrels(f"irds:{dataset_id}")
+    for name in world["runs"]:
+        got = {(x.query_id, str(x.measure).replace(f"irds:{dataset_id}", world["ref"])): x.value
+               for x in ir_measures.iter_calc(by_id, qrels, world["runs"][name])}
+        want = {(q, label): v for (n, q, label), v in world["expected"].items()
+                if n == name and label in {str(m) for m in measures}}
+        assert got.keys() == want.keys()
+        for key, v in want.items():
+            assert got[key] == pytest.approx(v, abs=TOL), key
+
+
+# ----------------------------------------------------------------------------------------------- doors
+
+def test_command_line(world):
+    """``ir-rbstar QRELS RUN RUN RUN MEASURES -q``: the three runs in one call, every per-query line."""
+    out = io.StringIO()
+    texts = [str(m) for m in world["measures"]]
+    files = [world["files"][n] for n in world["runs"]]
+    assert run_measures([world["qrels_path"], *files, *texts, "-q", "-n", "--places", "-1"], out=out) == 0
+    # the command line parses every RBP string as ir_rbstar's RBP (same value, p shown in the label)
+    label_of = {str(ir_rbstar.parse_measure(t)): t for t in texts}
+    got = {}
+    for line in out.getvalue().splitlines():
+        path, q, label, value = line.split("\t")
+        got.setdefault(path, {})[(q, label_of[label])] = float(value)
+    for name in world["runs"]:
+        _check(world, name, got[world["files"][name]], "command line")
+
+
+@pytest.mark.parametrize("batch_size", [None, 1])
+def test_pt_experiment(world, batch_size):
+    pt = pytest.importorskip("pyterrier")
+    to_pt = {"query_id": "qid", "doc_id": "docno"}
+    qrels = world["qrels"].rename(columns={**to_pt, "relevance": "label"})
+    topics = pd.DataFrame({"qid": sorted(qrels.qid.unique()), "query": "x"})
+    names = list(world["runs"])
+    systems = [world["runs"][n].rename(columns=to_pt) for n in names]
+    kwargs = {} if batch_size is None else {"batch_size": batch_size}
+    per_query = pt.Experiment(systems, topics, qrels, eval_metrics=world["measures"], names=names,
+                              perquery=True, **kwargs)
+    for name in names:
+        rows = per_query[per_query["name"] == name]
+        got = {(r.qid, r.measure): r.value for r in rows.itertuples()}
+        _check(world, name, got, f"pt.Experiment(batch_size={batch_size}, perquery=True)")
+    means = pt.Experiment(systems, topics, qrels, eval_metrics=world["measures"], names=names, **kwargs)
+    for name in names:
+        row = means.set_index("name").loc[name]
+        for m in world["measures"]:
+            mean = np.mean([v for (n, _, label), v in world["expected"].items() if n == name and label == str(m)])
+            assert row[str(m)] == pytest.approx(mean, abs=TOL), (batch_size, name, m)
+
+
+def test_report(world, tmp_path):
+    from ir_rbstar import report
+    table = report.build_report(world["qrels"], world["runs"], tmp_path, measures=list(world["measures"]),
+                                pictures=False)
+    for name in world["runs"]:
+        part = table.xs(name, level="run")
+        got = {(q, label): part.at[q, label] for q in part.index for label in part.columns}
+        _check(world, name, got, "report")
+
+
+# ------------------------------------------------------------------------------ the other queries
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sets(st.sampled_from(QUERIES + ["q_empty"]), min_size=1), st.sampled_from(["a", "b", "c"]),
+       st.booleans())
+def test_a_query_subset_gives_each_query_the_same_value(world, subset, name, cut_run):
+    """With the qrels (and, or not, the run) cut to some queries, as pt.Experiment's batches are, every
+    query keeps its value."""
+    qrels = world["qrels"][world["qrels"].query_id.isin(subset)]
+    run = world["runs"][name]
+    if cut_run:
+        run = run[run.query_id.isin(subset)]
+    got = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(world["measures"], qrels, run)}
+    assert {q for q, _ in got} == set(subset)
+    for (q, label), v in got.items():
+        assert v == pytest.approx(world["expected"][(name, q, label)], abs=TOL), (q, label)
