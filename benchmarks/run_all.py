@@ -50,6 +50,7 @@ BENCHES: Dict[str, tuple] = {
     "twist": ("bench_twist.py", "Twist (bench_twist.py)"),
     "nrg": ("bench_nrg.py", "NRG (bench_nrg.py)"),
     "med": ("bench_med.py", "MED (bench_med.py)"),
+    "doors": ("bench_doors.py", "input forms (bench_doors.py)"),
 }
 # the distributions whose versions are recorded (peers, and what the peers and this package run on)
 DISTS = ["ir_measures", "pytrec_eval-terrier", "rbo", "cwl-eval", "scikit-learn", "numba", "numpy", "pandas", "ir_rbstar"]
