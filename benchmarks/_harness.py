@@ -189,11 +189,11 @@ def w_phases(args: dict) -> None:
     profiled. The steps are those of ``cli.run_measures``: read_trec_qrels, read_trec_run, then the
     provider's evaluator; a ``ref=`` file is read by references.resolve_run (cached for the evaluation)."""
     import numpy as np
-    import ir_measures
     from ir_rbstar import io as rio      # imports ir_rbstar (registers its measures)
     from ir_rbstar.provider import PROVIDER
     from ir_rbstar.references import resolve_run
-    measures = [ir_measures.parse_measure(m) for m in args["measures"]]
+    from ir_rbstar import parse_measure
+    measures = [parse_measure(m) for m in args["measures"]]
     steps = []
     qrels = None
     if args.get("qrels"):

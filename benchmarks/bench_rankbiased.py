@@ -14,8 +14,8 @@ A subprocess times only the work (imports are done before the clock starts; impo
 row). Cheap measurements are repeated (``--repeat``, best wall time is reported, and the largest peak
 memory); a measurement whose first run takes more than ``--slow`` seconds runs once.
 
-Row a2 times binary RBP alone (``RBP(p=0.8,rel=1)``, served by ir_rbstar with ``--provider ir_rbstar``:
-otherwise ir_measures' pipeline hands it to cwl_eval) against the other RBP implementation ir_measures
+Row a2 times binary RBP alone (``RBP(p=0.8,rel=1)``, which the ``ir-rbstar`` command parses as ir_rbstar's
+RBP, served by ir_rbstar) against the other RBP implementation ir_measures
 can call, cwl_eval (its ``cwl_eval`` provider, from the same files); it is skipped when cwl-eval is not
 installed (the summary says so).
 
@@ -41,6 +41,7 @@ import _harness as h  # noqa: E402  (stdlib-only at import: worker protocol, sna
 SCRIPT = os.path.abspath(__file__)      # the workers below run as this script with --worker
 
 P_RBP = 0.8      # RBP / RBP_res
+RBP_GRADED = f"RBP(p={P_RBP},max_rel=3)"      # graded RBP: grades 0-3 (synthetic), 0-2 (Robust04)
 P_REF = 0.8      # RBR / RBA
 P_RBO = 0.9      # RBO family and rbo.rbo_ext
 
@@ -257,11 +258,11 @@ def main(argv=None) -> int:
             log(f"== {ds['name']}")
             # a. RBP + RBP_res end to end vs pytrec_eval nDCG@10 ---------------------------------------
             log("a. RBP + RBP_res end to end (CLI function) vs ir_measures/pytrec_eval nDCG@10")
-            ours = measure("rbstar_cli", {"argv": [ds["qrels"], ds["run"], f"RBP(p={P_RBP})", f"RBP_res(p={P_RBP})"]},
+            ours = measure("rbstar_cli", {"argv": [ds["qrels"], ds["run"], RBP_GRADED, f"RBP_res(p={P_RBP})"]},
                            rep, slow)
             theirs = measure("pytrec", {"qrels": ds["qrels"], "run": ds["run"]}, rep, slow)
             phases = run_worker("phases", {"qrels": ds["qrels"], "run": ds["run"],
-                                           "measures": [f"RBP(p={P_RBP})", f"RBP_res(p={P_RBP})"]})
+                                           "measures": [RBP_GRADED, f"RBP_res(p={P_RBP})"]})
             bench.raw[f"a {ds['short']}"] = {"ir_rbstar": ours, "pytrec_eval": theirs, "phases": phases}
             table.add(f"a. RBP+RBP_res from files vs pytrec_eval nDCG@10 {tag}", h.fmt_s(ours["wall"]),
                       h.fmt_s(theirs["wall"]), h.fmt_ratio(ours["wall"], theirs["wall"]), "ratio <= 1.0",
@@ -290,9 +291,8 @@ def main(argv=None) -> int:
                                   peer_absent="cwl-eval not installed (pip install cwl-eval)")
             else:
                 log("a2. RBP alone (CLI function) vs ir_measures' cwl_eval provider")
-                # --provider ir_rbstar: without it ir_measures' pipeline hands binary RBP to cwl_eval itself
-                ours_rbp = measure("rbstar_cli", {"argv": [ds["qrels"], ds["run"], f"RBP(p={P_RBP},rel=1)",
-                                                           "--provider", "ir_rbstar"]}, rep, slow)
+                ours_rbp = measure("rbstar_cli", {"argv": [ds["qrels"], ds["run"], f"RBP(p={P_RBP},rel=1)"]},
+                                   rep, slow)
                 cwl = measure("cwl", {"qrels": ds["qrels"], "run": ds["run"], "p": P_RBP, "rel": 1}, rep, slow)
                 bench.raw[f"a2 {ds['short']}"] = {"ir_rbstar": ours_rbp, "cwl_eval": cwl}
                 table.add(f"{cwl_task} vs cwl_eval {tag}", h.fmt_s(ours_rbp["wall"]), h.fmt_s(cwl["wall"]),

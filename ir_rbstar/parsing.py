@@ -101,6 +101,10 @@ def check_measure(measure: Measure, complete: bool = False) -> Measure:
         if complete:
             measure.check_required()
         return measure
+    unknown = sorted(set(measure.params) - set(measure.SUPPORTED_PARAMS))
+    if unknown:
+        raise ParameterError(f"{measure.NAME}: unknown parameter {unknown[0]!r}; supported: "
+                             f"{', '.join(measure.SUPPORTED_PARAMS)}")
     try:
         measure.validate_params()
     except (AssertionError, ValueError, TypeError) as e:

@@ -99,6 +99,10 @@ def _checked(measure) -> bool:
 def _computes_foreign(measure) -> bool:
     """Whether ``measure``, one of ir_measures' own objects, is one this package computes (raises
     ParameterError for values no provider could use)."""
+    unknown = set(measure.params) - set(type(measure).SUPPORTED_PARAMS)
+    if unknown:                  # ir_measures accepts any parameter name and fails later, in repr
+        raise ParameterError(f"{measure.NAME}: unknown parameter {sorted(unknown)[0]!r} of ir_measures' "
+                             f"{measure.NAME}; ir_rbstar.parse_measure gives ir_rbstar's measures")
     if measure.NAME == "RBP":
         from .measures import rankbiased as decl
         decl.RBP(**measure.params)               # re-declare it to validate its values

@@ -272,7 +272,7 @@ def test_python_api_offline(offline):
 
 @needs_irds
 def test_command_line_offline(offline):
-    measures = ["nDCG@10", "P_TA(rel=2)@10", "RBP(p=0.8)", f"RBR(p=0.8,ref='irds:{DL19}')@20"]
+    measures = ["nDCG@10", "P_TA(rel=2)@10", "RBP(p=0.8,max_rel=3)", f"RBR(p=0.8,ref='irds:{DL19}')@20"]
     out = offline_python(offline, f'''
         import contextlib, io
         from ir_rbstar.cli import main

@@ -89,7 +89,7 @@ def test_missing_file(tmp_path):
 @pytest.mark.parametrize("text", ["RBR(p=1.5)", "RBR(p=0)", "RBA(p=1)", "RBP(p=0.0)", "RBO(p=2.0)"])
 def test_p_outside_open_unit_interval(text):
     with pytest.raises(errors.ParameterError, match="persistence p="):
-        ir_measures.parse_measure(text)
+        ir_rbstar.parse_measure(text)
 
 
 @pytest.mark.parametrize("text", ["RBR@0", "RBP_res@0", "RBO(p=0.5)@0", "P_TA@0", "nDCG_TA@0", "RBP_TA(p=0.5)@0"])
@@ -109,7 +109,7 @@ def test_unknown_parameter_and_wrong_type():
     with pytest.raises(errors.ParameterError, match="p='x' must be of type float"):
         ir_measures.parse_measure("RBR(p='x')")
     with pytest.raises(errors.ParameterError, match="rel=1.5 must be of type int"):
-        ir_measures.parse_measure("RBP(rel=1.5)")
+        ir_rbstar.parse_measure("RBP(rel=1.5)")
 
 
 def test_tie_aware_parameters():
@@ -159,4 +159,4 @@ def test_cli_reports_errors_without_traceback(tmp_path, capsys):
     assert cli_main([qrels, path, "RBP(p=7)"]) == 2
     assert "persistence p=7.0" in capsys.readouterr().err
     assert cli_main([qrels, path, "NoSuchMeasure"]) == 2
-    assert "unknown measure: NoSuchMeasure" in capsys.readouterr().err
+    assert "unknown measure 'NoSuchMeasure'" in capsys.readouterr().err
