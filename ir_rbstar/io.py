@@ -3,8 +3,8 @@
 Every input form (TREC text file, ``.gz``, pandas DataFrame, dict of dicts, iterable of namedtuples)
 is converted once into numpy arrays:
 
-* :class:`Ranking`: one segment per query, rows in trec_eval order (score descending, ties broken by
-  doc id descending), with the tie groups of equal score known for every row;
+* :class:`Ranking`: one segment per query, rows in trec_eval order, with the tie groups of equal score
+  known for every row;
 * :class:`Qrels`: judgments with integer grades, sorted by (query, document) key.
 
 Query ids are interned as small integer codes (process-wide). Document ids are kept as bytes
@@ -13,14 +13,25 @@ a 64-bit key made of the query code and the document hash with ``np.searchsorted
 is verified on the document bytes, so a hash collision can never join two different documents
 (it would raise :class:`~ir_rbstar.errors.RbstarError`; with 64-bit hashes it is not expected to happen).
 
+**The run order and a tie**, one definition for every measure: trec_eval keeps a run's scores as
+single-precision floats, so a run is ordered by its scores rounded to float32, descending, then by
+document id (its bytes), descending; two documents are *tied* when their scores are equal in float32.
+This is exactly trec_eval's (and pytrec_eval's) order, so every tie-oblivious measure equals
+pytrec_eval's on every input, and a ``_TA`` measure equals its tie-oblivious counterpart whenever no two
+scores of a query are equal in float32 (rounding is monotone, so scores that differ in float32 keep
+their float64 order). The float64 scores themselves are kept (e.g. in :func:`ranking_frame`).
+
 TREC files are tokenised by a vectorised scanner over the raw bytes (no Python per line); a file the
-scanner does not accept (irregular columns, bad numbers) is re-read by a line-aware path that names
-the offending line.
+scanner does not accept (indented or irregular lines) is re-read line by line, which names the first
+offending line and the number of columns found. A UTF-8 byte-order mark is skipped; ids must be UTF-8.
 """
 from __future__ import annotations
 
+import gc
 import gzip
 import os
+from itertools import chain
+from operator import itemgetter
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
@@ -108,7 +119,31 @@ def doc_bytes(values: Any) -> np.ndarray:
     try:
         return arr.astype("S")
     except UnicodeEncodeError:
-        return np.array([str(v).encode("utf-8") for v in arr.tolist()], dtype="S")
+        out = []
+        for v in arr.tolist():
+            try:
+                out.append(v if isinstance(v, bytes) else str(v).encode("utf-8"))
+            except UnicodeEncodeError as e:
+                raise InputFormatError(f"id {v!r} cannot be written as UTF-8 ({e.reason})") from None
+        return np.array(out, dtype="S")
+
+
+def check_utf8(ids: np.ndarray, column: str, source: str, line_of=None) -> None:
+    """Every id must be UTF-8 text (ASCII ids are checked by one comparison over the whole column; only
+    ids with a byte >= 128 are decoded). An id that is not names its file and line, at every door."""
+    if ids.dtype.kind != "S" or len(ids) == 0 or ids.dtype.itemsize == 0:
+        return
+    raw = ids.view(np.uint8)
+    if int(raw.max()) < 128:
+        return
+    wide = np.flatnonzero(raw.reshape(len(ids), -1).max(axis=1) >= 128)
+    for i in wide.tolist():
+        try:
+            ids[i].decode("utf-8")
+        except UnicodeDecodeError:
+            where = f" line {line_of(i)}:" if line_of is not None else ""
+            raise InputFormatError(f"{source}:{where} {column} {ids[i]!r} is not UTF-8 text; ids must be UTF-8: "
+                                   f"re-encode the file (e.g. iconv -f latin1 -t utf-8)") from None
 
 
 def _to_str(values: np.ndarray) -> np.ndarray:
@@ -124,13 +159,21 @@ def segment_ids(offsets: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
 
 
+def order_key(scores: np.ndarray) -> np.ndarray:
+    """The scores as trec_eval compares them: single-precision floats (trec_eval, and pytrec_eval, keep a
+    run's scores as C floats). Two scores equal here are tied."""
+    with np.errstate(over="ignore"):        # beyond float32's range a score is +-inf, as in trec_eval
+        return scores.astype(np.float32)
+
+
 def tie_layout(seg: np.ndarray, scores: np.ndarray, pos: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """Tie groups of ranked rows (runs of equal score within a query, rows of a query contiguous and in
     rank order): for each row the 0-based position where its group starts, and the group's size."""
     n = len(seg)
+    key = order_key(scores)
     new = np.ones(n, dtype=bool)
     if n > 1:
-        new[1:] = (seg[1:] != seg[:-1]) | (scores[1:] != scores[:-1])
+        new[1:] = (seg[1:] != seg[:-1]) | (key[1:] != key[:-1])
     gid = np.cumsum(new) - 1
     first = np.flatnonzero(new)
     sizes = np.diff(np.append(first, n))
@@ -436,12 +479,14 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
     rank_of_q[qorder] = np.arange(len(qorder))
     qsort = rank_of_q[qcodes]
     same_q = qsort[1:] == qsort[:-1]
-    if np.all(qsort[1:] >= qsort[:-1]) and np.all(~same_q | (scores[1:] <= scores[:-1])):
+    key = order_key(scores)
+    if np.all(qsort[1:] >= qsort[:-1]) and np.all(~same_q | (key[1:] <= key[:-1])):
         order = None            # already in (query, score descending) order, as TREC files usually are
     else:
-        order = np.lexsort((-scores, qsort))
+        order = np.lexsort((-key, qsort))
     if break_ties and n > 1:
-        order = _break_ties_by_docid(order, qsort, scores, dbytes)
+        order = _break_ties_by_docid(order, qsort, key, dbytes)
+    del key
     if order is not None:
         qcodes, dbytes, dhash, scores = qcodes[order], dbytes[order], dhash[order], scores[order]
         index = None                           # built on the input order: rows have moved
@@ -587,12 +632,36 @@ def _as_float(scores: Any, qids, dids, source: str, line_of=None) -> np.ndarray:
                                f"{_show(qids[i])!r} is not a number") from None
 
 
-def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: Optional[np.ndarray] = None) -> Ranking:
+class CodedIds:
+    """Query ids already interned (:data:`QUERY_IDS` codes, one per row); ``ids[i]`` decodes one, for
+    error messages."""
+
+    def __init__(self, codes: np.ndarray):
+        self.codes = codes
+
+    def __getitem__(self, i: int) -> str:
+        return QUERY_IDS.decode(self.codes[i:i + 1])[0]
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+
+def _query_column(qids, source: str, line_of) -> Tuple[Any, np.ndarray]:
+    """(the query ids for messages, their codes) from an array of ids or :class:`CodedIds`."""
+    if isinstance(qids, CodedIds):
+        return qids, qids.codes
     qids = np.asarray(qids) if isinstance(qids, np.ndarray) else np.asarray(qids, dtype=object)
+    check_utf8(qids, "query id", source, line_of)
+    return qids, _query_codes(qids)
+
+
+def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: Optional[np.ndarray] = None) -> Ranking:
+    """A :class:`Ranking` from columns (query ids or :class:`CodedIds`, document ids, scores), validated."""
     dbytes = doc_bytes(dids if isinstance(dids, np.ndarray) else np.asarray(dids, dtype=object))
+    qids, qc = _query_column(qids, source, line_of)
+    check_utf8(dbytes, "document id", source, line_of)
     scores = _as_float(scores, qids, dbytes, source, line_of)
     _check_scores(scores, source, qids, dbytes, line_of)
-    qc = _query_codes(qids)
     dh = hash_ids(dbytes) if dhash is None else dhash
     kernels = compiled(len(qc))
     if kernels is None:
@@ -610,8 +679,10 @@ def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: O
 
 
 def qrels_from_columns(qids, dids, grades, source: str, line_of=None, dhash: Optional[np.ndarray] = None) -> Qrels:
-    qids = np.asarray(qids) if isinstance(qids, np.ndarray) else np.asarray(qids, dtype=object)
+    """:class:`Qrels` from columns (query ids or :class:`CodedIds`, document ids, integer grades), validated."""
     dbytes = doc_bytes(dids if isinstance(dids, np.ndarray) else np.asarray(dids, dtype=object))
+    qids, qc = _query_column(qids, source, line_of)
+    check_utf8(dbytes, "document id", source, line_of)
     raw = np.asarray(grades)
     g = None
     if raw.dtype.kind in "iub":
@@ -630,7 +701,6 @@ def qrels_from_columns(qids, dids, grades, source: str, line_of=None, dhash: Opt
             raise InputFormatError(f"{source}:{where} relevance {_show(raw[i])!r} of document {_show(dbytes[i])!r} "
                                    f"for query {_show(qids[i])!r} is not an integer grade")
         g = conv.astype(np.int64)
-    qc = _query_codes(qids)
     dh = hash_ids(dbytes) if dhash is None else dhash
     index = DocIndex(qc, dh)
     _check_duplicates(index.clashes, qc, dbytes, "qrels", source, line_of)
@@ -645,6 +715,9 @@ def qrels_from_columns(qids, dids, grades, source: str, line_of=None, dhash: Opt
 # ---------------------------------------------------------------------------------------------
 
 _CHUNK = 1 << 24
+_BOM = b"\xef\xbb\xbf"
+# every control byte is a column separator, as for the vectorised scanner (bytes <= 32)
+_CONTROL_TO_SPACE = bytes(32 if (b < 32 and b != 10) else b for b in range(256))
 
 
 def _read_bytes(path: str, what: str) -> bytes:
@@ -662,6 +735,8 @@ def _read_bytes(path: str, what: str) -> bytes:
                 data = f.read()
     except (OSError, EOFError) as e:
         raise InputFormatError(f"{path}: cannot read the {what} file ({e})") from None
+    if data.startswith(_BOM):
+        data = data[len(_BOM):]            # a UTF-8 byte-order mark is not part of the first query id
     if not data or (len(data) < 1 << 16 and not data.strip()):
         raise EmptyInputError(f"{path}: the {what} file is empty")
     return data
@@ -732,12 +807,6 @@ def _scan_columns(data: bytes, ncols: int, fields: Tuple[int, ...]) -> Optional[
     return out
 
 
-def _only_whitespace(path: str) -> bool:
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rb") as f:
-        return all(not block.strip() for block in iter(lambda: f.read(1 << 20), b""))
-
-
 def _line_mapper(path: str):
     """Maps a data-row index to its 1-based line number in the file (blank lines are skipped)."""
     cache = {}
@@ -755,29 +824,35 @@ def _line_mapper(path: str):
     return line_of
 
 
-def _slow_columns(path: str, ncols: int, what: str, layout: str) -> pd.DataFrame:
-    """Line-aware reading that names the offending line of an irregular file."""
-    try:
-        df = pd.read_csv(path, sep=r"\s+", header=None, names=list(range(ncols)), dtype=str,
-                         engine="c", na_filter=False, quoting=3)
-    except pd.errors.ParserError as e:
-        msg = str(e)
-        line = None
-        if " in line " in msg:
-            try:
-                line = int(msg.split(" in line ")[1].split(",")[0])
-            except ValueError:
-                line = None
-        raise InputFormatError(f"{path}:{'' if line is None else f' line {line}:'} expected {ncols} "
-                               f"whitespace-separated columns ({layout}); {msg.split('. ')[-1].strip()}") from None
-    except UnicodeDecodeError as e:
-        raise InputFormatError(f"{path}: not a text {what} file ({e})") from None
-    short = (df[ncols - 1] == "").to_numpy()
-    if short.any():
-        i = int(np.flatnonzero(short)[0])
-        raise InputFormatError(f"{path}: line {_line_mapper(path)(i)}: expected {ncols} whitespace-separated "
-                               f"columns ({layout}), found fewer")
-    return df
+def shape_error(source: str, line: int, ncols: int, found: int, what: str, layout: str) -> InputFormatError:
+    """The error for a line with the wrong number of columns, with a hint when the files look swapped."""
+    hint = ""
+    if what == "run" and found == 4:
+        hint = ("; this looks like a qrels file (query_id iteration doc_id relevance): are the qrels and the "
+                "run given the other way round?")
+    elif what == "qrels" and found == 6:
+        hint = ("; this looks like a run file (query_id Q0 doc_id rank score tag): are the qrels and the run "
+                "given the other way round?")
+    return InputFormatError(f"{source}: line {line}: expected {ncols} whitespace-separated columns ({layout}), "
+                            f"found {found}{hint}")
+
+
+def _line_columns(data: bytes, source: str, ncols: int, fields: Tuple[int, ...], what: str,
+                  layout: str) -> Dict[int, np.ndarray]:
+    """Line-aware reading (for what the vectorised scanners do not take: indented lines, or an irregular
+    file, whose first offending line it names with the number of columns found)."""
+    cols: Dict[int, list] = {f: [] for f in fields}
+    for lineno, line in enumerate(data.translate(_CONTROL_TO_SPACE).split(b"\n"), 1):
+        tokens = line.split()
+        if not tokens:
+            continue
+        if len(tokens) != ncols:
+            raise shape_error(source, lineno, ncols, len(tokens), what, layout)
+        for f in fields:
+            cols[f].append(tokens[f])
+    if not cols[fields[0]]:
+        raise EmptyInputError(f"{source}: the {what} file is empty")
+    return {f: np.array(v, dtype="S") for f, v in cols.items()}
 
 
 def _compiled_columns(kernels, data: bytes, ncols: int, fields: Tuple[int, ...],
@@ -822,12 +897,8 @@ def _file_columns(path: str, ncols: int, fields: Tuple[int, ...], what: str, lay
     cols = None if kernels is None else _compiled_columns(kernels, data, ncols, fields, numeric)
     if cols is None:
         cols = _scan_columns(data, ncols, fields)
-    del data
     if cols is None:
-        if os.path.getsize(path) >= 1 << 16 and _only_whitespace(path):
-            raise EmptyInputError(f"{path}: the {what} file is empty")
-        df = _slow_columns(path, ncols, what, layout)
-        cols = {f: df[f].to_numpy(dtype=object) for f in fields}
+        cols = _line_columns(data, path, ncols, fields, what, layout)
     return cols
 
 
@@ -947,18 +1018,59 @@ def to_qrels(qrels: Any, source: Optional[str] = None) -> Qrels:
 
 
 def _columns_from_dict(obj: dict, source: str, what: str, value_name: str):
-    """Three object arrays (query ids, doc ids, values) from a dict of dicts."""
-    qs, ds, vs = [np.empty(0, dtype=object)], [np.empty(0, dtype=object)], [np.empty(0, dtype=object)]
+    """(CodedIds, doc ids, values) from a dict of dicts: one pass in C over the keys and values, the query
+    ids interned once per query (no per-row Python)."""
     for qid, docs in obj.items():
         if not isinstance(docs, dict):
             raise InputFormatError(f"{source}: {what}[{qid!r}] must be a dict of doc_id -> {value_name}")
-        qs.append(np.full(len(docs), qid, dtype=object))
-        ds.append(np.fromiter(docs.keys(), dtype=object, count=len(docs)))
-        vs.append(np.fromiter(docs.values(), dtype=object, count=len(docs)))
-    return np.concatenate(qs), np.concatenate(ds), np.concatenate(vs)
+    lens = np.fromiter(map(len, obj.values()), dtype=np.int64, count=len(obj))
+    n = int(lens.sum())
+    codes = np.repeat(QUERY_IDS.encode(str(q) for q in obj.keys()), lens)
+    docs = np.fromiter(chain.from_iterable(obj.values()), dtype=object, count=n)
+    values = _values(lambda: chain.from_iterable(map(dict.values, obj.values())), n, what)
+    return CodedIds(codes), docs, values
+
+
+def _values(make_items, n: int, what: str) -> np.ndarray:
+    """Scores as float64 in one pass (their checks follow), or as objects when some is not a number
+    (for the error that names it); qrels grades as objects (so that a non-integer grade is named, never
+    truncated). ``make_items()`` gives a new iterator over the values."""
+    if what == "run":
+        try:
+            return np.fromiter(make_items(), dtype=np.float64, count=n)
+        except (TypeError, ValueError):
+            pass
+    return np.fromiter(make_items(), dtype=object, count=n)
+
+
+def _materialised(items: Iterable) -> list:
+    """``list(items)`` with the cyclic garbage collector paused: millions of new tuples (a generator
+    such as ``ir_measures.read_trec_run``) otherwise set off collections that rescan them all, about
+    40% of the time. Nothing here creates cycles; the collector's state is restored."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return list(items)
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _columns_from_tuples(items: Iterable, fields, source: str, what: str):
+    """Three columns from an iterable of namedtuples (ir_measures' ScoredDoc / Qrel or any with these
+    fields): transposed in C when every item has the type of the first, else field by field."""
+    items = items if isinstance(items, (list, tuple)) else _materialised(items)
+    first = items[0] if len(items) else None
+    if isinstance(first, str):
+        raise InputFormatError(f"{source}: the {what} is an iterable of strings (a file path given where "
+                               f"ir_measures expects records?): read files with ir_rbstar.read_{what}(path)")
+    names = getattr(type(first), "_fields", None)
+    if first is not None and isinstance(first, tuple) and names and all(f in names for f in fields) \
+            and len(set(map(type, items))) == 1:
+        q, d, v = (itemgetter(names.index(f)) for f in fields)
+        n = len(items)
+        return (np.fromiter(map(q, items), dtype=object, count=n), np.fromiter(map(d, items), dtype=object, count=n),
+                _values(lambda: map(v, items), n, what))
     cols = ([], [], [])
     for i, item in enumerate(items):
         if isinstance(item, str):
