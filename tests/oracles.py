@@ -22,7 +22,7 @@ __all__ = [
     'tie_orders', 'expect_over_ties',
     'rbp', 'rbp_res', 'rbr', 'rbr_res', 'rba', 'rba_res', 'rbo', 'rbo_res', 'rbo_ext',
     'rbr_untied', 'rba_untied', 'rba_res_untied', 'rbo_min_untied', 'rbo_max_untied',
-    'rbo_ext_untied', 'rbo_max_bruteforce', 'overlap', 'max_grade', 'evaluate', 'MEASURES',
+    'rbo_ext_untied', 'rbo_max_bruteforce', 'overlap', 'MAX_REL', 'evaluate', 'MEASURES',
 ]
 
 
@@ -115,20 +115,12 @@ def overlap(B, R, d):
 # ---------------------------------------------------------------------------------------------
 # RBP (ranking | set)
 
-def max_grade(qrels):
-    """Highest grade in the whole qrels (all queries); None when there are no judgments."""
-    best = None
-    for qrels_q in qrels.values():
-        for g in qrels_q.values():
-            if best is None or g > best:
-                best = g
-    return best
+MAX_REL = 3     # the top of the grade scale of the graded RBP the tests evaluate (grades are <= 3)
 
 
 def rbp(B, qrels_q, p, rel=None, G=None):
     """RBP = sum_{i<=|B|} gain(B_i) w(i).  rel given: binary gain (grade >= rel).  rel None: graded,
-    gain = max(grade, 0) / G with G the highest grade in the whole qrels.  Unjudged: gain 0.
-    (G <= 0 is not defined by the contract; the gain is taken as 0 then.)"""
+    gain = max(grade, 0) / G with G = max_rel, the top of the grade scale.  Unjudged: gain 0."""
     total = 0.0
     for i, doc in enumerate(B, start=1):
         if doc not in qrels_q:
@@ -136,7 +128,7 @@ def rbp(B, qrels_q, p, rel=None, G=None):
         elif rel is not None:
             gain = 1.0 if qrels_q[doc] >= rel else 0.0
         else:
-            gain = max(qrels_q[doc], 0) / G if (G is not None and G > 0) else 0.0
+            gain = max(qrels_q[doc], 0) / G
         total += gain * weight(i, p)
     return total
 
@@ -383,7 +375,7 @@ def evaluate(name, qrels, run, p=0.8, k=None, rel='default', ref_run=None):
         qids = list(qrels)
     else:
         qids = list(run)
-    G = max_grade(qrels) if qrels is not None else None
+    G = MAX_REL
     out = {}
     for qid in qids:
         B = observation(run.get(qid, {}), k)
@@ -459,6 +451,8 @@ def measure_string(name, p=None, k=None, rel='default', ref=None):
         params.append('rel=%r' % rel)
     if ref is not None:
         params.append('ref=%r' % str(ref))
+    if name == 'RBP' and rel == 'default':
+        params.append('max_rel=%d' % MAX_REL)
     out = name
     if params:
         out += '(' + ','.join(params) + ')'
@@ -482,8 +476,8 @@ def per_query(measures, qrels, run, via='pipeline'):
     """{(query_id, str(measure)): value} from ir_measures.iter_calc (via='pipeline') or from the
     package's own provider (via='provider')."""
     import ir_measures
-    import ir_rbstar  # noqa: F401
-    measures = [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in measures]
+    import ir_rbstar
+    measures = [ir_rbstar.parse_measure(m) if isinstance(m, str) else m for m in measures]
     if via == 'pipeline':
         it = ir_measures.iter_calc(measures, qrels, run)
     else:

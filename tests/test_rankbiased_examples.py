@@ -213,9 +213,8 @@ def test_figure5_oracle(pairing):
 def test_rbp_oracle_hand_examples():
     p = 0.5
     qrels = {'q1': {'a': 1, 'b': 3, 'n': 0}, 'q2': {'c': 2}}
-    G = O.max_grade(qrels)
-    assert G == 3
-    # graded gain is grade / G with G over the whole qrels, so q2's top doc counts 2/3
+    G = 3
+    # graded gain is grade / G with G = max_rel, the top of the grade scale, so q2's top doc counts 2/3
     assert O.rbp(['c'], qrels['q2'], p, None, G) == pytest.approx(0.5 * 2 / 3)
     B = ['a', 'x', 'b', 'n']  # x unjudged, n judged non-relevant
     assert O.rbp(B, qrels['q1'], p, None, G) == pytest.approx(0.5 * 1 / 3 + 0.125 * 3 / 3)
@@ -292,8 +291,9 @@ def test_table1_package(pkg, mode, cutoff, tmp_path):
     got = O.per_query(ms, qrels, run)
     exact_rbr = O.rbr(T1_B, untied(T1_R), 0.6)
     exact_res = O.rbr_res(T1_B, untied(T1_R), 0.6)
-    import ir_measures
-    m_rbr, m_res = [str(ir_measures.parse_measure(m)) for m in ms]
+    import ir_measures  # noqa: F401
+    import ir_rbstar
+    m_rbr, m_res = [str(ir_rbstar.parse_measure(m)) for m in ms]
     assert got[('q1', m_rbr)] == pytest.approx(0.7105, abs=5e-5)
     assert got[('q1', m_rbr)] == pytest.approx(exact_rbr, abs=1e-9)
     assert got[('q1', m_res)] == pytest.approx(0.00242, abs=1e-5)
@@ -306,9 +306,10 @@ def test_table1_ties_package(pkg, mode, tmp_path):
     run = O.ranked_run('q1', T1_B)
     m = O.measure_string('RBR', 0.6, ref=ref)
     got = O.per_query([m], qrels, run)
-    import ir_measures
-    assert got[('q1', str(ir_measures.parse_measure(m)))] == pytest.approx(0.5828, abs=5e-5)
-    assert got[('q1', str(ir_measures.parse_measure(m)))] == pytest.approx(
+    import ir_measures  # noqa: F401
+    import ir_rbstar
+    assert got[('q1', str(ir_rbstar.parse_measure(m)))] == pytest.approx(0.5828, abs=5e-5)
+    assert got[('q1', str(ir_rbstar.parse_measure(m)))] == pytest.approx(
         O.rbr(T1_B, O.Reference(T1_TIES, set(T1_R)), 0.6), abs=1e-9)
 
 
@@ -316,8 +317,9 @@ def test_table1_parse_helper(pkg):
     # ir_rbstar.parse returns a list of measure objects, mixing built-in and package measures
     ms = pkg.parse('nDCG@10 RBR(p=0.6)@5 RBR_res(p=0.6)@5')
     assert len(ms) == 3
-    import ir_measures
-    assert ms[0] == ir_measures.parse_measure('nDCG@10')
+    import ir_measures  # noqa: F401
+    import ir_rbstar
+    assert ms[0] == ir_rbstar.parse_measure('nDCG@10')
     qrels = O.graded_qrels('q1', T1_R)
     run = O.ranked_run('q1', T1_B)
     got = O.per_query(ms[1:], qrels, run)
@@ -327,7 +329,8 @@ def test_table1_parse_helper(pkg):
 
 @pytest.mark.parametrize('mode', REF_MODES)
 def test_table2_package(pkg, mode, tmp_path):
-    import ir_measures
+    import ir_measures  # noqa: F401
+    import ir_rbstar
     qids = sorted(T2_ROWS)
     # one query per row of Table 2, all sharing the same reference ranking
     run = {}
@@ -348,7 +351,7 @@ def test_table2_package(pkg, mode, tmp_path):
     for p in (T2_P['f=0.5'], T2_P['f=0.3']):
         ms += [O.measure_string('RBR', p, ref=ref), O.measure_string('RBR_res', p, ref=ref)]
     got = O.per_query(ms, qrels, run)
-    names = [str(ir_measures.parse_measure(m)) for m in ms]
+    names = [str(ir_rbstar.parse_measure(m)) for m in ms]
     for row in qids:
         _, v1, v2 = T2_ROWS[row]
         assert got[(row, names[0])] == pytest.approx(v1, abs=5e-4), row
@@ -362,7 +365,8 @@ def test_table2_package(pkg, mode, tmp_path):
 
 @pytest.mark.parametrize('mode', REF_MODES)
 def test_table3_package(pkg, mode, tmp_path):
-    import ir_measures
+    import ir_measures  # noqa: F401
+    import ir_rbstar
     run = {}
     for j, (obs, _, _) in enumerate(T3_ROWS):
         run.update(O.ranked_run('row%d' % j, [str(i) for i in obs]))
@@ -386,8 +390,8 @@ def test_table3_package(pkg, mode, tmp_path):
     for j, (obs, rbo_printed, rba_printed) in enumerate(T3_ROWS):
         B = [str(i) for i in obs]
         for p, want_rbo, want_rba in zip(T3_PS, rbo_printed, rba_printed):
-            v_rbo = got[('row%d' % j, str(ir_measures.parse_measure(ms[('RBO', p)])))]
-            v_rba = got[('row%d' % j, str(ir_measures.parse_measure(ms[('RBA', p)])))]
+            v_rbo = got[('row%d' % j, str(ir_rbstar.parse_measure(ms[('RBO', p)])))]
+            v_rba = got[('row%d' % j, str(ir_rbstar.parse_measure(ms[('RBA', p)])))]
             assert abs(v_rbo - want_rbo) <= TABLE3_TOL, ('RBO', j, p, v_rbo)
             assert abs(v_rba - want_rba) <= TABLE3_TOL, ('RBA', j, p, v_rba)
             assert v_rbo == pytest.approx(O.rbo(B, untied(T3_R), p), abs=1e-9)
@@ -423,40 +427,43 @@ def test_identity_rba_symmetric_package(pkg, p, tmp_path):
 @pytest.mark.parametrize('mode', REF_MODES)
 @pytest.mark.parametrize('p', [0.3, 0.6, 0.8, 0.95])
 def test_identity_rba_reverse_eq12_package(pkg, mode, p, tmp_path):
-    import ir_measures
+    import ir_measures  # noqa: F401
+    import ir_rbstar
     R = ['x%d' % i for i in range(10)]
     qrels, ref = reference(pkg, mode, 'q', tmp_path, R=R)
     m = O.measure_string('RBA', p, ref=ref)
     got = O.per_query([m], qrels, O.ranked_run('q', R[::-1]))
     eq12 = (1 - p) / p * 10 * p ** 5.5
-    assert got[('q', str(ir_measures.parse_measure(m)))] == pytest.approx(eq12, abs=1e-9)
+    assert got[('q', str(ir_rbstar.parse_measure(m)))] == pytest.approx(eq12, abs=1e-9)
 
 
 @pytest.mark.parametrize('mode', REF_MODES)
 @pytest.mark.parametrize('pairing', FIG5_PAIRINGS)
 def test_figure5_package(pkg, mode, pairing, tmp_path):
-    import ir_measures
+    import ir_measures  # noqa: F401
+    import ir_rbstar
     p = 0.7
     B, R = figure5(pairing)
     qrels, ref = reference(pkg, mode, 'q', tmp_path, R=R)
     ms = [O.measure_string('RBA', p, ref=ref), O.measure_string('RBA_res', p, ref=ref)]
     got = O.per_query(ms, qrels, O.ranked_run('q', B))
-    base = got[('q', str(ir_measures.parse_measure(ms[0])))]
-    res = got[('q', str(ir_measures.parse_measure(ms[1])))]
+    base = got[('q', str(ir_rbstar.parse_measure(ms[0])))]
+    res = got[('q', str(ir_rbstar.parse_measure(ms[1])))]
     assert base == pytest.approx(0.835, abs=5e-4)
     assert res == pytest.approx(0.097 + 0.020, abs=1e-3)
     assert res == pytest.approx(O.rba_res(B, untied(R), p), abs=1e-9)
 
 
 def test_rbp_hand_examples_package(pkg):
-    # graded RBP normalises by the highest grade in the whole qrels (here 3, found in q1)
+    # graded RBP divides by max_rel, the top of the grade scale (here 3), whatever queries are evaluated
     p = 0.5
     qrels = {'q1': {'a': 1, 'b': 3, 'n': 0}, 'q2': {'c': 2}}
     run = {'q1': {'a': 4.0, 'x': 3.0, 'b': 2.0, 'n': 1.0}, 'q2': {'c': 1.0}}
-    ms = ['RBP(p=0.5)', 'RBP(p=0.5,rel=1)', 'RBP(p=0.5,rel=2)', 'RBP_res(p=0.5)', 'RBP_res(p=0.5)@2']
+    ms = ['RBP(p=0.5,max_rel=3)', 'RBP(p=0.5,rel=1)', 'RBP(p=0.5,rel=2)', 'RBP_res(p=0.5)', 'RBP_res(p=0.5)@2']
     got = O.per_query(ms, qrels, run, via='provider')
-    import ir_measures
-    n = [str(ir_measures.parse_measure(m)) for m in ms]
+    import ir_measures  # noqa: F401
+    import ir_rbstar
+    n = [str(ir_rbstar.parse_measure(m)) for m in ms]
     assert got[('q2', n[0])] == pytest.approx(0.5 * 2 / 3, abs=1e-12)
     assert got[('q1', n[0])] == pytest.approx(0.5 / 3 + 0.125, abs=1e-12)
     assert got[('q1', n[1])] == pytest.approx(0.625, abs=1e-12)
@@ -470,11 +477,12 @@ def test_rbp_query_missing_from_run_package(pkg):
     # a query in the qrels but absent from the run: B is empty, so RBP = 0 and RBP_res = p^0 = 1
     qrels = {'q1': {'a': 1}, 'q2': {'c': 2}}
     run = {'q1': {'a': 1.0}}
-    got = O.per_query(['RBP(p=0.5)', 'RBP_res(p=0.5)', 'RBA_res(p=0.5)', 'RBO_res(p=0.5)'],
+    got = O.per_query(['RBP(p=0.5,max_rel=2)', 'RBP_res(p=0.5)', 'RBA_res(p=0.5)', 'RBO_res(p=0.5)'],
                       qrels, run, via='provider')
-    import ir_measures
-    n = [str(ir_measures.parse_measure(m)) for m in
-         ['RBP(p=0.5)', 'RBP_res(p=0.5)', 'RBA_res(p=0.5)', 'RBO_res(p=0.5)']]
+    import ir_measures  # noqa: F401
+    import ir_rbstar
+    n = [str(ir_rbstar.parse_measure(m)) for m in
+         ['RBP(p=0.5,max_rel=2)', 'RBP_res(p=0.5)', 'RBA_res(p=0.5)', 'RBO_res(p=0.5)']]
     assert got[('q2', n[0])] == 0.0
     assert got[('q2', n[1])] == pytest.approx(1.0, abs=1e-12)
     # B empty, R = [c]: Algorithm 1 gives w(1) + p^1 = 1; RBO_max with B empty is 1
@@ -487,11 +495,12 @@ def test_run_order_ties_package(pkg):
     p = 0.5
     qrels = {'q1': {'d9': 1, 'a': 1}}
     run = {'q1': {'a': 1.0, 'b': 1.0, 'B': 1.0, 'd10': 2.0, 'd9': 2.0, 'z': 0.5}}
-    import ir_measures
+    import ir_measures  # noqa: F401
+    import ir_rbstar
     got = O.per_query(['RBP(p=0.5,rel=1)@3', 'RBR(p=0.5)@1', 'RBR(p=0.5)@2'], qrels, run,
                       via='provider')
     # order: d9, d10, b, a, B, z
-    assert got[('q1', str(ir_measures.parse_measure('RBP(p=0.5,rel=1)@3')))] == pytest.approx(0.5)
+    assert got[('q1', str(ir_rbstar.parse_measure('RBP(p=0.5,rel=1)@3')))] == pytest.approx(0.5)
     # R = {d9, a} tied (both grade 1): each gets (w(1)+w(2))/2 = 0.375
-    assert got[('q1', str(ir_measures.parse_measure('RBR(p=0.5)@1')))] == pytest.approx(0.375)
-    assert got[('q1', str(ir_measures.parse_measure('RBR(p=0.5)@2')))] == pytest.approx(0.375)
+    assert got[('q1', str(ir_rbstar.parse_measure('RBR(p=0.5)@1')))] == pytest.approx(0.375)
+    assert got[('q1', str(ir_rbstar.parse_measure('RBR(p=0.5)@2')))] == pytest.approx(0.375)
