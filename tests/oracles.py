@@ -295,6 +295,42 @@ def rbo_ext(B, ref, p):
 
 
 # ---------------------------------------------------------------------------------------------
+# residuals with a qrels-derived reference ("open": a judged document enters R by its grade, anywhere)
+
+def rbr_res_open(B, ref, p):
+    """The largest RBR over the gradings of B's unjudged documents minus RBR: the maximum puts them
+    above every judged document (test_residual_bounds.py checks this against every grading)."""
+    unknown = unknown_items(B, ref)
+    if not unknown:
+        return 0.0
+    top = Reference([[e] for e in sorted(unknown)] + list(ref.groups), set(ref.known) | set(unknown))
+    return rbr(B, top, p) - rbr(B, ref, p)
+
+
+def rba_res_open(B, ref, p):
+    """(1-p)/p sum_i p^((a_i + i)/2) + p^((|B| + u)/2), a_i the B-ranks of the u unjudged documents,
+    at most 1 - RBA."""
+    q = math.sqrt(p)
+    ranks = [i for i, e in enumerate(B, start=1) if e not in ref.known]
+    total = sum((1.0 - p) / p * q ** (a + i) for i, a in enumerate(ranks, start=1))
+    return min(total + q ** (len(B) + len(ranks)), 1.0 - rba(B, ref, p))      # RBA <= 1
+
+
+def rbo_res_open(B, ref, p, depth=4000):
+    """max(hi, RBO_ext) - RBO, hi = (1-p)/p sum_d p^d min(d, X_d + U_d + max(0, d - |B|)) / d summed
+    term by term (X_d by enumerating the tie orders, U_d = unjudged documents among B's first d)."""
+    size = max(len(B), ref_size(ref))
+    xs = [expect_over_ties(ref.groups, lambda R, d=d: overlap(B, R, d)) for d in range(size + 1)]
+    unknown = set(e for e in B if e not in ref.known)
+    hi = 0.0
+    for d in range(1, depth + 1):
+        x = xs[min(d, size)] + len(unknown & set(B[:d])) + max(0, d - len(B))
+        hi += p ** d * min(d, x) / d
+    hi *= (1.0 - p) / p
+    return max(hi, rbo_ext(B, ref, p)) - rbo(B, ref, p)
+
+
+# ---------------------------------------------------------------------------------------------
 # brute-force check of RBO_max
 
 def _growth_tail(x, D, p):
@@ -392,6 +428,8 @@ def evaluate(name, qrels, run, p=0.8, k=None, rel='default', ref_run=None):
             ref = ref_from_qrels(qrels_q, rel)
         fn = {'RBR': rbr, 'RBR_res': rbr_res, 'RBA': rba, 'RBA_res': rba_res, 'RBO': rbo,
               'RBO_res': rbo_res, 'RBO_ext': rbo_ext}[name]
+        if ref_run is None:          # a qrels-derived reference: the open residuals
+            fn = {'RBR_res': rbr_res_open, 'RBA_res': rba_res_open, 'RBO_res': rbo_res_open}.get(name, fn)
         out[qid] = fn(B, ref, p)
     return out
 

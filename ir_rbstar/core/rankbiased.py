@@ -205,3 +205,89 @@ def rbo_finish(p: float, s: np.ndarray, l: np.ndarray, head: np.ndarray, x_l: np
     res = res + np.power(p, D.astype(np.float64)) / (1.0 - p) - x_l * (L_inf - H[D - 1])
     # (tiny negative values can only come from rounding: the residual is a sum of non-negative terms)
     return {"RBO": rbo_min, "RBO_res": np.maximum(c * res, 0.0), "RBO_ext": rbo_ext}
+
+
+# ---------------------------------------------------------------------------------------------
+# Residuals when the reference is derived from the qrels ("open" references)
+#
+# A qrels-derived reference R holds the judged documents with grade >= rel, by grade. Judging an
+# unjudged document of the run does not append it after R's end (the assumption behind eq. 9 and
+# Algorithm 1, true for a run reference) but inserts it by grade: possibly at the top, possibly into a
+# tie group. The completions covered here: every unjudged document of B takes any grade (those
+# reaching rel enter R by grade, equal grades tied), and, for RBA and RBO, B may go on after its end
+# with any documents; documents in neither B nor the qrels stay not relevant.
+
+def rbr_residual_open(value: np.ndarray, n_unknown: np.ndarray, p: float) -> np.ndarray:
+    """RBR_res for a qrels-derived reference: (1 - p^b) (1 - RBR), b unjudged documents in B.
+
+    Inserting a document of B into R at position j adds w(j) and shifts the documents below by one,
+    which costs them at most sum_{i>=j} (1-p) w(i) = w(j); so RBR never decreases (with ties: the same
+    for every order of the ties, hence for their mean), and moving an inserted document up never
+    decreases it either. The largest RBR therefore puts the b unjudged documents above every judged
+    one: they take weight 1 - p^b, and every document of R keeps p^b of its weight."""
+    return -np.expm1(n_unknown * math.log(p)) * (1.0 - value)
+
+
+def rba_residual_open(n: int, p: float, len_b: np.ndarray, unk_rank: np.ndarray, unk_seg: np.ndarray) -> np.ndarray:
+    """RBA_res for a qrels-derived reference: (1-p)/p sum_i p^((a_i + i)/2) + p^((|B| + u)/2).
+
+    a_1 < ... < a_u are the B-ranks of the u unjudged documents of B. A document of B ∩ R can only be
+    pushed down in R (its term cannot grow); the unjudged documents of B and whatever follows B's end
+    take distinct positions of R, so by the rearrangement inequality their terms are at most those of
+    the i-th of them (in B order) at R position i: the sum above, whose last part is the continuation
+    (B positions |B|+t at R positions u+t). (RBA never exceeds 1, by the same inequality over all
+    documents: callers take the smaller of this and 1 - RBA.)"""
+    q = math.sqrt(p)
+    c = (1.0 - p) / p
+    i = seg_cumcount(unk_seg).astype(np.float64)
+    extra = seg_sum(c * np.power(q, unk_rank + i), unk_seg, n)
+    u = np.bincount(unk_seg, minlength=n)
+    return extra + np.power(q, (len_b + u).astype(np.float64))
+
+
+def rbo_upper_open(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray,
+                   com_seg: np.ndarray, com_rank_b: np.ndarray, com_start: np.ndarray, com_size: np.ndarray,
+                   unk_seg: np.ndarray, unk_rank: np.ndarray) -> np.ndarray:
+    """An upper bound of RBO for a qrels-derived reference: (1-p)/p sum_d p^d X^max_d / d with
+    X^max_d = min(d, X_d + U_d + max(0, d - |B|)).
+
+    X_d is the (expected) overlap of the documents of B ∩ R at depth d, which insertions into R can only
+    lower; U_d counts the unjudged documents among B's first d (each may enter R at its top); past B's
+    end every further document of B may be new and relevant. Per-depth arrays of max(|B|, |R|) + 1
+    entries per query (the rows of the longer list); beyond that depth the sum has a closed form."""
+    len_b = len_b.astype(np.int64)
+    l = np.maximum(len_b, len_r.astype(np.int64))
+    pw, H, G = rbo_tables(p, int(l.max(initial=0)))
+    slots = l + 1                                        # depths 1 .. l + 1 (the last holds range ends)
+    base = np.cumsum(slots) - slots
+    total = int(slots.sum())
+    step = np.zeros(total)                               # X_d - X_{d-1}: point values
+    ramp = np.zeros(total + 1)                           # slopes of the tie ramps, as differences
+    start = com_start.astype(np.int64)
+    size = com_size.astype(np.int64)
+    d0 = np.maximum(com_rank_b.astype(np.int64), start + 1)
+    d1 = start + size
+    at0 = np.minimum((d0 - start) / size, 1.0)
+    np.add.at(step, base[com_seg] + d0 - 1, at0)
+    has = d1 > d0
+    inv = 1.0 / size[has]
+    np.add.at(ramp, base[com_seg[has]] + d0[has], inv)          # slope on d0+1 .. d1
+    np.add.at(ramp, base[com_seg[has]] + d1[has], -inv)
+    step += np.cumsum(ramp[:-1])
+    np.add.at(step, base[unk_seg] + unk_rank.astype(np.int64) - 1, 1.0)
+    seg = np.repeat(np.arange(n), slots)
+    reach = seg_cumsum(step, seg) if total else step             # X_d + U_d
+    d = np.arange(total) - np.repeat(base, slots) + 1
+    beyond = np.maximum(d - len_b[seg], 0)
+    x_max = np.minimum(d, reach + beyond)
+    keep = d <= l[seg]
+    head = seg_sum(np.where(keep, pw[np.minimum(d, len(pw) - 1)] * x_max / d, 0.0), seg, n)
+    # past depth l: X^max_d = d - N, N = |B| - (X_l + U): the judged non-relevant documents of B
+    at_l = np.zeros(n)
+    last = base + l - 1
+    ok = l > 0
+    at_l[ok] = reach[last[ok]]
+    short = len_b - at_l
+    g_inf, h_inf = p / (1.0 - p), -math.log1p(-p)
+    tail = (g_inf - G[l]) - short * (h_inf - H[l])
+    return (1.0 - p) / p * (head + tail)

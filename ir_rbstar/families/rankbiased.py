@@ -23,7 +23,7 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
             out[m] = _rbp(m, ctx, p, cutoff)
             continue
         ref, rel = m["ref"], m["rel"]
-        if kernels is not None and name in _COMPILED:
+        if kernels is not None and name in _COMPILED and not (ref is None and name == "RBO_res"):
             out[m] = _compiled(m, ctx, kernels, rbo_cache)
             continue
         b = ctx.observation(cutoff)
@@ -34,12 +34,21 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
             w = K.shared_weight(start[b_in_r[matched]], size[b_in_r[matched]], p)
             out[m] = seg_sum(w, b.seg[matched], ctx.n)
         elif name == "RBR_res":
-            r = ctx.reference_rows(ref, rel, m)
-            unknown = _unknown(ctx, cutoff, ref, matched)
-            out[m] = K.rbr_residual(r.lens, np.bincount(b.seg[unknown], minlength=ctx.n), p)
+            unknown = np.bincount(b.seg[_unknown(ctx, cutoff, ref, matched)], minlength=ctx.n)
+            if ref is None:          # judged documents may be inserted anywhere in R by their grade
+                w = K.shared_weight(start[b_in_r[matched]], size[b_in_r[matched]], p)
+                out[m] = K.rbr_residual_open(seg_sum(w, b.seg[matched], ctx.n), unknown, p)
+            else:
+                out[m] = K.rbr_residual(ctx.reference_rows(ref, rel, m).lens, unknown, p)
         elif name == "RBA":
             rows = b_in_r[matched]
             out[m] = K.rba(b.rank[matched], K.half_power_mean(start[rows], size[rows], p), b.seg[matched], ctx.n, p)
+        elif name == "RBA_res" and ref is None:
+            unknown = _unknown(ctx, cutoff, ref, matched)
+            bound = K.rba_residual_open(ctx.n, p, b.lens, b.rank[unknown].astype(np.float64), b.seg[unknown])
+            rows = b_in_r[matched]
+            value = K.rba(b.rank[matched], K.half_power_mean(start[rows], size[rows], p), b.seg[matched], ctx.n, p)
+            out[m] = np.minimum(bound, np.maximum(1.0 - value, 0.0))       # RBA never exceeds 1
         elif name == "RBA_res":
             r = ctx.reference_rows(ref, rel, m)
             unknown = _unknown(ctx, cutoff, ref, matched)
@@ -52,12 +61,20 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
                                     r.seg[first], r_start[first], r_size[first], missing.astype(np.int64))
         else:  # RBO family: computed together
             key = (cutoff, ref, rel, p)
+            r = ctx.reference_rows(ref, rel, m)
+            rows = b_in_r[matched]
             if key not in rbo_cache:
-                r = ctx.reference_rows(ref, rel, m)
-                rows = b_in_r[matched]
                 rbo_cache[key] = K.rbo_family(ctx.n, p, b.lens, r.lens, b.seg[matched], b.rank[matched],
                                               start[rows], size[rows])
-            out[m] = rbo_cache[key][name]
+            family = rbo_cache[key]
+            if name == "RBO_res" and ref is None:
+                # a valid upper bound (also raised to RBO_ext, so that RBO <= RBO_ext <= RBO + RBO_res)
+                unknown = _unknown(ctx, cutoff, ref, matched)
+                hi = K.rbo_upper_open(ctx.n, p, b.lens, r.lens, b.seg[matched], b.rank[matched], start[rows],
+                                      size[rows], b.seg[unknown], b.rank[unknown])
+                out[m] = np.maximum(np.maximum(hi, family["RBO_ext"]) - family["RBO"], 0.0)
+            else:
+                out[m] = family[name]
     return out
 
 

@@ -89,14 +89,24 @@ class _RBR(_RefMeasure):
 
 
 class _RBR_res(_RefMeasure):
-    """Residual of RBR (papers/000 eq. 9): what the run's documents unknown to the reference could still add.
+    """Residual of RBR: how much RBR could still grow once what is unknown becomes known.
 
-    residual = (1-p)/p sum_{i=1..b} p^(|R|+i) = p^|R| (1 - p^b): the b unknown items of B ranked right
-    after R's end, the best place they could have. b counts the items of B whose rank in R is unknown:
-    not in R and, for a qrels-derived R, not judged (a judged document below ``rel`` is known not to be
-    in R and adds nothing). RBR <= true RBR <= RBR + RBR_res. A long reference leaves a tiny residual
-    (p^|R|: below 3e-10 for |R| = 100 and p = 0.8). A query the run does not answer gets 0; one the
-    reference lacks (|R| = 0) gets 1 - p^|B|.
+    The true RBR lies in [RBR, RBR + RBR_res] for these completions:
+
+    * **run reference** (``ref=`` a run): b items of B are unknown to R (not in it); they can only come
+      after R's end, the best place being right after it: residual = (1-p)/p sum_{i=1..b} p^(|R|+i)
+      = p^|R| (1 - p^b) (eq. 9 of Moffat et al., SIGIR-AP 2024);
+    * **qrels-derived reference** (``ref`` absent): the b unjudged documents of B may be judged with any
+      grade, and one that reaches ``rel`` enters R *by its grade*, possibly above every judged document
+      or into a tie group. Such an insertion never lowers RBR (the document gains w(j), those below lose
+      at most w(j)), and the highest value puts all b above every judged document:
+      residual = (1 - p^b)(1 - RBR). A judged document below ``rel`` is known not to be in R. Documents
+      in neither the run nor the qrels stay not relevant (the pooling assumption): if one of them were
+      found relevant it would take a place in R above some of B's documents and RBR could only drop.
+
+    Example: the paper's Table 1 (p = 0.6, D23 unknown) has residual 0.0024 against a run reference
+    and 0.1158 against the qrels (D23 could be judged above D07). A query the run does not answer gets
+    0; one the reference lacks (|R| = 0) gets 1 - p^|B|.
     """
     __name__ = "RBR_res"
     NAME = "RBR_res"
@@ -119,13 +129,23 @@ class _RBA(_RefMeasure):
 
 
 class _RBA_res(_RefMeasure):
-    """Residual of RBA (papers/000 Algorithm 1): how much RBA could grow if both rankings went on aligned.
+    """Residual of RBA: how much RBA could grow if what is unknown became known and both rankings went on.
 
-    RBA_res = extra + p^|B ∪ R|, the paper's algorithm as printed: unknown items of B take R positions
-    |R|+1, |R|+2, ... in B order; items of R missing from B take B positions |B|+1, ... in R order;
-    each adds (1-p) p^(mean rank - 1); the tail p^|B ∪ R| covers perfect alignment afterwards.
-    RBA <= true RBA <= RBA + RBA_res. With ties in R, the expectation over the tie orders is exact.
-    A query the run does not answer gets 1. (rbstar's implementation of this bound is wrong.)
+    The true RBA lies in [RBA, RBA + RBA_res] for these completions:
+
+    * **run reference**: Algorithm 1 of Moffat et al. (SIGIR-AP 2024) as printed, ``extra + p^|B ∪ R|``:
+      the items of B not in R take R positions |R|+1, |R|+2, ... in B order; the items of R missing from B
+      take B positions |B|+1, ... in R order; each adds (1-p) p^(mean rank - 1); the tail p^|B ∪ R|
+      covers perfect alignment afterwards. With ties in R the expectation over the tie orders is exact.
+    * **qrels-derived reference**: the u unjudged documents of B (B-ranks a_1 < ... < a_u) may be judged
+      with any grade and enter R by it, anywhere, and B may go on after its end with any documents. The
+      documents of B ∩ R can only be pushed down in R; the others take distinct R positions, so by the
+      rearrangement inequality RBA_res = (1-p)/p sum_i p^((a_i + i)/2) + p^((|B| + u)/2), at most
+      1 - RBA. The lower end RBA holds when every newly judged relevant document gets a grade below
+      those of B's judged relevant documents; a document judged higher pushes them down and RBA may drop.
+      Documents in neither the run nor the qrels stay not relevant.
+
+    A query the run does not answer gets 1.
     """
     __name__ = "RBA_res"
     NAME = "RBA_res"
@@ -148,9 +168,20 @@ class _RBO(_RefMeasure):
 
 
 class _RBO_res(_RefMeasure):
-    """Residual of RBO: RBO_max - RBO_min (Webber et al. 2010), how much RBO could grow as the lists go on.
+    """Residual of RBO: how much RBO could still grow as what is unknown becomes known.
 
-    The largest increase of RBO over every extension of both lists (lists of unequal length allowed);
+    The true RBO lies in [RBO, RBO + RBO_res] for these completions:
+
+    * **run reference**: RBO_max - RBO_min of Webber, Moffat, Zobel (TOIS 2010): the largest increase
+      over every extension of both lists (lists of unequal length allowed).
+    * **qrels-derived reference**: unjudged documents of B may be judged with any grade and enter R by
+      it, anywhere, and B may go on after its end. With X_d the expected overlap at depth d (which such
+      insertions can only lower) and U_d the unjudged documents among B's first d, the overlap is at most
+      min(d, X_d + U_d + max(0, d - |B|)); RBO_res = (1-p)/p sum_d p^d that / d - RBO (raised to RBO_ext
+      - RBO where that is larger). The lower end RBO holds when newly judged relevant documents get
+      grades below those of B's judged relevant documents. Documents in neither the run nor the qrels
+      stay not relevant.
+
     RBO <= RBO_ext <= RBO + RBO_res. A query the run does not answer gets 1.
     Example: ``RBO_res(p=0.9,ref='baseline.run')@100``.
     """
