@@ -1,5 +1,5 @@
-"""Comparing many runs at once with MED (papers/003), RBO or RBA: per-query values of every pair and
-distance matrices.
+"""Comparing many runs at once with MED (Tan & Clarke, IEEE TKDE 2015), RBO or RBA: per-query values of
+every pair and distance matrices; and, for MED_AP and MED_ERR, which values are exact.
 
 The measures themselves (``MED_nDCG``, ``MED_RBP``, ...) compare the evaluated run with ``ref``; this
 module evaluates every pair of a set of runs::
@@ -18,6 +18,16 @@ module evaluates every pair of a set of runs::
 The measures are symmetric, so each unordered pair is evaluated once. With ``qrels`` the judgments are
 known values and the qrels' queries are the query set; without, MED is judgment-free and the query
 set is each run's own. RBO, RBO_ext and RBA are similarities: their matrix holds 1 - value.
+
+MED_AP and MED_ERR search for their maximum within a node budget per query (``budget=``); a query whose
+search reaches it gets a certified upper bound instead of the exact value (and the evaluation warns).
+:func:`exactness` tells, per query, which it is::
+
+    >>> ir_rbstar.register_run("b", runs["b"])
+    >>> ir_rbstar.med.exactness(runs["a"], "MED_AP(ref='b')@3")
+      query_id     value  exact  nodes
+    0       q1  0.166667   True      2
+    >>> ir_rbstar.unregister_run("b")
 """
 from __future__ import annotations
 
@@ -31,7 +41,7 @@ import pandas as pd
 from .errors import ParameterError, ReferenceNotFoundError
 from .io import Ranking, to_ranking
 
-__all__ = ["pairwise", "distance_matrix", "matrix_of", "SYMMETRIC", "SIMILARITIES"]
+__all__ = ["pairwise", "distance_matrix", "matrix_of", "exactness", "SYMMETRIC", "SIMILARITIES"]
 
 SIMILARITIES = ("RBO", "RBO_ext", "RBA")
 SYMMETRIC = ("MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR") + SIMILARITIES
@@ -142,6 +152,37 @@ def matrix_of(values: pd.DataFrame, measure: Any) -> pd.DataFrame:
     matrix.attrs["measure"] = label
     matrix.attrs["distance"] = f"1 - {label}" if m.NAME in SIMILARITIES else label
     return matrix
+
+
+def exactness(run: Any, measure: Any, qrels: Any = None) -> pd.DataFrame:
+    """Per-query values of one MED measure (with its ``ref``) and whether each is exact.
+
+    Returns a DataFrame with columns ``query_id, value, exact, nodes``: ``value`` is what the evaluation
+    gives (the same numbers as ``ir_measures.iter_calc``); ``exact`` is False where the search of MED_AP or
+    MED_ERR reached ``budget`` and the value is a certified upper bound of the maximum; ``nodes`` is the
+    number of search nodes of the query (both directions; 0 for the closed-form MED_P, MED_RBP and
+    MED_nDCG, always exact). ``qrels`` gives the judgments and the query set, as for the evaluation. No
+    BudgetWarning is issued: the table says which values are bounds."""
+    from .context import RunContext
+    from .datasets import resolve_qrels
+    from .families import med as family
+    from .io import QUERY_IDS, to_ranking
+    from .parsing import parse
+    if isinstance(measure, str):
+        parsed = parse(measure)
+        if len(parsed) != 1:
+            raise ParameterError(f"measure={measure!r} must name one measure")
+        measure = parsed[0]
+    if getattr(measure, "NAME", None) not in family.NAMES:
+        raise ParameterError(f"{measure}: exactness takes one of {', '.join(family.NAMES)}")
+    measure.validate_params()
+    measure.check_required()
+    ranking = to_ranking(run)
+    qrels = None if qrels is None else resolve_qrels(qrels)
+    universe = qrels.qcodes if qrels is not None else ranking.qcodes
+    result = family.searched(measure, RunContext(ranking, qrels, universe))
+    return pd.DataFrame({"query_id": QUERY_IDS.decode(universe).astype(str), "value": result.value,
+                         "exact": result.exact, "nodes": result.nodes.sum(axis=1)})
 
 
 def _label(m) -> str:

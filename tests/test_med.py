@@ -1,7 +1,8 @@
-"""MED family (SPEC section 4, papers/003): brute force over relevance assignments on random small inputs
-(every measure, with judged, unjudged and graded documents), larger brute force for MED_AP and MED_ERR,
-eqs. 11 and 13, the metric axioms, monotonicity in the judgments, complete judgments against
-ir_measures' own measures (pytrec_eval P/AP/nDCG, gdeval ERR), labels and errors."""
+"""MED family (Tan & Clarke, IEEE TKDE 2015): brute force over relevance assignments on random small
+inputs (every measure, with judged, unjudged and graded documents), larger brute force for MED_AP and
+MED_ERR, eqs. 11 and 13, the metric axioms, monotonicity in the judgments, complete judgments against
+ir_measures' own measures (pytrec_eval P/AP/nDCG, gdeval ERR), labels and errors. The search budget
+and the grade scale (max_rel) have their own file, test_med_budget.py."""
 import math
 import os
 import random
@@ -16,7 +17,7 @@ import oracles_med as O  # noqa: E402
 
 import ir_measures  # noqa: E402
 import ir_rbstar  # noqa: E402
-from ir_rbstar.errors import MissingQrelsError, ParameterError, ReferenceNotFoundError  # noqa: E402
+from ir_rbstar.errors import GradeScaleError, MissingQrelsError, ParameterError, ReferenceNotFoundError  # noqa: E402
 
 TOL = 1e-9
 SETTINGS = settings(max_examples=120, deadline=None,
@@ -56,8 +57,9 @@ def cases(draw):
 
 
 def qrels_of(judged, G, qid="t"):
+    """Grades up to G (the graded measures take max_rel=G); "~in" keeps the query in the query set."""
     q = {qid: dict(judged)}
-    q[qid]["~top"] = G            # fixes the highest grade (G) and keeps the query in the query set
+    q[qid]["~in"] = 0
     return q
 
 
@@ -75,9 +77,9 @@ def test_every_measure_equals_brute_force(case):
     checks = [
         (ir_rbstar.MED_P(rel=rel) @ k, lambda v: O.precision(v, k), [0, 1], binary),
         (ir_rbstar.MED_RBP(p=0.7, rel=rel) @ k, lambda v: O.rbp(v, 0.7, k), [0, 1], binary),
-        (ir_rbstar.MED_nDCG @ k, lambda v: O.ndcg(v, k, top), grades, graded),
+        (ir_rbstar.MED_nDCG(max_rel=G) @ k, lambda v: O.ndcg(v, k, top), grades, graded),
         (ir_rbstar.MED_AP(rel=rel) @ k, lambda v: O.ap(v, k), [0, 1], binary),
-        (ir_rbstar.MED_ERR @ k, lambda v: O.err(v, k), grades, graded),
+        (ir_rbstar.MED_ERR(max_rel=G) @ k, lambda v: O.err(v, k), grades, graded),
     ]
     for measure, score, choices, known in checks:
         want = O.med(a, b, k, score, choices, known)
@@ -113,7 +115,7 @@ def test_med_ap_and_err_equal_brute_force_with_16_shared_documents(seed):
                     unknown_limit=True)
     assert got_ap == pytest.approx(want_ap, abs=TOL)
     grades = [gain(2)(j) for j in range(3)]
-    got_err = med(ir_rbstar.MED_ERR @ k, qrels, a, b)
+    got_err = med(ir_rbstar.MED_ERR(max_rel=2) @ k, qrels, a, b)
     # ERR is affine in each value, so shared documents only need the extreme values
     want_err = O.med(a, b, k, lambda v: O.err(v, k), [grades[0], grades[-1]],
                      {d: gain(2)(g) for d, g in judged.items()}, unknown_limit=True)
@@ -121,16 +123,19 @@ def test_med_ap_and_err_equal_brute_force_with_16_shared_documents(seed):
 
 
 def test_core_ap_search_matches_enumeration_of_the_quadratic_form():
+    # any symmetric Q and any order of the chain bound (it is valid for every Q, exact only for AP's)
     from ir_rbstar.core import med as K
     import itertools
     rng = np.random.default_rng(3)
-    for _ in range(30):
+    for _ in range(40):
         m = int(rng.integers(1, 11))
         c, l = float(rng.normal()), rng.normal(size=m)
         Q = rng.normal(size=(m, m))
         Q = np.triu(Q, 1) + np.triu(Q, 1).T
         best = max(c + l @ z + 0.5 * z @ Q @ z for z in map(np.array, itertools.product([0.0, 1.0], repeat=m)))
-        assert K._APSearch(c, l, Q).run() == pytest.approx(best, abs=1e-12)
+        for order in (None, rng.permutation(m)):
+            value, nodes, exact = K.max_qubo(c, l, Q, order)
+            assert exact and value == pytest.approx(best, abs=1e-12)
 
 
 # --- eqs. 11 and 13: judgment-free closed forms ---
@@ -247,7 +252,7 @@ def test_complete_judgments_give_the_actual_difference(seed):
     idcg = sum(v / math.log2(i + 2) for i, v in enumerate(ideal))
     norm = sum(gains[G] / math.log2(i + 2) for i in range(k))
     ndcg_diff = abs(single(ndcg, qrels, a) - single(ndcg, qrels, b)) * idcg / norm
-    assert med1(ir_rbstar.MED_nDCG @ k, qrels, a, b) == pytest.approx(ndcg_diff, abs=1e-6)
+    assert med1(ir_rbstar.MED_nDCG(max_rel=G) @ k, qrels, a, b) == pytest.approx(ndcg_diff, abs=1e-6)
     # ERR: gdeval's ERR@k uses gains (2^g - 1) / 2^4, i.e. max_rel = 4
     err = ir_measures.ERR @ k
     err_diff = abs(single(err, qrels, a) - single(err, qrels, b))
@@ -336,7 +341,7 @@ def test_errors():
         ir_rbstar.MED_AP(ref=" ")
     ir_rbstar.register_run("med_ref", run)
     try:
-        with pytest.raises(ParameterError, match="grade 3, above max_rel=2"):
+        with pytest.raises(GradeScaleError, match="grade 3, above max_rel=2"):
             ir_measures.calc_aggregate([ir_rbstar.MED_nDCG(ref="med_ref", max_rel=2)], {"t": {"a": 3}}, run)
         with pytest.raises(MissingQrelsError):
             ir_measures.calc_aggregate([ir_rbstar.MED_nDCG(ref="med_ref"), ir_rbstar.RBP], None, run)
@@ -373,8 +378,8 @@ def test_med_err_with_common_prefix_and_suffix_equals_brute_force(seed):
     grades = [gain(2)(j) for j in range(3)]
     known = {d: gain(2)(g) for d, g in judged.items()}
     want = O.med(a, b, k, lambda v: O.err(v, k), [grades[0], grades[-1]], known, unknown_limit=True)
-    assert med(ir_rbstar.MED_ERR @ k, qrels, a, b) == pytest.approx(want, abs=TOL)
-    assert med(ir_rbstar.MED_ERR @ len(a), qrels, a, a) == pytest.approx(0.0, abs=TOL)
+    assert med(ir_rbstar.MED_ERR(max_rel=2) @ k, qrels, a, b) == pytest.approx(want, abs=TOL)
+    assert med(ir_rbstar.MED_ERR(max_rel=2) @ len(a), qrels, a, a) == pytest.approx(0.0, abs=TOL)
 
 
 def test_measures_evaluated_together_equal_each_alone():
@@ -385,7 +390,7 @@ def test_measures_evaluated_together_equal_each_alone():
     qrels = {f"q{q}": {f"d{d}": rng.randint(0, 2) for d in rng.sample(range(60), 10)} for q in range(30)}
     ir_rbstar.register_run("med_ref", ref)
     try:
-        ms = ir_rbstar.parse("MED_nDCG(ref='med_ref')@20 MED_RBP(p=0.95,ref='med_ref') "
+        ms = ir_rbstar.parse("MED_nDCG(ref='med_ref',max_rel=2)@20 MED_RBP(p=0.95,ref='med_ref') "
                              "MED_ERR(ref='med_ref',max_rel=2)@30 MED_AP(ref='med_ref')@25 MED_P(ref='med_ref')@10")
         together = ir_measures.calc_aggregate(ms, qrels, run)
         for m in ms:

@@ -1,6 +1,5 @@
-"""Run-distance matrices (SPEC section 4: "a pairwise MED (and RBO/RBA) distance matrix over a set of
-runs, as a DataFrame and as a heat map"): ir_rbstar.med, plots.plot_distance_matrix and
-``ir-rbstar distance``."""
+"""Run-distance matrices (a pairwise MED, RBO or RBA distance matrix over a set of runs, as a DataFrame
+and as a heat map): ir_rbstar.med, plots.plot_distance_matrix and ``ir-rbstar distance``."""
 import doctest
 import io
 import os
@@ -40,7 +39,8 @@ def direct(runs, text, a, b, qrels=None):
         ir_rbstar.unregister_run("matrix_ref")
 
 
-@pytest.mark.parametrize("measure, text", [("MED_nDCG@10", "MED_nDCG(REF)@10"), ("MED_P@5", "MED_P(REF)@5"),
+@pytest.mark.parametrize("measure, text", [("MED_nDCG(max_rel=2)@10", "MED_nDCG(REF,max_rel=2)@10"),
+                                           ("MED_P@5", "MED_P(REF)@5"),
                                            ("MED_RBP(p=0.8)", "MED_RBP(p=0.8,REF)"),
                                            ("MED_ERR(max_rel=2)@8", "MED_ERR(REF,max_rel=2)@8"),
                                            ("MED_AP@12", "MED_AP(REF)@12")])

@@ -1,6 +1,7 @@
 """Glue between the MED declarations and their kernels: both lists cut at k, joined, judged, then solved."""
 from __future__ import annotations
 
+import warnings
 from typing import Dict, Iterable, Optional, Tuple
 
 import numpy as np
@@ -8,7 +9,8 @@ import numpy as np
 from ..context import RunContext, gather
 from ..core import med as K
 from ..core.ties import discount_cum
-from ..errors import ParameterError
+from ..errors import BudgetWarning, GradeScaleError
+from ..io import QUERY_IDS
 
 NAMES = ("MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR")
 GRADED = ("MED_nDCG", "MED_ERR")
@@ -62,38 +64,79 @@ def _valued(side: K.Side, values) -> K.Side:
 
 
 def top_grade(ctx: RunContext, m) -> int:
-    """G of the graded measures: ``max_rel``, or the highest grade of the qrels (at least 1)."""
-    highest = ctx.qrels.max_grade if ctx.qrels is not None and m["judgments"] else 0
-    G = m.params.get("max_rel")
-    if G is None:
-        return max(int(highest), 1)
-    if highest > G:
-        raise ParameterError(f"{m}: the qrels have grade {highest}, above max_rel={G}; give max_rel >= {highest}")
+    """G of the graded measures: ``max_rel`` (default 1), never the qrels' highest grade, so that a query's
+    value does not depend on the other queries' judgments. With judgments used, a judged grade above it
+    raises GradeScaleError."""
+    G = int(m["max_rel"])
+    if m["judgments"] and ctx.qrels is not None:
+        _check_scale(ctx, m, G)
     return G
+
+
+def _check_scale(ctx: RunContext, m, G: int) -> None:
+    """GradeScaleError naming the query, the document and the grade of the first judgment of a universe
+    query above G (only the universe queries' own judgments are looked at)."""
+    rows, _ = ctx.qrels_universe()
+    grades = ctx.qrels.grades[rows]
+    bad = np.flatnonzero(grades > G)
+    if not len(bad):
+        return
+    i = rows[bad[0]]
+    qid = QUERY_IDS.decode(ctx.qrels.rowq[i:i + 1])[0]
+    doc = ctx.qrels.rowb[i].decode("utf-8", "replace")
+    raise GradeScaleError(f"{m}: query {qid!r} judges document {doc!r} with grade {int(ctx.qrels.grades[i])}, "
+                          f"above max_rel={G} (the top of the grade scale: grade j is worth (2^j - 1) / 2^max_rel); "
+                          f"give max_rel={int(grades.max())} or more (e.g. max_rel=3 for TREC DL), or "
+                          f"judgments=False for a judgment-free distance")
+
+
+def searched(m, ctx: RunContext) -> K.Searched:
+    """Per-query values of one MED measure with, for MED_AP and MED_ERR, whether each is the exact maximum
+    or a certified upper bound (its search reached ``budget``), and the search nodes per direction. The
+    closed-form measures are always exact (0 nodes)."""
+    name, cutoff, ref = m.NAME, m.params.get("cutoff"), m["ref"]
+    a, b = lists(ctx, cutoff, ref, m, m["judgments"])
+    if name in GRADED:
+        G = top_grade(ctx, m)
+        top = (2.0 ** G - 1.0) / 2.0 ** G
+        value = lambda g: (2.0 ** np.maximum(g, 0) - 1.0) / 2.0 ** G   # noqa: E731
+    else:
+        top, rel = 1.0, m["rel"]
+        value = lambda g: (g >= rel).astype(np.float64)   # noqa: E731
+    a, b = _valued(a, value), _valued(b, value)
+    if name in ("MED_ERR", "MED_AP"):
+        solve = K.med_ap if name == "MED_AP" else K.med_err
+        return solve(K.dense(a, b, ctx.n, cutoff, top), K.dense(b, a, ctx.n, cutoff, top), m["budget"])
+    v = _dot(name, m, a, b, ctx.n, cutoff, top)
+    return K.Searched(v, v, np.ones(ctx.n, dtype=bool), np.zeros((ctx.n, 2), dtype=np.int64))
 
 
 def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
     out: Dict[object, np.ndarray] = {}
+    bounded = []
     # measures without a cutoff first: their full-depth join then serves the cut ones
     for m in sorted(measures, key=lambda m: m.params.get("cutoff") is not None):
-        name, cutoff, ref = m.NAME, m.params.get("cutoff"), m["ref"]
-        a, b = lists(ctx, cutoff, ref, m, m["judgments"])
-        if name in GRADED:
-            G = top_grade(ctx, m)
-            top = (2.0 ** G - 1.0) / 2.0 ** G
-            value = lambda g: (2.0 ** np.maximum(g, 0) - 1.0) / 2.0 ** G   # noqa: E731
-        else:
-            top, rel = 1.0, m["rel"]
-            value = lambda g: (g >= rel).astype(np.float64)   # noqa: E731
-        a, b = _valued(a, value), _valued(b, value)
-        if name in ("MED_ERR", "MED_AP"):
-            solve = (lambda d: K.max_ap(d)[0]) if name == "MED_AP" else K.max_err
-            ab = solve(K.dense(a, b, ctx.n, cutoff, top))
-            ba = solve(K.dense(b, a, ctx.n, cutoff, top))
-            out[m] = np.maximum(np.maximum(ab, ba), 0.0)
-        else:
-            out[m] = _dot(name, m, a, b, ctx.n, cutoff, top)
+        result = searched(m, ctx)
+        out[m] = result.value
+        if not result.exact.all():
+            bounded.append((m, np.flatnonzero(~result.exact)))
+    if bounded:
+        warnings.warn(BudgetWarning(budget_message(bounded, ctx)), stacklevel=2)
     return out
+
+
+def budget_message(bounded, ctx: RunContext, shown: int = 5) -> str:
+    """The text of the one BudgetWarning of an evaluation: per measure, how many queries have a bound
+    rather than an exact value, the first ``shown`` of them, and what to do."""
+    parts = []
+    for m, rows in bounded:
+        qids = ", ".join(repr(q) for q in QUERY_IDS.decode(ctx.universe[rows[:shown]]))
+        more = f" and {len(rows) - shown} more" if len(rows) > shown else ""
+        raised = type(m)(**{**m.params, "budget": 10 * int(m["budget"])})
+        parts.append(f"{m}: {len(rows)} of {ctx.n} queries reached the search budget of {m['budget']} nodes per "
+                     f"query and direction (queries {qids}{more}); their values are certified upper bounds of "
+                     f"the maximum, not exact values. Raise budget= for exact values, e.g. {raised}")
+    return ("; ".join(parts) + ". ir_rbstar.med.exactness() tells which queries are exact.")
 
 
 def _dot(name: str, m, a: K.Side, b: K.Side, n: int, cutoff: Optional[int], top: float) -> np.ndarray:

@@ -1,5 +1,5 @@
-"""Declarations of the MED family (papers/003: Tan & Clarke, *A Family of Rank Similarity Measures
-based on Maximized Effectiveness Difference*, TKDE 2015).
+"""Declarations of the MED family (Tan & Clarke, *A Family of Rank Similarity Measures based on
+Maximized Effectiveness Difference*, IEEE TKDE 2015).
 
 MED(A, B) is the largest |S(A) - S(B)| that any relevance assignment consistent with what is known
 can produce, for an effectiveness measure S. A is the evaluated run, B the run named by ``ref`` (a run
@@ -12,14 +12,31 @@ without a cutoff, where the unseen tail keeps p^K), and it satisfies the triangl
 
 Binary measures (P, RBP, AP) count a judged document as relevant (value 1) when its grade is
 >= ``rel``. Graded measures (nDCG, ERR) give grade j the value r_j = (2^j - 1) / 2^G (eq. 15), with
-G = ``max_rel`` (default: the highest grade in the qrels, at least 1) and negative grades as 0.
+G = ``max_rel``, the top of the collection's grade scale (default 1; e.g. ``max_rel=3`` for TREC DL), and
+negative grades as 0. G is a parameter, not the highest grade of whatever qrels are passed in, so a
+query's value never depends on the other queries' judgments; a judged grade above ``max_rel`` raises
+:class:`~ir_rbstar.errors.GradeScaleError` naming the query, the document and the grade (never clipped).
+Judgment-free values use G = 1 unless ``max_rel`` is given.
+
+MED_AP and MED_ERR search (branch and bound) for the maximum; ``budget`` caps the search nodes per query
+and direction, so that no query can take exponential time. A query whose search reaches the budget gets
+a certified upper bound of the maximum (never below it) instead of the exact value, and the evaluation
+issues one :class:`~ir_rbstar.errors.BudgetWarning` naming the measure, how many queries were bounded
+and the first of them. :func:`ir_rbstar.med.exactness` gives, per query, the value and whether it is
+exact. Nodes are counted per query, so a value never depends on the other queries of the call.
 """
 from __future__ import annotations
 
 from .base import ParamInfo, RbstarMeasure, param_cutoff, param_p, param_rel
 from ..errors import ParameterError
 
-__all__ = ["MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR", "MED_MEASURES"]
+__all__ = ["MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR", "MED_MEASURES", "AP_BUDGET", "ERR_BUDGET"]
+
+#: default search budgets (nodes per query and direction). A MED_AP node costs about a millisecond (a
+#: dynamic programme over the shared documents), a MED_ERR node a few microseconds (vectorised over the
+#: nodes and queries), so both defaults stop a query that cannot be solved after about a second.
+AP_BUDGET = 1000
+ERR_BUDGET = 200_000
 
 
 def param_med_ref() -> ParamInfo:
@@ -35,9 +52,16 @@ def param_judgments() -> ParamInfo:
 
 
 def param_max_rel() -> ParamInfo:
-    return ParamInfo(dtype=int, default=None,
-                     desc="the highest grade G; grade j is worth (2^j - 1) / 2^G (default: the highest "
-                          "grade in the qrels, at least 1)")
+    return ParamInfo(dtype=int, default=1,
+                     desc="the top of the grade scale G (e.g. 3 for TREC DL); grade j is worth (2^j - 1) / 2^G; "
+                          "a judged grade above it is an error, never clipped")
+
+
+def param_budget(default: int) -> ParamInfo:
+    return ParamInfo(dtype=int, default=default,
+                     desc="search nodes per query and direction; a query whose search reaches it gets a "
+                          "certified upper bound of the maximum instead of the exact value (with a "
+                          "BudgetWarning)")
 
 
 class _MEDMeasure(RbstarMeasure):
@@ -53,16 +77,17 @@ class _MEDMeasure(RbstarMeasure):
     def _check_ranges(self) -> None:
         super()._check_ranges()
         self._check_text("ref")
-        max_rel = self.params.get("max_rel")
-        if max_rel is not None and max_rel < 1:
-            raise ParameterError(f"{self.NAME}: max_rel={max_rel} must be at least 1")
+        budget = self.params.get("budget")
+        if budget is not None and budget < 1:
+            raise ParameterError(f"{self.NAME}: budget={budget} must be at least 1 (search nodes per query "
+                                 f"and direction)")
 
 
 class _MED_P(_MEDMeasure):
     """MED of P@k: the largest P@k difference between the run and ``ref`` that any relevance allows.
 
-    Binary (grade >= ``rel`` is relevant). Without judgments it is 1 - |A_k ∩ B_k| / k (papers/003
-    eqs. 10-11); with every document of both top k judged (and both lists of depth k) it is
+    Binary (grade >= ``rel`` is relevant). Without judgments it is 1 - |A_k ∩ B_k| / k (Tan & Clarke,
+    TKDE 2015, eqs. 10-11); with every document of both top k judged (and both lists of depth k) it is
     |P@k(A) - P@k(B)|. The cutoff is required. Example: ``MED_P(ref='baseline.run')@10``.
     """
     __name__ = "MED_P"
@@ -77,7 +102,7 @@ class _MED_P(_MEDMeasure):
 class _MED_RBP(_MEDMeasure):
     """MED of RBP: the largest RBP difference between the run and ``ref`` that any relevance allows.
 
-    Binary relevance (``rel``), papers/003 section III-A, eq. 13. Without a cutoff RBP is summed to
+    Binary relevance (``rel``), Tan & Clarke (TKDE 2015) section III-A, eq. 13. Without a cutoff RBP is summed to
     infinity: after the end of a list of K documents the unseen tail can add up to p^K, so two
     identical depth-K lists are p^K apart. With ``@k`` the measure is RBP@k (nothing after rank k
     counts) and identical lists of depth >= k are 0 apart.
@@ -93,10 +118,12 @@ class _MED_RBP(_MEDMeasure):
 class _MED_nDCG(_MEDMeasure):
     """MED of nDCG@k: the largest rescaled nDCG@k difference from ``ref`` that any relevance allows.
 
-    papers/003 section III-B: DCG with gains r_j = (2^j - 1) / 2^G and discount 1 / log2(i + 1),
-    divided by the DCG of k documents of the top grade (eq. 17), so that the value lies in [0, 1]
-    without knowing the collection (this normaliser is not the ideal DCG of trec_eval's nDCG). Default
-    k = 20. Example: ``MED_nDCG(ref='baseline.run')@20``, ``MED_nDCG(ref='b.run',max_rel=2)@10``.
+    Tan & Clarke (TKDE 2015) section III-B: DCG with gains r_j = (2^j - 1) / 2^G and discount
+    1 / log2(i + 1), divided by the DCG of k documents of the top grade (eq. 17), so that the value lies in
+    [0, 1] without knowing the collection (this normaliser is not the ideal DCG of trec_eval's nDCG).
+    G = ``max_rel``, the top of the grade scale (default 1: binary qrels; give ``max_rel=3`` for TREC DL
+    qrels): a judged grade above it raises GradeScaleError. Default k = 20.
+    Example: ``MED_nDCG(ref='baseline.run')@20``, ``MED_nDCG(ref='b.run',max_rel=3)@10``.
     """
     __name__ = "MED_nDCG"
     NAME = "MED_nDCG"
@@ -108,31 +135,39 @@ class _MED_nDCG(_MEDMeasure):
 class _MED_AP(_MEDMeasure):
     """MED of AP@k: the largest AP@k difference (R replaced by k) from ``ref`` that any relevance allows.
 
-    papers/003 eq. 19, binary (``rel``). Maximising the difference is a quadratic 0-1 problem; the value
-    is its exact maximum, found by branch and bound with first-order persistency (see
-    :mod:`ir_rbstar.core.med`), not the paper's tabu-search approximation. Default k = 100.
-    Example: ``MED_AP(ref='baseline.run')@100``.
+    Tan & Clarke (TKDE 2015) eq. 19, binary (``rel``). Maximising the difference is a quadratic 0-1
+    problem; the value is its exact maximum, found by branch and bound (persistency, a roof bound and a
+    dynamic-programming chain bound that is exact when both lists rank their shared documents in the same
+    order; see :mod:`ir_rbstar.core.med`), not the paper's tabu-search approximation. ``budget`` (default
+    1000) caps the search nodes per query and direction (about a millisecond each at k = 100): a query
+    that reaches it gets a certified upper bound of the maximum instead, and the evaluation warns
+    (BudgetWarning). Default k = 100.
+    Example: ``MED_AP(ref='baseline.run')@100``, ``MED_AP(ref='baseline.run',budget=100000)@100``.
     """
     __name__ = "MED_AP"
     NAME = "MED_AP"
     DEFAULT_CUTOFF = 100
     SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "ref": param_med_ref(), "rel": param_rel(1),
-                        "judgments": param_judgments()}
+                        "judgments": param_judgments(), "budget": param_budget(AP_BUDGET)}
 
 
 class _MED_ERR(_MEDMeasure):
     """MED of ERR@k: the largest expected-reciprocal-rank difference from ``ref`` that any relevance allows.
 
-    papers/003 eq. 23, gains as for MED_nDCG. The value is the exact maximum (branch and bound over the
-    shared unjudged documents with a provable bound at every node, see :mod:`ir_rbstar.core.med`), not
-    the paper's approximation with error bound eq. 24. Default k = 30.
-    Example: ``MED_ERR(ref='baseline.run',max_rel=2)@30``.
+    Tan & Clarke (TKDE 2015) eq. 23, gains as for MED_nDCG (G = ``max_rel``, default 1; a judged grade
+    above it raises GradeScaleError). The value is the exact maximum (branch and bound over the shared
+    unjudged documents with a provable bound at every node, see :mod:`ir_rbstar.core.med`), not the
+    paper's approximation with error bound eq. 24. ``budget`` (default 200000) caps the search nodes per
+    query and direction (a few microseconds each): a query that reaches it gets a certified upper bound
+    of the maximum instead, and the evaluation warns (BudgetWarning). Deep cutoffs over many shared
+    documents in different orders (k = 100) can need more. Default k = 30.
+    Example: ``MED_ERR(ref='baseline.run',max_rel=3)@30``.
     """
     __name__ = "MED_ERR"
     NAME = "MED_ERR"
     DEFAULT_CUTOFF = 30
     SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "ref": param_med_ref(), "max_rel": param_max_rel(),
-                        "judgments": param_judgments()}
+                        "judgments": param_judgments(), "budget": param_budget(ERR_BUDGET)}
 
 
 MED_P = _MED_P()
