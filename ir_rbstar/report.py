@@ -53,6 +53,12 @@ DEFAULT_SEED = 0
 PRIOR_GROUP = "others"
 #: the measures of the distance matrices (MED judged against the qrels; RBO as 1 - RBO)
 DISTANCES = (("med", "MED_nDCG@10"), ("rbo", "RBO(p=0.9)"))
+
+
+def _distances(max_rel: int = 1):
+    """The report's distance measures, graded ones on the grade scale ``max_rel``."""
+    scale = "" if max_rel == 1 else f"(max_rel={max_rel})"
+    return tuple((key, m.replace("MED_nDCG@", f"MED_nDCG{scale}@")) for key, m in DISTANCES)
 #: picture and table files (name -> what it holds)
 FILES = {
     "report.md": "the report",
@@ -237,18 +243,20 @@ def _family(name: str) -> str:
 
 
 def default_measures(reference: Optional[str] = None, baseline: Optional[str] = None,
-                     prior: Optional[str] = PRIOR_GROUP) -> str:
+                     prior: Optional[str] = PRIOR_GROUP, max_rel: int = 1) -> str:
     """The report's default measures as a measure string (``1-`` marks a distance 1 - similarity).
 
     Always: nDCG@10, P@10, AP, R@100 (trec_eval's order of ties) and the tie-aware nDCG_TA@10, P_TA@10,
-    AP_TA; RBP(p=0.8) and its residual; Twist. With a ``reference`` (a registered name or run file):
+    AP_TA; RBP(p=0.8) (graded on the scale ``max_rel``) and its residual; Twist. With a ``reference`` (a registered name or run file):
     RBR(p=0.8)@20, RBA(p=0.9), RBO(p=0.9) against it. With ``prior`` (a registered group of runs):
     NRG@10. With a ``baseline`` (a registered name): MED_nDCG@10 and 1-RBO(p=0.9) against it.
 
     >>> print(default_measures(reference="mono", baseline="bm25"))
     nDCG@10 nDCG_TA@10 P@10 P_TA@10 AP AP_TA R@100 RBP(p=0.8) RBP_res(p=0.8) RBR(p=0.8,ref='mono')@20 RBA(p=0.9,ref='mono') RBO(p=0.9,ref='mono') Twist NRG(prior='others')@10 MED_nDCG(ref='bm25')@10 1-RBO(p=0.9,ref='bm25')
     """
-    items = ["nDCG@10", "nDCG_TA@10", "P@10", "P_TA@10", "AP", "AP_TA", "R@100", "RBP(p=0.8)", "RBP_res(p=0.8)"]
+    scale = "" if max_rel == 1 else f",max_rel={max_rel}"
+    items = ["nDCG@10", "nDCG_TA@10", "P@10", "P_TA@10", "AP", "AP_TA", "R@100", f"RBP(p=0.8{scale})",
+             "RBP_res(p=0.8)"]
     if reference is not None:
         ref = f"ref={reference!r}"
         items += [f"RBR(p=0.8,{ref})@20", f"RBA(p=0.9,{ref})", f"RBO(p=0.9,{ref})"]
@@ -257,7 +265,7 @@ def default_measures(reference: Optional[str] = None, baseline: Optional[str] = 
         items.append(f"NRG(prior={prior!r})@10")
     if baseline is not None:
         ref = f"ref={baseline!r}"
-        items += [f"MED_nDCG({ref})@10", f"1-RBO(p=0.9,{ref})"]
+        items += [f"MED_nDCG({ref}{scale})@10", f"1-RBO(p=0.9,{ref})"]
     return " ".join(items)
 
 
@@ -589,7 +597,7 @@ class _Steps:
 def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, baseline: Optional[str] = None,
                  groups: Any = None, measures: Any = None, progress: Optional[Progress] = None,
                  alpha: float = 0.05, permutations: int = DEFAULT_PERMUTATIONS, seed: int = DEFAULT_SEED,
-                 topic: Optional[str] = None, pictures: bool = True) -> pd.DataFrame:
+                 topic: Optional[str] = None, pictures: bool = True, max_rel: int = 1) -> pd.DataFrame:
     """Evaluate ``runs`` against ``qrels`` with every measure family and write a report into ``out_dir``.
 
     ``qrels``: a TREC qrels file (or anything :func:`ir_rbstar.read_qrels` reads), a DataFrame
@@ -606,11 +614,12 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
     ``prior='others'``. ``progress(step, total, message)`` is called before each step. ``alpha``,
     ``permutations`` and ``seed`` set the significance tests (:func:`randomization_pvalues`,
     :func:`holm`); ``topic`` the query of the CRP picture (default: the one whose Twist is nearest the
-    median); ``pictures=False`` draws none.
+    median); ``pictures=False`` draws none. ``max_rel`` is the top of the qrels' grade scale (e.g. 3 for
+    TREC DL), used by the graded measures of the default set and of the distance matrix.
 
     Returns the per-query values: a DataFrame indexed by (run, query_id) over the qrels' queries, one
-    column per measure (NaN where a measure has no value, e.g. Twist for a query without a relevant
-    document); ``attrs["files"]`` lists the files written (names inside ``out_dir``).
+    column per measure (every query has a value for every measure, as at every other door);
+    ``attrs["files"]`` lists the files written (names inside ``out_dir``).
 
     Raises ParameterError for no run, an unknown ``baseline``, groups naming unknown runs, a bad
     measure, ``alpha`` outside (0, 1) or ``out_dir`` naming a file; FileNotFoundError for a missing run
@@ -657,7 +666,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
     base_tag = _free(baseline, claimed) if baseline is not None else None
     prior_tag = PRIOR_GROUP
     columns = _parse_columns(measures if measures is not None else
-                             default_measures(ref_tag, base_tag, prior_tag if len(names) > 1 else None), base_tag)
+                             default_measures(ref_tag, base_tag, prior_tag if len(names) > 1 else None, max_rel), base_tag)
     wanted = {str(v) for c in columns for k, v in c.measure.params.items() if k in ("ref", "prior", "runs")}
 
     nrg_plot = _nrg_axes(columns) if len(names) > 1 else None
@@ -729,9 +738,10 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
 
         matrices: Dict[str, pd.DataFrame] = {}
         if len(names) > 1:
-            step("distance matrices: " + ", ".join(m for _, m in DISTANCES))
-            values = pairwise(rankings, [m for _, m in DISTANCES], q)
-            for key, m in DISTANCES:
+            distances = _distances(max_rel)
+            step("distance matrices: " + ", ".join(m for _, m in distances))
+            values = pairwise(rankings, [m for _, m in distances], q)
+            for key, m in distances:
                 matrices[key] = matrix_of(values, m)
                 matrices[key].to_csv(path(f"distance_{key}.tsv"), sep="\t")
 
@@ -997,6 +1007,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              "every other group")
     parser.add_argument("--measures", "-m", metavar="MEASURES",
                         help="measures instead of the default set, e.g. \"nDCG@10 RBP(p=0.8) 1-RBO(p=0.9,ref='bm25')\"")
+    parser.add_argument("--max-rel", dest="max_rel", type=int, default=1, metavar="G",
+                        help="top of the qrels' grade scale for the graded measures (default 1; 3 for TREC DL)")
     parser.add_argument("--topic", metavar="QUERY", help="query of the CRP picture (default: a typical one)")
     parser.add_argument("--no-pictures", dest="pictures", action="store_false", help="draw no pictures")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
@@ -1046,7 +1058,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     table = build_report(qrels, runs, args.output, reference=reference, baseline=baseline, groups=args.groups,
                          measures=args.measures, progress=progress, alpha=args.alpha,
-                         permutations=args.permutations, seed=args.seed, topic=args.topic, pictures=args.pictures)
+                         permutations=args.permutations, seed=args.seed, topic=args.topic, pictures=args.pictures,
+                         max_rel=args.max_rel)
     files = table.attrs["files"]
     print(f"{len(files)} files written to {args.output}:")
     for name in files:

@@ -234,7 +234,7 @@ def test_pt_experiment(world, batch_size):
 def test_report(world, tmp_path):
     from ir_rbstar import report
     table = report.build_report(world["qrels"], world["runs"], tmp_path, measures=list(world["measures"]),
-                                pictures=False)
+                                pictures=False, max_rel=3)
     for name in world["runs"]:
         part = table.xs(name, level="run")
         got = {(q, label): part.at[q, label] for q in part.index for label in part.columns}

@@ -228,8 +228,8 @@ def test_python_api_offline(offline):
         runs = {{"test": run, "ref": ref_file}}
         OUT["twist"] = same(twist.twist_table("irds:" + DL19, run), twist.twist_table(qf, run))
         OUT["full_scale"] = twist.full_scale_rp(DL19, "19335").tolist() == twist.full_scale_rp(qf, "19335").tolist()
-        OUT["med"] = same(med.distance_matrix(runs, "MED_nDCG@10", "irds:" + DL19),
-                          med.distance_matrix(runs, "MED_nDCG@10", qf))
+        OUT["med"] = same(med.distance_matrix(runs, "MED_nDCG(max_rel=3)@10", "irds:" + DL19),
+                          med.distance_matrix(runs, "MED_nDCG(max_rel=3)@10", qf))
         OUT["best"] = [nrg.best_per_team(runs, {{"test": "a", "ref": "a"}}, q, "nDCG@10") for q in ("irds:" + DL19, qf)]
         OUT["effort_gain"] = same(plots.effort_gain_points("irds:" + DL19, {{"test": run}}, gain="nDCG"),
                                   plots.effort_gain_points(qf, {{"test": run}}, gain="nDCG"))
@@ -285,7 +285,8 @@ def test_command_line_offline(offline):
         for name, q in [("file", CONST["qrels_file"]), ("bare", {DL19!r}), ("irds", "irds:" + {DL19!r})]:
             OUT[name] = cli(q, CONST["run_file"], *MS)
             OUT[name + "_q"] = cli(q, CONST["run_file"], *MS, "-q")
-            OUT[name + "_distance"] = cli("distance", CONST["run_file"], CONST["ref_file"], "--qrels", q)
+            OUT[name + "_distance"] = cli("distance", CONST["run_file"], CONST["ref_file"], "--qrels", q,
+                                              "--measure", "MED_nDCG(max_rel=3)@20")
     ''')
     for suffix in ("", "_q", "_distance"):
         assert out["file" + suffix][0] == 0 and out["file" + suffix][1].strip()

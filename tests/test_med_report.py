@@ -180,10 +180,12 @@ def test_shallow_run_diagonal(results):
 # ------------------------------------------------------------------ independent recomputation
 
 def _read_run(path):
-    """query -> doc ids in trec_eval order (score descending, ties by doc id descending), read here."""
+    """query -> doc ids in trec_eval order (score as a C float descending, ties by doc id descending),
+    read here."""
     with gzip.open(path, "rt") as f:
         frame = pd.read_csv(f, sep=r"\s+", header=None, usecols=[0, 2, 4], names=["q", "d", "s"],
                             dtype={"q": str, "d": str, "s": float})
+    frame["s"] = frame["s"].astype(np.float32)
     frame = frame.sort_values(["q", "s", "d"], ascending=[True, False, False])
     return {q: part["d"].tolist() for q, part in frame.groupby("q", sort=False)}
 

@@ -112,10 +112,12 @@ def test_values_in_range(table):
 
 
 def _rankings(path, judged):
-    """query -> doc ids in trec_eval order (score descending, ties by doc id descending), read here."""
+    """query -> doc ids in trec_eval order (score as a C float descending, ties by doc id descending),
+    read here."""
     with gzip.open(path, "rt") as f:
         frame = pd.read_csv(f, sep=r"\s+", header=None, usecols=[0, 2, 4], names=["q", "d", "s"],
                             dtype={"q": str, "d": str, "s": float})
+    frame["s"] = frame["s"].astype(np.float32)
     frame = frame[frame["q"].isin(judged)].sort_values(["q", "s", "d"], ascending=[True, False, False])
     return {q: part["d"].tolist() for q, part in frame.groupby("q", sort=False)}
 
@@ -136,13 +138,14 @@ def oracle_inputs(table):
 @pytest.mark.parametrize("run", ["bm25base_ax_p", "idst_bert_pr1", "ICT-CKNRM_B50", "test1"])
 def test_nrg_and_uniquerel_from_the_definition(table, oracle_inputs, run):
     """NRG@10 and UniqueRel@10 of a run = the plain-Python definition (eqs. 3-4) averaged over the 43
-    topics, with the prior set built here: the best run of every group but the run's own."""
+    topics, with the prior set built here, per topic: the best run of every group except the groups of
+    the runs that rank the topic exactly as the run does (the run itself, and any copy of it)."""
     qrels, runs, teams, best = oracle_inputs
-    priors = [runs[r] for g, r in sorted(best.items()) if g != teams[run]]
     nrg, unique2, unique1 = [], [], []
     for q, judged in qrels.items():
         ranking = runs[run].get(q, [])
-        others = [p.get(q, []) for p in priors]
+        own = {teams[r] for r, rankings in runs.items() if rankings.get(q, []) == ranking}
+        others = [runs[r].get(q, []) for g, r in sorted(best.items()) if g not in own]
         nrg.append(O.nrg(judged, ranking, others, k=10))
         unique2.append(O.unique_rel(judged, ranking, others, k=10, rel=2))
         unique1.append(O.unique_rel(judged, ranking, others, k=10, rel=1))

@@ -303,7 +303,7 @@ def test_runs_from_dataframes_and_dicts(tmp_path):
     runs = {"one": {"q1": {"a": 3.0, "b": 2.0, "c": 1.0}, "q2": {"e": 1.0}},
             "two": pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["c", "a", "d"], "score": [2.0, 1.0, 1.0]})}
     table = report.build_report(qrels, runs, tmp_path, baseline="two", measures="P@2 RBP(p=0.5,max_rel=2) Twist",
-                                pictures=False)
+                                pictures=False, max_rel=2)
     # by hand: P@2 of one: q1 {a, b} -> 1/2 (grade >= 1: a), q2 {e} -> 0; of two: q1 {c, a} -> 1, q2 {d} -> 1/2
     one, two = table.xs("one", level="run"), table.xs("two", level="run")
     assert one.loc[["q1", "q2"], "P@2"].tolist() == [0.5, 0.0]
