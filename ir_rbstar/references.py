@@ -82,7 +82,8 @@ def register_runs(group: str, runs: Mapping[str, Any], teams: Optional[Mapping[s
 
     ``runs`` maps run names to runs in any form :func:`register_run` accepts; an empty mapping gives an
     empty prior set. Registering a group again replaces it. A run that is itself one of the runs is
-    never its own prior. With ``teams`` (run name -> team, e.g. the TREC group that submitted it), the
+    never its own prior (a member that ranks a query exactly as the evaluated run does is left out for
+    that query). With ``teams`` (run name -> team, e.g. the TREC group that submitted it), the
     prior set of a member excludes every run of its team; with ``best`` (team -> run name) only each
     other team's representative is a prior (papers/004 section 4: "the best run of every other
     group"); :func:`ir_rbstar.nrg.best_per_team` picks them by a measure.

@@ -22,8 +22,11 @@ the constants make the empty-prior values those of ir_measures' measures, as the
 gives nDCG@k exactly.
 
 Without a cutoff the whole depth of every run counts (k = infinity: ``P`` is then not defined).
-A prior run identical to the evaluated run (the same documents in the same order for every query of
-the evaluated run) is left out automatically, so "every other system" can be given as one glob or registered group.
+A prior run is left out of a query's prior set when it ranks that query exactly as the evaluated run
+does (the same documents in the same order): it is then taken to be the run itself, so "every other
+system" can be given as one glob or registered group. This is decided per query, from that query's
+rankings only, so a query's value never depends on the other queries; a different system that returns
+the very same ranking for a query cannot be told apart from the run and is left out of that query too.
 """
 from __future__ import annotations
 
@@ -58,7 +61,7 @@ class _NRG(_NRGMeasure):
     seen(i) (eq. 4), with seen(i) and G from ``base`` (see the family's description). N is the same sum
     over the ideal ranking by residual gain (``norm=True``; the value is 0 when nothing is left to find)
     or the base measure's constant (``norm=False``). With no prior run it is the base measure (nDCG@k
-    by default). A prior run identical to the evaluated run is left out. A query the run does not
+    by default). A prior run that ranks a query exactly as the run does is left out for that query. A query the run does not
     answer scores 0. Examples: ``NRG(prior='runs/*.run')@10``, ``NRG(prior='bm25,dense',base='RR')@10``,
     ``NRG(prior='others',base='RBP',p=0.8,norm=False)@100``.
     """
