@@ -287,6 +287,8 @@ def _distance_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output", "-O", default=None, help="write the matrix as a TSV file")
     parser.add_argument("--picture", default=None, help="write a heat map of the matrix (.png or .svg)")
     parser.add_argument("--places", "-p", type=int, default=DEFAULT_PLACES)
+    parser.add_argument("--progress", action="store_true",
+                        help="one line per run on stderr even when it is not a terminal (default: only on a terminal)")
     return parser
 
 
@@ -305,7 +307,8 @@ def run_distance(argv: List[str], out=None) -> int:
             raise errors.ParameterError(f"--measure {args.measure!r}: '1-' makes a distance of "
                                         f"{', '.join(med.SIMILARITIES)} only")
     measure = med._measure(" ".join(split_measures(text)))
-    matrix = med.distance_matrix(run_names(args.runs), measure, _load_qrels(args.qrels))
+    matrix = med.distance_matrix(run_names(args.runs), measure, _load_qrels(args.qrels),
+                                 progress=reporter(True if args.progress else None, prefix="ir-rbstar distance"))
     print(f"# {matrix.attrs['distance']}, mean over the queries; rows: run, columns: ref", file=out)
     print(matrix.round(args.places).to_csv(sep="\t"), end="", file=out)
     if args.output:

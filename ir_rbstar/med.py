@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import glob as _glob
 import os
-from typing import Any, Dict, List, Mapping, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 import numpy as np
 import pandas as pd
@@ -74,14 +74,16 @@ def _runs(runs: Any) -> Dict[str, Ranking]:
     return {str(name): to_ranking(run, source=f"run {name!r}") for name, run in runs.items()}
 
 
-def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None) -> pd.DataFrame:
+def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None,
+             progress: Optional[Callable[[int, int, str], None]] = None) -> pd.DataFrame:
     """Per-query values of every measure for every ordered pair of runs (each pair evaluated once).
 
     ``runs``: a mapping of run name -> run (DataFrame, dict of dicts, path), a list of TREC run files
     (named by file name) or a glob. ``measures``: measure strings or objects among :data:`SYMMETRIC`
     (their ``ref`` is replaced by each other run). Returns a DataFrame with columns
     ``run, ref, query_id, measure, value``; both (a, b) and (b, a) rows are present, and the diagonal
-    (a, a) too (0 for MED, except MED_RBP without a cutoff: p^K).
+    (a, a) too (0 for MED, except MED_RBP without a cutoff: p^K). ``progress(step, total, message)``
+    is called before each run's evaluation (:func:`ir_rbstar.progress.reporter` makes one).
     """
     from .datasets import resolve_qrels
     from .provider import PROVIDER
@@ -102,6 +104,8 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None)
             register_run(tags[name], rankings[name])
         for i, a in enumerate(names):
             later = names[i:]
+            if progress is not None:
+                progress(i + 1, len(names), f"run {a} against {len(later)} run{'s' * (len(later) != 1)}")
             ms = {(b, m): m(ref=tags[b]) for b in later for m in measures}
             ev = PROVIDER.evaluator(list(dict.fromkeys(ms.values())), qrels)
             vals = ev.values(rankings[a])
@@ -126,13 +130,15 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None)
     return out
 
 
-def distance_matrix(runs: Any, measure: Any = "MED_nDCG@20", qrels: Any = None) -> pd.DataFrame:
+def distance_matrix(runs: Any, measure: Any = "MED_nDCG@20", qrels: Any = None,
+                    progress: Optional[Callable[[int, int, str], None]] = None) -> pd.DataFrame:
     """The mean of ``measure`` over the queries for every pair of runs, as a square DataFrame (rows: the
     evaluated run, columns: the reference, both in the order given). MED values are distances; for
     RBO, RBO_ext and RBA the matrix holds 1 - value. ``attrs['measure']`` names the measure and
-    ``attrs['distance']`` what the cells hold. See :func:`pairwise` for ``runs`` and ``qrels``."""
+    ``attrs['distance']`` what the cells hold. See :func:`pairwise` for ``runs``, ``qrels`` and
+    ``progress``."""
     m = _measure(measure)
-    return matrix_of(pairwise(runs, [m], qrels), m)
+    return matrix_of(pairwise(runs, [m], qrels, progress), m)
 
 
 def matrix_of(values: pd.DataFrame, measure: Any) -> pd.DataFrame:

@@ -189,3 +189,13 @@ def test_ir_measures_entry_points_are_declared_and_load():
     assert first.supports(rbr) and not first.supports(ir_measures.nDCG @ 10)
     assert last.supports(ir_measures.RBP @ 10) and not last.supports(rbr)
     assert list(first.evaluator([rbr], {"q": {"a": 1}}).iter_calc({"q": {"a": 1.0}}))[0].value == pytest.approx(0.2)
+
+
+def test_distance_shows_progress_when_asked():
+    runs = [BM25, str(VASWANI / "bm25l.run.gz"), str(VASWANI / "minilm_rerank.run.gz")]
+    code, _, err = _cli("distance", *runs, "--measure", "MED_P@10")
+    assert code == 0 and err == ""                                  # not a terminal: quiet
+    code, _, err = _cli("distance", *runs, "--measure", "MED_P@10", "--progress")
+    assert code == 0 and err.splitlines() == ["ir-rbstar distance: [1/3] run bm25 against 3 runs",
+                                              "ir-rbstar distance: [2/3] run bm25l against 2 runs",
+                                              "ir-rbstar distance: [3/3] run minilm_rerank against 1 run"]
