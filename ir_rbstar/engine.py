@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from typing import Iterator, Optional
 
 from .errors import MissingExtraError, ParameterError, RbstarError
@@ -77,10 +78,13 @@ def _load():
     return _compiled
 
 
-def compiled(rows: int):
+def compiled(rows: int, loaded_only: bool = False):
     """The compiled kernels (module :mod:`ir_rbstar._compiled`) if they are to be used for an input of
-    ``rows`` rows, else None."""
+    ``rows`` rows, else None. With ``loaded_only``, "auto" uses them only when they are loaded already
+    (work they would speed up by less than numba's start-up, e.g. converting Python objects)."""
     name = get_engine()
+    if loaded_only and name == "auto" and __package__ + "._compiled" not in sys.modules:
+        return None
     if name == "numpy" or (name == "auto" and rows < MIN_ROWS):
         return None
     if name == "numba":

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import gc
 import gzip
+import inspect
 import os
 from itertools import chain
 from operator import itemgetter
@@ -655,7 +656,11 @@ def _query_column(qids, source: str, line_of) -> Tuple[Any, np.ndarray]:
     return qids, _query_codes(qids)
 
 
-def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: Optional[np.ndarray] = None) -> Ranking:
+_PARALLEL_ROWS = 1_000_000
+
+
+def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: Optional[np.ndarray] = None,
+                         loaded_only: bool = True) -> Ranking:
     """A :class:`Ranking` from columns (query ids or :class:`CodedIds`, document ids, scores), validated."""
     dbytes = doc_bytes(dids if isinstance(dids, np.ndarray) else np.asarray(dids, dtype=object))
     qids, qc = _query_column(qids, source, line_of)
@@ -663,11 +668,22 @@ def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: O
     scores = _as_float(scores, qids, dbytes, source, line_of)
     _check_scores(scores, source, qids, dbytes, line_of)
     dh = hash_ids(dbytes) if dhash is None else dhash
-    kernels = compiled(len(qc))
+    kernels = compiled(len(qc), loaded_only=loaded_only)
     if kernels is None:
-        index = DocIndex(qc, dh)
+        if len(qc) < _PARALLEL_ROWS:
+            index = DocIndex(qc, dh)
+            _check_duplicates(index.clashes, qc, dbytes, "run", source, line_of)
+            return _build_ranking(qc, dbytes, dh, scores, source, index=index)
+        # large inputs: the duplicate check and the sort are independent numpy work, run side by side
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(DocIndex, qc, dh)
+            ranking, order = _build_ranking(qc, dbytes, dh, scores, source, with_order=True)
+            index = pending.result()
         _check_duplicates(index.clashes, qc, dbytes, "run", source, line_of)
-        return _build_ranking(qc, dbytes, dh, scores, source, index=index)
+        if order is None:
+            ranking._cache["index"] = index     # built on the input order, which is the ranked order
+        return ranking
     # compiled: sort first, then look for duplicates query by query (rows of a query are contiguous)
     ranking, order = _build_ranking(qc, dbytes, dh, scores, source, with_order=True)
     first, later = kernels.segment_clashes(ranking.offsets, ranking.docs.view(np.int64))
@@ -693,7 +709,10 @@ def qrels_from_columns(qids, dids, grades, source: str, line_of=None, dhash: Opt
         except ValueError:
             g = None
     if g is None:
-        conv = pd.to_numeric(pd.Series(raw, dtype=object).map(_show), errors="coerce").to_numpy(dtype=np.float64)
+        try:                                   # Python numbers (a dict of dicts): one C pass
+            conv = raw.astype(np.float64)
+        except (TypeError, ValueError):
+            conv = pd.to_numeric(pd.Series(raw, dtype=object).map(_show), errors="coerce").to_numpy(dtype=np.float64)
         bad = np.isnan(conv) | (conv != np.round(conv))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
@@ -918,7 +937,7 @@ def read_trec_run(path: str) -> Ranking:
     The rank column is ignored: rows are ordered by score (descending), ties by doc id (descending).
     """
     q, d, s, line_of, dhash = _read_run_columns(path)
-    return ranking_from_columns(q, d, s, os.fspath(path), line_of, dhash=dhash)
+    return ranking_from_columns(q, d, s, os.fspath(path), line_of, dhash=dhash, loaded_only=False)
 
 
 def read_trec_qrels(path: str) -> Qrels:
@@ -989,11 +1008,30 @@ def to_ranking(run: Any, source: Optional[str] = None) -> Ranking:
         src = source or "<run dict>"
         return ranking_from_columns(*_columns_from_dict(run, src, "run", "score"), src)
     if hasattr(run, "__iter__"):
+        path = _reader_file(run, "read_trec_run")
+        if path is not None:
+            return read_trec_run(path)
         src = source or "<run iterable>"
         q, d, s = _columns_from_tuples(run, ("query_id", "doc_id", "score"), src, "run")
         return ranking_from_columns(q, d, s, src)
     raise InputFormatError(f"unsupported run type {type(run).__name__}: give a TREC run file path, a DataFrame "
                            f"(query_id, doc_id, score), a dict of dicts or an iterable of namedtuples")
+
+
+def _reader_file(items: Any, reader: str) -> Optional[str]:
+    """The file of an untouched generator made by ``ir_measures.<reader>(path)``: its rows are that file's
+    rows, which this package's reader gives many times faster (and with errors that name the line). None
+    for anything else (then the items are read one by one)."""
+    if not inspect.isgenerator(items) or inspect.getgeneratorstate(items) != inspect.GEN_CREATED:
+        return None
+    import ir_measures
+    if items.gi_code is not getattr(getattr(ir_measures, reader, None), "__code__", None):
+        return None
+    path = inspect.getgeneratorlocals(items).get("file")
+    if not isinstance(path, str) or "\n" in path or not os.path.isfile(path):
+        return None
+    items.close()
+    return path
 
 
 def to_qrels(qrels: Any, source: Optional[str] = None) -> Qrels:
@@ -1010,6 +1048,9 @@ def to_qrels(qrels: Any, source: Optional[str] = None) -> Qrels:
         src = source or "<qrels dict>"
         return qrels_from_columns(*_columns_from_dict(qrels, src, "qrels", "relevance"), src)
     if hasattr(qrels, "__iter__"):
+        path = _reader_file(qrels, "read_trec_qrels")
+        if path is not None:
+            return read_trec_qrels(path)
         src = source or "<qrels iterable>"
         q, d, g = _columns_from_tuples(qrels, ("query_id", "doc_id", "relevance"), src, "qrels")
         return qrels_from_columns(q, d, g, src)

@@ -197,3 +197,17 @@ def test_the_cases_found_by_users():
     qrels = read_trec_qrels(str(root / "bom.qrels"))
     for ids in (ir_rbstar.io.QUERY_IDS.decode(run.qcodes), ir_rbstar.io.QUERY_IDS.decode(qrels.qcodes)):
         assert not any(q.startswith("\ufeff") for q in ids)
+
+
+def test_a_fresh_ir_measures_reader_is_read_from_its_file_and_a_started_one_item_by_item():
+    import ir_measures
+    path = str(VASWANI / "bm25.run.gz")
+    whole = to_ranking(ir_measures.read_trec_run(path))
+    assert len(whole) == len(read_trec_run(path))
+    started = ir_measures.read_trec_run(path)
+    first = next(started)
+    rest = to_ranking(started)                                   # the remaining rows, not the file
+    assert len(rest) == len(whole) - 1 and first.doc_id.encode() not in set(
+        rest.dbytes[rest.row_queries() == rest.qcodes[0]].tolist())
+    qrels = to_qrels(ir_measures.read_trec_qrels(str(VASWANI / "qrels")))
+    assert len(qrels.grades) == len(read_trec_qrels(str(VASWANI / "qrels")).grades)
