@@ -142,7 +142,7 @@ def main(argv=None) -> int:
                      "<= 1.00", h.yes(ratio <= 1.0))
             bench.add_summary("input forms (bench_doors.py)", f"RBP + RBP_res, input as {FORMS[form]}",
                               f"synthetic, {shape.split(' rows')[0]} rows", h.fmt_s(r1["wall"]),
-                              f"ir_measures default pipeline (pytrec_eval): nDCG@10, same input",
+                              "ir_measures default pipeline (pytrec_eval): nDCG@10, same input",
                               h.fmt_s(r2["wall"]), ratio, "<= 1.00", ratio <= 1.0,
                               peer_dists=["ir_measures", "pytrec_eval-terrier"])
         print(grid.render())

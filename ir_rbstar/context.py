@@ -235,7 +235,7 @@ class RunContext:
             return q, self.qrels.grades[rows]
         return self.cached(("qrels_rows",), make)
 
-    def check_grade_scale(self, measure, top: int) -> None:
+    def check_grade_scale(self, measure, top: int, otherwise: str = "rel=... for binary relevance") -> None:
         """Raise GradeScaleError if a judgment of a universe query has a grade above ``top`` (the top of
         the grade scale, ``max_rel``, of a graded measure). Only the universe queries' own judgments are
         looked at, so whether a query raises never depends on the other queries."""
@@ -251,8 +251,8 @@ class RunContext:
         doc = self.qrels.rowb[i].decode("utf-8", "replace")
         raise GradeScaleError(f"{measure}: query {qid!r} judges document {doc!r} with grade "
                               f"{int(self.qrels.grades[i])}, above max_rel={top} (the top of the grade "
-                              f"scale); give max_rel={highest} or more (e.g. max_rel=3 for TREC DL), or rel=... "
-                              f"for binary relevance")
+                              f"scale); give max_rel={highest} or more (e.g. max_rel=3 for TREC DL), or "
+                              f"{otherwise}")
 
     def relevant_counts(self, rel: int) -> np.ndarray:
         """Number of judged documents with grade >= rel of each universe query."""

@@ -12,7 +12,6 @@ every other door is compared with it to 1e-12.
 """
 import io
 import itertools
-import os
 
 import numpy as np
 import pandas as pd

@@ -4,8 +4,6 @@ are not UTF-8 are an error at every door. Each case failed before (misread silen
 a raw UnicodeDecodeError or a message without the count)."""
 import gzip
 import importlib.util
-import io
-import sys
 
 import numpy as np
 import pandas as pd

@@ -9,7 +9,7 @@ import numpy as np
 from ..context import RunContext, gather
 from ..core import med as K
 from ..core.ties import discount_cum
-from ..errors import BudgetWarning, GradeScaleError
+from ..errors import BudgetWarning
 from ..io import QUERY_IDS
 
 NAMES = ("MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR")
@@ -69,25 +69,8 @@ def top_grade(ctx: RunContext, m) -> int:
     raises GradeScaleError."""
     G = int(m["max_rel"])
     if m["judgments"] and ctx.qrels is not None:
-        _check_scale(ctx, m, G)
+        ctx.check_grade_scale(m, G, "judgments=False for a judgment-free distance")
     return G
-
-
-def _check_scale(ctx: RunContext, m, G: int) -> None:
-    """GradeScaleError naming the query, the document and the grade of the first judgment of a universe
-    query above G (only the universe queries' own judgments are looked at)."""
-    rows, _ = ctx.qrels_universe()
-    grades = ctx.qrels.grades[rows]
-    bad = np.flatnonzero(grades > G)
-    if not len(bad):
-        return
-    i = rows[bad[0]]
-    qid = QUERY_IDS.decode(ctx.qrels.rowq[i:i + 1])[0]
-    doc = ctx.qrels.rowb[i].decode("utf-8", "replace")
-    raise GradeScaleError(f"{m}: query {qid!r} judges document {doc!r} with grade {int(ctx.qrels.grades[i])}, "
-                          f"above max_rel={G} (the top of the grade scale: grade j is worth (2^j - 1) / 2^max_rel); "
-                          f"give max_rel={int(grades.max())} or more (e.g. max_rel=3 for TREC DL), or "
-                          f"judgments=False for a judgment-free distance")
 
 
 def searched(m, ctx: RunContext) -> K.Searched:
