@@ -149,7 +149,11 @@ def err_rows(v: np.ndarray) -> np.ndarray:
         return np.zeros(v.shape[0])
     reach = np.ones_like(v)
     np.cumprod(1.0 - v[:, :-1], axis=1, out=reach[:, 1:])
-    return (v * reach) @ (1.0 / np.arange(1, v.shape[1] + 1))
+    # a sum along each row, not a matrix product: BLAS blocks rows, so a row's rounding would depend
+    # on how many rows (queries, search nodes) are evaluated with it
+    reach *= v
+    reach /= np.arange(1, v.shape[1] + 1)
+    return reach.sum(axis=1)
 
 
 def ap_rows(v: np.ndarray) -> np.ndarray:
@@ -157,7 +161,10 @@ def ap_rows(v: np.ndarray) -> np.ndarray:
     k = v.shape[1]
     if k == 0:
         return np.zeros(v.shape[0])
-    return (v * np.cumsum(v, axis=1)) @ (1.0 / np.arange(1, k + 1)) / k
+    terms = np.cumsum(v, axis=1)
+    terms *= v
+    terms /= np.arange(1, k + 1)                # summed row by row (see err_rows), not by BLAS
+    return terms.sum(axis=1) / k
 
 
 # ----------------------------------------------------------------------------------------------- ERR
