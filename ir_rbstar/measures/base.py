@@ -125,6 +125,14 @@ class RbstarMeasure(Measure):
                 raise ParameterError(f"{self.NAME}: persistence p={p!r} must lie strictly between 0 and 1")
 
     def __repr__(self) -> str:
+        # measures are compared and hashed by repr, millions of times in a large evaluation: made once
+        cached = self.__dict__.get("_repr")
+        if cached is not None:
+            return cached
+        self.__dict__["_repr"] = text = self._make_repr()
+        return text
+
+    def _make_repr(self) -> str:
         shown = []
         for name, info in self.SUPPORTED_PARAMS.items():
             if name == self.AT_PARAM:
