@@ -31,7 +31,7 @@ import gc
 import gzip
 import inspect
 import os
-from itertools import chain
+from itertools import chain, islice
 from operator import itemgetter
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Tuple
@@ -80,13 +80,25 @@ _M2 = np.uint64(0x94D049BB133111EB)
 _GOLD = np.uint64(0x9E3779B97F4A7C15)
 
 
+_BLOCK = 1 << 20
+
+
 def _mix(h: np.ndarray) -> np.ndarray:
-    """splitmix64 finaliser (a bijection on uint64)."""
-    h = h ^ (h >> np.uint64(30))
-    h = h * _M1
-    h = h ^ (h >> np.uint64(27))
-    h = h * _M2
-    return h ^ (h >> np.uint64(31))
+    """splitmix64 finaliser (a bijection on uint64), in place on ``h`` (which it returns); a block at a
+    time, so that its temporaries are small and reused rather than new memory the size of ``h``."""
+    t = np.empty(min(len(h), _BLOCK), dtype=np.uint64)
+    for i in range(0, len(h), _BLOCK):
+        b = h[i:i + _BLOCK]
+        u = t[:len(b)]
+        np.right_shift(b, np.uint64(30), out=u)
+        b ^= u
+        b *= _M1
+        np.right_shift(b, np.uint64(27), out=u)
+        b ^= u
+        b *= _M2
+        np.right_shift(b, np.uint64(31), out=u)
+        b ^= u
+    return h
 
 
 def hash_ids(ids: np.ndarray) -> np.ndarray:
@@ -96,9 +108,10 @@ def hash_ids(ids: np.ndarray) -> np.ndarray:
     words = -(-width // 8)
     if n == 0:
         return np.empty(0, dtype=np.uint64)
-    raw = np.zeros((n, words * 8), dtype=np.uint8)
-    raw[:, :width] = np.frombuffer(ids.tobytes(), dtype=np.uint8).reshape(n, width)
-    w = raw.view(np.uint64)
+    if width % 8 == 0 and ids.flags.c_contiguous:
+        w = ids.view(np.uint64).reshape(n, words)                   # whole words already: no padding
+    else:
+        w = ids.astype(f"S{words * 8}").view(np.uint64).reshape(n, words)   # NUL padding to whole words
     with np.errstate(over="ignore"):
         h = _mix(w[:, 0].copy())          # a bijection: ids of up to 8 bytes never collide
         for j in range(1, words):
@@ -204,9 +217,18 @@ class Ranking:
     def row_positions(self) -> np.ndarray:
         """0-based rank of each row within its query."""
         if "pos" not in self._cache:
-            seg = self.row_segments()
-            self._cache["pos"] = np.arange(len(self), dtype=np.int64) - self.offsets[:-1][seg]
+            self._cache["pos"] = self.row_ranks() - 1
         return self._cache["pos"]
+
+    def row_ranks(self) -> np.ndarray:
+        """1-based rank of each row within its query: a running count that restarts at each query (one
+        array: each query's first row holds 1 minus the length of the query before, then a cumsum)."""
+        if "rank" not in self._cache:
+            rank = np.ones(len(self), dtype=np.int64)
+            rank[self.offsets[1:-1]] = 1 - np.diff(self.offsets[:-1])
+            np.cumsum(rank, out=rank)
+            self._cache["rank"] = rank
+        return self._cache["rank"]
 
     def tie_groups(self) -> Tuple[np.ndarray, np.ndarray]:
         """For each row: the 0-based position where its tie group (equal score) starts, and its size."""
@@ -416,6 +438,74 @@ class DocIndex:
         return out
 
 
+class Moves:
+    """A reordering that moves few rows (score ties broken by document id in a run already in score
+    order): ranked row ``rows[k]`` holds input row ``src[k]``; every other row stays where it is. Cheaper
+    than a full permutation on millions of rows: only the moved rows are copied and looked up."""
+
+    def __init__(self, rows: np.ndarray, src: np.ndarray):
+        self.rows, self.src = rows, src
+        by_src = np.argsort(src)
+        self._src_sorted, self._rows_by_src = src[by_src], rows[by_src]
+
+    def input_of(self, ranked: np.ndarray) -> np.ndarray:
+        """The input row of each ranked row."""
+        return _remap(ranked, self.rows, self.src)
+
+    def ranked_of(self, inputs: np.ndarray) -> np.ndarray:
+        """The ranked row of each input row."""
+        return _remap(inputs, self._src_sorted, self._rows_by_src)
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        """``values`` (one per input row) in ranked order: a copy with the moved rows moved."""
+        out = values.copy()
+        out[self.rows] = values[self.src]
+        return out
+
+
+def _remap(x: np.ndarray, keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Each of ``x`` replaced by ``values[k]`` where it equals ``keys[k]`` (``keys`` sorted), else kept."""
+    out = np.array(x, dtype=np.int64)
+    if len(keys) == 0 or len(out) == 0:
+        return out
+    k = np.minimum(np.searchsorted(keys, out), len(keys) - 1)
+    hit = keys[k] == out
+    out[hit] = values[k[hit]]
+    return out
+
+
+def input_rows(order, ranked: np.ndarray) -> np.ndarray:
+    """The input row of each ranked row, for ``order`` a full permutation or :class:`Moves`."""
+    return order.input_of(ranked) if isinstance(order, Moves) else order[ranked]
+
+
+class MovedIndex:
+    """A :class:`DocIndex` built on a ranking's input rows, answering with its ranked rows (the rows were
+    sorted after the index was built: ``order[i]`` is the input row of ranked row i, or ``order`` is a
+    :class:`Moves`). Keeping it saves building a second index for the ranking's joins."""
+
+    def __init__(self, index: DocIndex, order):
+        self.index = index
+        self._order = order
+        self._ranked: Optional[np.ndarray] = None
+
+    def _ranked_of(self, inputs: np.ndarray) -> np.ndarray:
+        if isinstance(self._order, Moves):
+            return self._order.ranked_of(inputs)
+        if self._ranked is None:                        # the inverse permutation, made on first use
+            n = len(self._order)
+            kind = np.int32 if n < 2 ** 31 else np.int64
+            self._ranked = np.empty(n, dtype=kind)
+            self._ranked[self._order] = np.arange(n, dtype=kind)
+        return self._ranked[inputs]
+
+    def lookup(self, qcodes: np.ndarray, dhash: np.ndarray) -> np.ndarray:
+        rows = self.index.lookup(qcodes, dhash)
+        hit = rows >= 0
+        rows[hit] = self._ranked_of(rows[hit])
+        return rows
+
+
 def _level_hash(h: np.ndarray, level: int) -> np.ndarray:
     """The hash bits that place a row at ``level`` (the document hash itself at level 0, then remixed)."""
     if level == 0:
@@ -462,11 +552,47 @@ def _query_codes(qids: np.ndarray) -> np.ndarray:
     return np.repeat(codes, np.diff(np.r_[starts, n]))
 
 
+def _sort_key(scores: np.ndarray, place: np.ndarray) -> np.ndarray:
+    """One int64 per row that sorts rows into (``place`` ascending, float32 score descending) order:
+    ``place`` (the query's place in the output, < 2**31) in the high 32 bits, the descending code of
+    the score (:func:`_descending_code`) in the low 32; equal exactly when both are equal. Built in
+    ``place`` itself when it is int64 (few full-length temporaries: on millions of rows each costs its
+    page faults)."""
+    key = place.astype(np.int64, copy=False)      # the caller's fresh array, reused
+    key <<= 32
+    key += 0x7FFFFFFF
+    key -= _order_bits(order_key(scores))        # += the descending code
+    return key
+
+
+def _descending_code(key: np.ndarray) -> np.ndarray:
+    """An int64 per float32 score in 0 .. 2**32-1, smaller for a larger score, equal exactly for equal
+    scores (-0.0 and 0.0 included): the float's bits made order-preserving as a signed integer, reversed."""
+    code = np.full(len(key), 0x7FFFFFFF, dtype=np.int64)
+    code -= _order_bits(key)
+    return code
+
+
+def _order_bits(key: np.ndarray) -> np.ndarray:
+    """The float32 scores as int32 that compare as the scores do (-0.0 equal to 0.0)."""
+    bits = (key + np.float32(0.0)).view(np.int32)  # a copy in which -0.0 is 0.0
+    # negative floats: the bits of the magnitude count the wrong way; flip them (keeping the sign)
+    flip = bits >> 31
+    flip &= 0x7FFFFFFF
+    bits ^= flip
+    return bits
+
+
 def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, scores: np.ndarray, source: str,
                    qorder: Optional[np.ndarray] = None, break_ties: bool = True,
                    index: Optional[DocIndex] = None, with_order: bool = False):
-    """Sort rows into trec_eval order (doc ids break score ties, descending, when ``break_ties``).
-    With ``with_order``: (ranking, the input row of each ranked row or None when no row moved)."""
+    """Sort rows into trec_eval order (doc ids break score ties, descending, when ``break_ties``; else
+    tied rows keep their input order). With ``with_order``: (ranking, the input row of each ranked row, as
+    an array or as :class:`Moves` when only tied rows moved, or None when no row moved).
+
+    The sort key is one int64 per row, the query's place in the output (high bits) and the descending
+    code of the float32 score (low 32 bits): one ``argsort`` of integers, several times faster than a
+    ``lexsort`` over the two columns."""
     n = len(qcodes)
     if n == 0:
         empty = Ranking(qcodes=np.empty(0, dtype=np.int64), offsets=np.zeros(1, dtype=np.int64),
@@ -478,19 +604,20 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
         qorder = pd.unique(qcodes[change])
     rank_of_q = np.full(int(max(qcodes.max(), qorder.max())) + 1, -1, dtype=np.int64)
     rank_of_q[qorder] = np.arange(len(qorder))
-    qsort = rank_of_q[qcodes]
-    same_q = qsort[1:] == qsort[:-1]
-    key = order_key(scores)
-    if np.all(qsort[1:] >= qsort[:-1]) and np.all(~same_q | (key[1:] <= key[:-1])):
+    sort_key = _sort_key(scores, rank_of_q[qcodes])
+    if bool(np.all(sort_key[1:] >= sort_key[:-1])):
         order = None            # already in (query, score descending) order, as TREC files usually are
     else:
-        order = np.lexsort((-key, qsort))
+        order = np.argsort(sort_key, kind=None if break_ties else "stable")
     if break_ties and n > 1:
-        order = _break_ties_by_docid(order, qsort, key, dbytes)
-    del key
-    if order is not None:
+        order = _break_ties_by_docid(order, sort_key, dbytes)
+    del sort_key
+    if isinstance(order, Moves):               # a few tied rows moved, within their query
+        dbytes, dhash, scores = order.apply(dbytes), order.apply(dhash), order.apply(scores)
+    elif order is not None:
         qcodes, dbytes, dhash, scores = qcodes[order], dbytes[order], dhash[order], scores[order]
-        index = None                           # built on the input order: rows have moved
+    if order is not None and index is not None:     # built on the input order: rows have moved
+        index = MovedIndex(index, order)
     starts = np.flatnonzero(np.r_[True, qcodes[1:] != qcodes[:-1]])
     offsets = np.append(starts, n).astype(np.int64)
     ranking = Ranking(qcodes=qcodes[starts], offsets=offsets, dbytes=dbytes, docs=dhash, scores=scores, source=source)
@@ -500,36 +627,34 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
     return (ranking, order) if with_order else ranking
 
 
-def _break_ties_by_docid(order: Optional[np.ndarray], qsort: np.ndarray, scores: np.ndarray,
-                         dbytes: np.ndarray) -> Optional[np.ndarray]:
-    """Within each run of equal (query, score), put doc ids in descending order (trec_eval's order).
+def _break_ties_by_docid(order: Optional[np.ndarray], sort_key: np.ndarray, dbytes: np.ndarray):
+    """Within each run of equal sort key (same query, same float32 score), put the doc ids in descending
+    order (trec_eval's order); ``order`` is the sorting permutation (None: the rows are sorted already).
+    Returns the new permutation (:class:`Moves` when ``order`` is None and some tied row moves).
 
-    Tie groups are handled by size: all groups of k rows form one (groups, k) matrix whose doc ids,
-    read as big-endian 64-bit words (their byte order), are sorted along the rows at once."""
-    qs = qsort if order is None else qsort[order]
-    ss = scores if order is None else scores[order]
-    n = len(qs)
-    new = np.ones(n, dtype=bool)
-    new[1:] = (qs[1:] != qs[:-1]) | (ss[1:] != ss[:-1])
-    start = np.flatnonzero(new)
-    size = np.diff(np.append(start, n))
-    if size.max(initial=1) == 1:
+    Only the tied rows are touched: they are gathered and sorted by (tie group, doc id descending), the
+    doc ids read as big-endian 64-bit words (their byte order)."""
+    ks = sort_key if order is None else sort_key[order]
+    same = ks[1:] == ks[:-1]                 # row i + 1 ties with row i
+    if not same.any():
         return order
-    if order is None:
-        order = np.arange(n)
-    out = order.copy()
+    tied = np.zeros(len(ks), dtype=bool)
+    tied[1:] = same
+    tied[:-1] |= same
+    rows = np.flatnonzero(tied)              # positions (in sorted order) of every tied row
+    group = np.cumsum(np.r_[True, ~same[rows[1:] - 1]])    # a tied row not tied with the one before opens a group
+    src = rows if order is None else order[rows]
     words = -(-dbytes.dtype.itemsize // 8)
-    for k in np.unique(size[size > 1]).tolist():
-        rows = start[size == k][:, None] + np.arange(k)        # (groups of size k, k)
-        src = order[rows]
-        ids = np.zeros(rows.shape, dtype=f"S{8 * words}")       # NUL padding keeps the byte order
-        ids[...] = dbytes[src]
-        w = ids.view(">u8").reshape(rows.shape[0], k, words)
-        if words == 1:
-            perm = np.argsort(w[:, :, 0], axis=1)
-        else:
-            perm = np.lexsort(tuple(w[:, :, j] for j in range(words - 1, -1, -1)), axis=1)
-        out[rows] = np.take_along_axis(src, perm[:, ::-1], axis=1)   # ids are distinct: descending
+    ids = np.zeros(len(rows), dtype=f"S{8 * words}")                # NUL padding keeps the byte order
+    ids[...] = dbytes[src]
+    w = ids.view(">u8").reshape(len(rows), words)
+    # lexsort: last key first; the complement of each word sorts the doc ids in descending order
+    perm = np.lexsort(tuple(~w[:, j].astype(np.uint64) for j in range(words - 1, -1, -1)) + (group,))
+    if order is None:
+        moved = src[perm] != rows
+        return Moves(rows[moved], src[perm][moved]) if moved.any() else None
+    out = order.copy()
+    out[rows] = src[perm]
     return out
 
 
@@ -681,15 +806,15 @@ def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: O
             ranking, order = _build_ranking(qc, dbytes, dh, scores, source, with_order=True)
             index = pending.result()
         _check_duplicates(index.clashes, qc, dbytes, "run", source, line_of)
-        if order is None:
-            ranking._cache["index"] = index     # built on the input order, which is the ranked order
+        # kept for joins (judgments, references): built on the input order, answering in the ranked one
+        ranking._cache["index"] = index if order is None else MovedIndex(index, order)
         return ranking
     # compiled: sort first, then look for duplicates query by query (rows of a query are contiguous)
     ranking, order = _build_ranking(qc, dbytes, dh, scores, source, with_order=True)
     first, later = kernels.segment_clashes(ranking.offsets, ranking.docs.view(np.int64))
     if len(first):
         if order is not None:
-            first, later = order[first], order[later]
+            first, later = input_rows(order, first), input_rows(order, later)
         _check_duplicates((first, later), qc, dbytes, "run", source, line_of)
     return ranking
 
@@ -1067,9 +1192,32 @@ def _columns_from_dict(obj: dict, source: str, what: str, value_name: str):
     lens = np.fromiter(map(len, obj.values()), dtype=np.int64, count=len(obj))
     n = int(lens.sum())
     codes = np.repeat(QUERY_IDS.encode(str(q) for q in obj.keys()), lens)
-    docs = np.fromiter(chain.from_iterable(obj.values()), dtype=object, count=n)
+    docs = _id_column(lambda: chain.from_iterable(obj.values()), n)
     values = _values(lambda: chain.from_iterable(map(dict.values, obj.values())), n, what)
     return CodedIds(codes), docs, values
+
+
+def _id_column(make_items, n: int) -> np.ndarray:
+    """Document ids as bytes (``S``) in one C pass when every id is ASCII text or bytes (the usual case:
+    no object array, no second conversion), else as objects for :func:`doc_bytes` (which encodes UTF-8
+    and names an id that cannot be). ``make_items()`` gives a new iterator over the ids.
+
+    The width is guessed from the first ids, with a byte to spare; when some id fills it (it may have
+    been cut) the exact width is measured and the pass redone; a guess too wide is trimmed to the
+    longest id (ids hold no trailing NUL bytes: a bytes array drops them)."""
+    try:
+        width = max(map(len, islice(make_items(), 1000)), default=0) + 1   # one byte to spare
+        ids = np.fromiter(make_items(), dtype=f"S{width}", count=n)   # numpy encodes str as ASCII
+        if n == 0:
+            return ids
+        cols = ids.view(np.uint8).reshape(n, width)
+        if cols[:, -1].any():                                         # some id fills the width
+            width = max(map(len, make_items()))
+            return np.fromiter(make_items(), dtype=f"S{max(width, 1)}", count=n)
+        used = np.flatnonzero(cols.any(axis=0))
+        return ids.astype(f"S{int(used[-1]) + 1 if len(used) else 1}")
+    except (TypeError, ValueError, UnicodeError):
+        return np.fromiter(make_items(), dtype=object, count=n)
 
 
 def _values(make_items, n: int, what: str) -> np.ndarray:
@@ -1110,7 +1258,7 @@ def _columns_from_tuples(items: Iterable, fields, source: str, what: str):
             and len(set(map(type, items))) == 1:
         q, d, v = (itemgetter(names.index(f)) for f in fields)
         n = len(items)
-        return (np.fromiter(map(q, items), dtype=object, count=n), np.fromiter(map(d, items), dtype=object, count=n),
+        return (np.fromiter(map(q, items), dtype=object, count=n), _id_column(lambda: map(d, items), n),
                 _values(lambda: map(v, items), n, what))
     cols = ([], [], [])
     for i, item in enumerate(items):

@@ -96,3 +96,93 @@ def test_duplicate_names_the_earliest_repeated_pair():
                           "score": [5.0, 4.0, 3.0, 2.0, 1.0]})
     with pytest.raises(DuplicateDocumentError, match="'b' appears twice for query 'q1'"):
         rio.to_ranking(frame)
+
+
+# --- the sort key, the index kept across the sort, and the two ways of joining judgments -----------
+
+FLOATS32 = st.floats(allow_nan=False, width=32)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(FLOATS32, min_size=1, max_size=40))
+def test_descending_code_orders_like_the_float32_scores(values):
+    key = np.array(values, dtype=np.float32)
+    code = rio._descending_code(key)
+    i, j = np.meshgrid(np.arange(len(key)), np.arange(len(key)))
+    # a larger score gets a smaller code; equal scores (0.0 and -0.0 included) the same code
+    assert np.array_equal(code[i] < code[j], key[i] > key[j])
+    assert np.array_equal(code[i] == code[j], key[i] == key[j])
+    assert (code >= 0).all() and (code < 2 ** 32).all()
+
+
+@st.composite
+def run_and_qrels(draw):
+    docs = [f"d{i}" for i in range(draw(st.integers(1, 12)))]
+    run, qrels = {}, {}
+    for q in draw(st.lists(st.sampled_from("abcdef"), min_size=1, max_size=5, unique=True)):
+        ranked = draw(st.lists(st.sampled_from(docs), max_size=len(docs), unique=True))
+        run[q] = {d: float(draw(st.integers(0, 3))) for d in ranked}
+    for q in draw(st.lists(st.sampled_from("abcdefg"), max_size=6, unique=True)):
+        judged = draw(st.lists(st.sampled_from(docs), max_size=4, unique=True))
+        qrels[q] = {d: draw(st.integers(-1, 3)) for d in judged}
+    return run, qrels
+
+
+@settings(max_examples=300, deadline=None)
+@given(run_and_qrels(), st.sampled_from([None, 1, 3]), st.booleans())
+def test_judgments_joined_from_either_side_agree(data, cutoff, extra_query):
+    """The judgments of B come from looking each row up in the qrels, or (when the run keeps its index
+    and the judgments are fewer) each judgment up in the run: the same grades either way, on the run's
+    own queries or a universe with queries the run lacks, with or without a cutoff; and the rows are in
+    trec_eval's order (score descending, then document id descending) after a sort that moved them."""
+    from ir_rbstar.context import gather, join_judgments
+    run_d, qrels_d = data
+    run, qrels = rio.to_ranking(run_d), rio.to_qrels(qrels_d)
+    assert run.has_index() or len(run) == 0     # kept from the duplicate check, even when rows moved
+    universe = run.qcodes if not extra_query else np.append(run.qcodes, rio.QUERY_IDS.encode(["zz"]))
+    b = gather(run, universe, cutoff)
+    queries = universe[b.seg]
+    by_rows = join_judgments(run, qrels, b, lambda: queries, side="rows")
+    by_judgments = join_judgments(run, qrels, b, lambda: queries, side="judgments")
+    assert np.array_equal(by_rows[0], by_judgments[0]) and np.array_equal(by_rows[1], by_judgments[1])
+    # and both are the judgments, read off the dicts
+    names = rio.QUERY_IDS.decode(queries)
+    ids = [d.decode() for d in b.dbytes.tolist()]
+    expected = [qrels_d.get(q, {}).get(d) for q, d in zip(names, ids)]
+    assert by_rows[1].tolist() == [g is not None for g in expected]
+    assert by_rows[0].tolist() == [g or 0 for g in expected]
+    for q, docs in ((q, docs) for q, docs in run_d.items() if docs):
+        seg = list(rio.QUERY_IDS.decode(run.qcodes)).index(q)
+        ranked = [d.decode() for d in run.dbytes[run.offsets[seg]:run.offsets[seg + 1]].tolist()]
+        assert ranked == sorted(docs, key=lambda d: (docs[d], d.encode()), reverse=True)
+
+
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
+def test_a_run_in_score_order_with_ties_moves_only_the_tied_rows(tmp_path, engine):
+    """A run already in score order (as TREC files and most dicts are) has only its tied rows reordered
+    (by document id, descending): the ranking, its kept index, the judgments joined from either side,
+    and a duplicate inside a tie group (named by its input lines) all come out as for a full sort."""
+    pytest.importorskip("numba") if engine == "numba" else None
+    from ir_rbstar import engine as E
+    from ir_rbstar.context import gather, join_judgments
+    run_d = {"q": {"a": 2.0, "b": 1.0, "c": 1.0, "e": 1.0, "d": 0.5}, "r": {"x": 1.0, "y": 1.0}}
+    qrels = rio.to_qrels({"q": {"b": 1, "c": 2, "d": 3}, "r": {"y": 1}})
+    with E.using(engine):
+        run = rio.to_ranking(run_d)
+        ranked = [d.decode() for d in run.dbytes.tolist()]
+        assert ranked == ["a", "e", "c", "b", "d", "y", "x"]
+        assert run.scores.tolist() == [2.0, 1.0, 1.0, 1.0, 0.5, 1.0, 1.0]
+        if engine == "numpy":
+            assert isinstance(run._cache["index"], rio.MovedIndex)
+            assert isinstance(run._cache["index"]._order, rio.Moves)
+        b = gather(run, run.qcodes)
+        for side in ("rows", "judgments"):
+            grade, judged = join_judgments(run, qrels, b, lambda: run.qcodes[b.seg], side=side)
+            assert grade.tolist() == [0, 0, 2, 1, 3, 1, 0] and judged.tolist() == [0, 0, 1, 1, 1, 1, 0]
+        path = tmp_path / "dup.run"
+        path.write_text("q Q0 a 1 2.0 t\nq Q0 b 2 1.0 t\nq Q0 c 3 1.0 t\nq Q0 b 4 1.0 t\n")
+        with pytest.raises(DuplicateDocumentError, match=r"'b' appears twice for query 'q' \(lines 2 and 4\)"):
+            rio.read_trec_run(str(path))
+        frame = pd.DataFrame({"query_id": ["q"] * 4, "doc_id": ["a", "b", "c", "b"], "score": [2.0, 1, 1, 1]})
+        with pytest.raises(DuplicateDocumentError, match=r"'b' appears twice for query 'q'"):
+            rio.to_ranking(frame)
