@@ -8,7 +8,7 @@ the kernels of :mod:`ir_rbstar.core`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -64,7 +64,7 @@ def gather(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None)
     if (len(universe) == len(ranking.qcodes) and np.array_equal(universe, ranking.qcodes)
             and (cutoff is None or ranking.segment_lengths().max(initial=0) <= cutoff)):
         # every row, in place (the common case: no cutoff, the run's own queries)
-        return Rows(seg=ranking.row_segments(), rank=ranking.row_positions() + 1, docs=ranking.docs,
+        return Rows(seg=ranking.row_segments(), rank=ranking.row_ranks(), docs=ranking.docs,
                     dbytes=ranking.dbytes, src=np.arange(len(ranking), dtype=np.int64),
                     lens=ranking.segment_lengths(), identity=True)
     starts, lens = ranges(ranking, universe, cutoff)
@@ -79,6 +79,32 @@ def _offsets(lens: np.ndarray) -> np.ndarray:
     out = np.zeros(len(lens) + 1, dtype=np.int64)
     np.cumsum(lens, out=out[1:])
     return out
+
+
+def join_judgments(run: Ranking, qrels: Qrels, b: Rows, queries: Callable[[], np.ndarray],
+                   side: Optional[str] = None) -> Tuple[np.ndarray, np.ndarray]:
+    """(grade, judged) of every row of ``b`` (rows of ``run``; ``queries()`` gives their query codes).
+
+    ``side="rows"`` looks each row up in the judgments; ``side="judgments"`` looks each judgment up in
+    the run (its index); both give the same arrays. By default the run's side is taken when the run keeps
+    an index (from its duplicate check) and the judgments are far fewer than the rows."""
+    if side is None:
+        side = "judgments" if run.has_index() and 4 * len(qrels.rowq) < len(b.src) else "rows"
+    if side == "rows":
+        return qrels.lookup(queries(), b.docs, b.dbytes)
+    run_row = run.find(qrels.rowq, qrels.rowd, qrels.rowb)
+    judgment = np.flatnonzero(run_row >= 0)
+    row = run_row[judgment]
+    if not b.identity:                   # run rows -> rows of B (-1: outside the universe or the cutoff)
+        at = np.full(len(run), -1, dtype=np.int64)
+        at[b.src] = np.arange(len(b.src), dtype=np.int64)
+        row = at[row]
+        judgment, row = judgment[row >= 0], row[row >= 0]
+    grade = np.zeros(len(b.src), dtype=np.int64)
+    judged = np.zeros(len(b.src), dtype=bool)
+    grade[row] = qrels.grades[judgment]
+    judged[row] = True
+    return grade, judged
 
 
 class RunContext:
@@ -118,7 +144,7 @@ class RunContext:
         """(grade, judged) of every row of B."""
         def make():
             b = self.observation(cutoff)
-            return self.qrels.lookup(self.queries(b), b.docs, b.dbytes)
+            return join_judgments(self.run, self.qrels, b, lambda: self.queries(b))
         return self.cached(("judg", cutoff), make)
 
     def reference(self, ref: Optional[str], rel: int, measure) -> Ranking:

@@ -404,3 +404,16 @@ def test_rbp_against_cwl_eval(data, p, rel):
     agg_theirs = ir_measures.cwl_eval.calc_aggregate([m], qrels, run)[m]
     agg_ours = O.package_provider().calc_aggregate([m], qrels, run)[m]
     assert agg_ours == pytest.approx(agg_theirs, abs=TOL)
+
+
+@settings(max_examples=200, deadline=None)
+@given(p=st.floats(min_value=0.01, max_value=0.99), k=st.lists(st.integers(0, 5000), max_size=50))
+def test_powers_by_table_equal_elementwise_pow(p, k):
+    """RBP's weights p^(rank-1) come from a table of distinct powers: the same numbers as ``pow`` on
+    every element (float exponents, negative or very large ones take ``pow`` directly)."""
+    import numpy as np
+    from ir_rbstar.core.rankbiased import powers
+    ks = np.array(k, dtype=np.int64)
+    assert np.array_equal(powers(p, ks), np.power(p, ks.astype(np.float64)))
+    assert np.array_equal(powers(p, ks.astype(np.float64)), np.power(p, ks.astype(np.float64)))
+    assert np.array_equal(powers(p, ks - 3), np.power(p, (ks - 3).astype(np.float64)))

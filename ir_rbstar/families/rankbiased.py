@@ -16,14 +16,16 @@ NAMES = ("RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res",
 def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
     out: Dict[object, np.ndarray] = {}
     rbo_cache: Dict[tuple, Dict[str, np.ndarray]] = {}
-    kernels = compiled(len(ctx.run))
+    kernels = None
     for m in measures:
         name, p, cutoff = m.NAME, m["p"], m.params.get("cutoff")
         if name in ("RBP", "RBP_res"):
             out[m] = _rbp(m, ctx, p, cutoff)
             continue
         ref, rel = m["ref"], m["rel"]
-        if kernels is not None and name in _COMPILED and not (ref is None and name == "RBO_res"):
+        if kernels is None and name in _COMPILED:
+            kernels = compiled(len(ctx.run)) or False      # loaded only for the measures that use it
+        if kernels and name in _COMPILED and not (ref is None and name == "RBO_res"):
             out[m] = _compiled(m, ctx, kernels, rbo_cache)
             continue
         b = ctx.observation(cutoff)
@@ -113,18 +115,20 @@ def _rbp(m, ctx: RunContext, p: float, cutoff) -> np.ndarray:
     ctx.require_qrels(m)
     b = ctx.observation(cutoff)
     grade, judged = ctx.judgments(cutoff)
-    rank = b.rank.astype(np.float64)
+    # the weights of B's ranks, shared by RBP and RBP_res of the same p and cutoff
+    weight = ctx.cached(("rbp weights", cutoff, p), lambda: K.rank_weights(b.rank, p))
     if m.NAME == "RBP_res":
-        return K.rbp_residual(~judged, rank, b.seg, ctx.n, b.lens, p)
-    return K.rbp(rbp_gain(m, ctx, grade, judged), rank, b.seg, ctx.n, p)
+        return K.rbp_residual(~judged, weight, b.seg, ctx.n, b.lens, p)
+    return K.rbp(rbp_gain(m, ctx, grade, judged, binary_as_mask=True), weight, b.seg, ctx.n)
 
 
-def rbp_gain(m, ctx: RunContext, grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
-    """RBP's gain: 1/0 for grade >= rel; without rel, max(grade, 0) / max_rel (the top of the grade
-    scale, 1 unless given; a judgment above it raises GradeScaleError)."""
+def rbp_gain(m, ctx: RunContext, grade: np.ndarray, judged: np.ndarray, binary_as_mask: bool = False) -> np.ndarray:
+    """RBP's gain: 1/0 for grade >= rel (booleans with ``binary_as_mask``); without rel, max(grade, 0) /
+    max_rel (the top of the grade scale, 1 unless given; a judgment above it raises GradeScaleError)."""
     rel = m.params.get("rel")
     if rel is not None:
-        return (judged & (grade >= rel)).astype(np.float64)
+        mask = judged & (grade >= rel)
+        return mask if binary_as_mask else mask.astype(np.float64)
     top = m.params.get("max_rel", 1)
     ctx.check_grade_scale(m, top)
     return np.where(judged, np.maximum(grade, 0), 0) / float(top)
