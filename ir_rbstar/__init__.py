@@ -11,8 +11,9 @@ from . import errors, med, nrg, twist
 from .errors import (DatasetUnavailableError, DuplicateDocumentError, EmptyInputError, InputFormatError,
                      MissingExtraError, MissingQrelsError, ParameterError, RbstarError, ReferenceNotFoundError)
 from .measures import (ALL as MEASURES, RBA, RBA_res, RBO, RBO_ext, RBO_res, RBP, RBP_res, RBR, RBR_res,
-                       P_TA, R_TA, F1_TA, AP_TA, RR_TA, nDCG_TA, RBP_TA, Twist, Twist_rho, Twist_sigma, NRG, UniqueRel, RarP, TaSC,
-                       MED_P, MED_RBP, MED_nDCG, MED_AP, MED_ERR, register as _register_measures)
+                       P_TA, R_TA, F1_TA, AP_TA, RR_TA, nDCG_TA, RBP_TA, Twist, Twist_rho, Twist_sigma,
+                       NRG, UniqueRel, RarP, TaSC, MED_P, MED_RBP, MED_nDCG, MED_AP, MED_ERR,
+                       register as _register_measures)
 from .provider import PROVIDER, register as _register_provider
 from .references import (clear_cache, register_run, register_runs, registered_groups, registered_runs,
                          unregister_run, unregister_runs)
@@ -23,10 +24,17 @@ from .io import read_qrels_frame as read_qrels, read_run_frame as read_run
 __version__ = "0.1.0"
 
 __all__ = [
-    "parse", "parse_measure", "split_measures", "twist", "nrg", "med", "read_run", "read_qrels", "register_run", "unregister_run", "registered_runs", "clear_cache",
-    "MEASURES", "PROVIDER", "RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res",
-    "RBO_ext", "P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA", "Twist", "Twist_rho", "Twist_sigma", "NRG", "UniqueRel", "RarP", "TaSC",
-    "MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR", "register_runs", "unregister_runs", "registered_groups", "errors", "RbstarError", "InputFormatError", "DuplicateDocumentError", "EmptyInputError",
+    # measure strings, evaluation inputs and named runs
+    "parse", "parse_measure", "split_measures", "read_run", "read_qrels",
+    "register_run", "unregister_run", "registered_runs", "register_runs", "unregister_runs", "registered_groups",
+    "clear_cache", "MEASURES", "PROVIDER",
+    # the measures
+    "RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res", "RBO_ext",
+    "P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA",
+    "Twist", "Twist_rho", "Twist_sigma", "NRG", "UniqueRel", "RarP", "TaSC",
+    "MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR",
+    # analysis modules, errors, engine
+    "twist", "nrg", "med", "errors", "RbstarError", "InputFormatError", "DuplicateDocumentError", "EmptyInputError",
     "ParameterError", "ReferenceNotFoundError", "MissingQrelsError", "MissingExtraError", "DatasetUnavailableError",
     "set_engine", "get_engine", "__version__",
 ]

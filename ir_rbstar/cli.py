@@ -16,7 +16,7 @@ import json
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 import ir_measures
 import pandas as pd
@@ -54,7 +54,8 @@ def _measure_parser() -> argparse.ArgumentParser:
     parser.add_argument("qrels", help="TREC qrels file, an ir_datasets id ('irds:<id>' or bare, e.g. "
                                       "msmarco-passage/trec-dl-2019), or 'none' (run-vs-reference measures only)")
     parser.add_argument("inputs", nargs="*", metavar="RUN/MEASURE",
-                        help="TREC run files (.gz allowed), then measures, e.g. nDCG@10 'RBR(p=0.8,ref=\"ref.run\")@20'")
+                        help="TREC run files (.gz allowed), then measures, "
+                             "e.g. nDCG@10 'RBR(p=0.8,ref=\"ref.run\")@20'")
     parser.add_argument("--places", "-p", type=int, default=DEFAULT_PLACES)
     parser.add_argument("--by_query", "-q", action="store_true")
     parser.add_argument("--no_summary", "-n", action="store_true")
@@ -82,7 +83,7 @@ def _formatter(args, run_label: Optional[str]):
         return f"{lead}{metric.measure}\t{metric.value:{fmt}}"
 
     def jsonl(metric: Metric) -> str:
-        row = {"run": run_label} if run_label is not None else {}
+        row: Dict[str, Any] = {"run": run_label} if run_label is not None else {}
         row.update({"query_id": metric.query_id, "measure": str(metric.measure), "value": metric.value})
         if not args.by_query:
             del row["query_id"]

@@ -265,18 +265,20 @@ class RunContext:
         """Raise GradeScaleError if a judgment of a universe query has a grade above ``top`` (the top of
         the grade scale, ``max_rel``, of a graded measure). Only the universe queries' own judgments are
         looked at, so whether a query raises never depends on the other queries."""
+        qrels = self.require_qrels(measure)
+
         def make():
             rows, q = self.qrels_universe()
-            return int(self.qrels.grades[rows].max(initial=0))
+            return int(qrels.grades[rows].max(initial=0))
         highest = self.cached(("highest_grade",), make)
         if highest <= top:
             return
         rows, q = self.qrels_universe()
-        i = rows[np.flatnonzero(self.qrels.grades[rows] > top)[0]]
-        qid = QUERY_IDS.decode(self.qrels.rowq[i:i + 1])[0]
-        doc = self.qrels.rowb[i].decode("utf-8", "replace")
+        i = rows[np.flatnonzero(qrels.grades[rows] > top)[0]]
+        qid = QUERY_IDS.decode(qrels.rowq[i:i + 1])[0]
+        doc = qrels.rowb[i].decode("utf-8", "replace")
         raise GradeScaleError(f"{measure}: query {qid!r} judges document {doc!r} with grade "
-                              f"{int(self.qrels.grades[i])}, above max_rel={top} (the top of the grade "
+                              f"{int(qrels.grades[i])}, above max_rel={top} (the top of the grade "
                               f"scale); give max_rel={highest} or more (e.g. max_rel=3 for TREC DL), or "
                               f"{otherwise}")
 

@@ -101,7 +101,7 @@ def qrels_of(spec: str) -> Qrels:
     if not dataset.has_qrels():
         raise MissingQrelsError(f"{shown}: this ir_datasets dataset provides no qrels")
     rows = _rows(lambda: [(q.query_id, q.doc_id, q.relevance) for q in dataset.qrels_iter()], shown, "qrels")
-    q, d, g = (np.array(col, dtype=object) for col in zip(*rows))
+    q, d, g = (np.array(col, dtype=object) for col in zip(*rows, strict=True))
     return qrels_from_columns(q, d, g, shown)
 
 
@@ -131,7 +131,7 @@ def scoreddocs_of(spec: str) -> Ranking:
         raise ReferenceNotFoundError(f"{shown}: this ir_datasets dataset provides no scoreddocs (no run to use "
                                      f"as a reference)")
     rows = _rows(lambda: [(s.query_id, s.doc_id, s.score) for s in dataset.scoreddocs_iter()], shown, "scoreddocs")
-    q, d = (np.array(col, dtype=object) for col in list(zip(*rows))[:2])
+    q, d = (np.array(col, dtype=object) for col in list(zip(*rows, strict=True))[:2])
     s = np.fromiter((r[2] for r in rows), dtype=np.float64, count=len(rows))
     return ranking_from_columns(q, d, s, shown)
 

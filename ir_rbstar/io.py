@@ -34,7 +34,7 @@ import os
 from itertools import chain, islice
 from operator import itemgetter
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple, cast
 
 import numpy as np
 import pandas as pd
@@ -428,14 +428,14 @@ class DocIndex:
                 out = holder.astype(np.int64)
                 out[~hit] = -1
             else:
-                out[todo[hit]] = holder[hit]
+                out[cast(np.ndarray, todo)[hit]] = holder[hit]
             # an empty slot ends the search; a slot held by another document sends it to the next level
             more = np.flatnonzero(held & ~hit)
             if len(more) == 0:
                 break
             todo = more if todo is None else todo[more]
             q, h = q[more], h[more]
-        return out
+        return cast(np.ndarray, out)             # set at the first level (there is at least one)
 
 
 class Moves:
@@ -484,7 +484,7 @@ class MovedIndex:
     sorted after the index was built: ``order[i]`` is the input row of ranked row i, or ``order`` is a
     :class:`Moves`). Keeping it saves building a second index for the ranking's joins."""
 
-    def __init__(self, index: DocIndex, order):
+    def __init__(self, index: DocIndex | MovedIndex, order):
         self.index = index
         self._order = order
         self._ranked: Optional[np.ndarray] = None
@@ -492,12 +492,13 @@ class MovedIndex:
     def _ranked_of(self, inputs: np.ndarray) -> np.ndarray:
         if isinstance(self._order, Moves):
             return self._order.ranked_of(inputs)
-        if self._ranked is None:                        # the inverse permutation, made on first use
+        ranked = self._ranked
+        if ranked is None:                              # the inverse permutation, made on first use
             n = len(self._order)
             kind = np.int32 if n < 2 ** 31 else np.int64
-            self._ranked = np.empty(n, dtype=kind)
-            self._ranked[self._order] = np.arange(n, dtype=kind)
-        return self._ranked[inputs]
+            ranked = self._ranked = np.empty(n, dtype=kind)
+            ranked[self._order] = np.arange(n, dtype=kind)
+        return ranked[inputs]
 
     def lookup(self, qcodes: np.ndarray, dhash: np.ndarray) -> np.ndarray:
         rows = self.index.lookup(qcodes, dhash)
@@ -585,7 +586,7 @@ def _order_bits(key: np.ndarray) -> np.ndarray:
 
 def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, scores: np.ndarray, source: str,
                    qorder: Optional[np.ndarray] = None, break_ties: bool = True,
-                   index: Optional[DocIndex] = None, with_order: bool = False):
+                   index: Optional[DocIndex | MovedIndex] = None, with_order: bool = False):
     """Sort rows into trec_eval order (doc ids break score ties, descending, when ``break_ties``; else
     tied rows keep their input order). With ``with_order``: (ranking, the input row of each ranked row, as
     an array or as :class:`Moves` when only tied rows moved, or None when no row moved).
@@ -682,7 +683,7 @@ def _check_duplicates(clashes: Optional[Tuple[np.ndarray, np.ndarray]], qcodes: 
     verb = "appears twice" if what == "run" else "is judged twice"
     raise DuplicateDocumentError(
         f"{source}: document {_to_str(dbytes[b:b + 1])[0]!r} {verb} for query "
-        f"{QUERY_IDS.decode([qcodes[b]])[0]!r}{where}; a {what} may hold each document once per query")
+        f"{QUERY_IDS.decode(qcodes[b:b + 1])[0]!r}{where}; a {what} may hold each document once per query")
 
 
 def _check_scores(scores: np.ndarray, source: str, qids, dids, line_of=None) -> None:
@@ -943,9 +944,10 @@ def _scan_columns(data: bytes, ncols: int, fields: Tuple[int, ...]) -> Optional[
             parts = list(pool.map(lambda b: _scan_chunk(b, ncols, fields), jobs))
     else:
         parts = [_scan_chunk(b, ncols, fields) for b in jobs]
-    if any(p is None for p in parts):
+    done = [p for p in parts if p is not None]
+    if len(done) < len(parts):
         return None
-    out = {f: np.concatenate([p[f] for p in parts]) for f in fields}
+    out = {f: np.concatenate([p[f] for p in done]) for f in fields}
     if len(out[fields[0]]) == 0:
         return None
     return out
@@ -1183,7 +1185,8 @@ def to_qrels(qrels: Any, source: Optional[str] = None) -> Qrels:
                            f"DataFrame (query_id, doc_id, relevance), a dict of dicts or an iterable of namedtuples")
 
 
-def _columns_from_dict(obj: dict, source: str, what: str, value_name: str):
+def _columns_from_dict(obj: dict, source: str, what: str,
+                       value_name: str) -> Tuple[CodedIds, np.ndarray, np.ndarray]:
     """(CodedIds, doc ids, values) from a dict of dicts: one pass in C over the keys and values, the query
     ids interned once per query (no per-row Python)."""
     for qid, docs in obj.items():
@@ -1260,13 +1263,13 @@ def _columns_from_tuples(items: Iterable, fields, source: str, what: str):
         n = len(items)
         return (np.fromiter(map(q, items), dtype=object, count=n), _id_column(lambda: map(d, items), n),
                 _values(lambda: map(v, items), n, what))
-    cols = ([], [], [])
+    cols: Tuple[List[Any], List[Any], List[Any]] = ([], [], [])
     for i, item in enumerate(items):
         if isinstance(item, str):
             raise InputFormatError(f"{source}: the {what} is an iterable of strings (a file path given where "
                                    f"ir_measures expects records?): read files with ir_rbstar.read_{what}(path)")
         try:
-            for col, f in zip(cols, fields):
+            for col, f in zip(cols, fields, strict=True):
                 col.append(getattr(item, f))
         except AttributeError:
             raise InputFormatError(f"{source}: item {i} of the {what} has no field {f!r} "

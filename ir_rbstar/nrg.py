@@ -30,7 +30,7 @@ __all__ = ["best_per_team"]
 
 
 def best_per_team(runs: Mapping[str, Any], teams: Mapping[str, str], qrels: Any,
-                  measure: Union[str, object] = "nDCG@10") -> Dict[str, str]:
+                  measure: Union[str, Any] = "nDCG@10") -> Dict[str, str]:
     """The best run of each team by the mean of ``measure`` (ties: the first run given), for
     :func:`ir_rbstar.register_runs`' ``best=``. ``runs`` maps names to runs in any form ir_measures or
     ir_rbstar reads (DataFrames, dicts of dicts, TREC file paths)."""

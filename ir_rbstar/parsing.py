@@ -28,7 +28,9 @@ def split_measures(text: str) -> List[str]:
     >>> split_measures("nDCG@10 RBR(p=0.8, ref='my run.txt')@20")
     ['nDCG@10', "RBR(p=0.8, ref='my run.txt')@20"]
     """
-    out, cur, depth, quote = [], [], 0, None
+    out: List[str] = []
+    cur: List[str] = []
+    depth, quote = 0, None
     for ch in text:
         if quote:
             cur.append(ch)

@@ -360,7 +360,7 @@ def _gain_measure(gain: Any, rel: int, cutoff: Optional[int]):
 def _nested(frame: pd.DataFrame, value: str) -> dict:
     """A DataFrame (query_id, doc_id, value) as the dict of dicts ir_measures reads fastest."""
     out: dict = {}
-    for q, d, v in zip(frame["query_id"].tolist(), frame["doc_id"].tolist(), frame[value].tolist()):
+    for q, d, v in zip(frame["query_id"].tolist(), frame["doc_id"].tolist(), frame[value].tolist(), strict=True):
         out.setdefault(q, {})[d] = v
     return out
 
@@ -607,8 +607,9 @@ def _place_labels(ax, xs: np.ndarray, ys: np.ndarray, texts: list, bold: np.ndar
             if best_cost is None or cost < best_cost - 1e-9:
                 best, best_cost = spot, cost
         dx, dy, ha, va = best
-        text = ax.annotate(texts[i], (xs[i], ys[i]), xytext=(dx * step / scale, dy * step / scale), textcoords="offset points", ha=ha, va=va,
-                           fontsize=_LABEL_FONTSIZE, color="0.1", fontweight="bold" if bold[i] else "normal")
+        text = ax.annotate(texts[i], (xs[i], ys[i]), xytext=(dx * step / scale, dy * step / scale),
+                           textcoords="offset points", ha=ha, va=va, fontsize=_LABEL_FONTSIZE, color="0.1",
+                           fontweight="bold" if bold[i] else "normal")
         text.set_in_layout(False)
         placed = np.vstack([placed, _label_box(pix[i, 0], pix[i, 1], best, width, height, step)])
 

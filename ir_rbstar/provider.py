@@ -22,7 +22,7 @@ Nothing of ir_measures is replaced: its ``RBP`` object, its registry entry and i
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, Iterator, Optional
+from typing import Any, Dict, Iterable, Iterator, Optional, cast
 
 import numpy as np
 import ir_measures
@@ -67,9 +67,9 @@ class RbstarEvaluator(providers.Evaluator):
         ranking = to_ranking(run)
         universe = self.qrels.qcodes if self.qrels is not None else ranking.qcodes
         ctx = RunContext(ranking, self.qrels, universe)
-        by_family: Dict[object, list] = {}
+        by_family: Dict[Any, list] = {}
         for m in self.measures:
-            by_family.setdefault(FAMILIES[m.NAME], []).append(m)
+            by_family.setdefault(FAMILIES[str(m.NAME)], []).append(m)
         out: Dict[object, np.ndarray] = {}
         for family, ms in by_family.items():
             out.update(family.compute(ms, ctx))
@@ -85,7 +85,7 @@ class RbstarEvaluator(providers.Evaluator):
         vals = self.values(run)
         qids = vals.pop("query_id")
         for m in self.measures:
-            for qid, v in zip(qids, vals[m].tolist()):
+            for qid, v in zip(qids, vals[m].tolist(), strict=True):
                 yield Metric(query_id=qid, measure=m, value=v)
 
 
@@ -131,6 +131,10 @@ class RbstarProvider(providers.Provider):
 
     def _evaluator(self, measures, qrels) -> RbstarEvaluator:
         return RbstarEvaluator(measures, qrels)
+
+    def evaluator(self, measures, qrels) -> RbstarEvaluator:
+        """ir_measures' ``evaluator`` (measures checked), typed as this provider's evaluator."""
+        return cast(RbstarEvaluator, super().evaluator(measures, qrels))
 
     def install_instructions(self) -> str:
         return "pip install ir_rbstar"

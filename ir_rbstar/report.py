@@ -246,13 +246,15 @@ def default_measures(reference: Optional[str] = None, baseline: Optional[str] = 
                      prior: Optional[str] = PRIOR_GROUP, max_rel: int = 1) -> str:
     """The report's default measures as a measure string (``1-`` marks a distance 1 - similarity).
 
-    Always: nDCG@10, P@10, AP, R@100 (trec_eval's order of ties) and the tie-aware nDCG_TA@10, P_TA@10,
-    AP_TA; RBP(p=0.8) (graded on the scale ``max_rel``) and its residual; Twist. With a ``reference`` (a registered name or run file):
-    RBR(p=0.8)@20, RBA(p=0.9), RBO(p=0.9) against it. With ``prior`` (a registered group of runs):
-    NRG@10. With a ``baseline`` (a registered name): MED_nDCG@10 and 1-RBO(p=0.9) against it.
+    Always: nDCG@10, P@10, AP, R@100 (trec_eval's order of ties) and the tie-aware nDCG_TA@10, P_TA@10, AP_TA;
+    RBP(p=0.8) (graded on the scale ``max_rel``) and its residual; Twist. With a ``reference`` (a registered
+    name or run file): RBR(p=0.8)@20, RBA(p=0.9), RBO(p=0.9) against it. With ``prior`` (a registered group of
+    runs): NRG@10. With a ``baseline`` (a registered name): MED_nDCG@10 and 1-RBO(p=0.9) against it.
 
-    >>> print(default_measures(reference="mono", baseline="bm25"))
-    nDCG@10 nDCG_TA@10 P@10 P_TA@10 AP AP_TA R@100 RBP(p=0.8) RBP_res(p=0.8) RBR(p=0.8,ref='mono')@20 RBA(p=0.9,ref='mono') RBO(p=0.9,ref='mono') Twist NRG(prior='others')@10 MED_nDCG(ref='bm25')@10 1-RBO(p=0.9,ref='bm25')
+    >>> print(default_measures(reference="mono", baseline="bm25"))  # doctest: +NORMALIZE_WHITESPACE
+    nDCG@10 nDCG_TA@10 P@10 P_TA@10 AP AP_TA R@100 RBP(p=0.8) RBP_res(p=0.8) RBR(p=0.8,ref='mono')@20
+    RBA(p=0.9,ref='mono') RBO(p=0.9,ref='mono') Twist NRG(prior='others')@10 MED_nDCG(ref='bm25')@10
+    1-RBO(p=0.9,ref='bm25')
     """
     scale = "" if max_rel == 1 else f",max_rel={max_rel}"
     items = ["nDCG@10", "nDCG_TA@10", "P@10", "P_TA@10", "AP", "AP_TA", "R@100", f"RBP(p=0.8{scale})",
@@ -557,8 +559,8 @@ def _ranks_markdown(means: pd.DataFrame, names: List[str], columns: List[Column]
         if not c.better:
             continue
         label = f"`{_cell(c.label)}`" + (" (lower is better)" if c.better == "lower" else "")
-        rows.append([label] + [("" if pd.isna(table.at[(c.label, n), "rank"]) else str(int(table.at[(c.label, n), "rank"])))
-                               for n in names])
+        ranks = [table.at[(c.label, n), "rank"] for n in names]
+        rows.append([label] + ["" if pd.isna(r) else str(int(r)) for r in ranks])
     return _table(head, rows)
 
 
@@ -665,8 +667,9 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
             ref_tag = _free("reference", claimed)
     base_tag = _free(baseline, claimed) if baseline is not None else None
     prior_tag = PRIOR_GROUP
-    columns = _parse_columns(measures if measures is not None else
-                             default_measures(ref_tag, base_tag, prior_tag if len(names) > 1 else None, max_rel), base_tag)
+    asked = measures if measures is not None else \
+        default_measures(ref_tag, base_tag, prior_tag if len(names) > 1 else None, max_rel)
+    columns = _parse_columns(asked, base_tag)
     wanted = {str(v) for c in columns for k, v in c.measure.params.items() if k in ("ref", "prior", "runs")}
 
     nrg_plot = _nrg_axes(columns) if len(names) > 1 else None
@@ -693,9 +696,9 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
             rankings[name] = to_ranking(run, source=None if isinstance(run, (str, os.PathLike)) else f"run {name!r}")
 
         # -- register what the measures name
-        if ref_ranking is not None:
+        if ref_ranking is not None and ref_tag is not None:
             _claim_run(saved, ref_tag, ref_ranking)
-        if base_tag is not None:
+        if base_tag is not None and baseline is not None:
             _claim_run(saved, base_tag, rankings[baseline])
         for name in names:
             if name in wanted and name not in claimed:
@@ -819,7 +822,8 @@ def _draw_pictures(out_dir: str, step: "_Steps", q: Qrels, rankings: Dict[str, R
             from .plots import plot_nrg
             table = means.pivot(index="run", columns="measure", values="mean").reindex(names)
             points = pd.DataFrame({"run": names, x: table[x].to_numpy(), y: table[y].to_numpy()})
-            kind, highlight = "group", None
+            kind: Optional[str] = "group"
+            highlight = None
             if group_of is not None:
                 points["group"] = [group_of[n] for n in names]
             elif baseline is not None:
@@ -963,7 +967,8 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
                 f"({permutations:,} + 1). Holm-Bonferroni correction (Holm 1979) over all {m} comparisons "
                 f"(every run but the baseline x every ranked measure); \u25b2 / \u25bc: significantly better / "
                 f"worse than the baseline at \u03b1 = {alpha:g} after the correction. Only queries with a value "
-                f"for both the run and the baseline are paired (the queries column).", "", _significance_markdown(sig), ""]
+                f"for both the run and the baseline are paired (the queries column).", "",
+                _significance_markdown(sig), ""]
 
     if matrices:
         out += ["## Distances between the runs", ""]

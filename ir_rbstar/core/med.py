@@ -661,7 +661,8 @@ def _ap_problem(d: Dense, q: int) -> _QUBO:
     ia, ib = np.flatnonzero(va >= 0), np.flatnonzero(vb >= 0)
     pa[va[ia]] = ia + 1
     pb[vb[ib]] = ib + 1
-    return _QUBO(*ap_qubo(d.fa[q], d.fb[q], pa, pb), order=np.argsort(pb, kind="stable"))
+    c, l, Q = ap_qubo(d.fa[q], d.fb[q], pa, pb)
+    return _QUBO(c, l, Q, order=np.argsort(pb, kind="stable"))
 
 
 def med_ap(ab: Dense, ba: Dense, budget: Optional[int]) -> Searched:

@@ -10,6 +10,7 @@ from typing import Optional
 
 import numpy as np
 
+from ..errors import ParameterError
 from .segments import seg_cumcount, seg_sum
 
 __all__ = ["seen", "normaliser", "weighted_sum", "ideal_sum"]
@@ -36,6 +37,8 @@ def seen(base: str, ranks: np.ndarray, p: float, cutoff: Optional[int]) -> np.nd
 def normaliser(base: str, p: float, cutoff: Optional[int]) -> float:
     """The base measure's own constant N (``norm=False``): k for P, 1/(1-p) for RBP, 1 otherwise."""
     if base == "P":
+        if cutoff is None:
+            raise ParameterError("NRG with base='P' needs a cutoff (e.g. NRG(prior=...,base='P')@10)")
         return float(cutoff)
     if base == "RBP":
         return 1.0 / (1.0 - p)

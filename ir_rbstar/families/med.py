@@ -9,7 +9,7 @@ import numpy as np
 from ..context import RunContext, gather
 from ..core import med as K
 from ..core.ties import discount_cum
-from ..errors import BudgetWarning
+from ..errors import BudgetWarning, ParameterError
 from ..io import QUERY_IDS
 
 NAMES = ("MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR")
@@ -124,6 +124,9 @@ def budget_message(bounded, ctx: RunContext, shown: int = 5) -> str:
 
 def _dot(name: str, m, a: K.Side, b: K.Side, n: int, cutoff: Optional[int], top: float) -> np.ndarray:
     """MED of the dot-product measures (P, RBP, nDCG): both directions, the larger one."""
+    if cutoff is None and name != "MED_RBP":
+        raise ParameterError(f"{m}: {name} needs a cutoff (e.g. {name}(ref=...)@10)")
+    k = int(cutoff or 0)
     if name == "MED_RBP":
         p = m["p"]
         disc = lambda i: (1.0 - p) * p ** (i - 1.0)       # noqa: E731
@@ -132,12 +135,12 @@ def _dot(name: str, m, a: K.Side, b: K.Side, n: int, cutoff: Optional[int], top:
         norm = 1.0
     elif name == "MED_P":
         disc = lambda i: np.ones(len(i))                  # noqa: E731 (rows are within the top k)
-        tail = lambda lens: (cutoff - lens).astype(np.float64)   # noqa: E731
-        norm = float(cutoff)
+        tail = lambda lens: (k - lens).astype(np.float64)   # noqa: E731
+        norm = float(k)
     else:  # MED_nDCG
         disc = lambda i: 1.0 / np.log2(i + 1.0)           # noqa: E731
-        _, cum = discount_cum(cutoff)
-        tail = lambda lens: cum[cutoff] - cum[lens]       # noqa: E731
+        _, cum = discount_cum(k)
+        tail = lambda lens: cum[k] - cum[lens]            # noqa: E731
         norm = top * float(cum[cutoff])
     ab = K.dot_direction(a, b, disc, tail(a.lens), top, n)
     ba = K.dot_direction(b, a, disc, tail(b.lens), top, n)

@@ -23,8 +23,9 @@ def same_per_query(a: Ranking, b: Ranking, universe: np.ndarray) -> np.ndarray:
     if a is b:
         return np.ones(len(universe), dtype=bool)
     seg_a, seg_b = a.segment_of(universe), b.segment_of(universe)
-    len_a = np.where(seg_a >= 0, a.segment_lengths()[np.maximum(seg_a, 0)], 0) if len(a.qcodes) else np.zeros(len(universe), dtype=np.int64)
-    len_b = np.where(seg_b >= 0, b.segment_lengths()[np.maximum(seg_b, 0)], 0) if len(b.qcodes) else np.zeros(len(universe), dtype=np.int64)
+    none = np.zeros(len(universe), dtype=np.int64)
+    len_a = np.where(seg_a >= 0, a.segment_lengths()[np.maximum(seg_a, 0)], 0) if len(a.qcodes) else none
+    len_b = np.where(seg_b >= 0, b.segment_lengths()[np.maximum(seg_b, 0)], 0) if len(b.qcodes) else none
     same = len_a == len_b
     check = np.flatnonzero(same & (len_a > 0))
     if len(check):

@@ -64,7 +64,8 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
         if aware:
             cut: Dict[Optional[int], tuple] = {}          # the rows of each cutoff, shared by its measures
             for m in ms:
-                out[m] = _aware(m, ctx, rows, lambda k: _cut(cut, k, rows, depth, ctx.n))
+                out[m] = _aware(m, ctx, rows,
+                                lambda k, cut=cut, rows=rows, depth=depth: _cut(cut, k, rows, depth, ctx.n))
         else:
             for m in ms:
                 out[m] = _ordered(m, ctx, rows)

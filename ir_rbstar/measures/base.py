@@ -142,7 +142,7 @@ class RbstarMeasure(Measure):
                     shown.append(f"{name}={self._param_repr(self[name])}")
             elif name in self.params and self.params[name] != info.default:
                 shown.append(f"{name}={self._param_repr(self.params[name])}")
-        result = self.NAME
+        result = str(self.NAME)
         if shown:
             result += "(" + ",".join(shown) + ")"
         if self.params.get(self.AT_PARAM) is not None:

@@ -1,14 +1,14 @@
 """Declarations of the MED family (Tan & Clarke, *A Family of Rank Similarity Measures based on
 Maximized Effectiveness Difference*, IEEE TKDE 2015).
 
-MED(A, B) is the largest |S(A) - S(B)| that any relevance assignment consistent with what is known
-can produce, for an effectiveness measure S. A is the evaluated run, B the run named by ``ref`` (a run
-file, a registered run). Both are cut at the depth k; a list shorter than k is filled up to k with
-unseen documents. Documents judged in the qrels are fixed to their value; the others are free. With no
-qrels (``None`` in Python, ``none`` on the command line), or with ``judgments=False`` (the qrels then only
-give the query set, as inside ``pt.Experiment``), MED is a pure rank distance; with every document of both lists judged (and lists of depth k) it is exactly
-|S(A) - S(B)|. MED is a metric: non-negative, symmetric, zero for identical lists (except MED_RBP
-without a cutoff, where the unseen tail keeps p^K), and it satisfies the triangle inequality.
+MED(A, B) is the largest |S(A) - S(B)| that any relevance assignment consistent with what is known can
+produce, for an effectiveness measure S. A is the evaluated run, B the run named by ``ref`` (a run file, a
+registered run). Both are cut at the depth k; a list shorter than k is filled up to k with unseen documents.
+Documents judged in the qrels are fixed to their value; the others are free. With no qrels (``None`` in
+Python, ``none`` on the command line), or with ``judgments=False`` (the qrels then only give the query set, as
+inside ``pt.Experiment``), MED is a pure rank distance; with every document of both lists judged (and lists of
+depth k) it is exactly |S(A) - S(B)|. MED is a metric: non-negative, symmetric, zero for identical lists
+(except MED_RBP without a cutoff, where the unseen tail keeps p^K), and it satisfies the triangle inequality.
 
 Binary measures (P, RBP, AP) count a judged document as relevant (value 1) when its grade is
 >= ``rel``. Graded measures (nDCG, ERR) give grade j the value r_j = (2^j - 1) / 2^G (eq. 15), with
@@ -26,6 +26,8 @@ and the first of them. :func:`ir_rbstar.med.exactness` gives, per query, the val
 exact. Nodes are counted per query, so a value never depends on the other queries of the call.
 """
 from __future__ import annotations
+
+from typing import Optional, Tuple
 
 from .base import ParamInfo, RbstarMeasure, param_cutoff, param_p, param_rel
 from ..errors import ParameterError
@@ -66,8 +68,8 @@ def param_budget(default: int) -> ParamInfo:
 
 class _MEDMeasure(RbstarMeasure):
     FAMILY = "med"
-    ALWAYS_SHOWN = ("ref",)
-    DEFAULT_CUTOFF = None          # a measure with a default depth always carries (and shows) it
+    ALWAYS_SHOWN: Tuple[str, ...] = ("ref",)
+    DEFAULT_CUTOFF: Optional[int] = None          # a measure with a default depth always carries (and shows) it
 
     def __init__(self, **params):
         if self.DEFAULT_CUTOFF is not None and params.get("cutoff") is None:

@@ -58,10 +58,10 @@ class _NRG(_NRGMeasure):
     """Normalized residual gain: the base measure of what a run adds to the prior runs' top k (papers/004).
 
     G(d | prior) = G(d) prod_j (1 - seen(pos(d, R_j))) (eq. 3), NRG@k = (1/N) sum_{i<=k} G(d_i | prior)
-    seen(i) (eq. 4), with seen(i) and G from ``base`` (see the family's description). N is the same sum
-    over the ideal ranking by residual gain (``norm=True``; the value is 0 when nothing is left to find)
-    or the base measure's constant (``norm=False``). With no prior run it is the base measure (nDCG@k
-    by default). A prior run that ranks a query exactly as the run does is left out for that query. A query the run does not
+    seen(i) (eq. 4), with seen(i) and G from ``base`` (see the family's description). N is the same sum over
+    the ideal ranking by residual gain (``norm=True``; the value is 0 when nothing is left to find) or the
+    base measure's constant (``norm=False``). With no prior run it is the base measure (nDCG@k by default). A
+    prior run that ranks a query exactly as the run does is left out for that query. A query the run does not
     answer scores 0. Examples: ``NRG(prior='runs/*.run')@10``, ``NRG(prior='bm25,dense',base='RR')@10``,
     ``NRG(prior='others',base='RBP',p=0.8,norm=False)@100``.
     """

@@ -21,13 +21,14 @@ __all__ = ["RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res
 class _RBP_rbstar(RbstarMeasure, _RBP):
     """Rank-biased precision of the run against the qrels (Moffat & Zobel, TOIS 2008).
 
-    Eq. 4 of Moffat, Mackenzie, Mallia, Petri (SIGIR-AP 2024): RBP = sum_{i<=k} gain(B_i) (1-p) p^(i-1): the reader looks at the first document and goes on to
-    the next one with probability p. With ``rel``: gain 1 for grade >= rel, else 0. Without ``rel``:
-    graded, gain = max(grade, 0) / ``max_rel``, where ``max_rel`` is the top of the collection's grade
-    scale (default 1; e.g. ``max_rel=3`` for TREC DL), so values stay in [0, 1] and a query's value never
-    depends on the other queries' judgments. A judged grade above ``max_rel`` raises
-    :class:`~ir_rbstar.errors.GradeScaleError` naming the query (never clipped). Unjudged documents gain 0;
-    RBP_res says how much they and the unseen tail could add. A query the run does not answer scores 0.
+    Eq. 4 of Moffat, Mackenzie, Mallia, Petri (SIGIR-AP 2024): RBP = sum_{i<=k} gain(B_i) (1-p) p^(i-1): the
+    reader looks at the first document and goes on to the next one with probability p. With ``rel``: gain 1
+    for grade >= rel, else 0. Without ``rel``: graded, gain = max(grade, 0) / ``max_rel``, where ``max_rel``
+    is the top of the collection's grade scale (default 1; e.g. ``max_rel=3`` for TREC DL), so values stay in
+    [0, 1] and a query's value never depends on the other queries' judgments. A judged grade above ``max_rel``
+    raises :class:`~ir_rbstar.errors.GradeScaleError` naming the query (never clipped). Unjudged documents
+    gain 0; RBP_res says how much they and the unseen tail could add. A query the run does not answer scores
+    0.
 
     The same measure as ir_measures' ``RBP``, with one more parameter. :func:`ir_rbstar.parse` gives this
     declaration for every ``RBP`` string and ir_rbstar serves it, whatever the input form;
