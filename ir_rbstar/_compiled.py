@@ -9,7 +9,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .io import _M1, _M2          # the splitmix64 constants of io.hash_ids, which hash_tokens reproduces
+from .io.ids import _M1, _M2      # the splitmix64 constants of io.hash_ids, which hash_tokens reproduces
 
 _JIT = dict(cache=True, nogil=True)
 

@@ -42,7 +42,8 @@ from .core import twist as K
 from .errors import ParameterError
 from .families import twist as family
 from .datasets import resolve_qrels
-from .io import QUERY_IDS, _to_str, to_ranking
+from .io import QUERY_IDS, to_ranking
+from .io.ids import _to_str
 
 __all__ = ["CRPCurve", "crp_curve", "twist_table", "full_scale_rp", "ARCHETYPES"]
 

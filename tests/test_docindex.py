@@ -68,7 +68,7 @@ def _colliding_hash(monkeypatch):
         h = real(ids)
         h[ids == b"doc-bbbbbbbbbb"] = real(np.array([b"doc-aaaaaaaaaa"]))[0]
         return h
-    monkeypatch.setattr(rio, "hash_ids", fake)
+    monkeypatch.setattr(rio.columns, "hash_ids", fake)      # where the columns of a DataFrame are hashed
 
 
 def test_hash_collision_within_a_run_is_reported_not_taken_for_a_duplicate(monkeypatch):
@@ -107,7 +107,7 @@ FLOATS32 = st.floats(allow_nan=False, width=32)
 @given(st.lists(FLOATS32, min_size=1, max_size=40))
 def test_descending_code_orders_like_the_float32_scores(values):
     key = np.array(values, dtype=np.float32)
-    code = rio._descending_code(key)
+    code = rio.tables._descending_code(key)
     i, j = np.meshgrid(np.arange(len(key)), np.arange(len(key)))
     # a larger score gets a smaller code; equal scores (0.0 and -0.0 included) the same code
     assert np.array_equal(code[i] < code[j], key[i] > key[j])

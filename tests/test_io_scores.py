@@ -13,7 +13,7 @@ EDGE = ["0", "-0", "+0", "0.", ".5", "-.5", "+3.25", "-0.0", "00012.5000", "9999
 
 def _convert(tokens):
     arr = np.array([t.encode() for t in tokens])
-    return rio._as_float(arr, np.array([b"q"] * len(arr)), np.array([b"d"] * len(arr)), "x.run")
+    return rio.columns._as_float(arr, np.array([b"q"] * len(arr)), np.array([b"d"] * len(arr)), "x.run")
 
 
 def _same(a, b):

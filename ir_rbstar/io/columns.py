@@ -1,0 +1,192 @@
+"""Building a :class:`~ir_rbstar.io.tables.Ranking` or :class:`~ir_rbstar.io.tables.Qrels` from columns
+(query ids, document ids, scores or grades): validation (scores, grades, duplicates) and the sort."""
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple
+
+import numpy as np
+import pandas as pd
+
+from ..engine import compiled
+from ..errors import DuplicateDocumentError, InputFormatError, RbstarError
+from .docindex import DocIndex, MovedIndex, input_rows
+from .ids import QUERY_IDS, CodedIds, _show, _to_str, check_utf8, doc_bytes, hash_ids
+from .tables import Qrels, Ranking, _build_ranking, _query_codes
+
+
+def _check_duplicates(clashes: Optional[Tuple[np.ndarray, np.ndarray]], qcodes: np.ndarray, dbytes: np.ndarray,
+                      what: str, source: str, line_of=None) -> None:
+    """Raise on the ``clashes`` (pairs of rows with the same query and document hash), if any.
+
+    A document given more than once is reported by its first two rows, the one whose second row comes
+    first in the input (whichever rows the clashes name, so every engine reports the same lines)."""
+    if clashes is None or len(clashes[0]) == 0:
+        return
+    rows = np.unique(np.concatenate(clashes))
+    q, d = qcodes[rows], dbytes[rows]
+    order = np.lexsort((rows, d, q))
+    rows, q, d = rows[order], q[order], d[order]
+    repeat = np.flatnonzero((q[1:] == q[:-1]) & (d[1:] == d[:-1]))
+    if len(repeat) == 0:
+        a, b = int(clashes[0][0]), int(clashes[1][0])
+        raise RbstarError(f"{source}: 64-bit hash collision between document ids {dbytes[a]!r} and "
+                          f"{dbytes[b]!r}; please report this (it should practically never happen)")
+    firsts = repeat[np.r_[True, repeat[1:] != repeat[:-1] + 1]]      # the first repeat of each document
+    i = firsts[np.argmin(rows[firsts + 1])]
+    a, b = int(rows[i]), int(rows[i + 1])
+    where = f" (lines {line_of(a)} and {line_of(b)})" if line_of is not None else ""
+    verb = "appears twice" if what == "run" else "is judged twice"
+    raise DuplicateDocumentError(
+        f"{source}: document {_to_str(dbytes[b:b + 1])[0]!r} {verb} for query "
+        f"{QUERY_IDS.decode(qcodes[b:b + 1])[0]!r}{where}; a {what} may hold each document once per query")
+
+
+def _check_scores(scores: np.ndarray, source: str, qids, dids, line_of=None) -> None:
+    bad = ~np.isfinite(scores)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        where = f" line {line_of(i)}:" if line_of is not None else ""
+        raise InputFormatError(f"{source}:{where} score {scores[i]!r} of document {_show(dids[i])!r} for query "
+                               f"{_show(qids[i])!r} is not a finite number")
+
+
+_POW10 = 10.0 ** np.arange(16)
+
+
+def _plain_decimals(tokens: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Values of byte-string tokens ``[+-]digits[.digits]`` with at most 15 digits, and where they apply.
+
+    Such a token is an integer m < 10^15 < 2^53 divided by 10^f with f <= 15: both are exact doubles,
+    so the one division is correctly rounded, the same double as ``float(token)`` (strtod). It works a
+    character column at a time over all tokens, about twice as fast as numpy's per-token
+    conversion; other tokens (exponents, more digits, nan, garbage) are flagged for that conversion.
+    """
+    n, w = len(tokens), tokens.dtype.itemsize
+    chars = np.ascontiguousarray(tokens.view(np.uint8).reshape(n, w).T)
+    mantissa = np.zeros(n, dtype=np.int64)
+    digits = np.zeros(n, dtype=np.int16)
+    frac = np.zeros(n, dtype=np.int16)
+    seen_dot = np.zeros(n, dtype=bool)
+    ended = np.zeros(n, dtype=bool)
+    bad = np.zeros(n, dtype=bool)
+    neg = chars[0] == ord("-")
+    sign = neg | (chars[0] == ord("+"))
+    for j in range(w):
+        c = chars[j]
+        d = c - np.uint8(ord("0"))
+        is_digit = d < 10
+        pad = c == 0
+        dot = c == ord(".")
+        other = ~(is_digit | pad | dot)
+        if j == 0:
+            other &= ~sign
+        bad |= other | (dot & seen_dot) | (ended & ~pad)
+        ended |= pad
+        seen_dot |= dot
+        mantissa *= np.where(is_digit, 10, 1)
+        mantissa += np.where(is_digit, d, 0)
+        digits += is_digit
+        frac += is_digit & seen_dot
+    ok = ~bad & (digits >= 1) & (digits <= 15)
+    values = mantissa / _POW10[np.where(ok, frac, 0)]
+    np.negative(values, out=values, where=neg)
+    return values, ok
+
+
+def _as_float(scores: Any, qids, dids, source: str, line_of=None) -> np.ndarray:
+    try:
+        if isinstance(scores, np.ndarray) and scores.dtype.kind == "S" and 0 < scores.dtype.itemsize <= 17:
+            values, ok = _plain_decimals(scores)
+            if not ok.all():
+                values[~ok] = np.asarray(scores[~ok], dtype=np.float64)
+            return values
+        return np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raw = np.asarray(scores, dtype=object)
+        conv = pd.to_numeric(pd.Series(raw), errors="coerce").to_numpy(dtype=np.float64)
+        i = int(np.flatnonzero(np.isnan(conv))[0])
+        where = f" line {line_of(i)}:" if line_of is not None else ""
+        raise InputFormatError(f"{source}:{where} score {_show(raw[i])!r} of document {_show(dids[i])!r} for query "
+                               f"{_show(qids[i])!r} is not a number") from None
+
+
+def _query_column(qids, source: str, line_of) -> Tuple[Any, np.ndarray]:
+    """(the query ids for messages, their codes) from an array of ids or :class:`CodedIds`."""
+    if isinstance(qids, CodedIds):
+        return qids, qids.codes
+    qids = np.asarray(qids) if isinstance(qids, np.ndarray) else np.asarray(qids, dtype=object)
+    check_utf8(qids, "query id", source, line_of)
+    return qids, _query_codes(qids)
+
+
+_PARALLEL_ROWS = 1_000_000
+
+
+def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: Optional[np.ndarray] = None,
+                         loaded_only: bool = True) -> Ranking:
+    """A :class:`Ranking` from columns (query ids or :class:`CodedIds`, document ids, scores), validated."""
+    dbytes = doc_bytes(dids if isinstance(dids, np.ndarray) else np.asarray(dids, dtype=object))
+    qids, qc = _query_column(qids, source, line_of)
+    check_utf8(dbytes, "document id", source, line_of)
+    scores = _as_float(scores, qids, dbytes, source, line_of)
+    _check_scores(scores, source, qids, dbytes, line_of)
+    dh = hash_ids(dbytes) if dhash is None else dhash
+    kernels = compiled(len(qc), loaded_only=loaded_only)
+    if kernels is None:
+        if len(qc) < _PARALLEL_ROWS:
+            index = DocIndex(qc, dh)
+            _check_duplicates(index.clashes, qc, dbytes, "run", source, line_of)
+            return _build_ranking(qc, dbytes, dh, scores, source, index=index)
+        # large inputs: the duplicate check and the sort are independent numpy work, run side by side
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pending = pool.submit(DocIndex, qc, dh)
+            ranking, order = _build_ranking(qc, dbytes, dh, scores, source, with_order=True)
+            index = pending.result()
+        _check_duplicates(index.clashes, qc, dbytes, "run", source, line_of)
+        # kept for joins (judgments, references): built on the input order, answering in the ranked one
+        ranking._cache["index"] = index if order is None else MovedIndex(index, order)
+        return ranking
+    # compiled: sort first, then look for duplicates query by query (rows of a query are contiguous)
+    ranking, order = _build_ranking(qc, dbytes, dh, scores, source, with_order=True)
+    first, later = kernels.segment_clashes(ranking.offsets, ranking.docs.view(np.int64))
+    if len(first):
+        if order is not None:
+            first, later = input_rows(order, first), input_rows(order, later)
+        _check_duplicates((first, later), qc, dbytes, "run", source, line_of)
+    return ranking
+
+
+def qrels_from_columns(qids, dids, grades, source: str, line_of=None, dhash: Optional[np.ndarray] = None) -> Qrels:
+    """:class:`Qrels` from columns (query ids or :class:`CodedIds`, document ids, integer grades), validated."""
+    dbytes = doc_bytes(dids if isinstance(dids, np.ndarray) else np.asarray(dids, dtype=object))
+    qids, qc = _query_column(qids, source, line_of)
+    check_utf8(dbytes, "document id", source, line_of)
+    raw = np.asarray(grades)
+    g = None
+    if raw.dtype.kind in "iub":
+        g = raw.astype(np.int64)
+    elif raw.dtype.kind == "S":
+        try:
+            g = raw.astype(np.int64)
+        except ValueError:
+            g = None
+    if g is None:
+        try:                                   # Python numbers (a dict of dicts): one C pass
+            conv = raw.astype(np.float64)
+        except (TypeError, ValueError):
+            conv = pd.to_numeric(pd.Series(raw, dtype=object).map(_show), errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.isnan(conv) | (conv != np.round(conv))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            where = f" line {line_of(i)}:" if line_of is not None else ""
+            raise InputFormatError(f"{source}:{where} relevance {_show(raw[i])!r} of document {_show(dbytes[i])!r} "
+                                   f"for query {_show(qids[i])!r} is not an integer grade")
+        g = conv.astype(np.int64)
+    dh = hash_ids(dbytes) if dhash is None else dhash
+    index = DocIndex(qc, dh)
+    _check_duplicates(index.clashes, qc, dbytes, "qrels", source, line_of)
+    qorder = pd.unique(qc) if len(qc) else np.empty(0, dtype=np.int64)
+    qrels = Qrels(qcodes=np.asarray(qorder, dtype=np.int64), rowq=qc, rowd=dh, rowb=dbytes, grades=g, source=source)
+    qrels._cache["index"] = index
+    return qrels

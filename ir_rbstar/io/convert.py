@@ -1,0 +1,193 @@
+"""Every input form to a :class:`~ir_rbstar.io.tables.Ranking` / :class:`~ir_rbstar.io.tables.Qrels`:
+file paths, DataFrames, dicts of dicts, iterables of namedtuples (converted in C passes)."""
+from __future__ import annotations
+
+import gc
+import inspect
+import os
+from itertools import chain, islice
+from operator import itemgetter
+from typing import Any, Iterable, List, Optional, Tuple
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputFormatError
+from .columns import qrels_from_columns, ranking_from_columns
+from .ids import QUERY_IDS, CodedIds
+from .tables import Qrels, Ranking
+from .trec import read_trec_qrels, read_trec_run
+
+_RUN_COLS = (("query_id", "qid"), ("doc_id", "docno"), ("score",))
+
+
+_QREL_COLS = (("query_id", "qid"), ("doc_id", "docno"), ("relevance", "label"))
+
+
+def _pick(df: pd.DataFrame, options, source: str, what: str) -> np.ndarray:
+    for name in options:
+        if name in df.columns:
+            col = df[name]
+            return col.to_numpy(dtype=object) if name != "score" and col.dtype.kind not in "SO" else col.to_numpy()
+    raise InputFormatError(f"{source}: {what} DataFrame has no column {options[0]!r} "
+                           f"(columns found: {list(df.columns)})")
+
+
+def _is_path(obj: Any) -> bool:
+    return isinstance(obj, (str, os.PathLike)) and "\n" not in str(obj)
+
+
+def to_ranking(run: Any, source: Optional[str] = None) -> Ranking:
+    """Convert a run in any supported form to a :class:`Ranking`."""
+    if isinstance(run, Ranking):
+        return run
+    if _is_path(run):
+        return read_trec_run(run)
+    if isinstance(run, pd.DataFrame):
+        src = source or "<run DataFrame>"
+        q, d, s = (_pick(run, c, src, "run") for c in _RUN_COLS)
+        return ranking_from_columns(q, d, s, src)
+    if isinstance(run, dict):
+        src = source or "<run dict>"
+        return ranking_from_columns(*_columns_from_dict(run, src, "run", "score"), src)
+    if hasattr(run, "__iter__"):
+        path = _reader_file(run, "read_trec_run")
+        if path is not None:
+            return read_trec_run(path)
+        src = source or "<run iterable>"
+        q, d, s = _columns_from_tuples(run, ("query_id", "doc_id", "score"), src, "run")
+        return ranking_from_columns(q, d, s, src)
+    raise InputFormatError(f"unsupported run type {type(run).__name__}: give a TREC run file path, a DataFrame "
+                           f"(query_id, doc_id, score), a dict of dicts or an iterable of namedtuples")
+
+
+def _reader_file(items: Any, reader: str) -> Optional[str]:
+    """The file of an untouched generator made by ``ir_measures.<reader>(path)``: its rows are that file's
+    rows, which this package's reader gives many times faster (and with errors that name the line). None
+    for anything else (then the items are read one by one)."""
+    if not inspect.isgenerator(items) or inspect.getgeneratorstate(items) != inspect.GEN_CREATED:
+        return None
+    import ir_measures
+    if items.gi_code is not getattr(getattr(ir_measures, reader, None), "__code__", None):
+        return None
+    path = inspect.getgeneratorlocals(items).get("file")
+    if not isinstance(path, str) or "\n" in path or not os.path.isfile(path):
+        return None
+    items.close()
+    return path
+
+
+def to_qrels(qrels: Any, source: Optional[str] = None) -> Qrels:
+    """Convert qrels in any supported form to :class:`Qrels`."""
+    if isinstance(qrels, Qrels):
+        return qrels
+    if _is_path(qrels):
+        return read_trec_qrels(qrels)
+    if isinstance(qrels, pd.DataFrame):
+        src = source or "<qrels DataFrame>"
+        q, d, g = (_pick(qrels, c, src, "qrels") for c in _QREL_COLS)
+        return qrels_from_columns(q, d, g, src)
+    if isinstance(qrels, dict):
+        src = source or "<qrels dict>"
+        return qrels_from_columns(*_columns_from_dict(qrels, src, "qrels", "relevance"), src)
+    if hasattr(qrels, "__iter__"):
+        path = _reader_file(qrels, "read_trec_qrels")
+        if path is not None:
+            return read_trec_qrels(path)
+        src = source or "<qrels iterable>"
+        q, d, g = _columns_from_tuples(qrels, ("query_id", "doc_id", "relevance"), src, "qrels")
+        return qrels_from_columns(q, d, g, src)
+    raise InputFormatError(f"unsupported qrels type {type(qrels).__name__}: give a TREC qrels file path, a "
+                           f"DataFrame (query_id, doc_id, relevance), a dict of dicts or an iterable of namedtuples")
+
+
+def _columns_from_dict(obj: dict, source: str, what: str,
+                       value_name: str) -> Tuple[CodedIds, np.ndarray, np.ndarray]:
+    """(CodedIds, doc ids, values) from a dict of dicts: one pass in C over the keys and values, the query
+    ids interned once per query (no per-row Python)."""
+    for qid, docs in obj.items():
+        if not isinstance(docs, dict):
+            raise InputFormatError(f"{source}: {what}[{qid!r}] must be a dict of doc_id -> {value_name}")
+    lens = np.fromiter(map(len, obj.values()), dtype=np.int64, count=len(obj))
+    n = int(lens.sum())
+    codes = np.repeat(QUERY_IDS.encode(str(q) for q in obj.keys()), lens)
+    docs = _id_column(lambda: chain.from_iterable(obj.values()), n)
+    values = _values(lambda: chain.from_iterable(map(dict.values, obj.values())), n, what)
+    return CodedIds(codes), docs, values
+
+
+def _id_column(make_items, n: int) -> np.ndarray:
+    """Document ids as bytes (``S``) in one C pass when every id is ASCII text or bytes (the usual case:
+    no object array, no second conversion), else as objects for :func:`doc_bytes` (which encodes UTF-8
+    and names an id that cannot be). ``make_items()`` gives a new iterator over the ids.
+
+    The width is guessed from the first ids, with a byte to spare; when some id fills it (it may have
+    been cut) the exact width is measured and the pass redone; a guess too wide is trimmed to the
+    longest id (ids hold no trailing NUL bytes: a bytes array drops them)."""
+    try:
+        width = max(map(len, islice(make_items(), 1000)), default=0) + 1   # one byte to spare
+        ids = np.fromiter(make_items(), dtype=f"S{width}", count=n)   # numpy encodes str as ASCII
+        if n == 0:
+            return ids
+        cols = ids.view(np.uint8).reshape(n, width)
+        if cols[:, -1].any():                                         # some id fills the width
+            width = max(map(len, make_items()))
+            return np.fromiter(make_items(), dtype=f"S{max(width, 1)}", count=n)
+        used = np.flatnonzero(cols.any(axis=0))
+        return ids.astype(f"S{int(used[-1]) + 1 if len(used) else 1}")
+    except (TypeError, ValueError, UnicodeError):
+        return np.fromiter(make_items(), dtype=object, count=n)
+
+
+def _values(make_items, n: int, what: str) -> np.ndarray:
+    """Scores as float64 in one pass (their checks follow), or as objects when some is not a number
+    (for the error that names it); qrels grades as objects (so that a non-integer grade is named, never
+    truncated). ``make_items()`` gives a new iterator over the values."""
+    if what == "run":
+        try:
+            return np.fromiter(make_items(), dtype=np.float64, count=n)
+        except (TypeError, ValueError):
+            pass
+    return np.fromiter(make_items(), dtype=object, count=n)
+
+
+def _materialised(items: Iterable) -> list:
+    """``list(items)`` with the cyclic garbage collector paused: millions of new tuples (a generator
+    such as ``ir_measures.read_trec_run``) otherwise set off collections that rescan them all, about
+    40% of the time. Nothing here creates cycles; the collector's state is restored."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return list(items)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _columns_from_tuples(items: Iterable, fields, source: str, what: str):
+    """Three columns from an iterable of namedtuples (ir_measures' ScoredDoc / Qrel or any with these
+    fields): transposed in C when every item has the type of the first, else field by field."""
+    items = items if isinstance(items, (list, tuple)) else _materialised(items)
+    first = items[0] if len(items) else None
+    if isinstance(first, str):
+        raise InputFormatError(f"{source}: the {what} is an iterable of strings (a file path given where "
+                               f"ir_measures expects records?): read files with ir_rbstar.read_{what}(path)")
+    names = getattr(type(first), "_fields", None)
+    if first is not None and isinstance(first, tuple) and names and all(f in names for f in fields) \
+            and len(set(map(type, items))) == 1:
+        q, d, v = (itemgetter(names.index(f)) for f in fields)
+        n = len(items)
+        return (np.fromiter(map(q, items), dtype=object, count=n), _id_column(lambda: map(d, items), n),
+                _values(lambda: map(v, items), n, what))
+    cols: Tuple[List[Any], List[Any], List[Any]] = ([], [], [])
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            raise InputFormatError(f"{source}: the {what} is an iterable of strings (a file path given where "
+                                   f"ir_measures expects records?): read files with ir_rbstar.read_{what}(path)")
+        try:
+            for col, f in zip(cols, fields, strict=True):
+                col.append(getattr(item, f))
+        except AttributeError:
+            raise InputFormatError(f"{source}: item {i} of the {what} has no field {f!r} "
+                                   f"(expected namedtuples with fields {fields})") from None
+    return (np.array(cols[0], dtype=object), np.array(cols[1], dtype=object), np.array(cols[2], dtype=object))

@@ -1,0 +1,228 @@
+"""The hash index that joins (query, document) pairs of runs, references and qrels, and the
+reorderings (:class:`Moves`, :class:`MovedIndex`) that let an index built before a sort answer after it."""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple, cast
+
+import numpy as np
+
+from ..errors import RbstarError
+from .ids import _GOLD, _mix
+
+
+def _find(sorted_keys: np.ndarray, perm: Optional[np.ndarray], keys: np.ndarray) -> np.ndarray:
+    if len(sorted_keys) == 0:
+        return np.full(len(keys), -1, dtype=np.int64)
+    pos = np.searchsorted(sorted_keys, keys)
+    pos_c = np.minimum(pos, len(sorted_keys) - 1)
+    hit = sorted_keys[pos_c] == keys
+    out = np.where(hit, pos_c, -1).astype(np.int64)
+    if perm is not None:
+        out[hit] = perm[out[hit]]
+    return out
+
+
+def rows_of_segments(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``values[s]`` for every row of segment ``s`` (segments given by their offsets)."""
+    lens = np.diff(offsets)
+    if len(lens) == 0:
+        return np.empty(0, dtype=values.dtype)
+    if (lens > 0).all():
+        # one write per segment start and a cumulative sum: cheaper than np.repeat with counts
+        step = np.zeros(int(offsets[-1]), dtype=np.int64)
+        step[offsets[1:-1]] = 1
+        return values[np.cumsum(step)]
+    return np.repeat(values, lens)
+
+
+class DocIndex:
+    """Hash index of (query code, document hash) pairs, one row each, with a table per query.
+
+    The rows of each query get their own open-addressing table (a power of two of at least twice their
+    number of slots); a row sits at the slot given by the low bits of its document hash. All tables are
+    filled at once by one numpy scatter: of the rows that want the same slot one wins, the others go to
+    the next level, whose tables use other bits of the hash, and so on (each level holds a fraction of
+    the previous one). Because rows usually come grouped by query, each query's reads and writes stay
+    within its own table, a few kilobytes: unlike one big table over all pairs, the memory accesses are
+    local, which is what makes this index several times faster to build than a general hash table.
+
+    Two rows of the same query with the same document hash are reported by :attr:`clashes` (pairs of
+    row numbers), not stored: for a run or qrels that is a duplicate document (or, with different ids,
+    a 64-bit hash collision).
+    """
+
+    def __init__(self, qcodes: np.ndarray, dhash: np.ndarray):
+        qcodes = np.asarray(qcodes, dtype=np.int64)
+        self._hash = np.ascontiguousarray(dhash, dtype=np.uint64).view(np.int64)
+        # the queries present get local numbers 0..k-1: the tables' bookkeeping is per present query
+        present = np.zeros(int(qcodes.max(initial=-1)) + 1, dtype=bool)
+        present[qcodes] = True
+        self._local = np.cumsum(present) - 1
+        self._local[~present] = -1
+        k = int(present.sum())
+        self._levels: List[Tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        clash_a, clash_b = [], []
+        rows = np.arange(len(qcodes), dtype=np.int32 if len(qcodes) < 2 ** 31 else np.int64)
+        q, h = self._local[qcodes], self._hash
+        level = 0
+        while len(rows):
+            count = np.bincount(q, minlength=k)
+            # slots per query: a power of two >= 2 x its rows (one slot, always empty, for absent queries)
+            bits = np.zeros(k, dtype=np.int64)
+            has = count > 0
+            bits[has] = np.ceil(np.log2(count[has])).astype(np.int64) + 1
+            size = np.left_shift(1, bits)
+            base = np.cumsum(size) - size
+            slot = base[q] + (_level_hash(h, level) & (size - 1)[q])
+            table = np.full(int(size.sum()), -1, dtype=rows.dtype)
+            table[slot] = rows
+            holder = table[slot]
+            lost = np.flatnonzero(holder != rows)
+            self._levels.append((size - 1, base, table))
+            if len(lost):
+                same = self._hash[holder[lost]] == h[lost]
+                if same.any():                   # same query (same table) and same document hash
+                    clash_a.append(holder[lost[same]])
+                    clash_b.append(rows[lost[same]])
+                    lost = lost[~same]
+            rows, q, h = rows[lost], q[lost], h[lost]
+            level += 1
+        self.clashes = (np.concatenate(clash_a).astype(np.int64), np.concatenate(clash_b).astype(np.int64)) \
+            if clash_a else None
+
+    def lookup(self, qcodes: np.ndarray, dhash: np.ndarray) -> np.ndarray:
+        """The row of each (query code, document hash) pair, -1 where there is none."""
+        q = np.asarray(qcodes, dtype=np.int64)
+        h = np.ascontiguousarray(dhash, dtype=np.uint64).view(np.int64)
+        if len(q) == 0 or not self._levels:
+            return np.full(len(q), -1, dtype=np.int64)
+        if q.max() < len(self._local) and q.min() >= 0:
+            q = self._local[q]
+        else:
+            q = np.where((q >= 0) & (q < len(self._local)), self._local[np.clip(q, 0, len(self._local) - 1)], -1)
+        out = None
+        todo = None                            # positions (in out) of the pairs still looked for
+        if (q < 0).any():
+            out = np.full(len(q), -1, dtype=np.int64)
+            todo = np.flatnonzero(q >= 0)
+            q, h = q[todo], h[todo]
+        for level, (mask, base, table) in enumerate(self._levels):
+            # few full-length temporaries: on runs of millions of rows each costs its page faults
+            slot = np.take(mask, q)
+            np.bitwise_and(slot, _level_hash(h, level), out=slot)
+            slot += np.take(base, q)
+            holder = table[slot]
+            held = holder >= 0
+            np.take(self._hash, holder, out=slot)          # the document hash held there (any, if empty)
+            hit = np.equal(slot, h)
+            hit &= held
+            del slot
+            if out is None:
+                out = holder.astype(np.int64)
+                out[~hit] = -1
+            else:
+                out[cast(np.ndarray, todo)[hit]] = holder[hit]
+            # an empty slot ends the search; a slot held by another document sends it to the next level
+            more = np.flatnonzero(held & ~hit)
+            if len(more) == 0:
+                break
+            todo = more if todo is None else todo[more]
+            q, h = q[more], h[more]
+        return cast(np.ndarray, out)             # set at the first level (there is at least one)
+
+
+class Moves:
+    """A reordering that moves few rows (score ties broken by document id in a run already in score
+    order): ranked row ``rows[k]`` holds input row ``src[k]``; every other row stays where it is. Cheaper
+    than a full permutation on millions of rows: only the moved rows are copied and looked up."""
+
+    def __init__(self, rows: np.ndarray, src: np.ndarray):
+        self.rows, self.src = rows, src
+        by_src = np.argsort(src)
+        self._src_sorted, self._rows_by_src = src[by_src], rows[by_src]
+
+    def input_of(self, ranked: np.ndarray) -> np.ndarray:
+        """The input row of each ranked row."""
+        return _remap(ranked, self.rows, self.src)
+
+    def ranked_of(self, inputs: np.ndarray) -> np.ndarray:
+        """The ranked row of each input row."""
+        return _remap(inputs, self._src_sorted, self._rows_by_src)
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        """``values`` (one per input row) in ranked order: a copy with the moved rows moved."""
+        out = values.copy()
+        out[self.rows] = values[self.src]
+        return out
+
+
+def _remap(x: np.ndarray, keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Each of ``x`` replaced by ``values[k]`` where it equals ``keys[k]`` (``keys`` sorted), else kept."""
+    out = np.array(x, dtype=np.int64)
+    if len(keys) == 0 or len(out) == 0:
+        return out
+    k = np.minimum(np.searchsorted(keys, out), len(keys) - 1)
+    hit = keys[k] == out
+    out[hit] = values[k[hit]]
+    return out
+
+
+def input_rows(order, ranked: np.ndarray) -> np.ndarray:
+    """The input row of each ranked row, for ``order`` a full permutation or :class:`Moves`."""
+    return order.input_of(ranked) if isinstance(order, Moves) else order[ranked]
+
+
+class MovedIndex:
+    """A :class:`DocIndex` built on a ranking's input rows, answering with its ranked rows (the rows were
+    sorted after the index was built: ``order[i]`` is the input row of ranked row i, or ``order`` is a
+    :class:`Moves`). Keeping it saves building a second index for the ranking's joins."""
+
+    def __init__(self, index: DocIndex | MovedIndex, order):
+        self.index = index
+        self._order = order
+        self._ranked: Optional[np.ndarray] = None
+
+    def _ranked_of(self, inputs: np.ndarray) -> np.ndarray:
+        if isinstance(self._order, Moves):
+            return self._order.ranked_of(inputs)
+        ranked = self._ranked
+        if ranked is None:                              # the inverse permutation, made on first use
+            n = len(self._order)
+            kind = np.int32 if n < 2 ** 31 else np.int64
+            ranked = self._ranked = np.empty(n, dtype=kind)
+            ranked[self._order] = np.arange(n, dtype=kind)
+        return ranked[inputs]
+
+    def lookup(self, qcodes: np.ndarray, dhash: np.ndarray) -> np.ndarray:
+        rows = self.index.lookup(qcodes, dhash)
+        hit = rows >= 0
+        rows[hit] = self._ranked_of(rows[hit])
+        return rows
+
+
+def _level_hash(h: np.ndarray, level: int) -> np.ndarray:
+    """The hash bits that place a row at ``level`` (the document hash itself at level 0, then remixed)."""
+    if level == 0:
+        return h
+    with np.errstate(over="ignore"):
+        return _mix(h.view(np.uint64) + np.uint64(level) * _GOLD).view(np.int64)
+
+
+def verify_ids(table_ids: np.ndarray, rows: np.ndarray, ids: np.ndarray, source: str) -> None:
+    """The documents matched by hash (``rows``, -1 for none) must be the same ids.
+
+    A :class:`DocIndex` match means equal query and equal 64-bit document hash; ids of up to 8 bytes hash
+    bijectively, so only longer ids are compared, byte for byte."""
+    if table_ids.dtype.itemsize <= 8 and ids.dtype.itemsize <= 8:
+        return
+    hit = np.flatnonzero(rows >= 0)
+    verify_matches(table_ids[rows[hit]], ids[hit], source)
+
+
+def verify_matches(bytes_a: np.ndarray, bytes_b: np.ndarray, source: str) -> None:
+    """Rows matched by (query, document hash) must hold the same document id."""
+    bad = bytes_a != bytes_b
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise RbstarError(f"{source}: 64-bit hash collision between document ids {bytes_a[i]!r} and "
+                          f"{bytes_b[i]!r}; please report this (it should practically never happen)")

@@ -1,0 +1,152 @@
+"""Ids: query ids interned as small integer codes, document ids as UTF-8 bytes with a 64-bit hash."""
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, List
+
+import numpy as np
+
+from ..errors import InputFormatError
+
+
+class _QueryVocab:
+    """Interns query ids (few) as dense integer codes."""
+
+    def __init__(self) -> None:
+        self._codes: Dict[str, int] = {}
+        self._ids: List[str] = []
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def encode(self, values: Iterable[str]) -> np.ndarray:
+        out = []
+        for v in values:
+            code = self._codes.get(v)
+            if code is None:
+                code = self._codes[v] = len(self._ids)
+                self._ids.append(v)
+            out.append(code)
+        return np.array(out, dtype=np.int64)
+
+    def decode(self, codes: np.ndarray) -> np.ndarray:
+        ids = np.empty(len(self._ids), dtype=object)
+        ids[:] = self._ids
+        return ids[np.asarray(codes, dtype=np.int64)]
+
+
+QUERY_IDS = _QueryVocab()
+
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+
+
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+_GOLD = np.uint64(0x9E3779B97F4A7C15)
+
+
+_BLOCK = 1 << 20
+
+
+def _mix(h: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser (a bijection on uint64), in place on ``h`` (which it returns); a block at a
+    time, so that its temporaries are small and reused rather than new memory the size of ``h``."""
+    t = np.empty(min(len(h), _BLOCK), dtype=np.uint64)
+    for i in range(0, len(h), _BLOCK):
+        b = h[i:i + _BLOCK]
+        u = t[:len(b)]
+        np.right_shift(b, np.uint64(30), out=u)
+        b ^= u
+        b *= _M1
+        np.right_shift(b, np.uint64(27), out=u)
+        b ^= u
+        b *= _M2
+        np.right_shift(b, np.uint64(31), out=u)
+        b ^= u
+    return h
+
+
+def hash_ids(ids: np.ndarray) -> np.ndarray:
+    """64-bit hash of each id of a bytes (``S``) array; independent of the array's padded width."""
+    n = len(ids)
+    width = ids.dtype.itemsize
+    words = -(-width // 8)
+    if n == 0:
+        return np.empty(0, dtype=np.uint64)
+    if width % 8 == 0 and ids.flags.c_contiguous:
+        w = ids.view(np.uint64).reshape(n, words)                   # whole words already: no padding
+    else:
+        w = ids.astype(f"S{words * 8}").view(np.uint64).reshape(n, words)   # NUL padding to whole words
+    with np.errstate(over="ignore"):
+        h = _mix(w[:, 0].copy())          # a bijection: ids of up to 8 bytes never collide
+        for j in range(1, words):
+            col = w[:, j]
+            # all-zero words are padding (ids hold no NUL bytes): skipping them makes the width irrelevant
+            nz = col != 0
+            if nz.any():
+                h[nz] = _mix(h[nz] ^ col[nz])
+        return h
+
+
+def doc_bytes(values: Any) -> np.ndarray:
+    """Ids as a bytes (``S``) array, UTF-8 encoded."""
+    arr = np.asarray(values)
+    if arr.dtype.kind == "S":
+        return arr
+    if len(arr) == 0:
+        return np.empty(0, dtype="S1")
+    try:
+        return arr.astype("S")
+    except UnicodeEncodeError:
+        out = []
+        for v in arr.tolist():
+            try:
+                out.append(v if isinstance(v, bytes) else str(v).encode("utf-8"))
+            except UnicodeEncodeError as e:
+                raise InputFormatError(f"id {v!r} cannot be written as UTF-8 ({e.reason})") from None
+        return np.array(out, dtype="S")
+
+
+def check_utf8(ids: np.ndarray, column: str, source: str, line_of=None) -> None:
+    """Every id must be UTF-8 text (ASCII ids are checked by one comparison over the whole column; only
+    ids with a byte >= 128 are decoded). An id that is not names its file and line, at every door."""
+    if ids.dtype.kind != "S" or len(ids) == 0 or ids.dtype.itemsize == 0:
+        return
+    raw = ids.view(np.uint8)
+    if int(raw.max()) < 128:
+        return
+    wide = np.flatnonzero(raw.reshape(len(ids), -1).max(axis=1) >= 128)
+    for i in wide.tolist():
+        try:
+            ids[i].decode("utf-8")
+        except UnicodeDecodeError:
+            where = f" line {line_of(i)}:" if line_of is not None else ""
+            raise InputFormatError(f"{source}:{where} {column} {ids[i]!r} is not UTF-8 text; ids must be UTF-8: "
+                                   f"re-encode the file (e.g. iconv -f latin1 -t utf-8)") from None
+
+
+def _to_str(values: np.ndarray) -> np.ndarray:
+    """Bytes ids back to Python strings (object array)."""
+    try:
+        return values.astype(str).astype(object)
+    except UnicodeDecodeError:
+        return np.array([v.decode("utf-8") for v in values.tolist()], dtype=object)
+
+
+def _show(v: Any) -> Any:
+    return v.decode("utf-8", "replace") if isinstance(v, bytes) else v
+
+
+class CodedIds:
+    """Query ids already interned (:data:`QUERY_IDS` codes, one per row); ``ids[i]`` decodes one, for
+    error messages."""
+
+    def __init__(self, codes: np.ndarray):
+        self.codes = codes
+
+    def __getitem__(self, i: int) -> str:
+        return QUERY_IDS.decode(self.codes[i:i + 1])[0]
+
+    def __len__(self) -> int:
+        return len(self.codes)

@@ -1,0 +1,282 @@
+"""The columnar tables every input becomes: :class:`Ranking` (rows in trec_eval order, tie groups
+known) and :class:`Qrels`; the sort into trec_eval's order (float32 scores descending, then document id
+descending)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Tuple
+
+import numpy as np
+import pandas as pd
+
+from .docindex import DocIndex, MovedIndex, Moves, _find, rows_of_segments, verify_ids
+from .ids import QUERY_IDS, _to_str
+
+
+def segment_ids(offsets: np.ndarray) -> np.ndarray:
+    """Segment index of every row, from segment offsets."""
+    return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+
+
+def order_key(scores: np.ndarray) -> np.ndarray:
+    """The scores as trec_eval compares them: single-precision floats (trec_eval, and pytrec_eval, keep a
+    run's scores as C floats). Two scores equal here are tied."""
+    with np.errstate(over="ignore"):        # beyond float32's range a score is +-inf, as in trec_eval
+        return scores.astype(np.float32)
+
+
+def tie_layout(seg: np.ndarray, scores: np.ndarray, pos: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Tie groups of ranked rows (runs of equal score within a query, rows of a query contiguous and in
+    rank order): for each row the 0-based position where its group starts, and the group's size."""
+    n = len(seg)
+    key = order_key(scores)
+    new = np.ones(n, dtype=bool)
+    if n > 1:
+        new[1:] = (seg[1:] != seg[:-1]) | (key[1:] != key[:-1])
+    gid = np.cumsum(new) - 1
+    first = np.flatnonzero(new)
+    sizes = np.diff(np.append(first, n))
+    return pos[first][gid], sizes[gid]
+
+
+@dataclass
+class Ranking:
+    """A run in columnar form: one segment per query, rows in trec_eval order."""
+
+    qcodes: np.ndarray      # query code of each segment (unique)
+    offsets: np.ndarray     # segment boundaries, len(qcodes) + 1
+    dbytes: np.ndarray      # document id (bytes) of each row
+    docs: np.ndarray        # 64-bit hash of each row's document id
+    scores: np.ndarray      # score of each row
+    source: str = "<run>"
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __len__(self) -> int:
+        return int(self.offsets[-1])
+
+    def row_segments(self) -> np.ndarray:
+        if "seg" not in self._cache:
+            self._cache["seg"] = segment_ids(self.offsets)
+        return self._cache["seg"]
+
+    def row_positions(self) -> np.ndarray:
+        """0-based rank of each row within its query."""
+        if "pos" not in self._cache:
+            self._cache["pos"] = self.row_ranks() - 1
+        return self._cache["pos"]
+
+    def row_ranks(self) -> np.ndarray:
+        """1-based rank of each row within its query: a running count that restarts at each query (one
+        array: each query's first row holds 1 minus the length of the query before, then a cumsum)."""
+        if "rank" not in self._cache:
+            rank = np.ones(len(self), dtype=np.int64)
+            rank[self.offsets[1:-1]] = 1 - np.diff(self.offsets[:-1])
+            np.cumsum(rank, out=rank)
+            self._cache["rank"] = rank
+        return self._cache["rank"]
+
+    def tie_groups(self) -> Tuple[np.ndarray, np.ndarray]:
+        """For each row: the 0-based position where its tie group (equal score) starts, and its size."""
+        if "ties" not in self._cache:
+            self._cache["ties"] = tie_layout(self.row_segments(), self.scores, self.row_positions())
+        return self._cache["ties"]
+
+    def row_queries(self) -> np.ndarray:
+        """The query code of every row."""
+        if "rowq" not in self._cache:
+            self._cache["rowq"] = rows_of_segments(self.offsets, self.qcodes)
+        return self._cache["rowq"]
+
+    def has_index(self) -> bool:
+        return "index" in self._cache
+
+    def build_index(self) -> None:
+        """Build the hash index of (query, document) pairs now (references do so when first converted)."""
+        if "index" not in self._cache:
+            self._cache["index"] = DocIndex(self.row_queries(), self.docs)
+
+    def find(self, qcodes: np.ndarray, dhash: np.ndarray, dbytes: np.ndarray) -> np.ndarray:
+        """Row index (or -1) of each (query code, document) pair; every match is verified."""
+        self.build_index()
+        rows = self._cache["index"].lookup(qcodes, dhash)
+        verify_ids(self.dbytes, rows, dbytes, self.source)
+        return rows
+
+    def segment_of(self, qcodes: np.ndarray) -> np.ndarray:
+        """Segment index of each query code, -1 where the query has no rows here."""
+        if "qsort" not in self._cache:
+            perm = np.argsort(self.qcodes, kind="stable")
+            self._cache["qsort"] = (self.qcodes[perm], perm)
+        sorted_q, perm = self._cache["qsort"]
+        return _find(sorted_q, perm, np.asarray(qcodes, dtype=np.int64))
+
+    def segment_lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+
+@dataclass
+class Qrels:
+    """Relevance judgments, one row per (query, document), in input order."""
+
+    qcodes: np.ndarray      # unique query codes, in first-seen order
+    rowq: np.ndarray        # query code of each row
+    rowd: np.ndarray        # doc hash of each row
+    rowb: np.ndarray        # doc id (bytes) of each row
+    grades: np.ndarray      # integer grade of each row
+    source: str = "<qrels>"
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def max_grade(self) -> int:
+        return int(self.grades.max()) if len(self.grades) else 0
+
+    def lookup(self, qcodes: np.ndarray, dhash: np.ndarray, dbytes: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """(grade, judged) for each (query code, document) pair."""
+        rows = self.find_rows(qcodes, dhash)
+        verify_ids(self.rowb, rows, dbytes, self.source)
+        judged = rows >= 0
+        grade = np.zeros(len(rows), dtype=np.int64)
+        grade[judged] = self.grades[rows[judged]]
+        return grade, judged
+
+    def find_rows(self, qcodes: np.ndarray, dhash: np.ndarray) -> np.ndarray:
+        """The qrels row of each (query code, document hash) pair, -1 where there is none; the document
+        ids are not verified here (:meth:`lookup` does, and callers that already used it may skip it)."""
+        if "index" not in self._cache:
+            self._cache["index"] = DocIndex(self.rowq, self.rowd)
+        return self._cache["index"].lookup(qcodes, dhash)
+
+    def as_ranking(self, rel: int) -> Ranking:
+        """The reference ranking derived from the judgments: grade >= rel, grade descending, equal grades tied."""
+        key = ("ranking", rel)
+        if key not in self._cache:
+            keep = self.grades >= rel
+            self._cache[key] = _build_ranking(self.rowq[keep], self.rowb[keep], self.rowd[keep],
+                                              self.grades[keep].astype(np.float64), f"{self.source} (grade >= {rel})",
+                                              qorder=self.qcodes, break_ties=False)
+        return self._cache[key]
+
+    def frame(self) -> pd.DataFrame:
+        """The judgments as a DataFrame ``query_id, doc_id, relevance``."""
+        return pd.DataFrame({"query_id": QUERY_IDS.decode(self.rowq), "doc_id": _to_str(self.rowb),
+                             "relevance": self.grades})
+
+
+def _query_codes(qids: np.ndarray) -> np.ndarray:
+    """Query codes per row; cheap when rows come in query blocks (as in TREC files)."""
+    n = len(qids)
+    if n == 0:
+        return np.empty(0, dtype=np.int64)
+    change = np.flatnonzero(qids[1:] != qids[:-1]) + 1
+    starts = np.r_[0, change]
+    heads = qids[starts]
+    if heads.dtype.kind == "S":
+        heads = _to_str(heads)
+    codes = QUERY_IDS.encode(str(h) for h in heads.tolist())
+    return np.repeat(codes, np.diff(np.r_[starts, n]))
+
+
+def _sort_key(scores: np.ndarray, place: np.ndarray) -> np.ndarray:
+    """One int64 per row that sorts rows into (``place`` ascending, float32 score descending) order:
+    ``place`` (the query's place in the output, < 2**31) in the high 32 bits, the descending code of
+    the score (:func:`_descending_code`) in the low 32; equal exactly when both are equal. Built in
+    ``place`` itself when it is int64 (few full-length temporaries: on millions of rows each costs its
+    page faults)."""
+    key = place.astype(np.int64, copy=False)      # the caller's fresh array, reused
+    key <<= 32
+    key += 0x7FFFFFFF
+    key -= _order_bits(order_key(scores))        # += the descending code
+    return key
+
+
+def _descending_code(key: np.ndarray) -> np.ndarray:
+    """An int64 per float32 score in 0 .. 2**32-1, smaller for a larger score, equal exactly for equal
+    scores (-0.0 and 0.0 included): the float's bits made order-preserving as a signed integer, reversed."""
+    code = np.full(len(key), 0x7FFFFFFF, dtype=np.int64)
+    code -= _order_bits(key)
+    return code
+
+
+def _order_bits(key: np.ndarray) -> np.ndarray:
+    """The float32 scores as int32 that compare as the scores do (-0.0 equal to 0.0)."""
+    bits = (key + np.float32(0.0)).view(np.int32)  # a copy in which -0.0 is 0.0
+    # negative floats: the bits of the magnitude count the wrong way; flip them (keeping the sign)
+    flip = bits >> 31
+    flip &= 0x7FFFFFFF
+    bits ^= flip
+    return bits
+
+
+def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, scores: np.ndarray, source: str,
+                   qorder: Optional[np.ndarray] = None, break_ties: bool = True,
+                   index: Optional[DocIndex | MovedIndex] = None, with_order: bool = False):
+    """Sort rows into trec_eval order (doc ids break score ties, descending, when ``break_ties``; else
+    tied rows keep their input order). With ``with_order``: (ranking, the input row of each ranked row, as
+    an array or as :class:`Moves` when only tied rows moved, or None when no row moved).
+
+    The sort key is one int64 per row, the query's place in the output (high bits) and the descending
+    code of the float32 score (low 32 bits): one ``argsort`` of integers, several times faster than a
+    ``lexsort`` over the two columns."""
+    n = len(qcodes)
+    if n == 0:
+        empty = Ranking(qcodes=np.empty(0, dtype=np.int64), offsets=np.zeros(1, dtype=np.int64),
+                        dbytes=dbytes, docs=dhash, scores=scores, source=source)
+        return (empty, None) if with_order else empty
+    if qorder is None:
+        # segments in order of first appearance in the input
+        change = np.r_[True, qcodes[1:] != qcodes[:-1]]
+        qorder = pd.unique(qcodes[change])
+    rank_of_q = np.full(int(max(qcodes.max(), qorder.max())) + 1, -1, dtype=np.int64)
+    rank_of_q[qorder] = np.arange(len(qorder))
+    sort_key = _sort_key(scores, rank_of_q[qcodes])
+    if bool(np.all(sort_key[1:] >= sort_key[:-1])):
+        order = None            # already in (query, score descending) order, as TREC files usually are
+    else:
+        order = np.argsort(sort_key, kind=None if break_ties else "stable")
+    if break_ties and n > 1:
+        order = _break_ties_by_docid(order, sort_key, dbytes)
+    del sort_key
+    if isinstance(order, Moves):               # a few tied rows moved, within their query
+        dbytes, dhash, scores = order.apply(dbytes), order.apply(dhash), order.apply(scores)
+    elif order is not None:
+        qcodes, dbytes, dhash, scores = qcodes[order], dbytes[order], dhash[order], scores[order]
+    if order is not None and index is not None:     # built on the input order: rows have moved
+        index = MovedIndex(index, order)
+    starts = np.flatnonzero(np.r_[True, qcodes[1:] != qcodes[:-1]])
+    offsets = np.append(starts, n).astype(np.int64)
+    ranking = Ranking(qcodes=qcodes[starts], offsets=offsets, dbytes=dbytes, docs=dhash, scores=scores, source=source)
+    ranking._cache["rowq"] = qcodes
+    if index is not None:
+        ranking._cache["index"] = index        # built once for the duplicate check; reused for joins
+    return (ranking, order) if with_order else ranking
+
+
+def _break_ties_by_docid(order: Optional[np.ndarray], sort_key: np.ndarray, dbytes: np.ndarray):
+    """Within each run of equal sort key (same query, same float32 score), put the doc ids in descending
+    order (trec_eval's order); ``order`` is the sorting permutation (None: the rows are sorted already).
+    Returns the new permutation (:class:`Moves` when ``order`` is None and some tied row moves).
+
+    Only the tied rows are touched: they are gathered and sorted by (tie group, doc id descending), the
+    doc ids read as big-endian 64-bit words (their byte order)."""
+    ks = sort_key if order is None else sort_key[order]
+    same = ks[1:] == ks[:-1]                 # row i + 1 ties with row i
+    if not same.any():
+        return order
+    tied = np.zeros(len(ks), dtype=bool)
+    tied[1:] = same
+    tied[:-1] |= same
+    rows = np.flatnonzero(tied)              # positions (in sorted order) of every tied row
+    group = np.cumsum(np.r_[True, ~same[rows[1:] - 1]])    # a tied row not tied with the one before opens a group
+    src = rows if order is None else order[rows]
+    words = -(-dbytes.dtype.itemsize // 8)
+    ids = np.zeros(len(rows), dtype=f"S{8 * words}")                # NUL padding keeps the byte order
+    ids[...] = dbytes[src]
+    w = ids.view(">u8").reshape(len(rows), words)
+    # lexsort: last key first; the complement of each word sorts the doc ids in descending order
+    perm = np.lexsort(tuple(~w[:, j].astype(np.uint64) for j in range(words - 1, -1, -1)) + (group,))
+    if order is None:
+        moved = src[perm] != rows
+        return Moves(rows[moved], src[perm][moved]) if moved.any() else None
+    out = order.copy()
+    out[rows] = src[perm]
+    return out

@@ -1,0 +1,261 @@
+"""TREC run and qrels files: a vectorised scanner over the raw bytes (the compiled engine's on large
+files), a line-by-line reading that names the offending line when the scanner refuses a file."""
+from __future__ import annotations
+
+import gzip
+import os
+from typing import Any, Dict, Optional, Tuple
+
+import numpy as np
+import pandas as pd
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ..engine import compiled
+from ..errors import EmptyInputError, InputFormatError
+from .columns import _POW10, _as_float, _check_scores, qrels_from_columns, ranking_from_columns
+from .ids import QUERY_IDS, _to_str, doc_bytes
+from .tables import Qrels, Ranking
+
+_CHUNK = 1 << 24
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+# every control byte is a column separator, as for the vectorised scanner (bytes <= 32)
+_CONTROL_TO_SPACE = bytes(32 if (b < 32 and b != 10) else b for b in range(256))
+
+
+def _read_bytes(path: str, what: str) -> bytes:
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{what} file not found: {path}")
+    if os.path.isdir(path):
+        raise InputFormatError(f"{path}: is a directory, expected a {what} file")
+    try:
+        if path.endswith(".gz"):
+            with gzip.open(path, "rb") as f:
+                data = f.read()
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+    except (OSError, EOFError) as e:
+        raise InputFormatError(f"{path}: cannot read the {what} file ({e})") from None
+    if data.startswith(_BOM):
+        data = data[len(_BOM):]            # a UTF-8 byte-order mark is not part of the first query id
+    if not data or (len(data) < 1 << 16 and not data.strip()):
+        raise EmptyInputError(f"{path}: the {what} file is empty")
+    return data
+
+
+def _scan_chunk(buf: np.ndarray, ncols: int, fields: Tuple[int, ...]) -> Optional[Dict[int, np.ndarray]]:
+    """Tokenise one chunk of whole lines; None if some line does not have exactly ``ncols`` columns."""
+    ws = buf <= 32                     # space, tab, CR, LF (and other control bytes) separate columns
+    nonws = ~ws
+    st = np.flatnonzero(nonws[1:] & ws[:-1]) + 1
+    if len(buf) and nonws[0]:
+        st = np.r_[0, st]
+    if len(st) == 0:
+        return {f: np.empty(0, dtype="S1") for f in fields}
+    if len(st) % ncols:
+        return None
+    line_start = buf[st - 1] == 10
+    if st[0] == 0:
+        line_start[0] = True
+    if not line_start[::ncols].all() or int(np.count_nonzero(line_start)) * ncols != len(st):
+        return None
+    out = {}
+    for f in fields:
+        s = st[f::ncols]
+        w = 16
+        while True:
+            # a window of w bytes from each token start; the token ends at its first whitespace
+            padded = np.concatenate([buf, np.full(w, 32, dtype=np.uint8)])
+            mat = sliding_window_view(padded, w)[s]
+            stop = mat <= 32
+            if stop.any(axis=1).all():
+                break
+            w *= 4
+        width = stop.argmax(axis=1)
+        w = max(int(width.max()), 1)
+        mat = mat[:, :w]
+        mat[np.arange(w)[None, :] >= width[:, None]] = 0
+        out[f] = np.ascontiguousarray(mat).view(f"S{w}").ravel()
+    return out
+
+
+def _scan_columns(data: bytes, ncols: int, fields: Tuple[int, ...]) -> Optional[Dict[int, np.ndarray]]:
+    """Tokenise whitespace-separated columns with numpy, in chunks of whole lines on two threads;
+    None if the layout is irregular (the caller then takes the line-aware path)."""
+    n = len(data)
+    bounds, pos = [], 0
+    while pos < n:
+        end = data.find(b"\n", min(pos + _CHUNK, n - 1))
+        end = n if end < 0 else end + 1
+        bounds.append((pos, end))
+        pos = end
+    whole = np.frombuffer(data, dtype=np.uint8)
+    if n and whole[-1] != 10:
+        whole = np.r_[whole, np.uint8(10)]
+        bounds[-1] = (bounds[-1][0], n + 1)
+    jobs = [whole[a:b] for a, b in bounds]
+    if len(jobs) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+            parts = list(pool.map(lambda b: _scan_chunk(b, ncols, fields), jobs))
+    else:
+        parts = [_scan_chunk(b, ncols, fields) for b in jobs]
+    done = [p for p in parts if p is not None]
+    if len(done) < len(parts):
+        return None
+    out = {f: np.concatenate([p[f] for p in done]) for f in fields}
+    if len(out[fields[0]]) == 0:
+        return None
+    return out
+
+
+def _line_mapper(path: str):
+    """Maps a data-row index to its 1-based line number in the file (blank lines are skipped)."""
+    cache = {}
+
+    def line_of(row: int) -> int:
+        if "lines" not in cache:
+            nums = []
+            opener = gzip.open if str(path).endswith(".gz") else open
+            with opener(path, "rt", errors="replace") as f:
+                for lineno, line in enumerate(f, 1):
+                    if line.strip():
+                        nums.append(lineno)
+            cache["lines"] = nums
+        return cache["lines"][row]
+    return line_of
+
+
+def shape_error(source: str, line: int, ncols: int, found: int, what: str, layout: str) -> InputFormatError:
+    """The error for a line with the wrong number of columns, with a hint when the files look swapped."""
+    hint = ""
+    if what == "run" and found == 4:
+        hint = ("; this looks like a qrels file (query_id iteration doc_id relevance): are the qrels and the "
+                "run given the other way round?")
+    elif what == "qrels" and found == 6:
+        hint = ("; this looks like a run file (query_id Q0 doc_id rank score tag): are the qrels and the run "
+                "given the other way round?")
+    return InputFormatError(f"{source}: line {line}: expected {ncols} whitespace-separated columns ({layout}), "
+                            f"found {found}{hint}")
+
+
+def _line_columns(data: bytes, source: str, ncols: int, fields: Tuple[int, ...], what: str,
+                  layout: str) -> Dict[int, np.ndarray]:
+    """Line-aware reading (for what the vectorised scanners do not take: indented lines, or an irregular
+    file, whose first offending line it names with the number of columns found)."""
+    cols: Dict[int, list] = {f: [] for f in fields}
+    for lineno, line in enumerate(data.translate(_CONTROL_TO_SPACE).split(b"\n"), 1):
+        tokens = line.split()
+        if not tokens:
+            continue
+        if len(tokens) != ncols:
+            raise shape_error(source, lineno, ncols, len(tokens), what, layout)
+        for f in fields:
+            cols[f].append(tokens[f])
+    if not cols[fields[0]]:
+        raise EmptyInputError(f"{source}: the {what} file is empty")
+    return {f: np.array(v, dtype="S") for f, v in cols.items()}
+
+
+def _compiled_columns(kernels, data: bytes, ncols: int, fields: Tuple[int, ...],
+                      numeric: Optional[int]) -> Optional[Dict[Any, np.ndarray]]:
+    """The columns by the compiled scanner: bytes (``S``) arrays, and for the ``numeric`` field its values
+    as floats when they all convert (else its tokens, for :func:`_as_float` to name the bad one); under
+    ``"hash"`` the :func:`hash_ids` of the document ids (the field at index 2). None when the layout is
+    irregular (the numpy path then finds and names the offending line)."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    rows, starts, lens = kernels.scan_columns(buf, ncols, np.array(fields, dtype=np.int64))
+    if rows <= 0:
+        return None
+    every = np.arange(rows)
+
+    def tokens(j: int, which: np.ndarray, hashed: bool = False) -> np.ndarray:
+        mat = kernels.token_matrix(buf, starts, lens, which, j)
+        if hashed:
+            out["hash"] = kernels.hash_tokens(mat)
+        return mat.view(f"S{mat.shape[1]}").ravel()
+
+    out: Dict[Any, np.ndarray] = {}
+    for j, f in enumerate(fields):
+        if f != numeric:
+            out[f] = tokens(j, every, hashed=f == 2)
+            continue
+        values, ok = kernels.plain_decimals(buf, starts, lens, rows, j, _POW10)
+        bad = np.flatnonzero(~ok)
+        if len(bad):
+            try:
+                values[bad] = np.asarray(tokens(j, bad), dtype=np.float64)
+            except ValueError:
+                values = tokens(j, every)
+        out[f] = values
+    return out
+
+
+def _file_columns(path: str, ncols: int, fields: Tuple[int, ...], what: str, layout: str,
+                  numeric: Optional[int] = None):
+    path = os.fspath(path)
+    data = _read_bytes(path, what)
+    kernels = compiled(len(data) // 40)            # about 40 bytes per line of a run
+    cols = None if kernels is None else _compiled_columns(kernels, data, ncols, fields, numeric)
+    if cols is None:
+        cols = _scan_columns(data, ncols, fields)
+    if cols is None:
+        cols = _line_columns(data, path, ncols, fields, what, layout)
+    return cols
+
+
+def _read_run_columns(path: str):
+    path = os.fspath(path)
+    cols = _file_columns(path, 6, (0, 2, 4), "run", "query_id Q0 doc_id rank score tag", numeric=4)
+    line_of = _line_mapper(path)
+    q, d = cols[0], doc_bytes(cols[2])
+    s = _as_float(cols[4], q, d, path, line_of)
+    _check_scores(s, path, q, d, line_of)
+    return q, d, s, line_of, cols.get("hash")
+
+
+def read_trec_run(path: str) -> Ranking:
+    """Read a TREC run file (``qid Q0 docno rank score tag``; ``.gz`` allowed) into a :class:`Ranking`.
+
+    The rank column is ignored: rows are ordered by score (descending), ties by doc id (descending).
+    """
+    q, d, s, line_of, dhash = _read_run_columns(path)
+    return ranking_from_columns(q, d, s, os.fspath(path), line_of, dhash=dhash, loaded_only=False)
+
+
+def read_trec_qrels(path: str) -> Qrels:
+    """Read a TREC qrels file (``qid iteration docno grade``; ``.gz`` allowed)."""
+    path = os.fspath(path)
+    cols = _file_columns(path, 4, (0, 2, 3), "qrels", "query_id iteration doc_id relevance")
+    return qrels_from_columns(cols[0], cols[2], cols[3], path, _line_mapper(path), dhash=cols.get("hash"))
+
+
+def read_run_frame(path: str) -> pd.DataFrame:
+    """Read and validate a TREC run file into a DataFrame ``query_id, doc_id, score``.
+
+    Checks the column count, that every score is a finite number and that no document appears twice
+    for a query; errors name the file and line.
+    """
+    ranking = read_trec_run(path)
+    return ranking_frame(ranking)
+
+
+def ranking_frame(ranking: Ranking) -> pd.DataFrame:
+    """A :class:`Ranking` as a DataFrame ``query_id, doc_id, score`` (rows in trec_eval order)."""
+    return pd.DataFrame({"query_id": QUERY_IDS.decode(ranking.qcodes[ranking.row_segments()]),
+                         "doc_id": _to_str(ranking.dbytes), "score": ranking.scores})
+
+
+def read_qrels_frame(path: str) -> pd.DataFrame:
+    """Read and validate a TREC qrels file into a DataFrame ``query_id, doc_id, relevance`` (int).
+
+    ``path`` may also be an ir_datasets id, ``'irds:<id>'`` or bare (``'msmarco-passage/trec-dl-2019'``;
+    needs ``ir_rbstar[datasets]``): the dataset's qrels. A path that exists wins over an id.
+    """
+    from ..datasets import load_qrels
+    return load_qrels(path)
