@@ -182,7 +182,7 @@ def test_names_registered_before_are_hidden_while_it_runs_and_restored(tmp_path)
 
 def test_ranks_agree_with_the_means(demo):
     means = demo["means"]
-    columns = {c.label: c for c in report._parse_columns(report.default_measures("minilm_rerank", "bm25", "others"),
+    columns = {c.label: c for c in report.catalogue._parse_columns(report.default_measures("minilm_rerank", "bm25", "others"),
                                                           "bm25")}
     for label, rows in means.groupby("measure", sort=False):
         column = columns[label]
@@ -392,8 +392,13 @@ def test_randomization_pvalues_rejects_bad_input(bad):
 
 def test_docstring_examples():
     import doctest
-    result = doctest.testmod(report)
-    assert result.attempted >= 4 and result.failed == 0
+    attempted = 0
+    for module in (report, report.stats, report.catalogue, report.inputs, report.build, report.markdown,
+                   report.command):
+        result = doctest.testmod(module)
+        assert result.failed == 0, module.__name__
+        attempted += result.attempted
+    assert attempted >= 4
 
 
 def _plain_holm(p):

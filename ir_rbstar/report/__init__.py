@@ -1,0 +1,44 @@
+"""``ir-rbstar report``: one command that evaluates several runs with every measure family and writes
+a Markdown report with tables and pictures into one folder.
+
+:func:`build_report` evaluates each run once with all the measures (ir_measures' built-ins and
+ir_rbstar's), then writes into ``out_dir``:
+
+* ``report.md``: the inputs, the measures and why they were chosen, the means (system x measure,
+  with the number of queries), the rank of every system under every measure, the paired significance
+  tests against the baseline, the run-distance matrices and the pictures;
+* ``per_query.tsv``: one row per run and query, one column per measure (empty: no value);
+* ``means.tsv``: one row per run and measure: mean, number of queries, rank;
+* ``significance.tsv`` (with a baseline): difference, p and Holm-corrected p of every comparison;
+* ``distance_med.tsv``, ``distance_rbo.tsv`` (two runs or more): MED_nDCG@10 and 1 - RBO(p=0.9)
+  between every pair of runs;
+* pictures (PNG, when matplotlib is installed): ``effort_gain.png`` (Twist against AP),
+  ``nrg.png`` (NRG@10 against nDCG@10, one point per run), ``distance_med.png`` and
+  ``distance_rbo.png`` (heat maps), ``crp.png`` (the CRP curve of the baseline on one topic).
+
+Significance: a paired, two-sided randomization test of the per-query differences (sign flips; exact
+over all 2^n flips when 2^n <= ``permutations``, otherwise ``permutations`` random flips with a fixed
+seed), with Holm's step-down correction over all (system, measure) comparisons
+(:func:`randomization_pvalues`, :func:`holm`). Only queries with a value for both the system and the
+baseline are paired.
+
+Command line: ``ir-rbstar report QRELS RUN [RUN ...] --output DIR [--reference REF] [--baseline NAME]
+[--groups FILE] [--measures "..."] [--quiet]`` and ``ir-rbstar report --demo --output DIR`` (the bundled
+Vaswani collection).
+
+
+Modules: :mod:`.stats` (randomization test, Holm), :mod:`.catalogue` (measures and columns),
+:mod:`.inputs` (runs and groups), :mod:`.build` (:func:`build_report`), :mod:`.markdown` (the page) and
+:mod:`.command` (``ir-rbstar report``).
+"""
+from __future__ import annotations
+
+from .stats import DEFAULT_PERMUTATIONS, DEFAULT_SEED, holm, randomization_pvalues, randomization_test
+from .catalogue import PRIOR_GROUP, default_measures
+from .inputs import read_groups
+from .build import FILES, build_report
+from .command import add_arguments, main
+
+__all__ = ["build_report", "default_measures", "randomization_pvalues", "randomization_test", "holm",
+           "read_groups", "add_arguments", "main", "DEFAULT_PERMUTATIONS", "DEFAULT_SEED", "PRIOR_GROUP",
+           "FILES"]

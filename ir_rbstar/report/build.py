@@ -1,0 +1,427 @@
+"""Building the report: every run evaluated once, means, significance, distances, pictures, files."""
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+import pandas as pd
+
+from ..errors import MissingQrelsError, ParameterError, RbstarError
+from ..io import QUERY_IDS, Qrels, Ranking, ranking_frame, to_ranking
+from .stats import DEFAULT_PERMUTATIONS, DEFAULT_SEED, holm, randomization_pvalues
+from .catalogue import Column, DISTANCES, PRIOR_GROUP, _distances, _parse_columns, default_measures
+from .inputs import _claim_run, _free, _run_inputs, read_groups
+from .markdown import _markdown
+
+
+#: picture and table files (name -> what it holds)
+FILES = {
+    "report.md": "the report",
+    "per_query.tsv": "per-query values: run, query_id, one column per measure",
+    "means.tsv": "run, measure, mean, queries, rank",
+    "significance.tsv": "comparisons with the baseline: differences, p, Holm-corrected p",
+    "distance_med.tsv": "MED_nDCG@10 between every pair of runs",
+    "distance_rbo.tsv": "1 - RBO(p=0.9) between every pair of runs",
+    "effort_gain.png": "Twist against AP, every run x topic",
+    "nrg.png": "NRG against its base measure, one point per run",
+    "distance_med.png": "heat map of the MED_nDCG@10 matrix",
+    "distance_rbo.png": "heat map of the 1 - RBO(p=0.9) matrix",
+    "crp.png": "CRP curve (and DCG) of the baseline on one topic",
+}
+
+
+Progress = Callable[[int, int, str], None]
+
+
+class _Evaluator:
+    """Every measure for one qrels, built once and applied to each run (whole columns)."""
+
+    def __init__(self, columns: List[Column], qrels: Qrels):
+        import ir_measures
+        from ..provider import PROVIDER, split_by_provider
+        self.columns = columns
+        self.measures = list(dict.fromkeys(c.measure for c in columns))
+        self.ours, self.others = split_by_provider(self.measures)
+        self.qids = np.asarray(QUERY_IDS.decode(qrels.qcodes)).astype(str)
+        self.row = {q: i for i, q in enumerate(self.qids.tolist())}
+        self.ev_ours = PROVIDER.evaluator(self.ours, qrels) if self.ours else None
+        self.ev_others = ir_measures.evaluator(self.others, qrels.frame()) if self.others else None
+
+    def values(self, ranking: Ranking) -> pd.DataFrame:
+        """Per-query values of one run: rows = the qrels' queries, columns = the labels (NaN: none)."""
+        got: Dict[Any, np.ndarray] = {}
+        if self.ev_ours is not None:
+            vals = self.ev_ours.values(ranking)
+            if list(np.asarray(vals["query_id"]).astype(str)) != self.qids.tolist():
+                raise RbstarError("internal: the provider's query order differs from the qrels'")
+            for m in self.ours:
+                got[m] = np.asarray(vals[m], dtype=np.float64)
+        if self.ev_others is not None:
+            for m in self.others:
+                got[m] = np.full(len(self.qids), np.nan)
+            for metric in self.ev_others.iter_calc(ranking_frame(ranking)):
+                i = self.row.get(str(metric.query_id))
+                if i is not None:
+                    got[metric.measure][i] = metric.value
+        data = {c.label: (1.0 - got[c.measure]) if c.complement else got[c.measure] for c in self.columns}
+        return pd.DataFrame(data, index=pd.Index(self.qids, name="query_id"))
+
+
+def _means(per_query: pd.DataFrame, names: List[str], columns: List[Column]) -> pd.DataFrame:
+    """run, measure, mean, queries, rank (1 = best; empty for descriptive measures)."""
+    grouped = per_query.groupby(level="run", sort=False)
+    means = grouped.mean().reindex(names)
+    counts = grouped.count().reindex(names)
+    rows = []
+    for c in columns:
+        rank = pd.Series(np.nan, index=names)
+        if c.better:
+            rank = means[c.label].rank(method="min", ascending=(c.better == "lower"))
+        for name in names:
+            rows.append({"run": name, "measure": c.label, "mean": means.at[name, c.label],
+                         "queries": int(counts.at[name, c.label]), "rank": rank[name]})
+    out = pd.DataFrame(rows)
+    out["rank"] = out["rank"].astype("Int64")
+    return out
+
+
+def _significance(per_query: pd.DataFrame, names: List[str], baseline: str, columns: List[Column],
+                  permutations: int, seed: int, alpha: float) -> pd.DataFrame:
+    base = per_query.xs(baseline, level="run")
+    rows, diffs = [], []
+    for name in names:
+        if name == baseline:
+            continue
+        mine = per_query.xs(name, level="run")
+        for c in columns:
+            if not c.better:
+                continue
+            a, b = mine[c.label].to_numpy(), base[c.label].to_numpy()
+            both = ~np.isnan(a) & ~np.isnan(b)
+            d = a[both] - b[both]
+            diffs.append(d)
+            rows.append({"run": name, "measure": c.label, "better": c.better, "queries": int(both.sum()),
+                         "baseline_mean": float(b[both].mean()) if both.any() else np.nan,
+                         "run_mean": float(a[both].mean()) if both.any() else np.nan,
+                         "difference": float(d.mean()) if len(d) else np.nan})
+    out = pd.DataFrame(rows, columns=["run", "measure", "better", "queries", "baseline_mean", "run_mean",
+                                      "difference"])
+    out["p"] = randomization_pvalues(diffs, permutations, seed) if diffs else np.zeros(0)
+    out["p_holm"] = holm(out["p"].to_numpy())
+    sign = np.where(out["better"] == "lower", -1.0, 1.0) * np.sign(out["difference"].to_numpy())
+    significant = out["p_holm"].to_numpy() <= alpha
+    out["significant"] = np.where(significant & (sign > 0), "better", np.where(significant & (sign < 0), "worse", ""))
+    return out
+
+
+def _typical_topic(qrels: Qrels, ranking: Ranking) -> Optional[str]:
+    """The query whose Twist is nearest the run's median Twist (the first such in the qrels' order)."""
+    from ..twist import twist_table
+    table = twist_table(qrels, ranking)
+    tau = table["tau"].to_numpy(dtype=np.float64)
+    ok = ~np.isnan(tau)
+    if not ok.any():
+        return None
+    median = float(np.median(tau[ok]))
+    distance = np.where(ok, np.abs(tau - median), np.inf)
+    return str(table["query_id"].to_numpy()[int(np.argmin(distance))])
+
+
+class _Steps:
+    def __init__(self, total: int, progress: Optional[Progress]):
+        self.total, self.done, self.progress = total, 0, progress
+
+    def __call__(self, message: str) -> None:
+        self.done += 1
+        if self.progress is not None:
+            self.progress(self.done, self.total, message)
+
+
+def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, baseline: Optional[str] = None,
+                 groups: Any = None, measures: Any = None, progress: Optional[Progress] = None,
+                 alpha: float = 0.05, permutations: int = DEFAULT_PERMUTATIONS, seed: int = DEFAULT_SEED,
+                 topic: Optional[str] = None, pictures: bool = True, max_rel: int = 1) -> pd.DataFrame:
+    """Evaluate ``runs`` against ``qrels`` with every measure family and write a report into ``out_dir``.
+
+    ``qrels``: a TREC qrels file (or anything :func:`ir_rbstar.read_qrels` reads), a DataFrame
+    (``query_id, doc_id, relevance``) or a dict of dicts. ``runs``: a dict of name -> run (TREC run
+    file, DataFrame, dict of dicts) or a list of run files (named by file name without
+    ``.gz``/``.run``/``.txt``). ``reference``: the reference ranking of RBR, RBA and RBO: a run file
+    (available to the measures under its file name), a name given to :func:`ir_rbstar.register_run`,
+    or a run. ``baseline``: the name of one of the runs: the significance tests compare every other run
+    with it, and MED_nDCG@10 and 1-RBO(p=0.9) measure how far each run is from it (its name also works
+    as ``ref=``). ``groups``: run -> group, as a dict or a TSV file of ``run<TAB>group`` lines: NRG's
+    prior set of a run is then the best run (by nDCG@10) of every other group, instead of all the
+    other runs, and the NRG picture is coloured by group. ``measures``: a measure string (or list)
+    replacing :func:`default_measures`; ``1-RBO(...)`` is a distance; the runs are available as
+    ``prior='others'``. ``progress(step, total, message)`` is called before each step. ``alpha``,
+    ``permutations`` and ``seed`` set the significance tests (:func:`randomization_pvalues`,
+    :func:`holm`); ``topic`` the query of the CRP picture (default: the one whose Twist is nearest the
+    median); ``pictures=False`` draws none. ``max_rel`` is the top of the qrels' grade scale (e.g. 3 for
+    TREC DL), used by the graded measures of the default set and of the distance matrix.
+
+    Returns the per-query values: a DataFrame indexed by (run, query_id) over the qrels' queries, one
+    column per measure (every query has a value for every measure, as at every other door);
+    ``attrs["files"]`` lists the files written (names inside ``out_dir``).
+
+    Raises ParameterError for no run, an unknown ``baseline``, groups naming unknown runs, a bad
+    measure, ``alpha`` outside (0, 1) or ``out_dir`` naming a file; FileNotFoundError for a missing run
+    or groups file; MissingQrelsError without qrels; ReferenceNotFoundError for an unknown reference;
+    the usual input errors for malformed files. Without matplotlib the report says which extra to
+    install instead of drawing the pictures.
+    """
+    from .. import references
+    from ..med import matrix_of, pairwise
+
+    # -- check every input before the work starts
+    out_dir = os.fspath(out_dir)
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise ParameterError(f"out_dir={out_dir!r} is a file; give a folder (it is created when missing)")
+    if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
+        raise ParameterError(f"alpha={alpha!r}: give a significance level in (0, 1)")
+    if qrels is None:
+        raise MissingQrelsError("qrels=None: the report needs relevance judgments")
+    inputs = _run_inputs(runs)
+    names = list(inputs)
+    if baseline is not None:
+        by_path = {os.fspath(v): k for k, v in inputs.items() if isinstance(v, (str, os.PathLike))}
+        baseline = by_path.get(os.fspath(baseline), baseline) if isinstance(baseline, (str, os.PathLike)) else baseline
+        if baseline not in inputs:
+            raise ParameterError(f"baseline={baseline!r} is not one of the runs ({', '.join(repr(n) for n in names)})")
+    group_of = read_groups(groups, names) if groups is not None else None
+
+    # names for ref= and prior=: the reference's file name, the baseline's and the runs' names and
+    # 'others' refer to the report's runs while it runs (a registration they hide is restored after)
+    claimed: set = set()
+    ref_tag: Optional[str] = None
+    ref_ranking: Optional[Ranking] = None
+    if reference is not None:
+        if isinstance(reference, str) and reference in references.registered_runs():
+            ref_tag = reference
+            claimed.add(ref_tag)
+        elif isinstance(reference, (str, os.PathLike)):
+            from ..plots import run_name
+            ref_ranking = references.resolve_run(os.fspath(reference), "reference")
+            ref_tag = _free(run_name(reference), claimed)
+        else:
+            ref_ranking = to_ranking(reference, source="reference")
+            ref_tag = _free("reference", claimed)
+    base_tag = _free(baseline, claimed) if baseline is not None else None
+    prior_tag = PRIOR_GROUP
+    asked = measures if measures is not None else \
+        default_measures(ref_tag, base_tag, prior_tag if len(names) > 1 else None, max_rel)
+    columns = _parse_columns(asked, base_tag)
+    wanted = {str(v) for c in columns for k, v in c.measure.params.items() if k in ("ref", "prior", "runs")}
+
+    nrg_plot = _nrg_axes(columns) if len(names) > 1 else None
+    # qrels, read and evaluate each run, [best of each group], [tests], [matrices and their two heat maps],
+    # effort/gain, [NRG], CRP, report.md
+    total = (1 + 2 * len(names) + (group_of is not None) + (baseline is not None) + (len(names) > 1)
+             + pictures * (2 * (len(names) > 1) + 2 + (nrg_plot is not None)) + 1)
+    step = _Steps(total, progress)
+
+    saved: Dict[str, Optional[Ranking]] = {}
+    saved_groups: Dict[str, Any] = {}
+    try:
+        # -- read
+        step("reading the qrels" + (f" {os.fspath(qrels)}" if isinstance(qrels, (str, os.PathLike)) else ""))
+        from ..datasets import resolve_qrels
+        q = resolve_qrels(qrels)
+        if not len(q.qcodes):
+            raise MissingQrelsError("qrels: no judgments")
+        if topic is not None and pictures and str(topic) not in set(QUERY_IDS.decode(q.qcodes).astype(str).tolist()):
+            raise ParameterError(f"topic={topic!r} is not a query of the qrels")
+        rankings: Dict[str, Ranking] = {}
+        for name, run in inputs.items():
+            step(f"reading run {name}")
+            rankings[name] = to_ranking(run, source=None if isinstance(run, (str, os.PathLike)) else f"run {name!r}")
+
+        # -- register what the measures name
+        if ref_ranking is not None and ref_tag is not None:
+            _claim_run(saved, ref_tag, ref_ranking)
+        if base_tag is not None and baseline is not None:
+            _claim_run(saved, base_tag, rankings[baseline])
+        for name in names:
+            if name in wanted and name not in claimed:
+                _claim_run(saved, name, rankings[name])
+                claimed.add(name)
+        best = None
+        if group_of is not None:
+            from ..nrg import best_per_team
+            step("NRG prior sets: the best run of every group by nDCG@10")
+            best = best_per_team(rankings, group_of, q, "nDCG@10")
+        if prior_tag not in saved_groups:
+            saved_groups[prior_tag] = (references.resolve_runs(prior_tag)
+                                       if prior_tag in references.registered_groups() else None)
+        references.register_runs(prior_tag, rankings, teams=group_of, best=best)
+
+        # -- evaluate
+        evaluator = _Evaluator(columns, q)
+        frames = []
+        for name in names:
+            step(f"evaluating {name} ({len(evaluator.measures)} measures)")
+            frames.append(evaluator.values(rankings[name]))
+        per_query = pd.concat(frames, keys=names, names=["run", "query_id"])
+        means = _means(per_query, names, columns)
+        sig = None
+        if baseline is not None:
+            step(f"significance tests against {baseline}")
+            sig = _significance(per_query, names, baseline, columns, permutations, seed, alpha)
+
+        os.makedirs(out_dir, exist_ok=True)
+        files: List[str] = []
+
+        def path(name: str) -> str:
+            files.append(name)
+            return os.path.join(out_dir, name)
+
+        per_query.reset_index().to_csv(path("per_query.tsv"), sep="\t", index=False)
+        means.to_csv(path("means.tsv"), sep="\t", index=False)
+        if sig is not None:
+            sig.to_csv(path("significance.tsv"), sep="\t", index=False)
+
+        matrices: Dict[str, pd.DataFrame] = {}
+        if len(names) > 1:
+            distances = _distances(max_rel)
+            step("distance matrices: " + ", ".join(m for _, m in distances))
+            values = pairwise(rankings, [m for _, m in distances], q)
+            for key, m in distances:
+                matrices[key] = matrix_of(values, m)
+                matrices[key].to_csv(path(f"distance_{key}.tsv"), sep="\t")
+
+        # -- pictures
+        drawn: List[Tuple[str, str]] = []
+        notes: List[str] = []
+        missing: List[str] = []
+        if pictures:
+            _draw_pictures(out_dir, step, q, rankings, names, means, matrices, baseline, group_of, nrg_plot, topic,
+                           drawn, notes, missing)
+            files.extend(name for name, _ in drawn)
+
+        step("writing report.md")
+        answered = {n: int(np.isin(rankings[n].qcodes, q.qcodes).sum()) for n in names}
+        text = _markdown(q, qrels, inputs, names, answered, reference, ref_tag, baseline, base_tag, group_of,
+                         prior_tag, columns, means, sig, matrices, drawn, notes, missing, alpha, permutations,
+                         seed, measures is None, pictures)
+        with open(path("report.md"), "w", encoding="utf-8") as f:
+            f.write(text)
+    finally:
+        for name, previous in saved.items():
+            if previous is None:
+                references.unregister_run(name)
+            else:
+                references.register_run(name, previous)
+        for name, group in saved_groups.items():
+            if group is None:
+                references.unregister_runs(name)
+            else:
+                references.register_runs(name, dict(group.runs), teams=group.team, best=group.best)
+    per_query.attrs["files"] = sorted(files, key=lambda n: (n != "report.md", not n.endswith(".tsv"), files.index(n)))
+    return per_query
+
+
+def _draw_pictures(out_dir: str, step: "_Steps", q: Qrels, rankings: Dict[str, Ranking], names: List[str],
+                   means: pd.DataFrame, matrices: Dict[str, pd.DataFrame], baseline: Optional[str],
+                   group_of: Optional[Dict[str, str]], nrg_plot: Optional[Tuple[str, str]], topic: Optional[str],
+                   drawn: List[Tuple[str, str]], notes: List[str], missing: List[str]) -> None:
+    """Draw the pictures into ``out_dir``; append (file, caption) of each to ``drawn``, remarks to
+    ``notes``, and the install hint to ``missing`` when matplotlib is not there (nothing more is tried)."""
+    crp_run = baseline if baseline is not None else names[0]
+    crp_topic = str(topic) if topic is not None else _typical_topic(q, rankings[crp_run])
+
+    def draw(message: str, name: str, caption: str, make: Callable[[str], Any]) -> None:
+        step(message)
+        if missing:
+            return
+        try:
+            fig = make(os.path.join(out_dir, name))
+        except ImportError as e:
+            if isinstance(e, RbstarError):
+                raise
+            missing.append(str(e))
+            return
+        if fig is not None:
+            _close(fig)
+            drawn.append((name, caption))
+
+    def effort_gain(target: str):
+        from ..plots import plot_effort_gain
+        try:
+            fig, _ = plot_effort_gain(q, rankings, gain="AP", path=target)
+        except RbstarError as e:
+            notes.append(f"The effort/gain picture was not drawn: {e}")
+            return None
+        return fig
+
+    draw("picture: Twist effort/gain (Twist against AP)", "effort_gain.png",
+         "Effort/gain: Twist (x) against AP (y), one point per run and topic, on the 4 x 4 grid of "
+         "Ferro et al. (Twist 0.25/0.5/0.75; AP quartiles), with the share of points per cell.", effort_gain)
+    if nrg_plot is not None:
+        x, y = nrg_plot
+
+        def nrg(target: str):
+            from ..plots import plot_nrg
+            table = means.pivot(index="run", columns="measure", values="mean").reindex(names)
+            points = pd.DataFrame({"run": names, x: table[x].to_numpy(), y: table[y].to_numpy()})
+            kind: Optional[str] = "group"
+            highlight = None
+            if group_of is not None:
+                points["group"] = [group_of[n] for n in names]
+            elif baseline is not None:
+                points["group"] = ["baseline" if n == baseline else "run" for n in names]
+                highlight = "baseline"
+            else:
+                kind = None
+            return plot_nrg(points, x=x, y=y, group=kind, highlight=highlight, path=target)
+
+        draw(f"picture: {y} against {x}", "nrg.png",
+             f"`{y}` against `{x}`, one point per run: how much of a run's gain the "
+             + ("best runs of the other groups" if group_of is not None else "other runs")
+             + " had not already shown.", nrg)
+    elif len(names) > 1:
+        notes.append("No NRG picture: the measures hold no NRG@k (base nDCG or P) together with its base "
+                     "measure nDCG@k or P@k.")
+    if matrices:
+        for key, _ in DISTANCES:
+            matrix = matrices[key]
+            label = matrix.attrs["distance"]
+
+            def heat(target: str, matrix=matrix):
+                from ..plots import plot_distance_matrix
+                return plot_distance_matrix(matrix, path=target)
+
+            draw(f"picture: heat map of {label}", f"distance_{key}.png",
+                 f"{label} between every pair of runs (mean over the queries).", heat)
+    if crp_topic is not None:
+        def crp(target: str):
+            from ..plots import plot_crp
+            return plot_crp(q, rankings[crp_run], crp_topic, dcg=True, path=target,
+                            title=f"{crp_run}, query {crp_topic}")
+
+        draw(f"picture: CRP curve of {crp_run}, query {crp_topic}", "crp.png",
+             f"CRP curve of {crp_run} on query {crp_topic}"
+             + (" (its Twist is nearest the run's median Twist)" if topic is None else "")
+             + ", with the ideal and full-scale runs, beside its cumulative DCG.", crp)
+    else:
+        step("picture: CRP curve")
+        notes.append("The CRP picture was not drawn: no query has a relevant document.")
+
+
+def _close(fig) -> None:
+    if fig is None:
+        return
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+
+
+def _nrg_axes(columns: List[Column]) -> Optional[Tuple[str, str]]:
+    """(base measure label, NRG label) of the first NRG column whose base measure is also a column."""
+    labels = {c.label for c in columns}
+    for c in columns:
+        if c.measure.NAME != "NRG" or c.complement:
+            continue
+        base, k = c.measure.params.get("base", "nDCG"), c.measure.params.get("cutoff")
+        if base in ("nDCG", "P") and k is not None and f"{base}@{k}" in labels:
+            return f"{base}@{k}", c.label
+    return None

@@ -1,0 +1,159 @@
+"""What the report measures: its default measure string, the distances, and the columns (label,
+family, what it means, which direction is better) parsed from a measure string."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, List, Optional
+
+
+from ..errors import ParameterError
+
+
+
+#: the name under which the runs are registered as NRG's prior set (``NRG(prior='others')@10``)
+PRIOR_GROUP = "others"
+
+
+#: the measures of the distance matrices (MED judged against the qrels; RBO as 1 - RBO)
+DISTANCES = (("med", "MED_nDCG@10"), ("rbo", "RBO(p=0.9)"))
+
+
+def _distances(max_rel: int = 1):
+    """The report's distance measures, graded ones on the grade scale ``max_rel``."""
+    scale = "" if max_rel == 1 else f"(max_rel={max_rel})"
+    return tuple((key, m.replace("MED_nDCG@", f"MED_nDCG{scale}@")) for key, m in DISTANCES)
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the report: the measure evaluated, shown as ``label`` (``1-RBO(...)`` when
+    ``complement``: the value is 1 - the measure's); ``better`` is "higher", "lower" or "" (descriptive:
+    neither ranked nor tested), with the reason in ``note``."""
+
+    label: str
+    measure: Any
+    complement: bool = False
+    better: str = "higher"
+    note: str = ""
+
+
+_TIE_AWARE = ("P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA")
+
+
+_ABOUT = {
+    "nDCG": "normalised discounted cumulative gain (trec_eval: tied scores ordered by document id)",
+    "P": "precision (trec_eval order of ties)",
+    "R": "recall (trec_eval order of ties)",
+    "AP": "average precision over the whole ranking (trec_eval order of ties)",
+    "RR": "reciprocal rank (trec_eval order of ties)",
+    "nDCG_TA": "nDCG, tie-aware: the mean over every order of tied scores",
+    "P_TA": "precision, tie-aware", "R_TA": "recall, tie-aware", "F1_TA": "F1, tie-aware",
+    "AP_TA": "average precision, tie-aware", "RR_TA": "reciprocal rank, tie-aware",
+    "RBP_TA": "RBP, tie-aware",
+    "RBP": "rank-biased precision against the qrels (graded)",
+    "RBP_res": "RBP residual: the weight of unjudged positions and of the tail",
+    "RBR": "rank-biased recall: the run's top k as a set, credited by the reference ranking",
+    "RBR_res": "RBR residual", "RBA_res": "RBA residual", "RBO_res": "RBO residual",
+    "RBA": "rank-biased alignment of the run with the reference ranking",
+    "RBO": "rank-biased overlap with the reference ranking",
+    "RBO_ext": "extrapolated rank-biased overlap",
+    "Twist": "effort: how far documents sit from their place in the ideal ranking (1 = ideal)",
+    "Twist_rho": "Twist's recovery ratio", "Twist_sigma": "Twist's space ratio",
+    "NRG": "normalised residual gain: the base measure counting only what the prior runs had not shown",
+    "UniqueRel": "relevant documents no prior run has in its top k",
+    "RarP": "rareness-based precision",
+    "TaSC": "(1 - best prior nDCG@k) x the run's nDCG@k",
+    "MED_P": "maximized P difference", "MED_RBP": "maximized RBP difference",
+    "MED_nDCG": "maximized nDCG difference: the largest difference any relevance of the unjudged documents allows",
+    "MED_AP": "maximized AP difference", "MED_ERR": "maximized ERR difference",
+}
+
+
+def _family(name: str) -> str:
+    if name in _TIE_AWARE:
+        return "tie-aware"
+    if name.startswith("RB"):
+        return "rank-biased"
+    if name.startswith("Twist"):
+        return "effort (Twist)"
+    if name in ("NRG", "UniqueRel", "RarP", "TaSC"):
+        return "residual gain"
+    if name.startswith("MED_"):
+        return "MED"
+    return "trec_eval (ir_measures)"
+
+
+def default_measures(reference: Optional[str] = None, baseline: Optional[str] = None,
+                     prior: Optional[str] = PRIOR_GROUP, max_rel: int = 1) -> str:
+    """The report's default measures as a measure string (``1-`` marks a distance 1 - similarity).
+
+    Always: nDCG@10, P@10, AP, R@100 (trec_eval's order of ties) and the tie-aware nDCG_TA@10, P_TA@10, AP_TA;
+    RBP(p=0.8) (graded on the scale ``max_rel``) and its residual; Twist. With a ``reference`` (a registered
+    name or run file): RBR(p=0.8)@20, RBA(p=0.9), RBO(p=0.9) against it. With ``prior`` (a registered group of
+    runs): NRG@10. With a ``baseline`` (a registered name): MED_nDCG@10 and 1-RBO(p=0.9) against it.
+
+    >>> print(default_measures(reference="mono", baseline="bm25"))  # doctest: +NORMALIZE_WHITESPACE
+    nDCG@10 nDCG_TA@10 P@10 P_TA@10 AP AP_TA R@100 RBP(p=0.8) RBP_res(p=0.8) RBR(p=0.8,ref='mono')@20
+    RBA(p=0.9,ref='mono') RBO(p=0.9,ref='mono') Twist NRG(prior='others')@10 MED_nDCG(ref='bm25')@10
+    1-RBO(p=0.9,ref='bm25')
+    """
+    scale = "" if max_rel == 1 else f",max_rel={max_rel}"
+    items = ["nDCG@10", "nDCG_TA@10", "P@10", "P_TA@10", "AP", "AP_TA", "R@100", f"RBP(p=0.8{scale})",
+             "RBP_res(p=0.8)"]
+    if reference is not None:
+        ref = f"ref={reference!r}"
+        items += [f"RBR(p=0.8,{ref})@20", f"RBA(p=0.9,{ref})", f"RBO(p=0.9,{ref})"]
+    items.append("Twist")
+    if prior is not None:
+        items.append(f"NRG(prior={prior!r})@10")
+    if baseline is not None:
+        ref = f"ref={baseline!r}"
+        items += [f"MED_nDCG({ref}{scale})@10", f"1-RBO(p=0.9,{ref})"]
+    return " ".join(items)
+
+
+def _parse_columns(measures: Any, baseline_tag: Optional[str]) -> List[Column]:
+    """Columns from a measure string (or list of strings / measure objects); ``1-`` before an RBO,
+    RBO_ext or RBA measure makes it a distance."""
+    from ..med import SIMILARITIES
+    from ..parsing import parse_measure, split_measures
+
+    if isinstance(measures, str):
+        items: List[Any] = split_measures(measures)
+    elif isinstance(measures, (list, tuple)):
+        items = []
+        for m in measures:
+            items.extend(split_measures(m) if isinstance(m, str) else [m])
+    else:
+        raise ParameterError(f"measures={measures!r}: give a string of measures or a list of them")
+    columns: List[Column] = []
+    seen = set()
+    for item in items:
+        complement = isinstance(item, str) and item.startswith("1-")
+        text = item[2:] if complement else item
+        if isinstance(text, str):
+            try:
+                m = parse_measure(text)
+            except ParameterError as e:
+                raise ParameterError(f"measures: {e}") from None
+        else:
+            m = text
+        if complement and m.NAME not in SIMILARITIES:
+            raise ParameterError(f"measures: {item!r}: '1-' makes a distance of {', '.join(SIMILARITIES)} only")
+        label = f"1-{m}" if complement else str(m)
+        if label in seen:
+            continue
+        seen.add(label)
+        name = m.NAME
+        if name.endswith("_res"):
+            better, note = "", "a residual: how much the value could still change, not a quality"
+        elif baseline_tag is not None and m.params.get("ref") == baseline_tag:
+            better, note = "", "against the baseline: how far each run is from it"
+        elif complement or name.startswith("MED_"):
+            better, note = "lower", "a distance from the reference"
+        else:
+            better, note = "higher", ""
+        columns.append(Column(label, m, complement, better, note))
+    if not columns:
+        raise ParameterError("measures: no measure given")
+    return columns

@@ -1,0 +1,189 @@
+"""The report's Markdown: tables of means, ranks, comparisons with the baseline and distances."""
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, List, Optional, Tuple
+
+import pandas as pd
+
+from ..io import Qrels
+from .catalogue import Column, DISTANCES, _ABOUT, _family
+from .inputs import _describe
+
+
+_PLACES = 4
+
+
+def _table(head: List[str], rows: List[List[str]], align: Optional[str] = None) -> str:
+    align = align or "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"
+    lines = ["| " + " | ".join(head) + " |", align]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _num(v: float, places: int = _PLACES) -> str:
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{places}f}"
+
+
+def _p(v: float) -> str:
+    if math.isnan(v):
+        return ""
+    return f"{v:.1e}" if v < 0.5 * 10 ** -_PLACES else f"{v:.{_PLACES}f}"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _means_markdown(means: pd.DataFrame, names: List[str], columns: List[Column], baseline: Optional[str],
+                    nq: int, answered: Dict[str, int]) -> str:
+    head = ["measure"] + [f"{n} (baseline)" if n == baseline else n for n in names]
+    rows = [["queries with a ranking"] + [str(answered[n]) for n in names]]
+    table = means.set_index(["measure", "run"])
+    for c in columns:
+        cells = []
+        for n in names:
+            mean, count = table.at[(c.label, n), "mean"], int(table.at[(c.label, n), "queries"])
+            text = _num(mean) if count else "-"
+            if count and count != nq:
+                text += f" (n={count})"
+            cells.append(text)
+        rows.append([f"`{_cell(c.label)}`"] + cells)
+    return _table(head, rows)
+
+
+def _ranks_markdown(means: pd.DataFrame, names: List[str], columns: List[Column]) -> str:
+    head = ["measure"] + names
+    table = means.set_index(["measure", "run"])
+    rows = []
+    for c in columns:
+        if not c.better:
+            continue
+        label = f"`{_cell(c.label)}`" + (" (lower is better)" if c.better == "lower" else "")
+        ranks = [table.at[(c.label, n), "rank"] for n in names]
+        rows.append([label] + ["" if pd.isna(r) else str(int(r)) for r in ranks])
+    return _table(head, rows)
+
+
+def _significance_markdown(sig: pd.DataFrame) -> str:
+    head = ["run", "measure", "queries", "baseline", "run mean", "difference", "p", "p (Holm)", ""]
+    marks = {"better": "\u25b2", "worse": "\u25bc", "": ""}
+    rows = []
+    for r in sig.itertuples(index=False):
+        label = f"`{_cell(r.measure)}`" + (" (lower is better)" if r.better == "lower" else "")
+        diff = "" if math.isnan(r.difference) else f"{r.difference:+.{_PLACES}f}"
+        rows.append([r.run, label, str(r.queries), _num(r.baseline_mean), _num(r.run_mean), diff, _p(r.p),
+                     _p(r.p_holm), marks[r.significant]])
+    return _table(head, rows, "|---|---|---:|---:|---:|---:|---:|---:|:---:|")
+
+
+def _matrix_markdown(matrix: pd.DataFrame) -> str:
+    head = [""] + [str(c) for c in matrix.columns]
+    rows = [[str(i)] + [_num(float(v)) for v in matrix.loc[i]] for i in matrix.index]
+    return _table(head, rows)
+
+
+def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], answered: Dict[str, int],
+              reference: Any, ref_tag: Optional[str], baseline: Optional[str], base_tag: Optional[str],
+              group_of: Optional[Dict[str, str]], prior_tag: str, columns: List[Column], means: pd.DataFrame,
+              sig: Optional[pd.DataFrame], matrices: Dict[str, pd.DataFrame], pictures: List[Tuple[str, str]],
+              notes: List[str], missing: List[str], alpha: float, permutations: int, seed: int,
+              defaults: bool, drawing: bool) -> str:
+    from .. import __version__
+    nq = len(q.qcodes)
+    relevant = int((q.grades >= 1).sum())
+    out = ["# Evaluation report", ""]
+    low, high = int(q.grades.min()), q.max_grade
+    grades = f"grade {low}" if low == high else f"grades {low} to {high}"
+    out.append(f"Made by ir_rbstar {__version__}. Qrels: {_describe(qrels)}: {nq:,} queries, {len(q.grades):,} "
+               f"judgments ({grades}), {relevant:,} with grade >= 1.")
+    out.append("")
+    rows = []
+    for n in names:
+        role = "baseline" if n == baseline else ""
+        if group_of is not None:
+            role = (role + ", " if role else "") + f"group {group_of[n]}"
+        rows.append([n, _describe(inputs[n]), str(answered[n]), role])
+    out += [f"Runs ({len(names)}):", "", _table(["run", "from", "queries answered", ""], rows,
+                                                 "|---|---|---:|---|"), ""]
+    if reference is not None:
+        out.append(f"Reference ranking of RBR, RBA and RBO: `{ref_tag}` ({_describe(reference)}).")
+    else:
+        out.append("No reference ranking (`--reference`): RBR, RBA and RBO are not among the default measures.")
+    if baseline is not None:
+        alias = f" (as `ref='{base_tag}'`)" if base_tag != baseline else ""
+        out.append(f"Baseline: `{baseline}`{alias}.")
+    else:
+        out.append("No baseline (`--baseline`): no significance tests, and no distances to a baseline.")
+    if len(names) > 1:
+        if group_of is not None:
+            out.append(f"NRG's prior set (`prior='{prior_tag}'`): for each run, the best run by nDCG@10 of every "
+                       "other group.")
+        else:
+            out.append(f"NRG's prior set (`prior='{prior_tag}'`): for each run, all the other runs.")
+    out.append("")
+
+    out += ["## Measures", ""]
+    if defaults:
+        out += ["The default choice: the trec_eval staples nDCG@10 and P@10 (the first page), AP (the whole "
+                "ranking) and R@100 (what a first stage hands to a re-ranker), with the tie-aware nDCG_TA@10, "
+                "P_TA@10 and AP_TA next to them (the mean over every order of tied scores: a difference between "
+                "the two columns is an artefact of trec_eval's tie-breaking by document id); RBP(p=0.8) with its "
+                "residual, the room the unjudged documents leave; against the reference ranking, RBR(p=0.8)@20 "
+                "(the top 20 as a candidate set for re-ranking) and RBA(p=0.9), RBO(p=0.9) (agreement of the "
+                "whole ranking); Twist (the effort a ranking costs its reader); NRG@10 (the nDCG@10 of what the "
+                "other runs had not already shown); against the baseline, MED_nDCG@10 (the largest nDCG@10 "
+                "difference any relevance of the unjudged documents allows) and 1-RBO(p=0.9).", ""]
+    rows = []
+    for c in columns:
+        about = _ABOUT.get(c.measure.NAME, "an ir_measures measure")
+        if c.complement:
+            about = f"1 - ({about}): a distance"
+        better = {"higher": "higher", "lower": "lower", "": f"not ranked ({c.note})"}[c.better]
+        rows.append([f"`{_cell(c.label)}`", _family(c.measure.NAME), about, better])
+    out += [_table(["measure", "family", "what", "better"], rows, "|---|---|---|---|"), ""]
+
+    out += ["## Means", "",
+            f"Mean over the queries of the qrels ({nq:,}) that have a value; `(n=...)` where fewer queries have "
+            "one (e.g. Twist has no value for a query without a relevant document).", "",
+            _means_markdown(means, names, columns, baseline, nq, answered), ""]
+
+    out += ["## Ranks", "", "Rank of each run by its mean (1 = best; equal means share the best rank). Residuals "
+            "and measures against the baseline are not ranked.", "", _ranks_markdown(means, names, columns), ""]
+
+    out += ["## Significance against the baseline", ""]
+    if sig is None:
+        out += ["No baseline was given (`--baseline NAME`).", ""]
+    elif not len(sig):
+        out += ["Nothing to test: the baseline is the only run, or no measure is ranked.", ""]
+    else:
+        m = int(sig["p"].notna().sum())
+        out += [f"Paired two-sided randomization test (Fisher's sign-flip test; Smucker, Allan and Carterette, "
+                f"CIKM 2007) of the per-query differences run - `{baseline}`: p is the share of the 2^n ways of "
+                f"flipping the signs of the n differences whose |mean| is at least the observed one; all 2^n when "
+                f"2^n <= {permutations:,}, otherwise {permutations:,} random ones (seed {seed}), p = (b + 1) / "
+                f"({permutations:,} + 1). Holm-Bonferroni correction (Holm 1979) over all {m} comparisons "
+                f"(every run but the baseline x every ranked measure); \u25b2 / \u25bc: significantly better / "
+                f"worse than the baseline at \u03b1 = {alpha:g} after the correction. Only queries with a value "
+                f"for both the run and the baseline are paired (the queries column).", "",
+                _significance_markdown(sig), ""]
+
+    if matrices:
+        out += ["## Distances between the runs", ""]
+        for key, _ in DISTANCES:
+            matrix = matrices[key]
+            judged = "; judged documents count with their grades" if matrix.attrs["measure"].startswith("MED") else ""
+            out += [f"{matrix.attrs['distance']}, mean over the queries (rows: run, columns: the run it is "
+                    f"compared with{judged}):", ""]
+            out += [_matrix_markdown(matrix) if len(names) <= 12 else f"(in `distance_{key}.tsv`)", ""]
+
+    out += ["## Pictures", ""]
+    if not drawing:
+        out += ["No pictures were asked for.", ""]
+    if missing:
+        out += [f"The pictures were not drawn: {missing[0]}.", ""]
+    for name, caption in pictures:
+        out += [f"![{name}]({name})", "", caption, ""]
+    for note in notes:
+        out += [note, ""]
+    return "\n".join(out).rstrip("\n") + "\n"
