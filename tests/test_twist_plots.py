@@ -272,8 +272,14 @@ def test_run_names():
 
 
 def test_docstring_examples_run():
-    result = doctest.testmod(plots, optionflags=doctest.ELLIPSIS)
-    assert result.attempted >= 10 and result.failed == 0
+    import importlib
+    attempted = 0
+    for name in ("common", "crp_curves", "effort_gain", "nrg_scatter", "distance_matrix", "first_stage"):
+        module = importlib.import_module(f"ir_rbstar.plots.{name}")
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, name
+        attempted += result.attempted
+    assert attempted >= 10
 
 
 # --- command line -------------------------------------------------------------------------------
