@@ -20,9 +20,8 @@ import ir_rbstar
 from ir_rbstar import engine, io as rio
 from ir_rbstar.errors import MissingExtraError, ParameterError, RbstarError
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_rankbiased_oracle as oracle_tests  # noqa: E402  (module attribute: not collected twice)
-from test_docindex import _colliding_hash as colliding_hash  # noqa: E402
+from tests.families import test_rankbiased_oracle as oracle_tests  # (module attribute: not collected twice)
+from tests.inputs.test_docindex import _colliding_hash as colliding_hash
 
 numba = pytest.importorskip("numba", reason="the compiled engine needs numba (the 'fast' extra)")
 

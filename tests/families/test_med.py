@@ -4,20 +4,16 @@ MED_ERR, eqs. 11 and 13, the metric axioms, monotonicity in the judgments, compl
 ir_measures' own measures (pytrec_eval P/AP/nDCG, gdeval ERR), labels and errors. The search budget
 and the grade scale (max_rel) have their own file, test_med_budget.py."""
 import math
-import os
 import random
-import sys
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import oracles_med as O  # noqa: E402
-
-import ir_measures  # noqa: E402
-import ir_rbstar  # noqa: E402
-from ir_rbstar.errors import GradeScaleError, MissingQrelsError, ParameterError, ReferenceNotFoundError  # noqa: E402
+import ir_measures
+import ir_rbstar
+from ir_rbstar.errors import GradeScaleError, MissingQrelsError, ParameterError, ReferenceNotFoundError
+from tests.oracles import med as O
 
 TOL = 1e-9
 SETTINGS = settings(max_examples=120, deadline=None,

@@ -1,18 +1,13 @@
 """NRG family (SPEC section 5): papers/004 Table 1, a from-the-definition oracle on random inputs, the
 empty prior set against ir_measures' nDCG / P / RBP / RR, bounds, monotonicity, prior resolution
 (groups, lists, globs, automatic exclusion of the evaluated run) and errors."""
-import os
-import sys
-
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import oracles_nrg as O  # noqa: E402
-
-import ir_measures  # noqa: E402
-import ir_rbstar  # noqa: E402
-from ir_rbstar.errors import MissingQrelsError, ParameterError, ReferenceNotFoundError  # noqa: E402
+import ir_measures
+import ir_rbstar
+from ir_rbstar.errors import MissingQrelsError, ParameterError, ReferenceNotFoundError
+from tests.oracles import nrg as O
 
 TOL = 1e-9
 SETTINGS = settings(max_examples=150, deadline=None,

@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import ir_rbstar  # noqa: E402
 from ir_rbstar import plots  # noqa: E402
 from ir_rbstar.errors import ParameterError  # noqa: E402
-from conftest import REPO, expected_python_output, shared_data  # noqa: E402
+from tests.helpers import REPO, expected_python_output, shared_data  # noqa: E402
 
 DOC = REPO / "docs" / "first_stage.md"
 SCRIPT = REPO / "examples" / "first_stage_rbr.py"

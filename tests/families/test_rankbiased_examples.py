@@ -5,14 +5,11 @@ Each example is checked twice: first against the straight-from-the-definition or
 measure strings, with the reference given as qrels, as a TREC run file and as a registered run.
 """
 import math
-import os
-import sys
 import uuid
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import oracles as O  # noqa: E402
+from tests.oracles import rankbiased as O
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import ir_measures
 import ir_rbstar
 from ir_rbstar.provider import PROVIDER
 
-import oracles_ties as O
+from tests.oracles import ties as O
 
 TOL = 1e-9
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -4,19 +4,14 @@ Fixtures (tests/fixtures/trec_eval, copied from NIST's trec_eval repository): qr
 (3 queries x 500 documents, 9 tied score pairs/triples) and trec_eval's expected outputs out.test.a
 (summary) and out.test.aq (per query), printed to 4 decimals.
 """
-import os
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import oracles_ties as O  # noqa: E402
+import ir_measures
+import ir_rbstar  # noqa: F401
+from tests.helpers import FIXTURES
+from tests.oracles import ties as O
 
-import ir_measures  # noqa: E402
-import ir_rbstar  # noqa: E402,F401
-
-HERE = Path(__file__).resolve().parent / "fixtures" / "trec_eval"
+HERE = FIXTURES / "trec_eval"
 QRELS = str(HERE / "qrels.test")
 RUN = str(HERE / "results.test")
 OURS = ir_measures.providers.registry["ir_rbstar"]

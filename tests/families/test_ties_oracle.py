@@ -5,17 +5,12 @@ qrels with grades -1..3 (judged non-relevant, negative and unjudged documents), 
 documents with small integer scores (many ties) or distinct scores (no ties), random cutoff, rel, p,
 judged_only, dcg and gains.
 """
-import os
-import sys
-
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import oracles_ties as O  # noqa: E402
-
-import ir_measures  # noqa: E402
-import ir_rbstar  # noqa: E402,F401
+import ir_measures
+import ir_rbstar  # noqa: F401
+from tests.oracles import ties as O
 
 POOL = ['d1', 'd10', 'd2', 'd9', 'D3', 'a', 'b7', 'z0']
 QIDS = ['q1', '2', 'q3']

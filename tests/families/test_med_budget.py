@@ -12,27 +12,23 @@
   of the qrels passed in; a grade above it is a GradeScaleError naming the query, document and grade.
 """
 import gzip
-import os
 import random
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import oracles_med as O  # noqa: E402
-
-import ir_measures  # noqa: E402
-import ir_rbstar  # noqa: E402
-from ir_rbstar import med  # noqa: E402
-from ir_rbstar.core import med as K  # noqa: E402
-from ir_rbstar.errors import BudgetWarning, GradeScaleError, ParameterError  # noqa: E402
+import ir_measures
+import ir_rbstar
+from ir_rbstar import med
+from ir_rbstar.core import med as K
+from ir_rbstar.errors import BudgetWarning, GradeScaleError, ParameterError
+from tests.helpers import SHARED_CASES
+from tests.oracles import med as O
 
 TOL = 1e-9
-HARD = Path(__file__).resolve().parents[2] / "shared" / "cases" / "med_ap_hard"
+HARD = SHARED_CASES / "med_ap_hard"
 
 
 def ranked(docs):

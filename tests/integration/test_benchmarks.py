@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import REPO
+from tests.helpers import REPO
 
 BENCH = REPO / "benchmarks"
 

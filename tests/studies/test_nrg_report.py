@@ -4,19 +4,15 @@ now from ../shared/data. The values are checked against the definitions (tests/o
 pytrec_eval's nDCG per topic) on a few runs, with the prior set built here from run_groups.tsv. The
 real-data tests skip when that data is absent."""
 import gzip
-import os
 import re
-import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import oracles_nrg as O  # noqa: E402
-
-import ir_measures  # noqa: E402
-from conftest import REPO, expected_python_output, load_script, shared_data  # noqa: E402
+import ir_measures
+from tests.helpers import REPO, expected_python_output, load_script, shared_data
+from tests.oracles import nrg as O
 
 DOC = REPO / "docs" / "nrg.md"
 

@@ -15,7 +15,7 @@ from ir_rbstar.cli import main as cli_main
 from ir_rbstar.errors import InputFormatError
 from ir_rbstar.io import read_trec_qrels, read_trec_run, to_qrels, to_ranking
 
-from conftest import SHARED_DATA, VASWANI
+from tests.helpers import SHARED_CASES, VASWANI
 
 ENGINES = ["numpy"] + (["numba"] if importlib.util.find_spec("numba") else [])
 RUN_LAYOUT = r"expected 6 whitespace-separated columns \(query_id Q0 doc_id rank score tag\)"
@@ -182,7 +182,7 @@ def test_namedtuples_of_mixed_types_and_bad_items():
 
 def test_the_cases_found_by_users():
     """../shared/cases/bad_input (skipped when absent): each gives its typed error or reads cleanly."""
-    root = SHARED_DATA.parent / "cases" / "bad_input"
+    root = SHARED_CASES / "bad_input"
     if not root.exists():
         pytest.skip(f"shared cases not available: {root}")
     for name, pattern in (("cols7num.run", "found 7"), ("cols7num_1q.run", "found 7"), ("cols5.run", "found 5"),

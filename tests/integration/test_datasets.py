@@ -29,7 +29,7 @@ from ir_rbstar import datasets as ds
 from ir_rbstar import errors
 from ir_rbstar.cli import main as cli_main
 
-from conftest import FIXTURES, REPO
+from tests.helpers import FIXTURES, REPO
 
 DL19 = "msmarco-passage/trec-dl-2019"          # qrels + queries + scoreddocs (ms.run: "qid<TAB>pid", no score)
 DOC19 = "msmarco-document/trec-dl-2019"        # scoreddocs ms.run.gz: a TREC run with scores

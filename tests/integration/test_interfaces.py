@@ -17,7 +17,7 @@ import ir_rbstar
 from ir_rbstar.cli import run_measures
 from ir_rbstar.provider import PROVIDER
 
-from conftest import REPO, VASWANI
+from tests.helpers import REPO, VASWANI
 
 RNG = np.random.default_rng(7)
 QUERIES = [f"q{i}" for i in range(6)]

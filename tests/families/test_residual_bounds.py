@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import ir_measures
 import ir_rbstar
 
-import oracles as O
+from tests.oracles import rankbiased as O
 
 TOL = 1e-9
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

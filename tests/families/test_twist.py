@@ -3,22 +3,18 @@ inputs, the bounds of papers/002 (Propositions 1-2), ideal orderings, input-orde
 ir_measures / command-line integration (labels, no value for a recall base of 0, errors)."""
 import io
 import math
-import os
 import random
-import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import oracles_twist as O  # noqa: E402
-
-import ir_measures  # noqa: E402
-import ir_rbstar  # noqa: E402
-from ir_rbstar import cli, twist as T  # noqa: E402
-from ir_rbstar.errors import MissingQrelsError, ParameterError  # noqa: E402
+import ir_measures
+import ir_rbstar
+from ir_rbstar import cli, twist as T
+from ir_rbstar.errors import MissingQrelsError, ParameterError
+from tests.oracles import twist as O
 
 TOL = 1e-12
 SETTINGS = settings(max_examples=200, deadline=None,

@@ -24,7 +24,7 @@ import ir_rbstar  # noqa: E402,F401  (registers the measures and the provider)
 from ir_rbstar import cli, plots, twist as T  # noqa: E402
 from ir_rbstar.errors import EmptyInputError, ParameterError  # noqa: E402
 
-from conftest import VASWANI  # noqa: E402
+from tests.helpers import VASWANI  # noqa: E402
 
 QRELS = str(VASWANI / "qrels")
 RUNS = {name: str(VASWANI / f"{name}.run.gz") for name in ("bm25", "bm25l")}

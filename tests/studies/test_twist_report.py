@@ -11,7 +11,7 @@ import pytest
 
 import ir_measures
 import ir_rbstar
-from conftest import REPO, load_script, shared_data
+from tests.helpers import REPO, load_script, shared_data
 
 DOC = REPO / "docs" / "twist.md"
 

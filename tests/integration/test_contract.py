@@ -15,7 +15,7 @@ import ir_rbstar
 from ir_rbstar.cli import main as cli_main
 from ir_rbstar.errors import GradeScaleError, ParameterError
 
-from conftest import VASWANI
+from tests.helpers import VASWANI
 
 VASWANI_QRELS = str(VASWANI / "qrels")
 BM25 = str(VASWANI / "bm25.run.gz")

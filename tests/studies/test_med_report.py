@@ -8,20 +8,16 @@ from the run files with a plain-Python MED-nDCG (papers/003 eq. 9) and with ir_m
 real-data tests skip when that data is absent."""
 import gzip
 import math
-import os
 import re
-import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import oracles_med as O  # noqa: E402
-
-import ir_measures  # noqa: E402
-import ir_rbstar  # noqa: E402
-from conftest import REPO, expected_python_output, load_script, shared_data  # noqa: E402
+import ir_measures
+import ir_rbstar
+from tests.helpers import REPO, expected_python_output, load_script, shared_data
+from tests.oracles import med as O
 
 DOC = REPO / "docs" / "med.md"
 TOL = 1e-12

@@ -15,7 +15,7 @@ import ir_rbstar
 from ir_rbstar import med
 from ir_rbstar.cli import main
 from ir_rbstar.errors import ParameterError, ReferenceNotFoundError
-from conftest import VASWANI
+from tests.helpers import VASWANI
 
 pytest.importorskip("matplotlib")
 

@@ -23,7 +23,7 @@ import ir_measures
 import ir_rbstar
 from ir_rbstar import report
 from ir_rbstar.errors import (InputFormatError, MissingQrelsError, ParameterError, ReferenceNotFoundError)
-from conftest import REPO, VASWANI
+from tests.helpers import REPO, VASWANI
 
 DOC = REPO / "docs" / "report.md"
 QRELS = str(VASWANI / "qrels")

@@ -6,7 +6,7 @@ value must stay what it was when the file ``tests/fixtures/pinned/vaswani.json.g
 Moving code between modules must not change a number. When a change of values is intended (a fixed
 definition), regenerate the file and say why in CHANGELOG.md:
 
-    python tests/test_pinned_values.py --write
+    python -m tests.integration.test_pinned_values --write
 """
 import gzip
 import json
@@ -19,8 +19,9 @@ import pytest
 
 import ir_rbstar
 from ir_rbstar import demo
+from tests.helpers import FIXTURES
 
-PINNED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "pinned", "vaswani.json.gz")
+PINNED = str(FIXTURES / "pinned" / "vaswani.json.gz")
 RUNS = ("bm25", "bm25l", "minilm_rerank")
 REF, GROUP = "pinned_ref", "pinned_group"
 TOL = 1e-12
@@ -65,7 +66,7 @@ def compute() -> dict:
 
 def test_every_family_keeps_its_pinned_values():
     if not os.path.exists(PINNED):
-        pytest.fail(f"{PINNED} is missing: write it with `python tests/test_pinned_values.py --write`")
+        pytest.fail(f"{PINNED} is missing: write it with `python -m tests.integration.test_pinned_values --write`")
     with gzip.open(PINNED, "rt") as f:
         pinned = json.load(f)
     got = compute()

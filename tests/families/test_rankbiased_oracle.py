@@ -11,15 +11,13 @@ run / the reference / the qrels, random p in [0.05, 0.95], optional cutoff.
 import math
 import os
 import random
-import sys
 import tempfile
 import uuid
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import oracles as O  # noqa: E402
+from tests.oracles import rankbiased as O
 
 POOL = ['d1', 'd10', 'd2', 'd9', 'D3', 'a', 'b7', 'z0']
 QIDS = ['q1', '2', 'q3']

@@ -2,14 +2,13 @@
 scripts/ties_report.py computes now from ../shared/data (the table tests skip when that data is absent),
 with sanity checks of the values.
 """
-
 import numpy as np
 import pandas as pd
 import pytest
 
 import ir_measures
 import ir_rbstar
-from conftest import REPO, load_script, shared_data
+from tests.helpers import REPO, load_script, shared_data
 
 DOC = REPO / "docs" / "ties.md"
 TOL = 1e-9

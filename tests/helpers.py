@@ -1,0 +1,41 @@
+"""Paths and small helpers the tests share (import them: ``from tests.helpers import REPO``).
+
+The study data lives outside the repository, in ``../shared`` next to it; :func:`shared_data` finds it
+or skips the test that needs it, with the path it looked for as the reason.
+"""
+import importlib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"                       # data and cases that may not be copied in here
+SHARED_DATA = SHARED / "data"
+SHARED_CASES = SHARED / "cases"
+VASWANI = REPO / "ir_rbstar" / "data" / "vaswani"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def shared_data(*parts) -> Path:
+    """A path under ../shared/data, or skip the test when that data is absent."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared data not available: {path}")
+    return path
+
+
+def load_script(name: str):
+    """The module ``scripts.<name>`` (scripts/<name>.py); the repository root is on the path (pyproject.toml,
+    ``[tool.pytest.ini_options] pythonpath``)."""
+    return importlib.import_module(f"scripts.{name}")
+
+
+def expected_python_output(code: str):
+    """Comment lines ('# ...') that directly follow a print statement are its expected output."""
+    out, in_output = [], False
+    for line in code.splitlines():
+        if line.startswith("# ") and in_output:
+            out.append(line[2:])
+            continue
+        in_output = "print(" in line or (in_output and line.startswith("    "))
+    return out
