@@ -1,15 +1,19 @@
 """The documentation in docs/: every example runs and prints what the page shows, the generated measure
 reference matches the declarations, and the links resolve.
 
-(a) Every ```python block of every docs/*.md page runs from the repository root, in order, in one
-    namespace per page; the lines ``# ...`` under a ``print`` are its expected output. Every
-    ```console block holds ``$ ir-rbstar ...`` commands, run as ``python -m ir_rbstar ...``, each
-    followed by its exact expected stdout. Other blocks (```sh, ```text, unlabelled) are not run.
+(a) Every ```python block of every docs/*.md page runs in a temporary directory (so an example cannot
+    lean on the repository's layout: bundled data comes from ``ir_rbstar.demo.data_dir()``), in order,
+    in one namespace per page; the lines ``# ...`` under a ``print`` are its expected output. Every
+    ```console block holds ``$ ir-rbstar ...`` commands, run as ``python -m ir_rbstar ...`` in a
+    temporary directory, each followed by its exact expected stdout; a line ``$ cd "$(python -c ...
+    data_dir())"`` (DATA_CD) moves the rest of the block into the folder of the bundled collection.
+    Other blocks (```sh, ```text, unlabelled) are not run.
 (b) ``scripts/make_docs.py --check`` passes, and detects a stale page.
 (c) Every measure of ``ir_rbstar.MEASURES`` has exactly one entry in the generated references of the
     family pages, its signature there parses back to the measure at its defaults, the value a
     declaration gives for a query the run does not answer is what the provider computes, and every
-    relative link and image of the pages (docs/index.md included) resolves, anchors included.
+    relative link and image of the pages (docs/index.md included) resolves, anchors included; index.md
+    links every page.
 """
 import contextlib
 import io
@@ -23,14 +27,38 @@ import pytest
 
 import ir_measures
 import ir_rbstar
-from conftest import REPO, expected_python_output, load_script
+from ir_rbstar.demo import data_dir
 from ir_rbstar.measures import RbstarMeasure
+from tests.helpers import REPO, expected_python_output, load_script
 
 DOCS = REPO / "docs"
 PAGES = sorted(DOCS.glob("*.md"))
 FENCE = re.compile(r"^```([\w+-]*)\s*$")
 
 md = load_script("make_docs")
+
+# the one shell line the console examples may use: go to the folder of the bundled collection
+DATA_CD = 'cd "$(python -c \'import ir_rbstar.demo; print(ir_rbstar.demo.data_dir())\')"'
+
+
+def run_console_block(block, where, tmp_path):
+    """Run the ``$ ir-rbstar ...`` commands of a console block in ``tmp_path`` (or, after a DATA_CD
+    line, in the bundled collection's folder) and compare each one's stdout with the lines under it."""
+    assert block.startswith("$ "), f"{where}: a console block starts with a command"
+    cwd = tmp_path
+    for chunk in block.split("\n$ "):
+        command, *expected = chunk.removeprefix("$ ").rstrip("\n").split("\n")
+        if command == DATA_CD:
+            assert not expected, f"{where}: {command} prints nothing"
+            cwd = data_dir()
+            continue
+        assert "shared/data" not in command, f"{where}: runs without ../shared/data"
+        argv = shlex.split(command)
+        assert argv[0] == "ir-rbstar", f"{where}: {command}"
+        done = subprocess.run([sys.executable, "-m", "ir_rbstar", *argv[1:]], cwd=cwd,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"{where}: {command}\n{done.stderr}"
+        assert done.stdout.splitlines() == expected, f"{where}: {command}"
 
 
 def fenced_blocks(text):
@@ -86,17 +114,19 @@ def clean_registry():
 # (a) every example runs and prints what the page shows
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
-def test_python_examples_print_what_the_page_shows(page, monkeypatch, clean_registry):
+def test_python_examples_print_what_the_page_shows(page, monkeypatch, clean_registry, tmp_path):
     blocks = [(code, line) for lang, code, line in fenced_blocks(page.read_text()) if lang == "python"]
     if not blocks:
         pytest.skip(f"{page.name} has no python example")
     if any(re.search(r"^\s*(import|from) pyterrier", code, flags=re.M) for code, _ in blocks):
         pytest.importorskip("pyterrier")
-    monkeypatch.chdir(REPO)
+    monkeypatch.chdir(tmp_path)                      # not the repository: examples run from anywhere
     namespace = {"__name__": f"docs_{page.stem}"}
     for code, line in blocks:
         assert "shared/data" not in code and "../shared" not in code, \
             f"{page.name}:{line}: examples must run without ../shared/data (use a ```sh block)"
+        assert "ir_rbstar/data/" not in code, \
+            f"{page.name}:{line}: reach the bundled data through ir_rbstar.demo.data_dir()"
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
             exec(compile(code, f"docs/{page.name}:{line}", "exec"), namespace)
@@ -106,31 +136,33 @@ def test_python_examples_print_what_the_page_shows(page, monkeypatch, clean_regi
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
-def test_console_examples_print_what_the_page_shows(page):
+def test_console_examples_print_what_the_page_shows(page, tmp_path):
     blocks = [(code, line) for lang, code, line in fenced_blocks(page.read_text()) if lang == "console"]
     if not blocks:
         pytest.skip(f"{page.name} has no console example")
     for block, line in blocks:
-        assert block.startswith("$ "), f"docs/{page.name}:{line}: a console block starts with a command"
-        for chunk in block.split("\n$ "):
-            command, *expected = chunk.removeprefix("$ ").rstrip("\n").split("\n")
-            assert "shared/data" not in command, f"docs/{page.name}:{line}: runs without ../shared/data"
-            argv = shlex.split(command)
-            assert argv[0] == "ir-rbstar", f"docs/{page.name}:{line}: {command}"
-            done = subprocess.run([sys.executable, "-m", "ir_rbstar", *argv[1:]], cwd=REPO,
-                                  capture_output=True, text=True, timeout=600)
-            assert done.returncode == 0, f"docs/{page.name}:{line}: {command}\n{done.stderr}"
-            assert done.stdout.splitlines() == expected, f"docs/{page.name}:{line}: {command}"
+        run_console_block(block, f"docs/{page.name}:{line}", tmp_path)
+
+
+def test_console_block_runner(tmp_path):
+    """A block runs where it says: without DATA_CD the bundled files are not found (proof that the
+    runner does not sit in the repository), after it they are."""
+    command = "$ ir-rbstar none bm25.run.gz \"RBO(p=0.9,ref='minilm_rerank.run.gz')@10\"\n"
+    with pytest.raises(AssertionError):
+        run_console_block(command + "whatever\n", "here", tmp_path)
+    done = subprocess.run([sys.executable, "-m", "ir_rbstar", *shlex.split(command[2:])[1:]],
+                          cwd=data_dir(), capture_output=True, text=True, timeout=300)
+    run_console_block(f"$ {DATA_CD}\n{command}{done.stdout}", "here", tmp_path)
 
 
 def test_the_family_pages_and_the_index_have_examples():
     """The pages this test was written for keep at least one example that runs."""
-    for name in ("index.md", "rankbiased.md", "ties.md", "twist.md", "nrg.md", "med.md"):
+    for name in ("index.md", "guide.md", "rankbiased.md", "ties.md", "twist.md", "nrg.md", "med.md"):
         langs = [lang for lang, _, _ in fenced_blocks((DOCS / name).read_text())]
         assert "python" in langs, name
     text = (DOCS / "rankbiased.md").read_text()
-    for value in ("0.7105", "0.5828", "0.54 0.62 0.70 0.96 0.96 0.89"):    # papers/000 Tables 1 and 3
-        assert value in text
+    for value in ("0.7105", "0.5828", "0.54 0.62 0.70 0.96 0.96 0.89"):
+        assert value in text                   # Moffat et al., SIGIR-AP 2024, Tables 1 and 3
 
 
 # ---------------------------------------------------------------------------------------------
@@ -290,9 +322,11 @@ def test_relative_links_and_images_resolve(page):
             assert fragment in github_anchors(resolved.read_text()), f"docs/{page.name}: no anchor {target}"
 
 
-def test_index_links_the_family_pages_and_the_recipes():
+def test_index_links_every_page_and_the_recipes():
     targets = set(links((DOCS / "index.md").read_text()))
-    for page in ("rankbiased.md", "ties.md", "twist.md", "nrg.md", "med.md", "report.md",
-                 "first_stage.md", "benchmarks.md", "../README.md#pyterrier",
-                 "../README.md#test-collections-from-ir_datasets-offline"):
-        assert page in targets, page
+    pages = {target.partition("#")[0] for target in targets}
+    for page in PAGES:
+        assert page.name == "index.md" or page.name in pages, f"docs/index.md does not link {page.name}"
+    for target in ("guide.md#pyterrier", "guide.md#test-collections-from-ir_datasets-offline",
+                   "guide.md#command-line", "guide.md#bad-input", "guide.md#one-query-one-number"):
+        assert target in targets, target
