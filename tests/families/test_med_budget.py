@@ -7,7 +7,7 @@
 * Hard cases: an in-repo pair (84 shared documents in the same order, 16 inserted in one run) that the
   search before the chain bound took 38 s on, and one TREC DL 2020 query of two NIST runs
   (../shared/cases/med_ap_hard, skipped when absent) on which it did not finish in 10 minutes at @100;
-  both checked against an independent dynamic programme (tests/oracles_med.py), with node counts.
+  both checked against an independent dynamic programme (tests/oracles/med.py), with node counts.
 * max_rel: the top grade G of MED_nDCG and MED_ERR is a parameter (default 1), never the highest grade
   of the qrels passed in; a grade above it is a GradeScaleError naming the query, document and grade.
 """

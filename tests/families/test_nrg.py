@@ -1,6 +1,6 @@
-"""NRG family (SPEC section 5): papers/004 Table 1, a from-the-definition oracle on random inputs, the
-empty prior set against ir_measures' nDCG / P / RBP / RR, bounds, monotonicity, prior resolution
-(groups, lists, globs, automatic exclusion of the evaluated run) and errors."""
+"""NRG family (Bigdeli et al., SIGIR-AP 2024): the paper's Table 1, a from-the-definition oracle on
+random inputs, the empty prior set against ir_measures' nDCG / P / RBP / RR, bounds, monotonicity, prior
+resolution (groups, lists, globs, automatic exclusion of the evaluated run) and errors."""
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
@@ -24,7 +24,7 @@ def value(text, qrels, run):
     return ir_measures.calc_aggregate([m], qrels, run)[m]
 
 
-# --- papers/004 Table 1 ---
+# --- Table 1 of Bigdeli et al. 2024 ---
 
 TABLE1_QRELS = {"t": {d: (4 if d in "AEFJ" else 0) for d in "ABCDEFGHIJ"}}
 TABLE1 = {"R1": list("ABCDEFGHIJ"), "R2": list("EDCBAFGHIJ"), "R3": list("JIHGFEDCBA")}

@@ -1,8 +1,9 @@
-"""Worked examples for the rank-biased family (papers/000, Moffat, Mackenzie, Mallia, Petri 2024).
+"""Worked examples for the rank-biased family of Moffat, Mackenzie, Mallia & Petri (SIGIR-AP 2024,
+doi:10.1145/3673791.3698405).
 
 Each example is checked twice: first against the straight-from-the-definition oracles in
-``oracles.py`` (these checks do not touch the package), then through the package via ir_measures
-measure strings, with the reference given as qrels, as a TREC run file and as a registered run.
+``tests/oracles/rankbiased.py`` (these checks do not touch the package), then through the package via
+ir_measures measure strings, with the reference given as qrels, as a TREC run file and as a registered run.
 """
 import math
 import uuid

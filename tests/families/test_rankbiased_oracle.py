@@ -1,6 +1,6 @@
-"""Property tests: the package against the straight-from-the-definition oracles (oracles.py) on
-random small inputs, plus invariants and agreement with independent implementations (PyPI ``rbo``,
-cwl_eval through ir_measures).
+"""Property tests: the package against the straight-from-the-definition oracles
+(tests/oracles/rankbiased.py) on random small inputs, plus invariants and agreement with independent
+implementations (PyPI ``rbo``, cwl_eval through ir_measures).
 
 Random inputs: a pool of 8 doc ids chosen to trip string-vs-number and case ordering ('d10' < 'd9',
 'D3' < 'a'), runs of 0..6 docs with small integer scores (so the run has ties, broken by doc id

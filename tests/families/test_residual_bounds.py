@@ -5,7 +5,8 @@ its grade (possibly at the top, possibly into a tie group), and the run may go o
 RBA and RBO). Here every such completion of small random cases is enumerated: each unjudged document
 of B gets every grade (including one above every grade seen), B gets every continuation of up to two
 documents (documents of R it misses, or new documents with a grade), R is re-derived by grade with
-ties, and the value is computed from the definition (tests/oracles.py, expectation over tie orders).
+ties, and the value is computed from the definition (tests/oracles/rankbiased.py, expectation over tie
+orders).
 The package's bound must hold for all of them: the upper end always; the lower end (v) always for
 RBR, and for RBA and RBO when the newly judged documents rank below the judged relevant documents of
 the run (the condition the docs state). Run references keep the paper's bounds (test_rankbiased_oracle).

@@ -1,4 +1,5 @@
-"""Tie-aware family (SPEC section 2) against brute force, ir_measures/pytrec_eval and scikit-learn.
+"""Tie-aware family (McSherry & Najork, ECIR 2008) against brute force, ir_measures/pytrec_eval and
+scikit-learn.
 
 Random inputs: up to 3 queries over a pool of 8 doc ids (ordered so that string order matters),
 qrels with grades -1..3 (judged non-relevant, negative and unjudged documents), runs of up to 6
@@ -242,7 +243,7 @@ def test_ndcg_ta_equals_sklearn(coll, k, exp):
 
 
 # ---------------------------------------------------------------------------------------------
-# the fully tied toy case of SPEC section 2
+# the fully tied toy case (every document at one score)
 
 def test_fully_tied_toy_case():
     qrels = {'q': {'a': 1}}

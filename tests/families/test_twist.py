@@ -1,5 +1,5 @@
-"""Twist family (SPEC section 3): the paper's worked example, a from-the-definition oracle on random
-inputs, the bounds of papers/002 (Propositions 1-2), ideal orderings, input-order independence, and the
+"""Twist family (Ferro et al., JASIST 2016): the paper's worked example, a from-the-definition oracle on
+random inputs, the paper's bounds (Propositions 1-2), ideal orderings, input-order independence, and the
 ir_measures / command-line integration (labels, no value for a recall base of 0, errors)."""
 import io
 import math
@@ -23,7 +23,7 @@ POOL = [f"d{i}" for i in range(12)]
 MEASURES = ("Twist", "Twist_rho", "Twist_sigma")
 FIELD = {"Twist": "tau", "Twist_rho": "rho", "Twist_sigma": "sigma"}
 
-# --- the worked example of papers/002 and SPEC section 3: RB = 7, N = 15, grades hr > fr > pr > nr ---
+# --- the paper's worked example (Ferro et al. 2016): RB = 7, N = 15, grades hr > fr > pr > nr ---
 HR, FR, PR = 3, 2, 1
 EXAMPLE_QRELS = {"t": {"hr1": HR, "hr2": HR, "fr1": FR, "fr2": FR, "pr1": PR, "pr2": PR, "pr3": PR,
                        **{f"nr{i}": 0 for i in range(1, 9)}}}
@@ -159,9 +159,9 @@ def test_ratios_in_unit_interval_and_crp_within_full_scale_bounds(data, rel):
 
 
 def test_proposition_2_upper_bound_counterexample():
-    """papers/002 Prop. 2 says no run's CRP exceeds max CRP of the full-scale run (= CRP_fs[N]). With
-    binary grades, RB = 3 and N = 6 that maximum is 0, yet r r n n n r reaches 2: the lower bound holds,
-    the upper one does not (docs/twist.md says so)."""
+    """Prop. 2 of Ferro et al. 2016 says no run's CRP exceeds max CRP of the full-scale run
+    (= CRP_fs[N]). With binary grades, RB = 3 and N = 6 that maximum is 0, yet r r n n n r reaches 2:
+    the lower bound holds, the upper one does not (docs/twist.md says so)."""
     qrels = {"t": {"a": 1, "b": 1, "c": 1}}
     fs = np.cumsum(T.full_scale_rp(qrels, "t", length=6))
     assert fs.tolist() == [-3, -5, -6, -5, -3, 0]
@@ -207,7 +207,7 @@ def test_ties_are_broken_in_trec_eval_order():
     assert T.twist_table(qrels, tied)["tau"].iloc[0] == T.twist_table(qrels, ranked(["b", "a"], "q"))["tau"].iloc[0]
 
 
-# --- archetypes (papers/002 Figs. 3-4) ---
+# --- archetypes (Ferro et al. 2016, Figs. 3-4) ---
 
 def archetype(qrels, docs):
     return T.crp_curve({"t": qrels}, ranked(docs), "t").archetype
@@ -235,7 +235,7 @@ def test_archetypes():
 
 
 def test_binary_run_starting_with_a_relevant_document_touches_zero_at_one():
-    """SPEC's crossing rule counts zero as both sides: rel, non-rel, ... crosses at position 1."""
+    """ir_rbstar's crossing rule counts zero as both sides: rel, non-rel, ... crosses at position 1."""
     curve = T.crp_curve({"t": {"a": 1, "b": 1}}, ranked(["a", "x", "y", "b"]), "t")
     assert curve.crp.tolist() == [0, -1, -1, 1] and curve.crossings.tolist() == [1, 3]
     assert curve.balance_point == 2 and curve.rho == 1.0 and curve.archetype == "up_and_down"

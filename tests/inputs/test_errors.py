@@ -1,4 +1,4 @@
-"""Each bad input of SPEC section 6 that applies to the rank-biased family gets a clear, typed error."""
+"""Each bad input that applies to the rank-biased family gets a clear, typed error."""
 import pandas as pd
 import pytest
 

@@ -1,6 +1,6 @@
-"""The NRG scatter (ir_rbstar.plots.plot_nrg; papers/004 Figs. 2-5): a measure against its base over a set
-of runs, one labelled point per run, coloured by group, with highlighted groups; rendered from small
-synthetic frames to PNG and SVG, and its errors."""
+"""The NRG scatter (ir_rbstar.plots.plot_nrg; Figs. 2-5 of Bigdeli, Arabzadeh, Bagheri & Clarke, SIGIR-AP
+2024): a measure against its base over a set of runs, one labelled point per run, coloured by group, with
+highlighted groups; rendered from small synthetic frames to PNG and SVG, and its errors."""
 import doctest
 import xml.etree.ElementTree as ET
 

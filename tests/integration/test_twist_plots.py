@@ -1,5 +1,6 @@
-"""Pictures of the Twist analysis (ir_rbstar.plots, SPEC section 6): the CRP curve of a run on a topic
-and the effort/gain plot, from Python and from the command line, on the bundled Vaswani collection.
+"""Pictures of the Twist analysis (ir_rbstar.plots; Ferro et al., JASIST 2016): the CRP curve of a run on
+a topic and the effort/gain plot, from Python and from the command line, on the bundled Vaswani
+collection.
 
 The share table of the effort/gain plot is checked against counts made here from ``twist_table`` and
 ir_measures' own AP (its own file readers), with the same cut points; the DCG panel against

@@ -1,4 +1,5 @@
-"""NRG straight from papers/004 eqs. 3-4, one query at a time in plain Python (lists and dicts)."""
+"""NRG straight from eqs. 3-4 of Bigdeli, Arabzadeh, Bagheri & Clarke (SIGIR-AP 2024), one query at a
+time in plain Python (lists and dicts)."""
 from __future__ import annotations
 
 import math

@@ -1,11 +1,12 @@
-"""Straight-from-the-definition oracles for the rank-biased family (SPEC section 1).
+"""Straight-from-the-definition oracles for the rank-biased family of Moffat, Mackenzie, Mallia & Petri
+(SIGIR-AP 2024, doi:10.1145/3673791.3698405).
 
 These are deliberately slow, loop-based and independent of the package: every quantity is computed
 the way the definition reads, ties in a reference ranking are handled by *enumerating* every order of
 every tie group and averaging, and the RBO_max derivation is checked by brute force over list
 extensions (``rbo_max_bruteforce``).  Keep inputs small.
 
-Notation (papers/000, Moffat et al. 2024): B is the observation (the run, cut at ``k``), R the
+Notation (Moffat et al. 2024): B is the observation (the run, cut at ``k``), R the
 reference ranking, p the persistence, w(i) = (1-p) p^(i-1) for 1-based rank i.
 
 Input conventions used throughout:

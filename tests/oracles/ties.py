@@ -1,6 +1,7 @@
-"""Brute-force oracles for the tie-aware family (SPEC section 2): every ordering of the run that respects
-its scores is enumerated, the tie-oblivious measure is computed on each straight from its definition,
-and the values are averaged. Deliberately slow and independent of the package; keep inputs small.
+"""Brute-force oracles for the tie-aware family of McSherry & Najork (ECIR 2008,
+doi:10.1007/978-3-540-78646-7_38): every ordering of the run that respects its scores is enumerated, the
+tie-oblivious measure is computed on each straight from its definition, and the values are averaged.
+Deliberately slow and independent of the package; keep inputs small.
 
 A run for one query is ``{doc: score}``, qrels for one query ``{doc: grade}``.
 """

@@ -1,7 +1,7 @@
-"""Twist straight from the definitions of papers/002 (Defs. 1-6) and SPEC section 3, one query at a time,
-in plain Python: the ideal and full-scale runs are built as lists of grades and walked position by
-position. No shortcut of the package (closed-form full-scale space, searchsorted bands) is used here.
-"""
+"""Twist straight from the definitions (Defs. 1-6) of Ferro, Silvello, Keskustalo, Pirkola & Järvelin
+(JASIST 2016, doi:10.1002/asi.23416), one query at a time, in plain Python: the ideal and full-scale runs
+are built as lists of grades and walked position by position. No shortcut of the package (closed-form
+full-scale space, searchsorted bands) is used here."""
 from __future__ import annotations
 
 import math
