@@ -9,7 +9,7 @@ import re
 import pytest
 
 from tests.helpers import REPO, expected_python_output
-from tests.test_docs import run_console_block
+from tests.test_docs import github_anchors, links, run_console_block
 
 README = (REPO / "README.md").read_text()
 MAX_BYTES = 10 * 1024             # the details live in docs/; the README only points there
@@ -63,3 +63,14 @@ def test_readme_cli_examples(tmp_path):
     assert blocks
     for block in blocks:
         run_console_block(block, "README.md", tmp_path)
+
+
+def test_readme_links_resolve():
+    for target in links(README):
+        if re.match(r"^[a-z]+:", target):                  # http:, https:
+            continue
+        path, _, fragment = target.partition("#")
+        resolved = REPO / path if path else REPO / "README.md"
+        assert resolved.exists(), f"README.md: {target} does not exist"
+        if fragment and resolved.suffix == ".md":
+            assert fragment in github_anchors(resolved.read_text()), f"README.md: no anchor {target}"
