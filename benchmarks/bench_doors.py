@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark every input form: ir_rbstar's RBP with its residual against ir_measures' nDCG@10, on the same input.
 
-    python benchmarks/bench_doors.py            # full: 7,000 queries x 1,000 docs
-    python benchmarks/bench_doors.py --quick    # smoke run: 700 queries x 1,000 docs
+    python -m benchmarks.bench_doors            # full: 7,000 queries x 1,000 docs
+    python -m benchmarks.bench_doors --quick    # smoke run: 700 queries x 1,000 docs
 
 For each input form a user may hand to ``ir_measures.calc_aggregate`` (and for the TREC files, to the
 commands), two contenders run, each in a fresh subprocess, taking turns:
@@ -26,11 +26,10 @@ import argparse
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-
-import _harness as h  # noqa: E402  (stdlib-only at import)
+if __package__:      # python -m benchmarks.bench_doors (from the repository root)
+    from . import _harness as h
+else:                # python benchmarks/bench_doors.py, as the workers run: its folder is first on the path
+    import _harness as h  # (stdlib-only at import)
 
 SCRIPT = os.path.abspath(__file__)
 OURS = ["RBP(p=0.8,rel=1)", "RBP_res(p=0.8)"]

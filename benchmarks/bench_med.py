@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Benchmark the MED family (papers/003) against the authors' C program ``med`` (Tan & Clarke).
+"""Benchmark the MED family of Tan & Clarke (IEEE TKDE 2015, arXiv:1408.3587) against the
+authors' C program ``med``.
 
-    python benchmarks/bench_med.py --med-c /tmp/medc/med            # full: 7,000 pairs x depth 1,000 (+ Robust04)
-    python benchmarks/bench_med.py --quick --med-c /tmp/medc/med    # smoke run: 700 pairs, synthetic only
-    python benchmarks/bench_med.py --data /tmp/bench-med            # reuse (or create) the synthetic files there
+    python -m benchmarks.bench_med --med-c /tmp/medc/med            # full: 7,000 pairs x depth 1,000 (+ Robust04)
+    python -m benchmarks.bench_med --quick --med-c /tmp/medc/med    # smoke run: 700 pairs, synthetic only
+    python -m benchmarks.bench_med --data /tmp/bench-med            # reuse (or create) the synthetic files there
 
 Goals (issue 5):
 
@@ -62,11 +63,10 @@ import tempfile
 import time
 from typing import Dict, List, Optional
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-
-import _harness as h  # noqa: E402  (stdlib-only at import: worker protocol, snapshot, tables, shared workers)
+if __package__:      # python -m benchmarks.bench_med (from the repository root)
+    from . import _harness as h
+else:                # python benchmarks/bench_med.py, as the workers run: its folder is first on the path
+    import _harness as h  # (stdlib-only at import: worker protocol, snapshot, tables, shared workers)
 
 SCRIPT = os.path.abspath(__file__)      # the workers run as this script with --worker
 
@@ -81,7 +81,7 @@ C_HOWTO = ("the authors' C program is GPL and not shipped with this repository: 
            "plg.uwaterloo.ca/~claclark/med, build it with `gcc -O2 -o med med.c -lm` and pass --med-c PATH/med")
 G = 2                                   # the C program's top grade; r_j = (2^j - 1) / 2^G
 ERR_P = 5                               # the C program's P: bound variables tried in its ERR search
-ERR_BOUND = (1.0 - (2.0 ** G - 1.0) / 2.0 ** G) ** ERR_P / (ERR_P + 1)      # papers/003 eq. 24
+ERR_BOUND = (1.0 - (2.0 ** G - 1.0) / 2.0 ** G) ** ERR_P / (ERR_P + 1)      # Tan & Clarke 2015, eq. 24
 
 
 def measures_for(ref: str) -> List[str]:
@@ -257,7 +257,7 @@ def _read_grades(path: Optional[str]) -> Dict[tuple, int]:
 
 
 def _ndcg_direction(q, up, down, grades, k, last_free, fill) -> float:
-    """max (DCG(up) - DCG(down)) of one topic, closed form (papers/003 section III), gains (2^j-1)/2^G.
+    """max (DCG(up) - DCG(down)) of one topic, closed form (Tan & Clarke 2015, section III), gains (2^j-1)/2^G.
 
     ``last_free``: a document bound to the *last* position of ``down`` counts as free (the C program's
     ``rankx < sizex``); ``fill``: a list shorter than k is filled with free documents (ir_rbstar)."""
@@ -611,7 +611,7 @@ def main(argv=None) -> int:
                                   f"(worst {a['max_ms']:.1f} ms)", f"{key}, {a['n']:,} query pairs",
                                   f"{a['median_ms']:.2f} ms", "the paper's approximate tabu search for MED-MAP",
                                   "a second or so", None, f"median < {AP_GOAL_MS:.0f} ms", a["median_ms"] < AP_GOAL_MS,
-                                  peer_version="papers/003's figure, not measured")
+                                  peer_version="Tan & Clarke 2015's figure, not measured")
             print()
             print(grid.render())
             print(f"(best of {args.ap_repeat} per query pair; 'search s' = sum of the per-pair times; 'provider s' = "

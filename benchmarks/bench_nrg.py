@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Benchmark NRG (normalized residual gain, papers/004) with 11 prior runs.
+"""Benchmark NRG (normalized residual gain; Bigdeli, Arabzadeh, Bagheri & Clarke, SIGIR-AP 2024) with
+11 prior runs.
 
-    python benchmarks/bench_nrg.py                          # full: 7,000 queries x 1,000 docs, 11 priors (+ DL19)
-    python benchmarks/bench_nrg.py --quick                  # smoke run: 700 queries x 1,000 docs, synthetic only
-    python benchmarks/bench_nrg.py --data /tmp/bench-nrg    # reuse (or create) the synthetic files there
+    python -m benchmarks.bench_nrg                          # full: 7,000 queries x 1,000 docs, 11 priors (+ DL19)
+    python -m benchmarks.bench_nrg --quick                  # smoke run: 700 queries x 1,000 docs, synthetic only
+    python -m benchmarks.bench_nrg --data /tmp/bench-nrg    # reuse (or create) the synthetic files there
 
 The goal (the NRG issue): ``NRG@1000`` with 11 prior runs under 1 ms per query on average over 7,000
 queries, end to end excluding file parsing; the total with parsing is reported too.
@@ -50,12 +51,12 @@ import sys
 import time
 from typing import Optional
 
+if __package__:      # python -m benchmarks.bench_nrg (from the repository root)
+    from . import _harness as h
+else:                # python benchmarks/bench_nrg.py, as the workers run: its folder is first on the path
+    import _harness as h  # (stdlib-only at import: worker protocol, snapshot, tables, shared workers)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-
-import _harness as h  # noqa: E402  (stdlib-only at import: worker protocol, snapshot, tables, shared workers)
-
 SCRIPT = os.path.abspath(__file__)      # the workers below run as this script with --worker
 
 GROUP = "bench_nrg_priors"          # the registered prior group of contender 1
@@ -272,8 +273,11 @@ def run_worker(name: str, args: dict) -> dict:
 
 def _synthetic(data_dir: str, n_queries: int, depth: int, n_priors: int) -> dict:
     """synthetic.run / .qrels and synthetic_prior01.run .. in data_dir (generated there if any is missing)."""
-    sys.path.insert(0, HERE)
-    import make_synthetic as ms      # stdlib + numpy; only its file-name helpers are used here
+    # stdlib + numpy; only its file-name helpers are used here
+    if __package__:
+        from . import make_synthetic as ms
+    else:
+        import make_synthetic as ms
     (qrels, run, *priors), msg = h.synthetic(data_dir, ["synthetic.qrels", "synthetic.run",
                                                         *ms.prior_file_names(n_priors)],
                                              n_queries, depth, ["--priors", str(n_priors)],

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark ir_rbstar's rank-biased family against the tools a user would otherwise reach for.
 
-    python benchmarks/bench_rankbiased.py            # full: 7,000 queries x 1,000 docs (+ Robust04 stack)
-    python benchmarks/bench_rankbiased.py --quick    # smoke run: 700 queries x 1,000 docs
+    python -m benchmarks.bench_rankbiased            # full: 7,000 queries x 1,000 docs (+ Robust04 stack)
+    python -m benchmarks.bench_rankbiased --quick    # smoke run: 700 queries x 1,000 docs
 
 Every measurement runs in a fresh Python subprocess (this file with ``--worker``), so that
 
@@ -32,11 +32,10 @@ import sys
 import time
 from typing import List, Optional
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-
-import _harness as h  # noqa: E402  (stdlib-only at import: worker protocol, snapshot, tables, shared workers)
+if __package__:      # python -m benchmarks.bench_rankbiased (from the repository root)
+    from . import _harness as h
+else:                # python benchmarks/bench_rankbiased.py, as the workers run: its folder is first on the path
+    import _harness as h  # (stdlib-only at import: worker protocol, snapshot, tables, shared workers)
 
 SCRIPT = os.path.abspath(__file__)      # the workers below run as this script with --worker
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark ir_rbstar's tie-aware measures against its own tie-oblivious path and ir_measures' default.
 
-    python benchmarks/bench_ties.py            # full: 7,000 queries x 1,000 docs with realistic ties
-    python benchmarks/bench_ties.py --quick    # smoke run: 700 queries x 1,000 docs
+    python -m benchmarks.bench_ties            # full: 7,000 queries x 1,000 docs with realistic ties
+    python -m benchmarks.bench_ties --quick    # smoke run: 700 queries x 1,000 docs
 
 Three contenders, each end to end from the TREC qrels and run files (reading included), each run in a
 fresh subprocess (this file with ``--worker``):
@@ -38,11 +38,10 @@ import os
 import sys
 from typing import Dict
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-
-import _harness as h  # noqa: E402  (stdlib-only at import: worker protocol, snapshot, tables, shared workers)
+if __package__:      # python -m benchmarks.bench_ties (from the repository root)
+    from . import _harness as h
+else:                # python benchmarks/bench_ties.py, as the workers run: its folder is first on the path
+    import _harness as h  # (stdlib-only at import: worker protocol, snapshot, tables, shared workers)
 
 SCRIPT = os.path.abspath(__file__)      # the workers below run as this script with --worker
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark the Twist family against ir_measures computing AP on the same files.
 
-    python benchmarks/bench_twist.py            # full: 7,000 queries x 1,000 docs (+ the Robust04 stack)
-    python benchmarks/bench_twist.py --quick    # smoke run: 700 queries x 1,000 docs, synthetic only
+    python -m benchmarks.bench_twist            # full: 7,000 queries x 1,000 docs (+ the Robust04 stack)
+    python -m benchmarks.bench_twist --quick    # smoke run: 700 queries x 1,000 docs, synthetic only
 
 Contenders, each end to end from the TREC qrels and run files (reading included), each run in a fresh
 subprocess (this file with ``--worker``), taking turns:
@@ -32,11 +32,10 @@ import os
 import sys
 from typing import Optional
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
-
-import _harness as h  # noqa: E402  (stdlib-only at import: worker protocol, snapshot, tables, shared workers)
+if __package__:      # python -m benchmarks.bench_twist (from the repository root)
+    from . import _harness as h
+else:                # python benchmarks/bench_twist.py, as the workers run: its folder is first on the path
+    import _harness as h  # (stdlib-only at import: worker protocol, snapshot, tables, shared workers)
 
 SCRIPT = os.path.abspath(__file__)      # the workers run as this script with --worker
 

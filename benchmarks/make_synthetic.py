@@ -43,7 +43,7 @@ with and without ``--priors`` (the default, 0, writes no prior file).
 
 Everything follows from ``--seed`` (numpy ``default_rng``): the same arguments give byte-identical files.
 
-Usage: python benchmarks/make_synthetic.py [--queries 7000] [--depth 1000] [--out DIR] [--gzip]
+Usage: python -m benchmarks.make_synthetic [--queries 7000] [--depth 1000] [--out DIR] [--gzip]
                                            [--ties sparse|quantised] [--decimals 2] [--priors N]
 """
 from __future__ import annotations

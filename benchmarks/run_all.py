@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Run every benchmark of benchmarks/ and gather their summaries into one table of ratios.
 
-    python benchmarks/run_all.py --quick                       # smoke run of all five, a few minutes
-    python benchmarks/run_all.py                               # full: about an hour (see benchmarks/README.md)
-    python benchmarks/run_all.py --write                       # ... and update docs/benchmarks.md and README.md
-    python benchmarks/run_all.py --from-json DIR --write       # re-render the table of an earlier run
+    python -m benchmarks.run_all --quick                       # smoke run of all five, a few minutes
+    python -m benchmarks.run_all                               # full: about an hour (see benchmarks/README.md)
+    python -m benchmarks.run_all --write                       # ... and update docs/benchmarks.md and README.md
+    python -m benchmarks.run_all --from-json DIR --write       # re-render the table of an earlier run
 
 Each benchmark script (bench_rankbiased.py, bench_ties.py, bench_twist.py, bench_nrg.py, bench_med.py)
 runs as a subprocess with ``--json DIR/<name>.json``; its report goes to ``DIR/<name>.out`` and its
@@ -36,12 +36,13 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
+if __package__:      # python -m benchmarks.run_all (from the repository root)
+    from . import _harness as h
+else:                # python benchmarks/run_all.py: this file's folder is first on the path
+    import _harness as h  # (stdlib only at import)
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
-
-import _harness as h  # noqa: E402  (stdlib only at import)
 
 # name -> (script, family label used when the script produced no rows)
 BENCHES: Dict[str, tuple] = {
@@ -314,7 +315,7 @@ def shown_command(argv: List[str]) -> str:
             skip = 0 if "=" in a else _WHERE[name]
             continue
         out.append(shlex.quote(a))
-    return " ".join(["python benchmarks/run_all.py"] + out)
+    return " ".join(["python -m benchmarks.run_all"] + out)
 
 
 def short_commit(text: Optional[str], width: int = 60) -> str:
@@ -388,7 +389,7 @@ def docs_block(meta: dict, entries: List[dict]) -> str:
 def readme_block(meta: dict, entries: List[dict]) -> str:
     vers = meta.get("versions") or {}
     m = meta.get("machine") or {}
-    line = (f"Measured {_date(meta)} by `python benchmarks/run_all.py` (mode: {meta.get('mode', '?')}, commit "
+    line = (f"Measured {_date(meta)} by `python -m benchmarks.run_all` (mode: {meta.get('mode', '?')}, commit "
             f"{(meta.get('commit') or '?').split(' ')[0]}) on {m.get('cpu', '?')}, {m.get('cores', '?')} cores, "
             f"{m.get('ram', '?')} RAM, {m.get('os', '?')}, Python {m.get('python', '?')}; load average "
             f"{_load(meta.get('load_start'))} at start. Ratio = ir_rbstar / peer (below 1: ir_rbstar faster); "
@@ -405,8 +406,14 @@ def console_report(meta: dict, entries: List[dict]) -> str:
 # =============================================================================================
 
 def _docblock():
-    sys.path.insert(0, str(REPO / "scripts"))
-    import _docblock
+    """scripts/_docblock.py (what the report scripts share: the marker blocks of the docs)."""
+    try:
+        from scripts import _docblock
+    except ModuleNotFoundError as error:
+        if error.name != "scripts":
+            raise
+        raise SystemExit("writing the blocks needs scripts/_docblock.py: run from the repository root as "
+                         "python -m benchmarks.run_all ...") from None
     return _docblock
 
 

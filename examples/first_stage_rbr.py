@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""First-stage retrieval judged by rank-biased recall on TREC DL 2019 passage: papers/000 section 3
-(the Fig. 3 experiment and the "Experimental Design" sweep) on real data.
+"""First-stage retrieval judged by rank-biased recall on TREC DL 2019 passage: section 3 of Moffat,
+Mackenzie, Mallia & Petri (SIGIR-AP 2024, doi:10.1145/3673791.3698405), the Fig. 3 experiment and the
+"Experimental Design" sweep, on real data.
 
 A first stage hands a *set* of k' documents to a re-ranker. The reference ranking R is what the
 re-ranker makes of them: here the monoT5-3b re-ranking of a BM25 top-1000 pool
@@ -32,9 +33,9 @@ docs/first_stage.md and draws docs/img/first_stage_fig3.png and first_stage_rbr_
 ``--check`` exits with status 1 when the block in docs/first_stage.md differs from what the script
 computes now.
 
-    python examples/first_stage_rbr.py            # print the block (Markdown)
-    python examples/first_stage_rbr.py --write    # also update docs/first_stage.md and the pictures
-    python examples/first_stage_rbr.py --check    # is docs/first_stage.md current?
+    python -m examples.first_stage_rbr            # print the block (Markdown)
+    python -m examples.first_stage_rbr --write    # also update docs/first_stage.md and the pictures
+    python -m examples.first_stage_rbr --check    # is docs/first_stage.md current?
 
 The runs are NIST submissions and third-party runs that may not be copied into this repository; they
 are read from ``../shared/data`` (or ``--data``). Only derived numbers and pictures are written.
@@ -50,19 +51,18 @@ from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
+import ir_measures
+import ir_rbstar
+from ir_rbstar.plots import pareto_frontier
+
+try:    # what the report scripts share: the docs' marker block, --write/--doc
+    from scripts import _docblock
+except ModuleNotFoundError as error:
+    if error.name != "scripts":
+        raise
+    raise SystemExit("run from the repository root: python -m examples.first_stage_rbr [--write | --check]")
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))                         # the working tree's ir_rbstar, not an installed one
-
-import ir_measures  # noqa: E402
-import ir_rbstar  # noqa: E402
-from ir_rbstar.plots import pareto_frontier  # noqa: E402
-
-SCRIPTS = REPO / "scripts"
-if str(SCRIPTS) not in sys.path:
-    sys.path.insert(0, str(SCRIPTS))           # _docblock, also when a test loads this file by its path
-
-import _docblock  # noqa: E402  (what the report scripts share: the docs' marker block, --write/--doc)
-
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 DOC = REPO / "docs" / "first_stage.md"
 IMG = REPO / "docs" / "img"
@@ -162,7 +162,7 @@ def cut_reference(reference: pd.DataFrame, k: int = K) -> Tuple[pd.DataFrame, Di
 
 def shared_weights(ranking: pd.DataFrame, p: float) -> np.ndarray:
     """RBR weight of every row of a ranked frame: (1-p) p^(rank-1), tied scores sharing the mean of
-    their group's weights (papers/000, "Ties")."""
+    their group's weights (Moffat et al. 2024, "Ties")."""
     w = pd.Series((1.0 - p) * p ** (ranking["rank"].to_numpy(dtype=np.float64) - 1.0), index=ranking.index)
     return w.groupby([ranking["query_id"], ranking["score"]], sort=False).transform("mean").to_numpy()
 
@@ -266,7 +266,7 @@ def best_attainable(p: float, k: int, k_prime: int, hits: int) -> float:
 
 
 def paper_residual(p: float, k: int, hits: int) -> float:
-    """The residual papers/000 describes for Fig. 3 ("always two items in B not appearing in R10 that at
+    """The residual Moffat et al. 2024 describe for Fig. 3 ("always two items in B not appearing in R10 that at
     best could appear in positions R11 and R12"): p^k (1 - p^(k - hits))."""
     return p ** k * (1.0 - p ** (k - hits))
 
@@ -535,7 +535,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.check:
         current = generated_block(Path(args.doc).read_text())
         if current != block:
-            print(f"{args.doc} is stale: run  python examples/first_stage_rbr.py --write", file=sys.stderr)
+            print(f"{args.doc} is stale: run  python -m examples.first_stage_rbr --write", file=sys.stderr)
             return 1
         print(f"{args.doc} is current", file=sys.stderr)
         return status

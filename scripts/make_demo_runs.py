@@ -41,7 +41,7 @@ packaged for offline use; loaded with HF_HUB_OFFLINE=1).
 
 Usage::
 
-    python scripts/make_demo_runs.py \\
+    python -m scripts.make_demo_runs \\
         --corpus-dir /work/shared/data/vaswani \\
         --out-dir ir_rbstar/data/vaswani
 

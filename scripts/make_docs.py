@@ -8,9 +8,9 @@ query the run does not answer where the declaration sets one (``DEFAULT``), the 
 always shows, and its docstring (formula, edge cases, citation). docs/index.md gets one row per measure:
 its name (linked to its entry), its family page and the first line of its docstring.
 
-    python scripts/make_docs.py            # print the blocks
-    python scripts/make_docs.py --write    # rewrite the generated blocks of the pages
-    python scripts/make_docs.py --check    # exit with status 1 when a page is out of date
+    python -m scripts.make_docs            # print the blocks
+    python -m scripts.make_docs --write    # rewrite the generated blocks of the pages
+    python -m scripts.make_docs --check    # exit with status 1 when a page is out of date
 """
 from __future__ import annotations
 
@@ -21,18 +21,16 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional
 
+import ir_rbstar
+from ir_measures.measures.base import Measure, _NOT_PROVIDED
+
+# _docblock: the generated block of a document between two marker comments
+if __package__:      # python -m scripts.make_docs (from the repository root), or imported as scripts.make_docs
+    from . import _docblock
+else:                # python scripts/make_docs.py: this file's folder is the first entry of the path
+    import _docblock
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))                         # the working tree's ir_rbstar, not an installed one
-
-import ir_rbstar  # noqa: E402
-from ir_measures.measures.base import Measure, _NOT_PROVIDED  # noqa: E402
-
-SCRIPTS = Path(__file__).resolve().parent
-if str(SCRIPTS) not in sys.path:
-    sys.path.insert(0, str(SCRIPTS))           # _docblock, also when a test loads this file by its path
-
-import _docblock  # noqa: E402  (the generated block of a document between two marker comments)
-
 DOCS = REPO / "docs"
 INDEX = DOCS / "index.md"
 START, END, generated_block, replace_block = _docblock.markers("measure-reference")
@@ -245,7 +243,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.check:
         bad = stale()
         for doc in bad:
-            print(f"{_shown(doc)} is stale: run  python scripts/make_docs.py --write", file=sys.stderr)
+            print(f"{_shown(doc)} is stale: run  python -m scripts.make_docs --write", file=sys.stderr)
         if not bad:
             print("docs are current", file=sys.stderr)
         return 1 if bad else 0

@@ -1,6 +1,6 @@
 """Render the Twist pictures shown to readers, from the bundled Vaswani collection (no network).
 
-    python scripts/make_twist_pictures.py [--out docs/img] [--query 2]
+    python -m scripts.make_twist_pictures [--out docs/img] [--query 2]
 
 writes
 
@@ -8,7 +8,8 @@ writes
   run first crosses the axis at rank 92, a "typical A" run), with the DCG panel beside it;
 * ``twist_effort_gain.png``: Twist against AP for every run x query of all five bundled runs, the
   reference ``minilm_rerank`` included (it is a run like the others as far as the qrels are
-  concerned: a MiniLM re-ranking of the BM25 top 100), on the 4 x 4 grid of papers/002.
+  concerned: a MiniLM re-ranking of the BM25 top 100), on the 4 x 4 grid of Ferro, Silvello, Keskustalo,
+  Pirkola & Järvelin (JASIST 2016, doi:10.1002/asi.23416).
 
 and prints each path with its size, and the share table of the effort/gain plot.
 """
@@ -18,10 +19,9 @@ import argparse
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))           # the working tree's ir_rbstar, not an installed one
+from ir_rbstar import demo, plots
 
-from ir_rbstar import demo, plots  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def main(argv=None) -> int:

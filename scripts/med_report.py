@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """MED on the Robust04 and Robust03 official runs: distance matrices, MED-nDCG@20 against the actual
-nDCG@20 difference as judgments are added (papers/003 Fig. 2), and the family compared (Fig. 3).
+nDCG@20 difference as judgments are added (Fig. 2 of Tan & Clarke, IEEE TKDE 2015, arXiv:1408.3587), and
+the family compared (Fig. 3).
 
 For each collection (Robust04: the 10 official TREC 2004 runs, 249 judged topics; Robust03: the 17
 official TREC 2003 runs, 100 judged topics; grades 0-2 in both) the script computes
@@ -25,9 +26,9 @@ and draws docs/img/med_robust04.png, med_robust03.png (heat maps) and med_fig2_r
 med_fig2_robust03.png (MED against the actual difference). ``--check`` exits with status 1 when the
 block in docs/med.md differs from what the script computes now.
 
-    python scripts/med_report.py            # print the block (Markdown)
-    python scripts/med_report.py --write    # also update docs/med.md and the pictures
-    python scripts/med_report.py --check    # is docs/med.md current?
+    python -m scripts.med_report            # print the block (Markdown)
+    python -m scripts.med_report --write    # also update docs/med.md and the pictures
+    python -m scripts.med_report --check    # is docs/med.md current?
 
 The runs are NIST submissions that may not be copied into this repository; they are read from
 ``../shared/data`` (or ``--data``). Only derived numbers and pictures are written.
@@ -43,19 +44,17 @@ from typing import Dict, List, NamedTuple, Optional, Sequence
 import numpy as np
 import pandas as pd
 
+import ir_measures
+import ir_rbstar
+from ir_rbstar.io import to_ranking
+
+# _docblock: what the report scripts share (the docs' marker block, --write/--doc)
+if __package__:      # python -m scripts.med_report (from the repository root), or imported as scripts.med_report
+    from . import _docblock
+else:                # python scripts/med_report.py: this file's folder is the first entry of the path
+    import _docblock
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))                         # the working tree's ir_rbstar, not an installed one
-
-import ir_measures  # noqa: E402
-import ir_rbstar  # noqa: E402
-
-SCRIPTS = Path(__file__).resolve().parent
-if str(SCRIPTS) not in sys.path:
-    sys.path.insert(0, str(SCRIPTS))           # _docblock, also when a test loads this file by its path
-
-import _docblock  # noqa: E402  (what the report scripts share: the docs' marker block, --write/--doc)
-from ir_rbstar.io import to_ranking  # noqa: E402
-
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 DOC = REPO / "docs" / "med.md"
 IMG = REPO / "docs" / "img"
@@ -81,7 +80,7 @@ COLLECTIONS = (ROBUST04, ROBUST03)
 K = 20                          # the paper's depth for nDCG
 G = 2                           # the top grade: gains 0, 1/4, 3/4
 TOP = (2.0 ** G - 1.0) / 2.0 ** G
-LEVELS = (0.0, 0.25, 0.75, 1.0)  # shares of the judgments given (papers/003 Fig. 2 a-d)
+LEVELS = (0.0, 0.25, 0.75, 1.0)  # shares of the judgments given (Tan & Clarke 2015, Fig. 2 a-d)
 SEED = 2015                     # the seed of the judgment samples (numpy.random.default_rng)
 PLACES = 4
 TOL = 1e-12                     # MED below the actual difference by more than this is a violation
@@ -90,7 +89,7 @@ MED_NDCG = f"MED_nDCG(max_rel={G})@{K}"
 MED_NDCG_FREE = f"MED_nDCG(max_rel={G},judgments=False)@{K}"
 STANDARD = f"nDCG@{K}"          # ir_measures' (pytrec_eval's) nDCG@20: gain = grade, ideal from the qrels
 
-#: the judgment-free measures compared over the pairs (papers/003 Fig. 3): column label -> measure
+#: the judgment-free measures compared over the pairs (Tan & Clarke 2015, Fig. 3): column label -> measure
 FAMILY = {
     "MED-nDCG@20": MED_NDCG_FREE,
     "MED-RBP 0.9": "MED_RBP(p=0.9,judgments=False)",
@@ -524,7 +523,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.check:
         current = generated_block(Path(args.doc).read_text())
         if current != block:
-            print(f"{args.doc} is stale: run  python scripts/med_report.py --write", file=sys.stderr)
+            print(f"{args.doc} is stale: run  python -m scripts.med_report --write", file=sys.stderr)
             return 1
         print(f"{args.doc} is current", file=sys.stderr)
         return 0

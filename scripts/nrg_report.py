@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""NRG on TREC DL 2019 passage: papers/004 Section 4 (Fig. 2), Appendix B (Fig. 3) and Appendix C
-(Figs. 4 and 5) on the 37 submitted runs.
+"""NRG on TREC DL 2019 passage: Section 4 (Fig. 2), Appendix B (Fig. 3) and Appendix C (Figs. 4
+and 5) of Bigdeli, Arabzadeh, Bagheri & Clarke (SIGIR-AP 2024), on the 37 submitted runs.
 
 Every run is registered, with its group and each group's best run by nDCG@10, as one group of prior
 runs (``ir_rbstar.register_runs("dl19", runs, teams=..., best=...)``), so that the prior set of a run
-is "the best run of every other group" (papers/004 Section 4). For every run the script computes
+is "the best run of every other group" (the paper's Section 4). For every run the script computes
 
 * ``nDCG@10`` (ir_measures, trec_eval's: gain = grade, log2 discount); it picks each group's best run
   and is checked against ``run_groups.tsv`` (nDCG@10 to 4 places and the best run of every group);
@@ -24,8 +24,8 @@ compare with the neural runs) and, with ``--write``, puts it between the marker 
 docs/nrg.md and draws docs/img/nrg_dl19.png, nrg_unique_dl19.png, nrg_rarp_dl19.png and
 nrg_tasc_dl19.png.
 
-    python scripts/nrg_report.py            # print the block (Markdown)
-    python scripts/nrg_report.py --write    # also update docs/nrg.md and the pictures
+    python -m scripts.nrg_report            # print the block (Markdown)
+    python -m scripts.nrg_report --write    # also update docs/nrg.md and the pictures
 
 The runs are NIST submissions that may not be copied into this repository; they are read from
 ``../shared/data`` (or ``--data``). Only derived numbers and pictures are written.
@@ -40,18 +40,16 @@ from typing import Dict, List, Optional
 import numpy as np
 import pandas as pd
 
+import ir_measures
+import ir_rbstar
+
+# _docblock: what the report scripts share (the docs' marker block, --write/--doc)
+if __package__:      # python -m scripts.nrg_report (from the repository root), or imported as scripts.nrg_report
+    from . import _docblock
+else:                # python scripts/nrg_report.py: this file's folder is the first entry of the path
+    import _docblock
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))                         # the working tree's ir_rbstar, not an installed one
-
-import ir_measures  # noqa: E402
-import ir_rbstar  # noqa: E402
-
-SCRIPTS = Path(__file__).resolve().parent
-if str(SCRIPTS) not in sys.path:
-    sys.path.insert(0, str(SCRIPTS))           # _docblock, also when a test loads this file by its path
-
-import _docblock  # noqa: E402  (what the report scripts share: the docs' marker block, --write/--doc)
-
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 DOC = REPO / "docs" / "nrg.md"
 IMG = REPO / "docs" / "img"
@@ -65,7 +63,7 @@ PRIOR = "dl19"                  # the registered group of prior runs
 K = 10                          # DL19's pooling depth and its main cutoff
 BASELINE = "BASELINE"           # the group of solicited traditional (non-neural) runs
 #: "The best non-neural run (srchvrs_ps_run3) has an NDCG@10 slightly higher than the best BASELINE
-#: run" (papers/004 Section 4): every run with a higher nDCG@10 is neural
+#: run" (Bigdeli et al. 2024, Section 4): every run with a higher nDCG@10 is neural
 BEST_NON_NEURAL = "srchvrs_ps_run3"
 PLACES = 4
 
@@ -214,7 +212,7 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def claims(table: pd.DataFrame) -> List[str]:
-    """The paper's remarks on single runs (papers/004 Section 4), checked on our NRG@10."""
+    """The paper's remarks on single runs (Bigdeli et al. 2024, Section 4), checked on our NRG@10."""
     t = table.set_index("run")
     base = t[t["kind"] == "BASELINE"]["NRG@10"]
     out = []
@@ -292,7 +290,7 @@ def report(table: pd.DataFrame) -> str:
 # =============================================================================================
 
 def draw(table: pd.DataFrame, out_dir=IMG) -> List[Path]:
-    """The pictures of :data:`PICTURES` (papers/004 Figs. 2-5), BASELINE highlighted."""
+    """The pictures of :data:`PICTURES` (Bigdeli et al. 2024, Figs. 2-5), BASELINE highlighted."""
     from ir_rbstar.plots import plot_nrg
     import matplotlib.pyplot as plt
 

@@ -19,8 +19,8 @@ difference of the run's means (tie-aware minus trec_eval order) and the largest 
 difference with its query. :func:`summary_lines` gives the headline numbers. ``main`` prints both as
 Markdown, and with ``--write`` replaces the block between the marker comments of ``docs/ties.md``.
 
-    python scripts/ties_report.py            # print
-    python scripts/ties_report.py --write    # update docs/ties.md
+    python -m scripts.ties_report            # print
+    python -m scripts.ties_report --write    # update docs/ties.md
 
 The runs are NIST submissions that may not be copied into this repository; they are only read from
 ``../shared/data/dl19-passage`` (or ``--data-dir``).
@@ -38,11 +38,11 @@ import ir_measures
 import ir_rbstar
 from ir_rbstar.io import QUERY_IDS, Ranking, read_trec_run
 
-SCRIPTS = Path(__file__).resolve().parent
-if str(SCRIPTS) not in sys.path:
-    sys.path.insert(0, str(SCRIPTS))           # _docblock, also when a test loads this file by its path
-
-import _docblock  # noqa: E402  (what the report scripts share: the docs' marker block, --write/--doc)
+# _docblock: what the report scripts share (the docs' marker block, --write/--doc)
+if __package__:      # python -m scripts.ties_report (from the repository root), or imported as scripts.ties_report
+    from . import _docblock
+else:                # python scripts/ties_report.py: this file's folder is the first entry of the path
+    import _docblock
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "dl19-passage"

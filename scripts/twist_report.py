@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Twist on real runs: run archetypes (papers/002 Table 2) and system-ranking correlations (Table 4).
+"""Twist on real runs: run archetypes (Table 2) and system-ranking correlations (Table 4)
+of Ferro, Silvello, Keskustalo, Pirkola & Järvelin (JASIST 2016, doi:10.1002/asi.23416).
 
 For TREC DL 2019 passage (37 runs, 43 judged topics, grades 0-3) and Robust04 (10 official TREC 2004
 runs and 8 later research runs, 249 judged topics, grades 0-2), the script computes per run and topic
@@ -18,8 +19,8 @@ Relevance: DL19 with ``rel=2`` (its convention for binary measures: grade 1 is "
 grades 2 and 3 as two bands) and, for comparison with the paper's lenient mapping, ``rel=1``; Robust04
 with ``rel=1``. AP uses the same ``rel`` as Twist; nDCG is graded and takes every grade as its gain.
 
-    python scripts/twist_report.py            # print the tables (Markdown)
-    python scripts/twist_report.py --write    # also update docs/twist.md between the markers
+    python -m scripts.twist_report            # print the tables (Markdown)
+    python -m scripts.twist_report --write    # also update docs/twist.md between the markers
 
 The runs are NIST submissions and third-party runs that may not be copied into this repository; they
 are read from ``../shared/data`` (or ``--data``).
@@ -38,11 +39,11 @@ import ir_measures
 from ir_rbstar.io import QUERY_IDS, read_trec_qrels, read_trec_run
 from ir_rbstar.twist import ARCHETYPES, twist_table
 
-SCRIPTS = Path(__file__).resolve().parent
-if str(SCRIPTS) not in sys.path:
-    sys.path.insert(0, str(SCRIPTS))           # _docblock, also when a test loads this file by its path
-
-import _docblock  # noqa: E402  (what the report scripts share: the docs' marker block, --write/--doc)
+# _docblock: what the report scripts share (the docs' marker block, --write/--doc)
+if __package__:      # python -m scripts.twist_report (from the repository root), or imported as scripts.twist_report
+    from . import _docblock
+else:                # python scripts/twist_report.py: this file's folder is the first entry of the path
+    import _docblock
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO.parent / "shared" / "data"
@@ -118,7 +119,7 @@ def _runs(data_dir: Path, folder: str) -> List[Path]:
 def crp_crossings(qrels_df: pd.DataFrame, frame: pd.DataFrame, rel: int) -> pd.DataFrame:
     """An independent computation of the CRP curves of one run (pandas and numpy, not ir_rbstar's
     kernels), condensed to one row per query of ``frame``: ``query_id``, ``first_touch`` (the first
-    crossing by SPEC section 3: CRP[j] and CRP[j+1] on opposite sides of zero, zero counting as both
+    crossing by ir_rbstar's rule: CRP[j] and CRP[j+1] on opposite sides of zero, zero counting as both
     sides; as in ir_rbstar, a curve that ends on zero without a crossing crosses at N), ``first_sign_change`` (the first crossing by the rule of the MATTERS toolkit's twist.m, which
     computed the paper's tables: CRP[j] > 0 and CRP[j+1] <= 0 or the reverse, so zero counts as the
     negative side and a CRP that only touches zero does not cross); both 0 when there is none; and
@@ -159,7 +160,7 @@ def crp_crossings(qrels_df: pd.DataFrame, frame: pd.DataFrame, rel: int) -> pd.D
         at = pd.Series(pos[:-1][hit], index=q[:-1][hit]).groupby(level=0).min()
         out[name] = out["query_id"].map(at).fillna(0).astype(np.int64)
     length = rows.groupby("query_id", sort=False).size()
-    # SPEC's rule looks at pairs only; ir_rbstar adds that a curve ending on the axis without having
+    # that rule looks at pairs only; ir_rbstar adds that a curve ending on the axis without having
     # crossed crosses at N (possible only for N = 1): the same here
     last = rows.groupby("query_id", sort=False)["crp"].last()
     ends_on_axis = (out["first_touch"] == 0).to_numpy() & (out["query_id"].map(last) == 0).to_numpy()

@@ -39,3 +39,11 @@ def expected_python_output(code: str):
             continue
         in_output = "print(" in line or (in_output and line.startswith("    "))
     return out
+
+
+def names_command(text: str, module: str, args: str = "--write") -> bool:
+    """Whether a page shows how to run ``module`` (``scripts.med_report``): ``python -m scripts.med_report
+    --write``, or the form the pages used before scripts/, benchmarks/ and examples/ were run as modules,
+    ``python scripts/med_report.py --write`` (both work)."""
+    return (f"python -m {module} {args}" in text
+            or f"python {module.replace('.', '/')}.py {args}" in text)

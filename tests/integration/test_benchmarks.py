@@ -2,7 +2,7 @@
 writes into docs/benchmarks.md and README.md. The results here are fabricated (no timing is run), except
 in the end-to-end test, which runs every benchmark on a tiny input and checks only the structure of what
 comes out, never a time."""
-import importlib.util
+import importlib
 import json
 import re
 import subprocess
@@ -10,19 +10,10 @@ import sys
 
 import pytest
 
-from tests.helpers import REPO
+from tests.helpers import REPO, names_command
 
 BENCH = REPO / "benchmarks"
-
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ra = _load("run_all")
+ra = importlib.import_module("benchmarks.run_all")
 h = ra.h                                  # the _harness module run_all imported
 
 # versions no real install has, so that a match can only come from the recorded metadata
@@ -146,7 +137,7 @@ def test_header_states_machine_date_commit_mode_and_load(tmp_path):
     head = block.split("\n\n")[0]
     for part in ("2026-11-22 10:11", "Test CPU 3000", "2 cores", "23.5 GiB", "Linux 6.1", "Python 3.11.7",
                  "commit abc1234 a subject", "mode: quick", "0.42 0.40 0.38", "1.5 1.2 1.0",
-                 "`python benchmarks/run_all.py --quick`"):
+                 "`python -m benchmarks.run_all --quick`"):
         assert part in head, part
     assert str(d) not in head                                 # where the results went is not part of the command
     assert "different states" not in head
@@ -223,7 +214,7 @@ def test_command_line_helpers():
     with pytest.raises(SystemExit):
         ra.parse_extra(["--rbo-budget 30"])
     assert ra.shown_command(["--quick", "--json-dir", "/x", "--docs=/y", "--write", "--only", "ties"]) == \
-        "python benchmarks/run_all.py --quick --only ties"
+        "python -m benchmarks.run_all --quick --only ties"
     args = ra.parser().parse_args(["--quick", "--queries", "50", "--med-c", "/c/med", "--no-phases",
                                    "--data-root", "/data", "--extra", "med=--no-ap"])
     cmd = ra.bench_command("med", args, ra.Path("/r/med.json"), ra.parse_extra(args.extra))
@@ -244,7 +235,7 @@ def test_docs_page_structure():
     text = (REPO / "docs" / "benchmarks.md").read_text()
     assert text.count(ra.DOCS_START) == 1 and text.count(ra.DOCS_END) == 1
     assert text.index(ra.DOCS_START) < text.index(ra.DOCS_END)
-    assert "python benchmarks/run_all.py --write" in text
+    assert names_command(text, "benchmarks.run_all")
     assert "](../benchmarks/README.md)" in text
     assert "```python" not in text and "```console" not in text   # nothing here is run by the doc tests
 
@@ -255,7 +246,7 @@ def test_end_to_end_tiny_run_structure_only(tmp_path):
     out = tmp_path / "out"
     docs = _docs(tmp_path / "benchmarks.md", ra.DOCS_START, ra.DOCS_END)
     readme = _docs(tmp_path / "README.md", ra.README_START, ra.README_END)
-    proc = subprocess.run([sys.executable, str(BENCH / "run_all.py"), "--quick", "--queries", "30", "--repeat", "1",
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.run_all", "--quick", "--queries", "30", "--repeat", "1",
                            "--no-phases", "--json-dir", str(out), "--write", "--docs", str(docs),
                            "--readme", str(readme)], capture_output=True, text=True, timeout=600, cwd=REPO)
     assert proc.returncode == 0, proc.stderr[-3000:]

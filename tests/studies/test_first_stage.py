@@ -1,11 +1,11 @@
-"""First-stage evaluation with RBR (papers/000 section 3): the Pareto frontier
+"""First-stage evaluation with RBR (section 3 of Moffat et al., SIGIR-AP 2024): the Pareto frontier
 (ir_rbstar.plots.pareto_frontier) against a brute-force dominance check, the pictures plot_rbr_cost and
 plot_rbr_bounds, the selection of Recall(B | R_k) observations of examples/first_stage_rbr.py on a
 hand-made example, base <= full <= base + residual on random inputs, docs/first_stage.md (its examples
 print what they show), and on the real DL19 data (skipped without ../shared/data) the script's --check
 and numbers recomputed from the run files in plain Python."""
 import gzip
-import importlib.util
+import importlib
 import itertools
 import re
 from collections import defaultdict
@@ -26,21 +26,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 import ir_rbstar  # noqa: E402
 from ir_rbstar import plots  # noqa: E402
 from ir_rbstar.errors import ParameterError  # noqa: E402
-from tests.helpers import REPO, expected_python_output, shared_data  # noqa: E402
+from tests.helpers import REPO, expected_python_output, names_command, shared_data  # noqa: E402
 
 DOC = REPO / "docs" / "first_stage.md"
-SCRIPT = REPO / "examples" / "first_stage_rbr.py"
 TOL = 1e-12
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("first_stage_rbr", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-fs = _load_script()
+fs = importlib.import_module("examples.first_stage_rbr")
 
 
 @pytest.fixture(autouse=True)
@@ -311,7 +303,7 @@ def test_doc_first_example_from_the_definition():
 def test_doc_structure():
     text = DOC.read_text()
     fs.generated_block(text)                  # exactly one pair of markers, in order
-    assert "python examples/first_stage_rbr.py --write" in text
+    assert names_command(text, "examples.first_stage_rbr")
     for name in fs.PICTURES:
         assert f"](img/{name})" in text and (DOC.parent / "img" / name).stat().st_size > 10_000
     assert "### What reproduces and what does not" in text
@@ -361,7 +353,7 @@ def test_script_check_says_the_doc_is_current(dl19, monkeypatch, capsys, tmp_pat
     """``--check`` (the script's own path: data present, bounds, block compared); the computation is the
     fixture's, made by the same ``compute``, so it is not repeated. A stale copy of the page fails."""
     monkeypatch.setattr(fs, "compute", lambda data_dir: dl19)
-    assert fs.main(["--check"]) == 0, "docs/first_stage.md is stale: run  python examples/first_stage_rbr.py --write"
+    assert fs.main(["--check"]) == 0, "docs/first_stage.md is stale: run  python -m examples.first_stage_rbr --write"
     assert "is current" in capsys.readouterr().err
     stale = tmp_path / "first_stage.md"
     stale.write_text(DOC.read_text().replace("| `splade` |", "| `splade (old)` |", 1))

@@ -1,11 +1,11 @@
-"""docs/med.md (tests/test_docs.py runs its examples): the judged example is the actual difference, and its
-generated block (MED-nDCG@20 distance matrices of the Robust04 and Robust03 official runs, MED against
-the actual nDCG@20 difference with 0-100% of the judgments, the judgment-free family compared) is what
-scripts/med_report.py computes now from ../shared/data. Independent checks: MED is never below the
-actual difference, never grows as the (nested) judgment samples grow, the matrix is symmetric with a
-zero diagonal (except for a shallow run, whose value is recomputed here), and some values are recomputed
-from the run files with a plain-Python MED-nDCG (papers/003 eq. 9) and with ir_measures directly. The
-real-data tests skip when that data is absent."""
+"""docs/med.md (tests/test_docs.py runs its examples): the judged example is the actual difference, and
+its generated block (MED-nDCG@20 distance matrices of the Robust04 and Robust03 official runs, MED
+against the actual nDCG@20 difference with 0-100% of the judgments, the judgment-free family compared) is
+what scripts/med_report.py computes now from ../shared/data. Independent checks: MED is never below the
+actual difference, never grows as the (nested) judgment samples grow, the matrix is symmetric with a zero
+diagonal (except for a shallow run, whose value is recomputed here), and some values are recomputed from
+the run files with a plain-Python MED-nDCG (eq. 9 of Tan & Clarke, TKDE 2015) and with ir_measures
+directly. The real-data tests skip when that data is absent."""
 import gzip
 import math
 import re
@@ -16,7 +16,7 @@ import pytest
 
 import ir_measures
 import ir_rbstar
-from tests.helpers import REPO, expected_python_output, load_script, shared_data
+from tests.helpers import REPO, expected_python_output, load_script, names_command, shared_data
 from tests.oracles import med as O
 
 DOC = REPO / "docs" / "med.md"
@@ -30,7 +30,7 @@ mr = load_script("med_report")
 
 def test_doc_example_every_judged_is_the_actual_difference():
     """The first example's last row: with every document judged, MED is |S(a) - S(b)|, by the plain
-    definitions of tests/oracles_med.py."""
+    definitions of tests/oracles/med.py."""
     code = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)[0]
     every = [line for line in expected_python_output(code) if line.startswith("every ")][0]
     values = [float(x) for x in every.split("[", 1)[1].rstrip("]").split(",")]
@@ -48,7 +48,7 @@ def test_doc_example_every_judged_is_the_actual_difference():
 def test_doc_structure():
     text = DOC.read_text()
     mr.generated_block(text)                  # exactly one pair of markers, in order
-    assert "python scripts/med_report.py --write" in text
+    assert names_command(text, "scripts.med_report")
     for name in ("med_robust04.png", "med_robust03.png", "med_fig2_robust04.png", "med_fig2_robust03.png"):
         assert f"](img/{name})" in text and (DOC.parent / "img" / name).stat().st_size > 10_000
     for measure in ("MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR"):
@@ -98,7 +98,7 @@ def results():
 def test_doc_block_is_current(results):
     block = mr.report([results[c.key] for c in mr.COLLECTIONS])
     assert mr.generated_block(DOC.read_text()) == block, \
-        "docs/med.md is stale: run  python scripts/med_report.py --write"
+        "docs/med.md is stale: run  python -m scripts.med_report --write"
 
 
 def test_shapes(results):
@@ -229,7 +229,7 @@ SPOT = {"robust04": [("fub04TDNge", "uogRobLWR10"), ("NLPR04clus10", "uic0401")]
 def test_spot_pairs_from_the_run_files(results, key):
     """MED at 0%, 25% and 100% and the actual difference of a few pairs, per topic, from the run and
     qrels files read here and the plain-Python MED-nDCG@20; the actual difference also by
-    tests/oracles_med.py's nDCG with MED's normaliser."""
+    tests/oracles/med.py's nDCG with MED's normaliser."""
     coll = {c.key: c for c in mr.COLLECTIONS}[key]
     r = results[key]
     qrels = _read_qrels(shared_data(coll.qrels))

@@ -1,8 +1,8 @@
-"""docs/nrg.md (tests/test_docs.py runs its examples): they print papers/004 Table 1, and its generated
-block (NRG, UniqueRel, RarP and TaSC of the 37 DL19 passage runs) is what scripts/nrg_report.py computes
-now from ../shared/data. The values are checked against the definitions (tests/oracles_nrg.py and
-pytrec_eval's nDCG per topic) on a few runs, with the prior set built here from run_groups.tsv. The
-real-data tests skip when that data is absent."""
+"""docs/nrg.md (tests/test_docs.py runs its examples): they print Table 1 of Bigdeli et al. (SIGIR-AP
+2024), and its generated block (NRG, UniqueRel, RarP and TaSC of the 37 DL19 passage runs) is what
+scripts/nrg_report.py computes now from ../shared/data. The values are checked against the definitions
+(tests/oracles/nrg.py and pytrec_eval's nDCG per topic) on a few runs, with the prior set built here from
+run_groups.tsv. The real-data tests skip when that data is absent."""
 import gzip
 import re
 
@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import ir_measures
-from tests.helpers import REPO, expected_python_output, load_script, shared_data
+from tests.helpers import REPO, expected_python_output, load_script, names_command, shared_data
 from tests.oracles import nrg as O
 
 DOC = REPO / "docs" / "nrg.md"
@@ -24,7 +24,7 @@ nr = load_script("nrg_report")
 # the document and the script's helpers (no shared data needed)
 
 def test_doc_table1_values():
-    """The first example prints the six values of papers/004 Table 1."""
+    """The first example prints the six values of Table 1 of Bigdeli et al. 2024."""
     code = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)[0]
     values = [line.split()[-1] for line in expected_python_output(code)]
     assert values == ["0.7361", "0.8277", "0.8417", "0.7988", "0.8316", "0.8681"]
@@ -33,7 +33,7 @@ def test_doc_table1_values():
 def test_doc_structure():
     text = DOC.read_text()
     nr.generated_block(text)                  # exactly one pair of markers, in order
-    assert "python scripts/nrg_report.py --write" in text
+    assert names_command(text, "scripts.nrg_report")
     pyterrier = text.split("\n## PyTerrier\n", 1)[1].split("\n## ", 1)[0]
     assert "register_runs(\"experiment\", results" in pyterrier and "best_per_team" in pyterrier
     for name, _, _ in nr.PICTURES:            # the committed pictures are shown
@@ -77,7 +77,7 @@ def table():
 
 def test_doc_block_is_current(table):
     assert nr.generated_block(DOC.read_text()) == nr.report(table), \
-        "docs/nrg.md is stale: run  python scripts/nrg_report.py --write"
+        "docs/nrg.md is stale: run  python -m scripts.nrg_report --write"
 
 
 def test_shape_and_groups(table):

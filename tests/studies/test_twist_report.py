@@ -11,7 +11,7 @@ import pytest
 
 import ir_measures
 import ir_rbstar
-from tests.helpers import REPO, load_script, shared_data
+from tests.helpers import REPO, load_script, names_command, shared_data
 
 DOC = REPO / "docs" / "twist.md"
 
@@ -25,7 +25,7 @@ tr = load_script("twist_report")
 def test_doc_structure():
     text = DOC.read_text()
     tr.generated_block(text)                  # exactly one pair of markers, in order
-    assert "python scripts/twist_report.py --write" in text
+    assert names_command(text, "scripts.twist_report")
     assert "## Pictures" in text
     for image in ("img/twist_crp.png", "img/twist_effort_gain.png"):   # the committed pictures are shown
         assert f"]({image})" in text and (DOC.parent / image).stat().st_size > 10_000
@@ -68,7 +68,8 @@ def test_kendall_tau_b():
 
 def test_own_crp_on_the_example():
     """The script's independent CRP: the example of docs/twist.md, and a curve that touches zero at
-    position 1 (a crossing by SPEC's rule, none by the sign-change rule)."""
+    position 1 (a crossing by ir_rbstar's rule, zero counting as both sides; none by the sign-change
+    rule)."""
     qrels = pd.DataFrame({"query_id": ["q1"] * 4 + ["q2"] * 2, "doc_id": ["a", "b", "c", "d", "a", "b"],
                           "relevance": [2, 1, 1, 0, 1, 1]})
     frame = pd.DataFrame({"query_id": ["q1"] * 5 + ["q2"] * 3, "doc_id": ["x", "y", "b", "a", "c", "a", "z", "b"]})
@@ -111,7 +112,7 @@ def pairs():
 def test_doc_block_is_current(pairs):
     fresh = tr.report(pairs)
     in_doc = tr.generated_block(DOC.read_text())
-    assert in_doc == fresh, "docs/twist.md is stale: run  python scripts/twist_report.py --write"
+    assert in_doc == fresh, "docs/twist.md is stale: run  python -m scripts.twist_report --write"
 
 
 def test_shape(pairs):
