@@ -63,7 +63,7 @@ except ModuleNotFoundError as error:
     raise SystemExit("run from the repository root: python -m examples.first_stage_rbr [--write | --check]")
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = REPO.parent / "shared" / "data"
+DEFAULT_DATA = _docblock.SHARED_DATA
 DOC = REPO / "docs" / "first_stage.md"
 IMG = REPO / "docs" / "img"
 START, END, generated_block, replace_block = _docblock.markers("first-stage-report")

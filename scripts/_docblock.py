@@ -1,7 +1,7 @@
 """What the report scripts (ties_report.py, twist_report.py, nrg_report.py) share: the generated block of
 a document between two marker comments, the command line around it (the data folder, ``--write`` /
-``--doc``), writing the block, the check that the shared data is there, Markdown tables, and
-Pearson's r and Kendall's tau-b for comparing system rankings.
+``--doc``), writing the block, where the shared data lies (:data:`SHARED_DATA`) and the check that it
+is there, Markdown tables, and Pearson's r and Kendall's tau-b for comparing system rankings.
 
 Each report names its own markers and gets them bound, e.g.::
 
@@ -17,6 +17,9 @@ from pathlib import Path
 from typing import Iterable, List, Sequence
 
 import numpy as np
+
+#: the study data (NIST and third-party runs that may not be copied here), next to the repository
+SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
 
 def generated_block(doc_text: str, start: str, end: str) -> str:

@@ -55,7 +55,7 @@ else:                # python scripts/med_report.py: this file's folder is the f
     import _docblock
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = REPO.parent / "shared" / "data"
+DEFAULT_DATA = _docblock.SHARED_DATA
 DOC = REPO / "docs" / "med.md"
 IMG = REPO / "docs" / "img"
 START, END, generated_block, replace_block = _docblock.markers("med-report")

@@ -45,7 +45,7 @@ else:                # python scripts/ties_report.py: this file's folder is the 
     import _docblock
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "dl19-passage"
+DEFAULT_DATA = _docblock.SHARED_DATA / "dl19-passage"
 DOC = REPO / "docs" / "ties.md"
 QRELS_FILE = "qrels.dl19-passage.txt"
 START, END, generated_block, replace_block = _docblock.markers("ties-table")

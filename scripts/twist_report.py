@@ -46,7 +46,7 @@ else:                # python scripts/twist_report.py: this file's folder is the
     import _docblock
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = REPO.parent / "shared" / "data"
+DEFAULT_DATA = _docblock.SHARED_DATA
 DOC = REPO / "docs" / "twist.md"
 START, END, generated_block, replace_block = _docblock.markers("twist-report")
 
