@@ -1,0 +1,209 @@
+"""MED of AP: per query pair, the maximum of a quadratic function of 0/1 values (a QUBO) by best-first
+branch and bound with bounds from chains of the variables (see :mod:`ir_rbstar.core.med`)."""
+from __future__ import annotations
+
+import heapq
+from typing import List, Optional, Tuple
+
+import numpy as np
+
+from .common import TOL, Dense, Searched, ap_rows, finish_search
+
+__all__ = ["med_ap", "max_ap", "max_qubo", "ap_qubo"]
+
+def ap_qubo(fa: np.ndarray, fb: np.ndarray, pa: np.ndarray, pb: np.ndarray):
+    """S(up) - S(down) of AP with R = k (eq. 20) as c + l.z + sum_{u<v} Q_uv z_u z_v.
+
+    ``fa``, ``fb``: the fixed 0/1 values of one query's two lists (length k, 0 at bound positions);
+    ``pa``, ``pb``: 1-based positions of the variables in ``up`` and ``down``."""
+    k = len(fa)
+    ranks = np.arange(1, k + 1, dtype=np.float64)
+    c = (ap_rows(fa[None]) - ap_rows(fb[None]))[0]
+
+    def pairs_with_fixed(f, pos):
+        # sum over fixed ones j != pos of 1 / max(pos, j): ones at or above pos count 1/pos each
+        above = np.cumsum(f)[pos - 1]
+        after = np.concatenate([np.cumsum((f / ranks)[::-1])[::-1], [0.0]])[pos]
+        return above / pos + after
+
+    pa_f, pb_f = pa.astype(np.float64), pb.astype(np.float64)
+    l = (1.0 / pa_f + pairs_with_fixed(fa, pa) - 1.0 / pb_f - pairs_with_fixed(fb, pb)) / k
+    Q = (1.0 / np.maximum.outer(pa_f, pa_f) - 1.0 / np.maximum.outer(pb_f, pb_f)) / k
+    np.fill_diagonal(Q, 0.0)
+    return c, l, Q
+
+
+def _chain(l: np.ndarray, w: np.ndarray) -> Tuple[float, np.ndarray]:
+    """max over z in {0,1}^F of sum_t z_t (l_t + w_t N_t), N_t = sum_{s<t} z_s, and a maximiser (dynamic
+    programme over the number of ones so far)."""
+    F = len(l)
+    best = np.full(F + 1, -np.inf)
+    best[0] = 0.0
+    taken = np.zeros((F, F), dtype=bool)         # taken[t, j]: the best way to j + 1 ones after t takes t
+    count = np.arange(F, dtype=np.float64)
+    for t in range(F):
+        cand = best[:t + 1] + (l[t] + w[t] * count[:t + 1])
+        better = cand > best[1:t + 2]
+        taken[t, :t + 1] = better
+        best[1:t + 2] = np.where(better, cand, best[1:t + 2])
+    j = int(np.argmax(best))
+    value = float(best[j])
+    z = np.zeros(F)
+    for t in range(F - 1, -1, -1):
+        if j and taken[t, j - 1]:
+            z[t] = 1.0
+            j -= 1
+    return value, z
+
+
+class _QUBO:
+    """One direction of one query: max c + l.z + sum_{u<v} Q_uv z_u z_v over z in {0,1}^m, with the node
+    operations of the branch and bound (a node: the constant and linear terms after the variables fixed
+    so far, and the mask of the free variables)."""
+
+    def __init__(self, c: float, l: np.ndarray, Q: np.ndarray, order: Optional[np.ndarray] = None):
+        self.c, self.l, self.Q = float(c), np.asarray(l, dtype=np.float64), Q
+        self.m = len(self.l)
+        self.order = np.arange(self.m) if order is None else np.asarray(order)   # the chain bound's order
+        self.Qpos, self.Qneg = np.maximum(Q, 0.0), np.minimum(Q, 0.0)
+
+    def climb(self, c: float, l: np.ndarray, Q: np.ndarray, z: np.ndarray) -> float:
+        """1-flip best-improvement local search from z (on the free variables: ``l``, ``Q`` restricted)."""
+        z = z.copy()
+        while True:
+            gain = l + Q @ z
+            delta = np.where(z > 0, -gain, gain)
+            v = int(np.argmax(delta))
+            if delta[v] <= TOL:
+                return float(c + l @ z + 0.5 * z @ Q @ z)
+            z[v] = 1.0 - z[v]
+
+    def start(self) -> float:
+        """A value attained: local search from every variable with a positive linear term at 1."""
+        return self.climb(self.c, self.l, self.Q, (self.l > 0).astype(np.float64))
+
+    def expand(self, c: float, l: np.ndarray, free: np.ndarray, lower: float):
+        """Process a node: persistency, bounds, a candidate. Returns (a value attained or -inf, the node's
+        bound, children as (c, l, free)); no children when the node is solved or its bound is at most
+        ``lower`` + TOL."""
+        Q = self.Q
+        free = free.copy()
+        while True:                                   # first-order persistency, to a fixed point
+            idx = np.flatnonzero(free)
+            if not len(idx):
+                return c, c, []
+            block = np.ix_(idx, idx)
+            pos = self.Qpos[block].sum(axis=1)
+            neg = self.Qneg[block].sum(axis=1)
+            lf = l[idx]
+            one = lf + neg >= 0.0
+            zero = ~one & (lf + pos <= 0.0)
+            if not (one.any() or zero.any()):
+                break
+            ones = idx[one]
+            if len(ones):                             # some maximum has every one of them at 1 together
+                c += float(l[ones].sum() + 0.5 * Q[np.ix_(ones, ones)].sum())
+                l = l + Q[ones].sum(axis=0)
+            free[idx[one | zero]] = False
+        score = lf + 0.5 * pos
+        roof = c + float(np.maximum(score, 0.0).sum())
+        if roof <= lower + TOL:
+            return -np.inf, roof, []
+        chain = self.order[free[self.order]]          # the free variables in the chain order
+        Qc = Q[np.ix_(chain, chain)]
+        F = len(chain)
+        before = np.tri(F, k=-1, dtype=bool)
+        w = np.where(before, Qc, -np.inf).max(axis=1) if F > 1 else np.zeros(F)
+        w[0] = 0.0
+        dp, z = _chain(l[chain], w)
+        bound = min(roof, c + dp)
+        found = self.climb(c, l[chain], Qc, z)
+        if bound <= max(lower, found) + TOL:
+            return found, bound, []
+        if c + dp < roof:
+            # the variable whose pairs with the other ones of z the chain bound overrates most
+            gap = np.where(before, w[:, None], w[None, :]) - Qc
+            np.fill_diagonal(gap, 0.0)
+            over = (gap @ z) * z
+            j = int(np.argmax(over))
+            v = int(chain[j]) if over[j] > 0.0 else int(idx[np.argmax(np.abs(score))])
+        else:
+            v = int(idx[np.argmax(np.abs(score))])
+        rest = free.copy()
+        rest[v] = False
+        return found, bound, [(c + float(l[v]), l + Q[v], rest), (c, l, rest)]
+
+
+def _best_first(problems: List[_QUBO], lower: float, budget: Optional[int]):
+    """Branch and bound over the directions of one query at once, sharing the incumbent ``lower`` (a
+    value attained, or the floor). Returns (incumbent, per direction: highest open bound left when its
+    budget ran out or -inf, nodes expanded)."""
+    cut = [-np.inf] * len(problems)
+    nodes = [0] * len(problems)
+    heap: list = []
+    seq = 0
+    for i, p in enumerate(problems):
+        if p.m == 0:
+            lower = max(lower, p.c)
+            continue
+        lower = max(lower, p.start())
+        heap.append((-np.inf, seq, i, p.c, p.l, np.ones(p.m, dtype=bool)))
+        seq += 1
+    while heap:
+        neg, _, i, c, l, free = heapq.heappop(heap)
+        if -neg <= lower + TOL:                       # every open node's bound is at most this one's
+            break
+        if budget is not None and nodes[i] >= budget:
+            cut[i] = max(cut[i], -neg)
+            continue
+        nodes[i] += 1
+        found, bound, children = problems[i].expand(c, l, free, lower)
+        lower = max(lower, found)
+        for child in children:
+            heapq.heappush(heap, (-bound, seq, i) + child)
+            seq += 1
+    return lower, cut, nodes
+
+
+def max_qubo(c: float, l: np.ndarray, Q: np.ndarray, order: Optional[np.ndarray] = None,
+             budget: Optional[int] = None) -> Tuple[float, int, bool]:
+    """max c + l.z + sum_{u<v} Q_uv z_u z_v over z in {0,1}^m for a symmetric Q with a zero diagonal, by
+    the AP search (``order``: the chain bound's variable order). Returns (value, nodes, exact); the value
+    is an upper bound of the maximum where not exact."""
+    lower, cut, nodes = _best_first([_QUBO(c, l, Q, order)], -np.inf, budget)
+    return max(lower, cut[0]), nodes[0], not cut[0] > lower + TOL
+
+
+def _ap_problem(d: Dense, q: int) -> _QUBO:
+    va, vb = d.va[q], d.vb[q]
+    m = int(d.m[q])
+    pa = np.empty(m, dtype=np.int64)
+    pb = np.empty(m, dtype=np.int64)
+    ia, ib = np.flatnonzero(va >= 0), np.flatnonzero(vb >= 0)
+    pa[va[ia]] = ia + 1
+    pb[vb[ib]] = ib + 1
+    c, l, Q = ap_qubo(d.fa[q], d.fb[q], pa, pb)
+    return _QUBO(c, l, Q, order=np.argsort(pb, kind="stable"))
+
+
+def med_ap(ab: Dense, ba: Dense, budget: Optional[int]) -> Searched:
+    """max(0, max AP(A) - AP(B), max AP(B) - AP(A)) per query (R = k, eq. 19): ``ab`` and ``ba`` are the
+    two directions (A up, B up) of every query; at most ``budget`` nodes per query and direction."""
+    n = ab.fa.shape[0]
+    lower = np.maximum(np.maximum(ap_rows(ab.fa) - ap_rows(ab.fb), ap_rows(ba.fa) - ap_rows(ba.fb)), 0.0)
+    cut = np.full((n, 2), -np.inf)
+    nodes = np.zeros((n, 2), dtype=np.int64)
+    for q in np.flatnonzero((ab.m > 0) | (ba.m > 0)):
+        lower[q], cut[q], nodes[q] = _best_first([_ap_problem(ab, q), _ap_problem(ba, q)], lower[q], budget)
+    return finish_search(lower, cut, nodes)
+
+
+def max_ap(d: Dense, budget: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+    """max AP(up) - AP(down) per query of one direction (an upper bound where ``budget`` ran out), and
+    the nodes expanded per query."""
+    out = ap_rows(d.fa) - ap_rows(d.fb)
+    nodes = np.zeros(d.fa.shape[0], dtype=np.int64)
+    for q in np.flatnonzero(d.m > 0):
+        lower, cut, count = _best_first([_ap_problem(d, q)], -np.inf, budget)
+        out[q], nodes[q] = max(lower, cut[0]), count[0]
+    return out, nodes
