@@ -180,16 +180,20 @@ def test_ordered_path_equals_pytrec_eval(data, coll):
             params['gains'] = {g: max(v, 0) for g, v in params['gains'].items()}
             assume(all(g >= 0 for g in params['gains']))
     m = make_measure(name, k, params)
-    # pytrec_eval is not given negative grades (it sometimes never returned with them here, depending on what
-    # ran before in the process); they are written as what they mean to it. This package gets them as they are.
-    if 'gains' in params:                    # ir_measures maps the grades itself: given as they are
-        theirs = qrels
-    elif params.get('judged_only'):          # a negative grade is an unjudged document there: left out
-        theirs = {q: {d: g for d, g in docs.items() if g >= 0} for q, docs in qrels.items()}
+    # pytrec_eval is never given a negative grade (it sometimes never returned with one, depending on what ran
+    # before in the process, with and without gains); each is written as what it means to trec_eval. With
+    # ``gains``, the grades are mapped here as ir_measures would map them (gains.get(g, g)) and pytrec_eval
+    # gets the measure without gains. This package gets the grades and the measure as they are.
+    gains = params.get('gains') or {}
+    m_theirs = make_measure(name, k, {key: v for key, v in params.items() if key != 'gains'}) if gains else m
+    mapped = {q: {d: gains.get(g, g) for d, g in docs.items()} for q, docs in qrels.items()}
+    if params.get('judged_only'):            # a negative grade is an unjudged document there: left out
+        theirs = {q: {d: g for d, g in docs.items() if g >= 0} for q, docs in mapped.items()}
     else:                                    # a negative grade is a judged, not relevant document: 0
-        theirs = {q: {d: max(g, 0) for d, g in docs.items()} for q, docs in qrels.items()}
+        theirs = {q: {d: max(g, 0) for d, g in docs.items()} for q, docs in mapped.items()}
     theirs = {q: docs for q, docs in theirs.items() if docs}
-    ref = per_query([m], theirs, run, ir_measures.providers.registry['pytrec_eval'])
+    ref_raw = per_query([m_theirs], theirs, run, ir_measures.providers.registry['pytrec_eval'])
+    ref = {(q, str(m)): v for (q, label), v in ref_raw.items()}
     got = per_query([m], qrels, run, OURS)
     for q in qrels:
         expected = ref.get((q, str(m)), 0.0)         # a query left without judgments: nothing to find
