@@ -16,10 +16,11 @@ from .measures import (ALL as MEASURES, RBA, RBA_res, RBO, RBO_ext, RBO_res, RBP
                        register as _register_measures)
 from .provider import PROVIDER, register as _register_provider
 from .references import (clear_cache, register_run, register_runs, registered_groups, registered_runs,
-                         unregister_run, unregister_runs)
+                         run_scope, unregister_run, unregister_runs)
 from .parsing import parse, parse_measure, split_measures
 from .engine import get_engine, set_engine
-from .io import read_qrels_frame as read_qrels, read_run_frame as read_run
+from .datasets import load_qrels as read_qrels
+from .io import read_run_frame as read_run
 
 __version__ = "0.1.0"
 
@@ -27,6 +28,7 @@ __all__ = [
     # measure strings, evaluation inputs and named runs
     "parse", "parse_measure", "split_measures", "read_run", "read_qrels",
     "register_run", "unregister_run", "registered_runs", "register_runs", "unregister_runs", "registered_groups",
+    "run_scope",
     "clear_cache", "MEASURES", "PROVIDER",
     # the measures
     "RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res", "RBO_ext",

@@ -10,7 +10,7 @@ the two pipeline places and imports nothing heavy until a class is instantiated.
 """
 from __future__ import annotations
 
-from ir_measures.providers.base import Provider
+from ir_measures.providers import Provider
 
 __all__ = ["First", "Last"]
 

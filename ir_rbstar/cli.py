@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional
 
 import ir_measures
 import pandas as pd
-from ir_measures.util import Metric
+from ir_measures import Metric
 
 from . import errors
 from .io import read_trec_run
@@ -202,7 +202,7 @@ def _prefetch_reference(ref: str) -> None:
 def _plot_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ir-rbstar plot",
-        description="Pictures of the Twist analysis (papers/002), written as PNG or SVG (by the extension of "
+        description="Pictures of the Twist analysis (Ferro et al. 2016), written as PNG or SVG (by the extension of "
                     "--output). Needs matplotlib: pip install \"ir_rbstar[plot]\".")
     sub = parser.add_subparsers(dest="picture", required=True, metavar="{crp,effort-gain}")
 
@@ -224,7 +224,7 @@ def _plot_parser() -> argparse.ArgumentParser:
 
     eg = sub.add_parser("effort-gain", help="Twist against a gain measure for every run x topic, on a 4x4 grid",
                         description="Scatter of Twist (x) against a gain measure (y) for every run x topic with "
-                                    "a recall base >= 1, on the grid of papers/002 (Twist 0.25/0.5/0.75, gain "
+                                    "a recall base >= 1, on the grid of Ferro et al. 2016 (Twist 0.25/0.5/0.75, gain "
                                     "quartiles); prints the share of points in each cell.")
     eg.add_argument("qrels", help="TREC qrels file or an ir_datasets id ('irds:<id>' or bare)")
     eg.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (named by file name without .gz/.run/.txt)")
@@ -274,7 +274,7 @@ def _distance_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ir-rbstar distance",
         description="The distance between every pair of runs, averaged over the queries, as a matrix: MED "
-                    "(papers/003; MED_P, MED_RBP, MED_nDCG, MED_AP, MED_ERR) or 1 - RBO / 1 - RBA. Prints the "
+                    "(Tan & Clarke 2015; MED_P, MED_RBP, MED_nDCG, MED_AP, MED_ERR) or 1 - RBO / 1 - RBA. Prints the "
                     "matrix; --output writes it as TSV, --picture as a heat map (.png or .svg, needs matplotlib).")
     parser.add_argument("runs", nargs="+", metavar="RUN",
                         help="TREC run files (.gz allowed), named by file name without .gz/.run/.txt")

@@ -117,6 +117,12 @@ class RunContext:
         self.n = len(universe)
         self._cache: Dict[Tuple, object] = {}
 
+    def kernels(self):
+        """The compiled kernels for this evaluation, or None for numpy: chosen once per evaluation (from
+        the engine setting and the run's size) the first time a measure asks, so numba is loaded only
+        for measures that use it, and every measure of the evaluation runs on the same engine."""
+        return self.cached(("engine",), lambda: compiled(len(self.run)))
+
     def cached(self, key, make):
         """The value stored under ``key`` for this run, made by ``make()`` the first time."""
         if key not in self._cache:
@@ -163,7 +169,7 @@ class RunContext:
             b = self.observation(cutoff)
             reference = self.reference(ref, rel, measure)
             r = self.reference_rows(ref, rel, measure)
-            kernels = compiled(len(b.src) + len(r.src))
+            kernels = self.kernels()
             if kernels is not None:
                 b_off, r_off = _offsets(b.lens), _offsets(r.lens)
                 seg, rank, at = kernels.match_ranges(b_off[:-1], b.lens, b.docs.view(np.int64),

@@ -175,8 +175,10 @@ def resolve_qrels(qrels: Any) -> Qrels:
 
 
 def load_qrels(spec: Any) -> pd.DataFrame:
-    """Qrels as a DataFrame ``query_id, doc_id, relevance`` from a TREC qrels file, ``irds:<id>`` or a
-    bare ir_datasets id (a path that exists wins)."""
+    """Read and validate qrels into a DataFrame ``query_id, doc_id, relevance`` (int): a TREC qrels file
+    (``.gz`` allowed), or an ir_datasets id, ``'irds:<id>'`` or bare (``'msmarco-passage/trec-dl-2019'``;
+    needs ``ir_rbstar[datasets]``), for the dataset's qrels. A path that exists wins over an id.
+    ``ir_rbstar.read_qrels`` is this function."""
     if not _is_spec(spec):
         raise InputFormatError(f"load_qrels: expected a file path or an ir_datasets id, got {type(spec).__name__}")
     return resolve_qrels(spec).frame()

@@ -22,7 +22,9 @@ import pandas as pd
 from .io import read_trec_qrels, read_trec_run
 from .parsing import parse
 from .provider import iter_calc_columnar
-from .references import register_run, register_runs
+from .references import run_scope
+
+__all__ = ["data_dir", "demo_runs", "demo_measures", "demo_table", "main", "REFERENCE", "GROUP"]
 
 REFERENCE = "minilm_rerank"
 GROUP = "vaswani_demo"
@@ -49,16 +51,16 @@ def demo_measures(p: float = 0.8, k: int = 20) -> List:
 def demo_table(p: float = 0.8, k: int = 20) -> pd.DataFrame:
     """The demo's table: one row per bundled run, one column per measure (means over the 93 queries)."""
     runs = demo_runs()
-    register_run(REFERENCE, runs[REFERENCE])
-    register_runs(GROUP, runs)                 # NRG: each run against the other bundled runs
     qrels = read_trec_qrels(os.path.join(data_dir(), "qrels"))
     measures = demo_measures(p, k)
     rows = {}
-    for name, path in runs.items():
-        aggs = {m: m.aggregator() for m in measures}
-        for metric in iter_calc_columnar(measures, qrels, read_trec_run(path)):
-            aggs[metric.measure].add(metric.value)
-        rows[name] = {str(m): aggs[m].result() for m in measures}
+    # the reference and (for NRG) each run against the other bundled runs, named for these evaluations only
+    with run_scope(runs={REFERENCE: runs[REFERENCE]}, groups={GROUP: runs}):
+        for name, path in runs.items():
+            aggs = {m: m.aggregator() for m in measures}
+            for metric in iter_calc_columnar(measures, qrels, read_trec_run(path)):
+                aggs[metric.measure].add(metric.value)
+            rows[name] = {str(m): aggs[m].result() for m in measures}
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "run"
     return table

@@ -1,6 +1,11 @@
 """Typed exceptions. Every message names the input at fault (file and line, query, parameter)."""
 
 
+__all__ = ["RbstarError", "InputFormatError", "DuplicateDocumentError", "EmptyInputError", "ParameterError",
+           "ReferenceNotFoundError", "MissingQrelsError", "MissingExtraError", "DatasetUnavailableError",
+           "GradeScaleError", "RbstarWarning", "BudgetWarning"]
+
+
 class RbstarError(Exception):
     """Base class of every error raised by ir_rbstar."""
 

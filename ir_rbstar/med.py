@@ -40,11 +40,12 @@ import pandas as pd
 
 from .errors import ParameterError, ReferenceNotFoundError
 from .io import Ranking, to_ranking
+from .measures import ALL as MEASURES
 
 __all__ = ["pairwise", "distance_matrix", "matrix_of", "exactness", "SYMMETRIC", "SIMILARITIES"]
 
 SIMILARITIES = ("RBO", "RBO_ext", "RBA")
-SYMMETRIC = ("MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR") + SIMILARITIES
+SYMMETRIC = tuple(str(m.NAME) for m in MEASURES if m.FAMILY == "med") + SIMILARITIES
 
 
 def _measure(measure: Any):
@@ -87,7 +88,7 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None,
     """
     from .datasets import resolve_qrels
     from .provider import PROVIDER
-    from .references import register_run, unregister_run
+    from .references import run_scope
     if isinstance(measures, str):
         from .parsing import parse
         measures = parse(measures)
@@ -99,9 +100,7 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None,
     names = list(rankings)
     tags = {name: f"\x00pairwise:{i}" for i, name in enumerate(names)}
     frames = []
-    try:
-        for name in names:
-            register_run(tags[name], rankings[name])
+    with run_scope(runs={tags[name]: rankings[name] for name in names}):     # seen by these evaluators only
         for i, a in enumerate(names):
             later = names[i:]
             if progress is not None:
@@ -122,9 +121,6 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None,
                     else:
                         frames.append(pd.DataFrame({"run": b, "ref": a, "query_id": qids, "measure": _label(m),
                                                     "value": v}))
-    finally:
-        for tag in tags.values():
-            unregister_run(tag)
     out = pd.concat(frames, ignore_index=True)
     out["query_id"] = out["query_id"].astype(str)
     return out
@@ -179,8 +175,9 @@ def exactness(run: Any, measure: Any, qrels: Any = None) -> pd.DataFrame:
         if len(parsed) != 1:
             raise ParameterError(f"measure={measure!r} must name one measure")
         measure = parsed[0]
-    if getattr(measure, "NAME", None) not in family.NAMES:
-        raise ParameterError(f"{measure}: exactness takes one of {', '.join(family.NAMES)}")
+    if getattr(measure, "FAMILY", None) != "med":
+        names = ", ".join(str(m.NAME) for m in MEASURES if m.FAMILY == "med")
+        raise ParameterError(f"{measure}: exactness takes one of {names}")
     measure.validate_params()
     measure.check_required()
     ranking = to_ranking(run)

@@ -1,7 +1,7 @@
 """Helpers for NRG's prior sets: picking each team's best run, and scoring a set of runs against
 each other.
 
-NRG (``ir_rbstar.NRG``) scores a run against prior runs. papers/004 takes as the prior set of each
+NRG (``ir_rbstar.NRG``) scores a run against prior runs. Bigdeli et al. 2024 takes as the prior set of each
 run "the best run of every other group". With the runs of an experiment registered as a group, one
 measure string does that for every run::
 

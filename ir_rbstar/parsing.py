@@ -11,7 +11,7 @@ import ast
 from typing import Any, Dict, Iterable, List, Union
 
 import ir_measures
-from ir_measures.measures.base import Measure
+from ir_measures.measures import Measure
 
 from .errors import ParameterError
 from .measures import ALL as DECLARED

@@ -27,36 +27,63 @@ from typing import Any, Dict, Iterable, Iterator, Optional, cast
 import numpy as np
 import ir_measures
 from ir_measures import providers
-from ir_measures.util import Metric
+from ir_measures import Metric
 
+from . import references
 from .context import RunContext
 from .families import med, nrg, rankbiased, ties, twist
 from .errors import ParameterError, RbstarError
 from .io import QUERY_IDS, Qrels, Ranking, ranking_frame, to_qrels, to_ranking
 from .measures import ALL as DECLARED
 from .measures.base import RbstarMeasure
+from .measures.families import FOREIGN_FAMILY
 
 __all__ = ["RbstarProvider", "RbstarEvaluator", "PROVIDER", "iter_calc_columnar", "serving_provider",
            "split_by_provider"]
 
-FAMILIES = {name: rankbiased for name in rankbiased.NAMES}
-FAMILIES.update({name: ties for name in ties.NAMES})
-FAMILIES.update({name: twist for name in twist.NAMES})
-FAMILIES.update({name: nrg for name in nrg.NAMES})
-FAMILIES.update({name: med for name in med.NAMES})
+#: each family's compute function (per-query columns for a list of its measures), by the ``FAMILY`` key of
+#: the declarations (:data:`ir_rbstar.measures.families.FAMILIES`)
+COMPUTE = {"rankbiased": rankbiased.compute, "ties": ties.compute, "twist": twist.compute, "nrg": nrg.compute,
+           "med": med.compute}
 
-# ir_measures' own measures that this package can compute (served only where no built-in provider does)
-FOREIGN = ("RBP",) + ties.ORDERED
+
+def _family_key(measure) -> str:
+    """The family computing ``measure`` ('' when none): a declaration's ``FAMILY``; for ir_measures' own
+    measures, the family that computes them (:data:`~ir_rbstar.measures.families.FOREIGN_FAMILY`)."""
+    if isinstance(measure, RbstarMeasure):
+        return measure.FAMILY
+    return FOREIGN_FAMILY.get(str(getattr(measure, "NAME", "")), "")
+
+
+def _pinned_scope(measures) -> references.Scope:
+    """Every run a measure names (``ref=``, ``prior=``, ``runs=``), resolved now: a wrong name fails
+    when the evaluator is built, before any run is evaluated, and later registrations do not change
+    what this evaluator computes."""
+    runs: Dict[str, Ranking] = {}
+    groups: Dict[str, references.PriorSet] = {}
+    for m in measures:
+        if not isinstance(m, RbstarMeasure):
+            continue
+        ref = m.params.get("ref")
+        if isinstance(ref, str) and ref not in runs:
+            runs[ref] = references.resolve_run(ref, f"{m}: ref")
+        for name in ("prior", "runs"):
+            spec = m.params.get(name)
+            if isinstance(spec, str) and spec not in groups:
+                groups[spec] = references.resolve_runs(spec, f"{m}: {name}")
+    return references.Scope(runs, groups)
 
 
 class RbstarEvaluator(providers.Evaluator):
-    """Evaluates runs for a fixed set of measures and qrels (converted once)."""
+    """Evaluates runs for a fixed set of measures and qrels (converted once); the runs the measures
+    name are resolved when it is built (see :func:`ir_rbstar.run_scope`)."""
 
     def __init__(self, measures: Iterable, qrels):
         measures = list(measures)
         for m in measures:                      # also when the provider is called directly
             if not PROVIDER.supports(m):
                 raise ParameterError(f"ir_rbstar does not compute {m}")
+        self.scope = _pinned_scope(measures)
         self.qrels: Optional[Qrels] = None if qrels is None else to_qrels(qrels)
         qids = [] if self.qrels is None else list(QUERY_IDS.decode(self.qrels.qcodes))
         super().__init__(list(measures), qids)
@@ -67,12 +94,13 @@ class RbstarEvaluator(providers.Evaluator):
         ranking = to_ranking(run)
         universe = self.qrels.qcodes if self.qrels is not None else ranking.qcodes
         ctx = RunContext(ranking, self.qrels, universe)
-        by_family: Dict[Any, list] = {}
+        by_family: Dict[str, list] = {}
         for m in self.measures:
-            by_family.setdefault(FAMILIES[str(m.NAME)], []).append(m)
+            by_family.setdefault(_family_key(m), []).append(m)
         out: Dict[object, np.ndarray] = {}
-        for family, ms in by_family.items():
-            out.update(family.compute(ms, ctx))
+        with references.pinned(self.scope):
+            for family, ms in by_family.items():
+                out.update(COMPUTE[family](ms, ctx))
         for m in self.measures:
             bad = np.flatnonzero(np.isnan(out[m]))
             if len(bad):        # every query has a value: a NaN here is a bug, never a silent gap
@@ -107,7 +135,7 @@ def _computes_foreign(measure) -> bool:
         from .measures import rankbiased as decl
         decl.RBP(**measure.params)               # re-declare it to validate its values
         return True
-    if measure.NAME in ties.ORDERED:
+    if FOREIGN_FAMILY.get(measure.NAME) == "ties":
         return ties.check_ordered(measure)
     return False
 
@@ -123,7 +151,7 @@ class RbstarProvider(providers.Provider):
     SUPPORTED_MEASURES = list(DECLARED)
 
     def supports(self, measure) -> bool:
-        if measure.NAME not in FAMILIES:
+        if not _family_key(measure):
             return False
         if isinstance(measure, RbstarMeasure):
             return _checked(measure)
@@ -132,9 +160,15 @@ class RbstarProvider(providers.Provider):
     def _evaluator(self, measures, qrels) -> RbstarEvaluator:
         return RbstarEvaluator(measures, qrels)
 
-    def evaluator(self, measures, qrels) -> RbstarEvaluator:
-        """ir_measures' ``evaluator`` (measures checked), typed as this provider's evaluator."""
-        return cast(RbstarEvaluator, super().evaluator(measures, qrels))
+    def evaluator(self, measures, qrels, runs: Optional[Dict[str, Any]] = None,
+                  groups: Optional[Dict[str, Any]] = None) -> RbstarEvaluator:
+        """ir_measures' ``evaluator`` (measures checked), typed as this provider's evaluator. ``runs`` and
+        ``groups`` name runs for this evaluator's measures only (as :func:`ir_rbstar.run_scope` does):
+        ``PROVIDER.evaluator([RBO(ref='base')], qrels, runs={'base': base_run})``."""
+        if runs is None and groups is None:
+            return cast(RbstarEvaluator, super().evaluator(measures, qrels))
+        with references.run_scope(runs, groups):
+            return cast(RbstarEvaluator, super().evaluator(measures, qrels))
 
     def install_instructions(self) -> str:
         return "pip install ir_rbstar"
@@ -150,7 +184,7 @@ class _PipelineEntry(RbstarProvider):
         self.own = own
 
     def supports(self, measure) -> bool:
-        if measure.NAME not in FAMILIES or isinstance(measure, RbstarMeasure) != self.own:
+        if not _family_key(measure) or isinstance(measure, RbstarMeasure) != self.own:
             return False
         return _checked(measure) if self.own else _computes_foreign(measure)
 
@@ -160,20 +194,25 @@ FIRST = _PipelineEntry(own=True)
 LAST = _PipelineEntry(own=False)
 
 
+def _is_place(p, own: bool) -> bool:
+    """Whether ``p`` is one of the places that ir_measures made from this package's entry points
+    (:mod:`ir_rbstar._entry`, recognised by name, so that this module does not import it)."""
+    return getattr(p, "NAME", None) == PROVIDER.NAME and getattr(p, "OWN", None) is own
+
+
 def register() -> None:
     """Register the provider with ir_measures and put its two places into the default pipeline: first
     (this package's declarations only) and last (ir_measures' measures no built-in serves). Idempotent;
     when ir_measures found this package through its entry points (see :mod:`ir_rbstar._entry`), the
     places it made are kept."""
-    from . import _entry
     providers.registry[PROVIDER.NAME] = PROVIDER
     pipeline = getattr(ir_measures, "DefaultPipeline", None)
     if pipeline is None:                 # ir_measures is being imported and is loading its entry points
         return
     places = pipeline.providers
-    if not any(p is FIRST or isinstance(p, _entry.First) for p in places):
+    if not any(p is FIRST or _is_place(p, own=True) for p in places):
         places.insert(0, FIRST)
-    if not any(p is LAST or isinstance(p, _entry.Last) for p in places):
+    if not any(p is LAST or _is_place(p, own=False) for p in places):
         places.append(LAST)
 
 

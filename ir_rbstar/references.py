@@ -1,24 +1,30 @@
-"""Reference runs: resolving ``ref=`` strings, registering runs by name, and caching their conversion.
+"""Reference runs: resolving ``ref=`` strings, naming runs, and caching their conversion.
 
-A ``ref`` string is looked up first among the names given to :func:`register_run`, then as a path of
-a TREC run file (``.gz`` allowed), then as ``irds:<id>``, the scoreddocs of an ir_datasets dataset.
+A ``ref`` string is looked up first in the current :func:`run_scope` (named runs that a piece of code
+gives its measures without touching anything global: ``ir_rbstar.med.pairwise``, the report and the
+demo use one, and so does an evaluator built with ``runs=``), then among the names given to
+:func:`register_run` (process-wide, for users), then as a path of a TREC run file (``.gz`` allowed),
+then as ``irds:<id>``, the scoreddocs of an ir_datasets dataset. ``prior=``/``runs=`` strings are
+looked up the same way (:func:`resolve_runs`).
 Files are converted once and cached by (absolute path, size, modification time), dataset runs by
 (id and scoreddocs file, size, modification time), so evaluating many runs against one reference
 reads it once.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import glob
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from .engine import compiled
-from .errors import ReferenceNotFoundError
+from .errors import ParameterError, ReferenceNotFoundError
 from .io import Ranking, read_trec_run, to_ranking
 
 __all__ = ["register_run", "unregister_run", "registered_runs", "register_runs", "unregister_runs",
-           "registered_groups", "resolve_run", "resolve_runs", "clear_cache"]
+           "registered_groups", "resolve_run", "resolve_runs", "clear_cache", "run_scope", "Scope"]
 
 _REGISTERED: Dict[str, Ranking] = {}
 
@@ -38,6 +44,83 @@ _FILE_CACHE: Dict[Tuple[str, int, int], Ranking] = {}
 _FILE_CACHE_MAX = 64
 _GLOB_CHARS = set("*?[")
 _IRDS = "irds:"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Named runs and groups of runs seen by the measures evaluated inside a :func:`run_scope`, over
+    those of an enclosing scope (``parent``)."""
+
+    runs: Mapping[str, Ranking]
+    groups: Mapping[str, PriorSet]
+    parent: Optional["Scope"] = None
+
+    def run(self, name: str) -> Optional[Ranking]:
+        scope: Optional[Scope] = self
+        while scope is not None:
+            if name in scope.runs:
+                return scope.runs[name]
+            scope = scope.parent
+        return None
+
+    def group(self, name: str) -> Optional[PriorSet]:
+        scope: Optional[Scope] = self
+        while scope is not None:
+            if name in scope.groups:
+                return scope.groups[name]
+            scope = scope.parent
+        return None
+
+
+_SCOPE: contextvars.ContextVar[Optional[Scope]] = contextvars.ContextVar("ir_rbstar_run_scope", default=None)
+
+
+@contextlib.contextmanager
+def run_scope(runs: Optional[Mapping[str, Any]] = None, groups: Optional[Mapping[str, Any]] = None) -> Iterator[Scope]:
+    """Name runs for the measures evaluated inside the ``with`` block only, without registering anything.
+
+    ``runs`` maps names to runs (any form :func:`register_run` accepts); ``groups`` maps group names to
+    mappings of run names to runs (as :func:`register_runs` takes them) or to a :class:`PriorSet`. Names
+    in the scope hide registered ones of the same name; scopes nest. The scope is a context variable, so
+    threads and asyncio tasks each see their own. An evaluator keeps the runs it resolved when it was
+    built (inside or outside the block).
+
+    >>> import ir_measures, ir_rbstar
+    >>> qrels = {"q1": {"d1": 1, "d2": 1}}
+    >>> run = {"q1": {"d1": 2.0, "d2": 1.0}}
+    >>> m = ir_rbstar.parse("RBO(p=0.5,ref='other')")[0]
+    >>> with ir_rbstar.run_scope(runs={"other": {"q1": {"d2": 2.0, "d1": 1.0}}}):
+    ...     print(round(ir_measures.calc_aggregate([m], qrels, run)[m], 4))
+    0.5
+    >>> "other" in ir_rbstar.registered_runs()
+    False
+    """
+    converted = {str(k): _prepared(_convert(v, f"run {k!r} of the scope")) for k, v in (runs or {}).items()}
+    grouped = {}
+    for k, v in (groups or {}).items():
+        if isinstance(v, PriorSet):
+            grouped[str(k)] = v
+        else:
+            if not isinstance(v, Mapping):
+                raise ParameterError(f"run_scope: group {k!r} must be a mapping of run name -> run")
+            grouped[str(k)] = PriorSet([(str(n), _convert(r, f"run {n!r} of group {k!r}")) for n, r in v.items()])
+    scope = Scope(converted, grouped, _SCOPE.get())
+    token = _SCOPE.set(scope)
+    try:
+        yield scope
+    finally:
+        _SCOPE.reset(token)
+
+
+@contextlib.contextmanager
+def pinned(scope: Scope) -> Iterator[Scope]:
+    """Make ``scope`` (already resolved, e.g. an evaluator's) the current one inside the block; it hides
+    every other scope."""
+    token = _SCOPE.set(scope)
+    try:
+        yield scope
+    finally:
+        _SCOPE.reset(token)
 
 
 def register_run(name: str, run: Any) -> None:
@@ -85,7 +168,7 @@ def register_runs(group: str, runs: Mapping[str, Any], teams: Optional[Mapping[s
     never its own prior (a member that ranks a query exactly as the evaluated run does is left out for
     that query). With ``teams`` (run name -> team, e.g. the TREC group that submitted it), the
     prior set of a member excludes every run of its team; with ``best`` (team -> run name) only each
-    other team's representative is a prior (papers/004 section 4: "the best run of every other
+    other team's representative is a prior (Bigdeli et al. 2024, section 4: "the best run of every other
     group"); :func:`ir_rbstar.nrg.best_per_team` picks them by a measure.
 
     >>> import ir_rbstar
@@ -130,6 +213,10 @@ def resolve_runs(spec: str, what: str = "prior") -> PriorSet:
     """The runs named by a ``prior=`` string: a registered group, one existing run file (whatever its name
     holds), or a comma-separated list whose items are registered groups or run names, run files or globs
     of run files (sorted); write ``\\,`` for a comma inside an item."""
+    scope = _SCOPE.get()
+    found = None if scope is None else scope.group(spec)
+    if found is not None:
+        return found
     if spec in _GROUPS:
         return _GROUPS[spec]
     if os.path.isfile(os.path.expanduser(spec)):        # one file, even if its name holds a comma
@@ -138,7 +225,13 @@ def resolve_runs(spec: str, what: str = "prior") -> PriorSet:
     for item in split_list(spec):
         if not item:
             raise ReferenceNotFoundError(f"{what}={spec!r}: an empty name in the list")
-        if item in _GROUPS:
+        group = None if scope is None else scope.group(item)
+        run = None if scope is None else scope.run(item)
+        if group is not None:
+            out.extend(group.runs)
+        elif run is not None:
+            out.append((item, run))
+        elif item in _GROUPS:
             out.extend(_GROUPS[item].runs)
         elif item in _REGISTERED:
             out.append((item, _REGISTERED[item]))
@@ -173,6 +266,15 @@ def split_list(spec: str) -> List[str]:
         i += 1
     items.append("".join(cur).strip())
     return items
+
+
+def _scoped_names() -> set:
+    names: set = set()
+    scope = _SCOPE.get()
+    while scope is not None:
+        names |= set(scope.runs)
+        scope = scope.parent
+    return names
 
 
 def clear_cache() -> None:
@@ -210,6 +312,10 @@ def _cached(key, load) -> Ranking:
 def resolve_run(ref: str, what: str = "ref") -> Ranking:
     """The :class:`~ir_rbstar.io.Ranking` named by a ``ref=`` string: a registered name, a run file or
     ``irds:<id>`` (the scoreddocs of an ir_datasets dataset), in that order."""
+    scope = _SCOPE.get()
+    found = None if scope is None else scope.run(ref)
+    if found is not None:
+        return found
     if ref in _REGISTERED:
         return _REGISTERED[ref]
     path = os.path.expanduser(ref)
@@ -218,6 +324,6 @@ def resolve_run(ref: str, what: str = "ref") -> Ranking:
         return _cached((os.path.abspath(path), st.st_size, st.st_mtime_ns), lambda: read_trec_run(path))
     if ref.startswith(_IRDS):
         return _dataset_run(ref)
-    known = ", ".join(repr(n) for n in registered_runs()) or "none"
+    known = ", ".join(repr(n) for n in sorted(set(registered_runs()) | _scoped_names())) or "none"
     raise ReferenceNotFoundError(f"{what}={ref!r} is neither a registered run (registered: {known}) nor an "
                                  f"existing run file (looked for {os.path.abspath(path)})")

@@ -13,7 +13,7 @@ for every query of a run at once (:func:`twist_table`)::
     >>> curve.rho, round(curve.sigma, 4), round(curve.tau, 4)
     (0.75, 0.2308, 0.4904)
 
-Archetypes (papers/002, section "Run Archetypes", Figs. 3-4), decided in this order:
+Archetypes (Ferro et al. 2016, section "Run Archetypes", Figs. 3-4), decided in this order:
 
 * ``worst``: the run retrieves no relevant document (also when it retrieves nothing);
 * ``ideal``: every document lies in its grade's band of the ideal run (CRP is 0 throughout);
@@ -23,7 +23,7 @@ Archetypes (papers/002, section "Run Archetypes", Figs. 3-4), decided in this or
 * ``typical_a``: the first crossing comes after the recall base (0 < rho < 1);
 * ``typical_b``: CRP never crosses zero (rho = 0) although relevant documents were retrieved.
 
-Crossings follow SPEC section 3 (Def. 3 of the paper): zero counts as both sides, so a run whose
+Crossings follow Def. 3 of Ferro et al. 2016: zero counts as both sides, so a run whose
 first document is in its place "crosses" at position 1 and has rho = 1. One addition: a run that ends
 on the axis without a crossing before also crosses at its last position N. That can only happen when
 N = 1 (otherwise CRP[N-1] and CRP[N] = 0 already make a crossing), and it gives the ideal run of one

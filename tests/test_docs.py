@@ -274,11 +274,14 @@ def test_declared_value_for_an_unanswered_query_is_what_the_provider_gives(clean
     qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1, "d": 2}}
     run = {"q1": {"a": 2.0, "x": 1.0}}                                     # q2 is not answered
     ir_rbstar.register_run("docs_ref", {"q1": {"a": 2.0, "b": 1.0}, "q2": {"d": 2.0, "c": 1.0}})
+    ir_rbstar.register_runs("docs_group", {"r": {"q1": {"b": 1.0}, "q2": {"c": 1.0}}})
     declared = [m for m in ir_rbstar.MEASURES if md.declared_default(m) is not None]
     assert {m.NAME for m in declared} >= {"RBP_res", "RBA_res", "RBO_res"}
     for proto in declared:
-        m = proto(ref="docs_ref") if "ref" in proto.SUPPORTED_PARAMS else proto
-        for cutoff in (None, 3):
+        given = {"ref": "docs_ref", "prior": "docs_group", "runs": "docs_group", "max_rel": 2}
+        m = type(proto)(**{k: v for k, v in given.items() if k in proto.SUPPORTED_PARAMS})
+        required = proto.SUPPORTED_PARAMS.get("cutoff") is not None and proto.SUPPORTED_PARAMS["cutoff"].required
+        for cutoff in ((3,) if required else (None, 3)):
             measure = m if cutoff is None else m @ cutoff
             values = {v.query_id: v.value for v in ir_measures.iter_calc([measure], qrels, run)}
             assert values["q2"] == pytest.approx(md.declared_default(proto), abs=1e-12), str(measure)

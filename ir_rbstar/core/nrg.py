@@ -1,4 +1,4 @@
-"""NRG kernels (papers/004 eqs. 3-4; SPEC section 5), on whole columns.
+"""NRG kernels (Bigdeli et al., SIGIR-AP 2024, eqs. 3-4), on whole columns.
 
 ``seen(i)`` is the base measure's probability that rank i (1-based) is looked at; a document's
 residual gain is its gain times the product, over the prior runs, of 1 - seen(its rank there) (1 when

@@ -1,4 +1,4 @@
-"""Kernels of the tie-aware family (papers/001) and of their tie-oblivious counterparts.
+"""Kernels of the tie-aware family (McSherry & Najork 2008) and of their tie-oblivious counterparts.
 
 Input is a flat block of ranked rows: for every row its query (0..n-1, rows of a query contiguous and
 in rank order), its 0-based position, and the tie group it belongs to (groups are contiguous runs of
@@ -88,7 +88,7 @@ def _harmonic(m: int) -> np.ndarray:
 
 
 def expected_ap(groups: RelevantGroups, k: Optional[int], num_rel: np.ndarray) -> np.ndarray:
-    """Tie-aware AP (papers/001 section 2.4) per query; ``num_rel`` is the number of relevant documents
+    """Tie-aware AP (McSherry & Najork 2008, section 2.4) per query; ``num_rel`` is the number of relevant documents
     of each query in the qrels (AP is 0 where it is 0).
 
     Position j of a group (positions t+1..t+n, r relevant, ``before`` relevant above it) adds
@@ -112,7 +112,7 @@ def expected_ap(groups: RelevantGroups, k: Optional[int], num_rel: np.ndarray) -
 
 
 def expected_rr(groups: RelevantGroups, k: Optional[int]) -> np.ndarray:
-    """Tie-aware RR (papers/001 section 2.5) per query. In the first group with a relevant document
+    """Tie-aware RR (McSherry & Najork 2008, section 2.5) per query. In the first group with a relevant document
     (n rows, r relevant) the first relevant one is at offset x (1-based) with probability
     C(n-x, r-1) / C(n, r)."""
     if len(groups.r) == 0:

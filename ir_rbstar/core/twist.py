@@ -1,4 +1,4 @@
-"""Twist kernels (papers/002, Ferro, Silvello et al., JASIST; SPEC section 3), on whole columns.
+"""Twist kernels (Ferro, Silvello, Keskustalo, Pirkola, Järvelin, JASIST 2016), on whole columns.
 
 For one query the *recall base* RB is the number of judged documents with grade >= rel. The ideal run
 holds them by grade descending, then the non-relevant documents; a relevant grade g occupies the
@@ -21,7 +21,7 @@ from .segments import seg_cumsum, seg_sum
 __all__ = ["Bands", "bands", "relative_positions", "TwistValues", "twist", "full_scale_space",
            "ARCHETYPES"]
 
-#: the archetype names, in the order of their integer codes (papers/002, "Run Archetypes")
+#: the archetype names, in the order of their integer codes (Ferro et al. 2016, "Run Archetypes")
 ARCHETYPES = ("ideal", "worst", "full_scale", "excellent", "up_and_down", "typical_a", "typical_b")
 IDEAL, WORST, FULL_SCALE, EXCELLENT, UP_AND_DOWN, TYPICAL_A, TYPICAL_B = range(len(ARCHETYPES))
 
@@ -163,7 +163,7 @@ def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: in
 
 
 def _archetypes(rb, length, starts, seg, relevant, rp, crp, first_crossing, s_plus, s_minus, fs_plus, fs_minus, n):
-    """The run archetype of each query (papers/002, Figs. 3 and 4), decided in this order:
+    """The run archetype of each query (Ferro et al. 2016, Figs. 3 and 4), decided in this order:
 
     worst: no relevant document retrieved; ideal: every RP is 0; full_scale: as much space as the
     full-scale run in both directions; a first crossing at or before RB: excellent if CRP at

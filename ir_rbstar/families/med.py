@@ -12,7 +12,6 @@ from ..core.ties import discount_cum
 from ..errors import BudgetWarning, ParameterError
 from ..io import QUERY_IDS
 
-NAMES = ("MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR")
 GRADED = ("MED_nDCG", "MED_ERR")
 
 

@@ -14,7 +14,6 @@ from ..errors import ParameterError
 from ..io import DocIndex, Ranking, verify_ids
 from ..references import resolve_runs
 
-NAMES = ("NRG", "UniqueRel", "RarP", "TaSC")
 
 
 def same_per_query(a: Ranking, b: Ranking, universe: np.ndarray) -> np.ndarray:

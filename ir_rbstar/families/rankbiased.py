@@ -6,11 +6,9 @@ from typing import Dict, Iterable
 import numpy as np
 
 from ..context import RunContext
-from ..engine import compiled
 from ..core import rankbiased as K
 from ..core.segments import seg_sum
 
-NAMES = ("RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res", "RBO_ext")
 
 
 def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
@@ -24,7 +22,7 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
             continue
         ref, rel = m["ref"], m["rel"]
         if kernels is None and name in _COMPILED:
-            kernels = compiled(len(ctx.run)) or False      # loaded only for the measures that use it
+            kernels = ctx.kernels() or False      # chosen once per evaluation, loaded only when used
         if kernels and name in _COMPILED and not (ref is None and name == "RBO_res"):
             out[m] = _compiled(m, ctx, kernels, rbo_cache)
             continue

@@ -9,16 +9,13 @@ from __future__ import annotations
 from typing import Dict, Iterable, Optional
 
 import numpy as np
-from ir_measures.measures.base import _NOT_PROVIDED
+from ..measures.base import NOT_PROVIDED as _NOT_PROVIDED, RbstarMeasure
 
 from ..context import RankedRows, RunContext
 from ..core import ties as K
 from ..errors import ParameterError
 from .rankbiased import rbp_gain
 
-AWARE = ("P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA")
-ORDERED = ("P", "R", "AP", "RR", "nDCG")
-NAMES = AWARE + ORDERED
 SUPPORTED_ORDERED_PARAMS = {"P": {"cutoff", "rel", "judged_only"}, "R": {"cutoff", "rel", "judged_only"},
                             "AP": {"cutoff", "rel", "judged_only"}, "RR": {"cutoff", "rel", "judged_only"},
                             "nDCG": {"cutoff", "dcg", "gains", "judged_only"}}
@@ -55,7 +52,7 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
     ctx.require_qrels(measures[0])
     plans: Dict[tuple, list] = {}
     for m in measures:
-        plans.setdefault((m.NAME in AWARE, bool(param(m, "judged_only"))), []).append(m)
+        plans.setdefault((isinstance(m, RbstarMeasure), bool(param(m, "judged_only"))), []).append(m)
     out: Dict[object, np.ndarray] = {}
     for (aware, judged_only), ms in plans.items():
         cutoffs = [param(m, "cutoff") for m in ms]

@@ -8,7 +8,6 @@ import numpy as np
 from ..context import RunContext
 from ..core import twist as K
 
-NAMES = ("Twist", "Twist_rho", "Twist_sigma")
 FIELD = {"Twist": "tau", "Twist_rho": "rho", "Twist_sigma": "sigma"}
 
 

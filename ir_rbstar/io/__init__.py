@@ -38,9 +38,9 @@ from .convert import to_qrels, to_ranking
 from .docindex import DocIndex, MovedIndex, Moves, input_rows, rows_of_segments, verify_ids, verify_matches
 from .ids import QUERY_IDS, CodedIds, check_utf8, doc_bytes, hash_ids
 from .tables import Qrels, Ranking, order_key, segment_ids, tie_layout
-from .trec import ranking_frame, read_qrels_frame, read_run_frame, read_trec_qrels, read_trec_run, shape_error
+from .trec import ranking_frame, read_run_frame, read_trec_qrels, read_trec_run, shape_error
 
 __all__ = ["Ranking", "Qrels", "to_ranking", "to_qrels", "read_trec_run", "read_trec_qrels", "read_run_frame",
-           "read_qrels_frame", "ranking_frame", "QUERY_IDS", "doc_bytes", "hash_ids", "check_utf8", "CodedIds",
+           "ranking_frame", "QUERY_IDS", "doc_bytes", "hash_ids", "check_utf8", "CodedIds",
            "DocIndex", "MovedIndex", "Moves", "input_rows", "rows_of_segments", "verify_ids", "verify_matches",
            "order_key", "segment_ids", "tie_layout", "qrels_from_columns", "ranking_from_columns", "shape_error"]

@@ -249,13 +249,3 @@ def ranking_frame(ranking: Ranking) -> pd.DataFrame:
     """A :class:`Ranking` as a DataFrame ``query_id, doc_id, score`` (rows in trec_eval order)."""
     return pd.DataFrame({"query_id": QUERY_IDS.decode(ranking.qcodes[ranking.row_segments()]),
                          "doc_id": _to_str(ranking.dbytes), "score": ranking.scores})
-
-
-def read_qrels_frame(path: str) -> pd.DataFrame:
-    """Read and validate a TREC qrels file into a DataFrame ``query_id, doc_id, relevance`` (int).
-
-    ``path`` may also be an ir_datasets id, ``'irds:<id>'`` or bare (``'msmarco-passage/trec-dl-2019'``;
-    needs ``ir_rbstar[datasets]``): the dataset's qrels. A path that exists wins over an id.
-    """
-    from ..datasets import load_qrels
-    return load_qrels(path)

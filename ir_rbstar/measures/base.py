@@ -13,13 +13,19 @@ lazily with bare ``AssertionError``. Measures declared here instead
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
-from ir_measures.measures.base import Measure, ParamInfo, _NOT_PROVIDED
+from ir_measures.measures import Measure, ParamInfo
 
 from ..errors import ParameterError
+from .families import FAMILIES, Citation, Family
 
-__all__ = ["RbstarMeasure", "ParamInfo", "param_p", "param_cutoff", "param_rel", "param_ref", "param_max_rel"]
+__all__ = ["RbstarMeasure", "ParamInfo", "NOT_PROVIDED", "param_p", "param_cutoff", "param_rel", "param_ref",
+           "param_max_rel"]
+
+#: ir_measures' marker of a parameter without a value (reached through its public ``ParamInfo``)
+NOT_PROVIDED = ParamInfo().default
+_NOT_PROVIDED = NOT_PROVIDED
 
 
 def param_cutoff() -> ParamInfo:
@@ -55,10 +61,30 @@ def param_ref() -> ParamInfo:
 
 
 class RbstarMeasure(Measure):
-    """Base class of every measure declared by ir_rbstar."""
+    """Base class of every measure declared by ir_rbstar.
+
+    A declaration carries everything about its measure: ``NAME``, ``PRETTY_NAME`` and ``SHORT_DESC`` (as
+    ir_measures' own measures have them), ``FAMILY`` (a key of
+    :data:`ir_rbstar.measures.families.FAMILIES`, which gives the family's label, documentation page and
+    citation), ``SUPPORTED_PARAMS``, and ``DEFAULT``: the value of a query the run does not answer
+    (``None`` where it depends on the reference, as for MED). The docstring holds the definition.
+    """
 
     ALWAYS_SHOWN: Tuple[str, ...] = ()
     FAMILY = ""
+    PRETTY_NAME = ""
+    SHORT_DESC = ""
+    DEFAULT: Optional[float] = 0.0      # type: ignore[assignment]  # None: depends on the reference
+
+    @property
+    def family(self) -> Family:
+        """The measure's family (label, documentation page, citation)."""
+        return FAMILIES[self.FAMILY]
+
+    @property
+    def citation(self) -> Citation:
+        """The paper that defines the measure's family (author, year, venue, DOI)."""
+        return FAMILIES[self.FAMILY].citation
 
     def __init__(self, **params):
         super().__init__(**self._canonical(params))

@@ -69,6 +69,7 @@ def param_budget(default: int) -> ParamInfo:
 class _MEDMeasure(RbstarMeasure):
     FAMILY = "med"
     ALWAYS_SHOWN: Tuple[str, ...] = ("ref",)
+    DEFAULT = None          # a query the run does not answer: its distance from the reference's list
     DEFAULT_CUTOFF: Optional[int] = None          # a measure with a default depth always carries (and shows) it
 
     def __init__(self, **params):
@@ -94,6 +95,8 @@ class _MED_P(_MEDMeasure):
     """
     __name__ = "MED_P"
     NAME = "MED_P"
+    PRETTY_NAME = "MED of Precision"
+    SHORT_DESC = "maximized P@k difference from the reference over every relevance of the unjudged documents"
     SUPPORTED_PARAMS = {"cutoff": ParamInfo(dtype=int, required=True,
                                             desc="depth k: both lists are cut at k, a shorter one is filled "
                                                  "with unseen documents"),
@@ -112,6 +115,8 @@ class _MED_RBP(_MEDMeasure):
     """
     __name__ = "MED_RBP"
     NAME = "MED_RBP"
+    PRETTY_NAME = "MED of RBP"
+    SHORT_DESC = "maximized RBP difference from the reference over every relevance of the unjudged documents"
     ALWAYS_SHOWN = ("p", "ref")
     SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(0.95), "ref": param_med_ref(),
                         "rel": param_rel(1), "judgments": param_judgments()}
@@ -129,6 +134,8 @@ class _MED_nDCG(_MEDMeasure):
     """
     __name__ = "MED_nDCG"
     NAME = "MED_nDCG"
+    PRETTY_NAME = "MED of nDCG"
+    SHORT_DESC = "maximized nDCG@k difference from the reference over every relevance of the unjudged documents"
     DEFAULT_CUTOFF = 20
     SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "ref": param_med_ref(), "max_rel": param_max_rel(),
                         "judgments": param_judgments()}
@@ -148,6 +155,8 @@ class _MED_AP(_MEDMeasure):
     """
     __name__ = "MED_AP"
     NAME = "MED_AP"
+    PRETTY_NAME = "MED of AP"
+    SHORT_DESC = "maximized AP@k difference from the reference over every relevance of the unjudged documents"
     DEFAULT_CUTOFF = 100
     SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "ref": param_med_ref(), "rel": param_rel(1),
                         "judgments": param_judgments(), "budget": param_budget(AP_BUDGET)}
@@ -167,6 +176,8 @@ class _MED_ERR(_MEDMeasure):
     """
     __name__ = "MED_ERR"
     NAME = "MED_ERR"
+    PRETTY_NAME = "MED of ERR"
+    SHORT_DESC = "maximized ERR@k difference from the reference over every relevance of the unjudged documents"
     DEFAULT_CUTOFF = 30
     SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "ref": param_med_ref(), "max_rel": param_max_rel(),
                         "judgments": param_judgments(), "budget": param_budget(ERR_BUDGET)}

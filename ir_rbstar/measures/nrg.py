@@ -1,5 +1,5 @@
-"""Declarations of the NRG family (papers/004: *Evaluating Relative Retrieval Effectiveness with
-Normalized Residual Gain*, SIGIR-AP 2024 submission).
+"""Declarations of the NRG family (Bigdeli, Arabzadeh, Bagheri, Clarke: *Evaluating Relative Retrieval
+Effectiveness with Normalized Residual Gain*, SIGIR-AP 2024).
 
 A searcher who has already looked at a set of *prior* runs gets nothing from seeing a document again.
 NRG scores a run with its base measure's browsing model (seen(i), the probability that rank i is
@@ -16,8 +16,8 @@ top k of each prior run R_j (eq. 3):
 the judged documents sorted by residual gain (0 when nothing is left to find). With ``norm=False``
 N is the base measure's own constant: k for P, 1 / (1 - p) for RBP, 1 for RR and nDCG, so that with
 no prior run NRG is exactly P@k, RBP (binary, ``rel``) or DCG@k, and RR@k on queries with a single
-relevant document (with several, base RR sums 1/rank over all of them). (SPEC section 5 writes N = 1;
-the constants make the empty-prior values those of ir_measures' measures, as the issue asks.
+relevant document (with several, base RR sums 1/rank over all of them). (The paper's eq. 4 leaves N
+unnormalised as 1; these constants make the empty-prior values those of ir_measures' measures.
 ``UniqueRel`` gives the unnormalised count.) With an empty prior set and ``norm=True``, base nDCG
 gives nDCG@k exactly.
 
@@ -55,7 +55,7 @@ class _NRGMeasure(RbstarMeasure):
 
 
 class _NRG(_NRGMeasure):
-    """Normalized residual gain: the base measure of what a run adds to the prior runs' top k (papers/004).
+    """Normalized residual gain: the base measure of what a run adds to the prior runs' top k (Bigdeli et al. 2024).
 
     G(d | prior) = G(d) prod_j (1 - seen(pos(d, R_j))) (eq. 3), NRG@k = (1/N) sum_{i<=k} G(d_i | prior)
     seen(i) (eq. 4), with seen(i) and G from ``base`` (see the family's description). N is the same sum over
@@ -67,6 +67,8 @@ class _NRG(_NRGMeasure):
     """
     __name__ = "NRG"
     NAME = "NRG"
+    PRETTY_NAME = "Normalized Residual Gain"
+    SHORT_DESC = "normalized residual gain: the base measure counting only what the prior runs had not shown"
     SUPPORTED_PARAMS = {
         "cutoff": param_cutoff(),
         "prior": param_prior(),
@@ -93,13 +95,15 @@ class _UniqueRel(_NRGMeasure):
     """Unique relevant contributions: relevant documents in the run's top k that no prior run has there.
 
     Per query, the number of documents with grade >= ``rel`` in the run's top k that are in no prior
-    run's top k (papers/004 Appendix B; NRG with base P, unnormalised, times k); the mean over the
+    run's top k (Bigdeli et al. 2024, Appendix B; NRG with base P, unnormalised, times k); the mean over the
     queries is a multiple of 1/(number of queries). With the other pooled runs as the prior set and k
     the pool depth, this is TREC's "unique contributions to the relevant set". A query the run does not
     answer scores 0. Example: ``UniqueRel(prior='runs/*.gz')@10``.
     """
     __name__ = "UniqueRel"
     NAME = "UniqueRel"
+    PRETTY_NAME = "Unique Relevant"
+    SHORT_DESC = "relevant documents in the run's top k that no prior run has in its top k"
     SUPPORTED_PARAMS = {"cutoff": ParamInfo(dtype=int, required=True, desc="ranking cutoff k (the pool depth)"),
                         "prior": param_prior(), "rel": param_rel(1)}
 
@@ -108,7 +112,7 @@ class _RarP(RbstarMeasure):
     """Rareness-based precision at k: relevant documents that few of the runs found count more.
 
     From Türkmen, Lease, Kutlu, *New Metrics to Encourage Innovation and Diversity in Information
-    Retrieval Approaches*, ECIR 2023, one of the comparisons of papers/004:
+    Retrieval Approaches*, ECIR 2023, one of the comparisons of Bigdeli et al. 2024:
 
         RarP@k = (1 / k) * sum over relevant documents d in the run's top k of (1 + alpha * h(d)),
         h(d) = 1 - n(d) / M,
@@ -122,6 +126,8 @@ class _RarP(RbstarMeasure):
     """
     __name__ = "RarP"
     NAME = "RarP"
+    PRETTY_NAME = "Rareness-Based Precision"
+    SHORT_DESC = "rareness-based precision: relevant documents few runs found count more"
     FAMILY = "nrg"
     ALWAYS_SHOWN = ("runs", "alpha")
     SUPPORTED_PARAMS = {
@@ -144,15 +150,18 @@ class _TaSC(_NRGMeasure):
     """TaSC: the run's nDCG@k on the queries the prior runs serve badly, (1 - best prior nDCG@k) x nDCG@k.
 
     As the NRG authors' code computes it ("MAX TaSC"; Arabzadeh, Bigdeli, Hamidi Rad, Bagheri,
-    *Quantifying Ranker Coverage of Different Query Subspaces*, SIGIR 2023), a comparison of
-    papers/004: per query, (1 - max over the prior runs of their nDCG@k) * nDCG@k of the run. It looks
-    at scores, not at which documents the runs share. With no prior run it is nDCG@k. (The TaSC paper's
-    own equation was not available to us; this follows the NRG authors' implementation, with the prior
-    set the user gives, where their code took the best run of the run's own group by mistake.)
+    *Quantifying Ranker Coverage of Different Query Subspaces*, SIGIR 2023), one of the
+    comparisons of Bigdeli et al. 2024: per query, (1 - max over the prior runs of their nDCG@k) * nDCG@k of
+    the run. It looks at scores, not at which documents the runs share. With no prior run it is nDCG@k.
+    (The TaSC paper's own equation was not available to us; this follows the NRG authors'
+    implementation, with the prior set the user gives, where their code took the best run of the run's
+    own group by mistake.)
     Example: ``TaSC(prior='runs/*.run')@10``.
     """
     __name__ = "TaSC"
     NAME = "TaSC"
+    PRETTY_NAME = "TaSC"
+    SHORT_DESC = "(1 - best prior nDCG@k) x the run's nDCG@k"
     SUPPORTED_PARAMS = {"cutoff": ParamInfo(dtype=int, required=True, desc="ranking cutoff k of nDCG@k"),
                         "prior": param_prior()}
 

@@ -1,4 +1,4 @@
-"""Declarations of the rank-biased family (papers/000: Moffat, Mackenzie, Mallia, Petri, SIGIR-AP 2024).
+"""Declarations of the rank-biased family (Moffat, Mackenzie, Mallia, Petri, SIGIR-AP 2024).
 
 B is the run (ordered by score descending, ties by doc id descending; ``@k`` keeps its top k), R the
 reference ranking given by ``ref`` (a run file or a registered run) or, with ``ref=None``, derived
@@ -8,17 +8,20 @@ Weights: w(i) = (1-p) p^(i-1).
 """
 from __future__ import annotations
 
-from ir_measures.measures.base import _NOT_PROVIDED
-from ir_measures.measures.rbp import _RBP
+from ir_measures import measures as _ir_measures
 
 from ..errors import ParameterError
-from .base import RbstarMeasure, param_cutoff, param_max_rel, param_p, param_ref, param_rel
+from .base import NOT_PROVIDED, RbstarMeasure, param_cutoff, param_max_rel, param_p, param_ref, param_rel
 
 __all__ = ["RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res", "RBO_ext",
            "_RBP_rbstar", "RANKBIASED"]
 
 
-class _RBP_rbstar(RbstarMeasure, _RBP):
+#: the class of ir_measures' own RBP (reached through its public object)
+_IR_MEASURES_RBP = type(_ir_measures.RBP)
+
+
+class _RBP_rbstar(RbstarMeasure, _IR_MEASURES_RBP):  # type: ignore[misc,valid-type]
     """Rank-biased precision of the run against the qrels (Moffat & Zobel, TOIS 2008).
 
     Eq. 4 of Moffat, Mackenzie, Mallia, Petri (SIGIR-AP 2024): RBP = sum_{i<=k} gain(B_i) (1-p) p^(i-1): the
@@ -38,9 +41,11 @@ class _RBP_rbstar(RbstarMeasure, _RBP):
     """
     __name__ = "RBP"
     NAME = "RBP"
+    PRETTY_NAME = "Rank-Biased Precision"
+    SHORT_DESC = "rank-biased precision against the qrels (binary with rel, else graded on max_rel)"
     FAMILY = "rankbiased"
     ALWAYS_SHOWN = ("p",)
-    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "rel": param_rel(_NOT_PROVIDED),
+    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "rel": param_rel(NOT_PROVIDED),
                         "max_rel": param_max_rel()}
 
     def _check_ranges(self) -> None:
@@ -55,16 +60,18 @@ class _RBP_res(RbstarMeasure):
 
     RBP_res = sum over unjudged B_i (i <= k) of (1-p) p^(i-1), plus the tail p^n, n = min(k, |run|)
     (n = run length without cutoff; a run shorter than k leaves everything after its end unknown).
-    RBP <= true RBP <= RBP + RBP_res (papers/000 section 3, after Moffat & Zobel 2008). A judged
+    RBP <= true RBP <= RBP + RBP_res (Moffat et al. 2024, section 3, after Moffat & Zobel 2008). A judged
     document, relevant or not, adds nothing; a query the run does not answer gets 1.
     Example: ``RBP_res(p=0.8)@10``.
     """
     __name__ = "RBP_res"
     NAME = "RBP_res"
+    PRETTY_NAME = "RBP Residual"
+    SHORT_DESC = "RBP residual: the weight of unjudged positions and of the unseen tail"
     FAMILY = "rankbiased"
     ALWAYS_SHOWN = ("p",)
     DEFAULT = 1.0
-    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "rel": param_rel(_NOT_PROVIDED)}
+    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "rel": param_rel(NOT_PROVIDED)}
 
 
 class _RefMeasure(RbstarMeasure):
@@ -76,7 +83,7 @@ class _RefMeasure(RbstarMeasure):
 class _RBR(_RefMeasure):
     """Rank-biased recall: the run's top k as a set, each document credited with its weight in the reference.
 
-    RBR(B | R) = sum_{e in B} w(rank_R(e)), w(i) = (1-p) p^(i-1) (papers/000 eqs. 6 and 8). This is the
+    RBR(B | R) = sum_{e in B} w(rank_R(e)), w(i) = (1-p) p^(i-1) (Moffat et al. 2024, eqs. 6 and 8). This is the
     paper's "set | ranking" case: B is what a first stage hands to a re-ranker (its top k, order
     ignored), R the ranking the re-ranker makes (the reference). Tied items of R share their group's
     weight equally (the paper's proposal: the expectation over the orders of the tie); a document not
@@ -87,6 +94,8 @@ class _RBR(_RefMeasure):
     """
     __name__ = "RBR"
     NAME = "RBR"
+    PRETTY_NAME = "Rank-Biased Recall"
+    SHORT_DESC = "rank-biased recall: the run's top k as a set, credited by the reference ranking"
 
 
 class _RBR_res(_RefMeasure):
@@ -111,10 +120,12 @@ class _RBR_res(_RefMeasure):
     """
     __name__ = "RBR_res"
     NAME = "RBR_res"
+    PRETTY_NAME = "RBR Residual"
+    SHORT_DESC = "RBR residual: how much RBR could still grow once the unknown is known"
 
 
 class _RBA(_RefMeasure):
-    """Rank-biased alignment of two rankings, the run and the reference (papers/000 eq. 11).
+    """Rank-biased alignment of two rankings, the run and the reference (Moffat et al. 2024, eq. 11).
 
     RBA(B | R) = sum_{e in B∩R} (1-p) p^((rank_B(e)+rank_R(e))/2 - 1): every shared document is
     weighted at its mean rank in the two rankings, so a document counts more the higher both put it
@@ -127,6 +138,8 @@ class _RBA(_RefMeasure):
     """
     __name__ = "RBA"
     NAME = "RBA"
+    PRETTY_NAME = "Rank-Biased Alignment"
+    SHORT_DESC = "rank-biased alignment of the run with the reference ranking"
 
 
 class _RBA_res(_RefMeasure):
@@ -150,15 +163,17 @@ class _RBA_res(_RefMeasure):
     """
     __name__ = "RBA_res"
     NAME = "RBA_res"
+    PRETTY_NAME = "RBA Residual"
+    SHORT_DESC = "RBA residual: how much RBA could still grow once the unknown is known"
     DEFAULT = 1.0
 
 
 class _RBO(_RefMeasure):
     """Rank-biased overlap, RBO_min (Webber et al. 2010), of the run and the reference ranking.
 
-    RBO = (1-p)/p sum_{d>=1} p^d |B_{1..d} ∩ R_{1..d}| / d (papers/000 eq. 5), summed to infinity
+    RBO = (1-p)/p sum_{d>=1} p^d |B_{1..d} ∩ R_{1..d}| / d (Moffat et al. 2024, eq. 5), summed to infinity
     assuming no overlap beyond what is seen (the prefix overlaps stay frozen after both lists end), so
-    two identical lists of 10 score 0.9690 at p = 0.8, not 1; this is what papers/000 Table 3 prints.
+    two identical lists of 10 score 0.9690 at p = 0.8, not 1; this is what Moffat et al. 2024, Table 3 prints.
     Lists of unequal length are allowed. Ties in R: the expectation over a uniformly random order of
     each tie group. A query the run does not answer, or the reference lacks, scores 0.
     Example: ``RBO(p=0.9,ref='baseline.run')@100``.
@@ -166,6 +181,8 @@ class _RBO(_RefMeasure):
     """
     __name__ = "RBO"
     NAME = "RBO"
+    PRETTY_NAME = "Rank-Biased Overlap"
+    SHORT_DESC = "rank-biased overlap (RBO_min) with the reference ranking"
 
 
 class _RBO_res(_RefMeasure):
@@ -188,6 +205,8 @@ class _RBO_res(_RefMeasure):
     """
     __name__ = "RBO_res"
     NAME = "RBO_res"
+    PRETTY_NAME = "RBO Residual"
+    SHORT_DESC = "RBO residual: how much RBO could still grow once the unknown is known"
     DEFAULT = 1.0
 
 
@@ -200,6 +219,8 @@ class _RBO_ext(_RefMeasure):
     """
     __name__ = "RBO_ext"
     NAME = "RBO_ext"
+    PRETTY_NAME = "Extrapolated Rank-Biased Overlap"
+    SHORT_DESC = "extrapolated rank-biased overlap with the reference ranking"
 
 
 RBP = _RBP_rbstar()

@@ -1,4 +1,4 @@
-"""Declarations of the tie-aware family (papers/001: McSherry & Najork, ECIR 2008).
+"""Declarations of the tie-aware family (McSherry & Najork, ECIR 2008).
 
 A run orders its documents by score; documents with equal scores (a *tie group*) have no order among
 themselves. trec_eval breaks such ties by document id, so renaming documents changes the score. Each
@@ -14,9 +14,8 @@ the harmonic mean of ``P@k`` and ``R@k``.
 """
 from __future__ import annotations
 
-from ir_measures.measures.base import _NOT_PROVIDED
 
-from .base import ParamInfo, RbstarMeasure, param_cutoff, param_max_rel, param_p, param_rel
+from .base import NOT_PROVIDED, ParamInfo, RbstarMeasure, param_cutoff, param_max_rel, param_p, param_rel
 
 __all__ = ["P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA", "TIES"]
 
@@ -39,7 +38,7 @@ class _TieMeasure(RbstarMeasure):
 class _P_TA(_TieMeasure):
     """Tie-aware precision at k: P@k averaged exactly over every order of the run's tied scores.
 
-    P_TA@k = (R_c + (k - t_c) r_c / n_c) / k (papers/001 section 2.1): the relevant documents above the
+    P_TA@k = (R_c + (k - t_c) r_c / n_c) / k (McSherry & Najork 2008, section 2.1): the relevant documents above the
     tie group that holds rank k, plus that group's expected share (n_c documents, r_c of them
     relevant, starting after position t_c). Always divides by k (as trec_eval's P@k does, even when
     the run is shorter). The cutoff is required. A query the run does not answer scores 0.
@@ -47,25 +46,29 @@ class _P_TA(_TieMeasure):
     """
     __name__ = "P_TA"
     NAME = "P_TA"
+    PRETTY_NAME = "Tie-Aware Precision"
+    SHORT_DESC = "precision at k, tie-aware: the mean over every order of tied scores"
     SUPPORTED_PARAMS = {"cutoff": _cutoff_required(), "rel": param_rel(1), "judged_only": _judged_only()}
 
 
 class _R_TA(_TieMeasure):
     """Tie-aware recall at k: R@k averaged exactly over every order of the run's tied scores.
 
-    R_TA@k = E[relevant documents in the top k] / (relevant documents in the qrels) (papers/001
+    R_TA@k = E[relevant documents in the top k] / (relevant documents in the qrels) (McSherry & Najork 2008
     section 2.2), 0 when the qrels have none. The cutoff is required. A query the run does not answer
     scores 0. Example: ``R_TA@100``.
     """
     __name__ = "R_TA"
     NAME = "R_TA"
+    PRETTY_NAME = "Tie-Aware Recall"
+    SHORT_DESC = "recall at k, tie-aware: the mean over every order of tied scores"
     SUPPORTED_PARAMS = {"cutoff": _cutoff_required(), "rel": param_rel(1), "judged_only": _judged_only()}
 
 
 class _F1_TA(_TieMeasure):
     """Tie-aware F1 at k: the harmonic mean of P@k and R@k, averaged over every order of the tied scores.
 
-    F1_TA@k = 2 E[relevant in top k] / (k + relevant in qrels) (papers/001 section 2.3), 0 when both
+    F1_TA@k = 2 E[relevant in top k] / (k + relevant in qrels) (McSherry & Najork 2008, section 2.3), 0 when both
     are 0. This expectation is exact because F1 at a fixed k is linear in the number of relevant
     documents retrieved. For a run with at least k documents it equals ir_measures' ``SetF`` of the run
     cut at k. The cutoff is required. A query the run does not answer scores 0.
@@ -73,6 +76,8 @@ class _F1_TA(_TieMeasure):
     """
     __name__ = "F1_TA"
     NAME = "F1_TA"
+    PRETTY_NAME = "Tie-Aware F1"
+    SHORT_DESC = "F1 at k, tie-aware: the mean over every order of tied scores"
     SUPPORTED_PARAMS = {"cutoff": _cutoff_required(), "rel": param_rel(1), "judged_only": _judged_only()}
 
 
@@ -81,13 +86,15 @@ class _AP_TA(_TieMeasure):
 
     A position j of tie group i (positions t_i+1 .. t_i+n_i, r_i relevant, R_i relevant before the
     group) holds a relevant document in r_i/n_i of the orderings, and then has on average
-    R_i + 1 + (j - t_i - 1)(r_i - 1)/(n_i - 1) relevant documents at or above it (papers/001 section
+    R_i + 1 + (j - t_i - 1)(r_i - 1)/(n_i - 1) relevant documents at or above it (McSherry & Najork 2008, section
     2.4). AP_TA sums these precisions over j <= k (the whole run without a cutoff) and divides by the
     number of relevant documents in the qrels, as trec_eval's ``map`` and ``map_cut_k`` do; 0 when the
     qrels have none or the run does not answer the query. Example: ``AP_TA``, ``AP_TA(rel=2)@100``.
     """
     __name__ = "AP_TA"
     NAME = "AP_TA"
+    PRETTY_NAME = "Tie-Aware Average Precision"
+    SHORT_DESC = "average precision, tie-aware: the mean over every order of tied scores"
 
 
 class _RR_TA(_TieMeasure):
@@ -96,13 +103,15 @@ class _RR_TA(_TieMeasure):
     In the first tie group that holds a relevant document (n documents, r relevant, starting after
     position t), the first relevant document is at position t + x with probability
     C(n - x, r - 1) / C(n, r); RR_TA = sum over x with t + x <= k of that probability / (t + x)
-    (papers/001 section 2.5; the paper prints the fraction of orderings whose first x are irrelevant
+    (McSherry & Najork 2008, section 2.5; the paper prints the fraction of orderings whose first x are irrelevant
     where the probability of the first relevant being at x is meant; the difference of consecutive
     fractions is used here). 0 when no relevant document is retrieved (within k).
     Example: ``RR_TA``, ``RR_TA(rel=2)@10``.
     """
     __name__ = "RR_TA"
     NAME = "RR_TA"
+    PRETTY_NAME = "Tie-Aware Reciprocal Rank"
+    SHORT_DESC = "reciprocal rank, tie-aware: the mean over every order of tied scores"
 
 
 class _nDCG_TA(RbstarMeasure):
@@ -111,7 +120,7 @@ class _nDCG_TA(RbstarMeasure):
     trec_eval's conventions unless told otherwise. Every position of a tie group gets the group's mean
     gain, so DCG_TA@k = sum over groups of (mean gain x sum of the discounts 1/log2(j+1) of the group's
     positions j <= k); the ideal DCG (from every judged document of the query, best first, cut at k) is
-    unaffected (papers/001 section 2.6). Gains: ``dcg='log2'`` (default) uses the grade itself,
+    unaffected (McSherry & Najork 2008, section 2.6). Gains: ``dcg='log2'`` (default) uses the grade itself,
     ``dcg='exp-log2'`` uses 2^grade - 1; ``gains`` first maps grades to other values (grades not in the
     map keep their value). Negative gains count as 0, in the run and in the ideal ranking, as in
     trec_eval. nDCG is 0 when the ideal DCG is 0 or the run does not answer the query. ``judged_only``
@@ -121,6 +130,8 @@ class _nDCG_TA(RbstarMeasure):
     """
     __name__ = "nDCG_TA"
     NAME = "nDCG_TA"
+    PRETTY_NAME = "Tie-Aware nDCG"
+    SHORT_DESC = "nDCG, tie-aware: the mean over every order of tied scores"
     FAMILY = "ties"
     SUPPORTED_PARAMS = {
         "cutoff": param_cutoff(),
@@ -136,7 +147,7 @@ class _nDCG_TA(RbstarMeasure):
     def _check_ranges(self) -> None:
         super()._check_ranges()
         gains = self.params.get("gains")
-        if gains is not None and gains is not _NOT_PROVIDED:
+        if gains is not None and gains is not NOT_PROVIDED:
             from ..errors import ParameterError
             for grade, gain in gains.items():
                 if isinstance(grade, bool) or not isinstance(grade, int):
@@ -156,9 +167,11 @@ class _RBP_TA(RbstarMeasure):
     """
     __name__ = "RBP_TA"
     NAME = "RBP_TA"
+    PRETTY_NAME = "Tie-Aware Rank-Biased Precision"
+    SHORT_DESC = "RBP, tie-aware: the mean over every order of tied scores"
     FAMILY = "ties"
     ALWAYS_SHOWN = ("p",)
-    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "rel": param_rel(_NOT_PROVIDED),
+    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "rel": param_rel(NOT_PROVIDED),
                         "max_rel": param_max_rel(), "judged_only": _judged_only()}
 
     def _check_ranges(self) -> None:

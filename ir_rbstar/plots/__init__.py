@@ -1,15 +1,15 @@
-"""Pictures of the Twist analysis (papers/002; SPEC sections 3 and 6), drawn with matplotlib.
+"""Pictures of the Twist analysis (Ferro et al. 2016), drawn with matplotlib.
 
 * :func:`plot_crp`: the CRP curve of a run on one topic, with the ideal run (the zero line), the
-  full-scale run, the recall base, the crossings and the balance point (papers/002, Figs. 2-3), and on
+  full-scale run, the recall base, the crossings and the balance point (Ferro et al. 2016, Figs. 2-3), and on
   request the run's cumulative DCG beside it (Fig. 11);
 * :func:`plot_effort_gain`: Twist (effort) against a gain measure (AP, nDCG, RBP or any ir_measures
   measure) for every run x topic, on the paper's 4 x 4 grid (Figs. 7-10), with the share of points in
   each cell; :func:`effort_gain_points` gives the points themselves;
 * :func:`plot_nrg`: a residual-gain measure (NRG, UniqueRel, RarP, TaSC, ...) against a base measure
-  over a set of runs, one labelled point per run, coloured by group (papers/004, Figs. 2-5);
+  over a set of runs, one labelled point per run, coloured by group (Bigdeli et al. 2024, Figs. 2-5);
 * :func:`plot_distance_matrix`: a heat map of a run-distance matrix (MED, 1 - RBO, 1 - RBA) made by
-  :func:`ir_rbstar.med.distance_matrix` (papers/003, section VI).
+  :func:`ir_rbstar.med.distance_matrix` (Tan & Clarke 2015, section VI).
 
 matplotlib is an optional dependency: ``pip install "ir_rbstar[plot]"``. It is imported only when a
 picture is drawn; on a machine without a display (no ``DISPLAY`` / ``WAYLAND_DISPLAY`` on Linux) and

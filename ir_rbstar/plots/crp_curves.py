@@ -139,7 +139,7 @@ def _draw_dcg(ax, curve: CRPCurve, judged: np.ndarray) -> None:
 def plot_crp(qrels: Any, run: Any, query_id: str, rel: int = 1, cutoff: Optional[int] = None,
              dcg: bool = False, ax: Any = None, path: Optional[PathLike] = None,
              title: Optional[str] = None) -> "Figure":
-    """Draw the CRP curve of ``run`` on topic ``query_id`` (papers/002, Figs. 2, 3 and 11).
+    """Draw the CRP curve of ``run`` on topic ``query_id`` (Ferro et al. 2016, Figs. 2, 3 and 11).
 
     The picture shows the run's cumulated relative position CRP[j] (:func:`ir_rbstar.twist.crp_curve`),
     the ideal run (CRP = 0 at every position), the full-scale run (the reversed ideal run, of length

@@ -24,7 +24,7 @@ from .common import PathLike, _pyplot, _save, _set_title, picture_format
 EFFORT_GAIN_FIGSIZE = (7.0, 6.0)
 
 
-#: the Twist bounds of the paper's columns (papers/002, "Effort/Gain Plots"): huge effort (worst and
+#: the Twist bounds of the paper's columns (Ferro et al. 2016, "Effort/Gain Plots"): huge effort (worst and
 #: full-scale-like runs), high effort (typical B), medium effort (typical A), low effort (excellent)
 TWIST_CUTS = (0.25, 0.5, 0.75)
 
@@ -37,7 +37,7 @@ TWIST_LABELS = ("[0, 0.25]", "(0.25, 0.5]", "(0.5, 0.75]", "(0.75, 1]")
 GAIN_SHORTCUTS = ("AP", "nDCG", "RBP")
 
 
-RBP_PERSISTENCE = 0.8          # papers/002 compares Twist with RBP at p = 0.8
+RBP_PERSISTENCE = 0.8          # Ferro et al. 2016 compares Twist with RBP at p = 0.8
 
 
 def _gain_measure(gain: Any, rel: int, cutoff: Optional[int]):
@@ -151,7 +151,7 @@ def _cells(points: pd.DataFrame) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
 def plot_effort_gain(qrels: Any, runs: Mapping, gain: Any = "AP", rel: int = 1, cutoff: Optional[int] = None,
                      path: Optional[PathLike] = None,
                      title: Optional[str] = None) -> Tuple["Figure", pd.DataFrame]:
-    """Draw Twist (effort, x) against a gain measure (y) for every run x topic (papers/002, Figs. 7-10).
+    """Draw Twist (effort, x) against a gain measure (y) for every run x topic (Ferro et al. 2016, Figs. 7-10).
 
     Points are those of :func:`effort_gain_points` (topics with recall base >= 1), coloured by run. The
     paper's 4 x 4 grid is drawn: vertical lines at Twist 0.25, 0.5, 0.75 (huge, high, medium and low

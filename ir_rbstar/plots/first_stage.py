@@ -43,7 +43,7 @@ def pareto_frontier(cost: Any, value: Any) -> np.ndarray:
 
     Lower cost and higher value are better. Point i is *dominated* when another point j costs no more
     and is worth no less, and is strictly better in one of the two; the frontier is every point that is
-    not dominated (papers/000 section 3, "Experimental Design": first-stage choices off the frontier
+    not dominated (Moffat et al. 2024, section 3, "Experimental Design": first-stage choices off the frontier
     can be discarded). Equal points are both on the frontier or both off it. Every point off the
     frontier is dominated by a point on it. O(n log n), numpy only.
 
@@ -87,7 +87,7 @@ def plot_rbr_cost(table: pd.DataFrame, system: str = "system", cost: str = "cost
                   ax: Any = None, path: Optional[PathLike] = None, title: Optional[str] = None,
                   logx: Optional[bool] = None, xlabel: Optional[str] = None,
                   ylabel: Optional[str] = None) -> "Figure":
-    """Draw RBR against cost for first-stage choices, with the Pareto frontier (papers/000 section 3,
+    """Draw RBR against cost for first-stage choices, with the Pareto frontier (Moffat et al. 2024, section 3,
     "Experimental Design").
 
     ``table`` has one row per (first stage, setting): the column ``system`` names the first stage,
@@ -157,7 +157,7 @@ def plot_rbr_cost(table: pd.DataFrame, system: str = "system", cost: str = "cost
 def plot_rbr_bounds(observations: pd.DataFrame, base: str = "base", residual: str = "residual",
                     full: str = "full", best: Optional[float] = None, ax: Any = None,
                     path: Optional[PathLike] = None, title: Optional[str] = None) -> "Figure":
-    """Draw RBR scores of a set of observations with their bounds, as papers/000 Fig. 3 does.
+    """Draw RBR scores of a set of observations with their bounds, as Moffat et al. 2024, Fig. 3 does.
 
     ``observations`` has one row per observation (a first stage's top-k' set for one query): ``base``
     is its RBR against the reference cut to its top k (e.g. ``RBR(p=0.8,ref='R10')@20``), ``residual``

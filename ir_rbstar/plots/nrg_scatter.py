@@ -127,7 +127,7 @@ def plot_nrg(points: pd.DataFrame, x: str = "nDCG@10", y: str = "NRG@10", label:
              group: Optional[str] = "group", path: Optional[PathLike] = None, title: Optional[str] = None,
              highlight: Any = None) -> "Figure":
     """Draw a residual-gain measure (``y``, e.g. NRG@10) against its base measure (``x``, e.g. nDCG@10)
-    over a set of runs, one point per row of ``points`` (papers/004, Figs. 2-5).
+    over a set of runs, one point per row of ``points`` (Bigdeli et al. 2024, Figs. 2-5).
 
     ``points`` is a DataFrame with one row per run; ``x`` and ``y`` name numeric columns, ``label`` the
     column whose text labels each point (the run name; None for no labels) and ``group`` the column

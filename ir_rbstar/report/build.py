@@ -1,6 +1,8 @@
 """Building the report: every run evaluated once, means, significance, distances, pictures, files."""
 from __future__ import annotations
 
+import contextlib
+
 import os
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -11,7 +13,7 @@ from ..errors import MissingQrelsError, ParameterError, RbstarError
 from ..io import QUERY_IDS, Qrels, Ranking, ranking_frame, to_ranking
 from .stats import DEFAULT_PERMUTATIONS, DEFAULT_SEED, holm, randomization_pvalues
 from .catalogue import Column, DISTANCES, PRIOR_GROUP, _distances, _parse_columns, default_measures
-from .inputs import _claim_run, _free, _run_inputs, read_groups
+from .inputs import _free, _run_inputs, read_groups
 from .markdown import _markdown
 
 
@@ -192,7 +194,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
     group_of = read_groups(groups, names) if groups is not None else None
 
     # names for ref= and prior=: the reference's file name, the baseline's and the runs' names and
-    # 'others' refer to the report's runs while it runs (a registration they hide is restored after)
+    # 'others' refer to the report's runs in its evaluations only (a run scope: nothing is registered)
     claimed: set = set()
     ref_tag: Optional[str] = None
     ref_ranking: Optional[Ranking] = None
@@ -221,9 +223,8 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
              + pictures * (2 * (len(names) > 1) + 2 + (nrg_plot is not None)) + 1)
     step = _Steps(total, progress)
 
-    saved: Dict[str, Optional[Ranking]] = {}
-    saved_groups: Dict[str, Any] = {}
-    try:
+    scoped: Dict[str, Ranking] = {}
+    with contextlib.ExitStack() as stack:
         # -- read
         step("reading the qrels" + (f" {os.fspath(qrels)}" if isinstance(qrels, (str, os.PathLike)) else ""))
         from ..datasets import resolve_qrels
@@ -237,24 +238,22 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
             step(f"reading run {name}")
             rankings[name] = to_ranking(run, source=None if isinstance(run, (str, os.PathLike)) else f"run {name!r}")
 
-        # -- register what the measures name
+        # -- name what the measures name, for this report's evaluations only
         if ref_ranking is not None and ref_tag is not None:
-            _claim_run(saved, ref_tag, ref_ranking)
+            scoped[ref_tag] = ref_ranking
         if base_tag is not None and baseline is not None:
-            _claim_run(saved, base_tag, rankings[baseline])
+            scoped[base_tag] = rankings[baseline]
         for name in names:
             if name in wanted and name not in claimed:
-                _claim_run(saved, name, rankings[name])
+                scoped[name] = rankings[name]
                 claimed.add(name)
         best = None
         if group_of is not None:
             from ..nrg import best_per_team
             step("NRG prior sets: the best run of every group by nDCG@10")
             best = best_per_team(rankings, group_of, q, "nDCG@10")
-        if prior_tag not in saved_groups:
-            saved_groups[prior_tag] = (references.resolve_runs(prior_tag)
-                                       if prior_tag in references.registered_groups() else None)
-        references.register_runs(prior_tag, rankings, teams=group_of, best=best)
+        prior_set = references.PriorSet(list(rankings.items()), group_of, best)
+        stack.enter_context(references.run_scope(runs=scoped, groups={prior_tag: prior_set}))
 
         # -- evaluate
         evaluator = _Evaluator(columns, q)
@@ -306,17 +305,6 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
                          seed, measures is None, pictures)
         with open(path("report.md"), "w", encoding="utf-8") as f:
             f.write(text)
-    finally:
-        for name, previous in saved.items():
-            if previous is None:
-                references.unregister_run(name)
-            else:
-                references.register_run(name, previous)
-        for name, group in saved_groups.items():
-            if group is None:
-                references.unregister_runs(name)
-            else:
-                references.register_runs(name, dict(group.runs), teams=group.team, best=group.best)
     per_query.attrs["files"] = sorted(files, key=lambda n: (n != "report.md", not n.endswith(".tsv"), files.index(n)))
     return per_query
 

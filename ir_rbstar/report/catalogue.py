@@ -7,6 +7,8 @@ from typing import Any, List, Optional
 
 
 from ..errors import ParameterError
+from ..measures.base import RbstarMeasure
+from ..measures.families import family_of
 
 
 
@@ -37,49 +39,19 @@ class Column:
     note: str = ""
 
 
-_TIE_AWARE = ("P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA")
+def about(measure) -> str:
+    """What a column's measure is, for the report's table: the declaration's ``SHORT_DESC``; for
+    ir_measures' own measures, theirs (with a note where they order tied scores as trec_eval does)."""
+    text = getattr(measure, "SHORT_DESC", "") or "an ir_measures measure"
+    if not isinstance(measure, RbstarMeasure) and family_of(measure) is not None:
+        text += " (trec_eval: tied scores ordered by document id)"
+    return text
 
 
-_ABOUT = {
-    "nDCG": "normalised discounted cumulative gain (trec_eval: tied scores ordered by document id)",
-    "P": "precision (trec_eval order of ties)",
-    "R": "recall (trec_eval order of ties)",
-    "AP": "average precision over the whole ranking (trec_eval order of ties)",
-    "RR": "reciprocal rank (trec_eval order of ties)",
-    "nDCG_TA": "nDCG, tie-aware: the mean over every order of tied scores",
-    "P_TA": "precision, tie-aware", "R_TA": "recall, tie-aware", "F1_TA": "F1, tie-aware",
-    "AP_TA": "average precision, tie-aware", "RR_TA": "reciprocal rank, tie-aware",
-    "RBP_TA": "RBP, tie-aware",
-    "RBP": "rank-biased precision against the qrels (graded)",
-    "RBP_res": "RBP residual: the weight of unjudged positions and of the tail",
-    "RBR": "rank-biased recall: the run's top k as a set, credited by the reference ranking",
-    "RBR_res": "RBR residual", "RBA_res": "RBA residual", "RBO_res": "RBO residual",
-    "RBA": "rank-biased alignment of the run with the reference ranking",
-    "RBO": "rank-biased overlap with the reference ranking",
-    "RBO_ext": "extrapolated rank-biased overlap",
-    "Twist": "effort: how far documents sit from their place in the ideal ranking (1 = ideal)",
-    "Twist_rho": "Twist's recovery ratio", "Twist_sigma": "Twist's space ratio",
-    "NRG": "normalised residual gain: the base measure counting only what the prior runs had not shown",
-    "UniqueRel": "relevant documents no prior run has in its top k",
-    "RarP": "rareness-based precision",
-    "TaSC": "(1 - best prior nDCG@k) x the run's nDCG@k",
-    "MED_P": "maximized P difference", "MED_RBP": "maximized RBP difference",
-    "MED_nDCG": "maximized nDCG difference: the largest difference any relevance of the unjudged documents allows",
-    "MED_AP": "maximized AP difference", "MED_ERR": "maximized ERR difference",
-}
-
-
-def _family(name: str) -> str:
-    if name in _TIE_AWARE:
-        return "tie-aware"
-    if name.startswith("RB"):
-        return "rank-biased"
-    if name.startswith("Twist"):
-        return "effort (Twist)"
-    if name in ("NRG", "UniqueRel", "RarP", "TaSC"):
-        return "residual gain"
-    if name.startswith("MED_"):
-        return "MED"
+def family_label(measure) -> str:
+    """The family a column's measure belongs to, as the report names it."""
+    if isinstance(measure, RbstarMeasure):
+        return measure.family.label
     return "trec_eval (ir_measures)"
 
 

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, Sequence
 
 
 from ..errors import InputFormatError, ParameterError
-from ..io import Ranking
 
 
 
@@ -82,14 +81,6 @@ def _describe(obj: Any) -> str:
     if isinstance(obj, (str, os.PathLike)):
         return f"`{os.fspath(obj)}`"
     return f"a {type(obj).__name__}"
-
-
-def _claim_run(saved: Dict[str, Optional[Ranking]], name: str, ranking: Ranking) -> None:
-    """Register ``ranking`` as ``name``, first keeping what ``name`` referred to (None: nothing)."""
-    from .. import references
-    if name not in saved:
-        saved[name] = references.resolve_run(name) if name in references.registered_runs() else None
-    references.register_run(name, ranking)
 
 
 def _free(name: str, taken: set) -> str:

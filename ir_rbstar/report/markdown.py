@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import pandas as pd
 
 from ..io import Qrels
-from .catalogue import Column, DISTANCES, _ABOUT, _family
+from .catalogue import Column, DISTANCES, about as _about, family_label
 from .inputs import _describe
 
 
@@ -136,11 +136,11 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
                 "difference any relevance of the unjudged documents allows) and 1-RBO(p=0.9).", ""]
     rows = []
     for c in columns:
-        about = _ABOUT.get(c.measure.NAME, "an ir_measures measure")
+        about = _about(c.measure)
         if c.complement:
             about = f"1 - ({about}): a distance"
         better = {"higher": "higher", "lower": "lower", "": f"not ranked ({c.note})"}[c.better]
-        rows.append([f"`{_cell(c.label)}`", _family(c.measure.NAME), about, better])
+        rows.append([f"`{_cell(c.label)}`", family_label(c.measure), about, better])
     out += [_table(["measure", "family", "what", "better"], rows, "|---|---|---|---|"), ""]
 
     out += ["## Means", "",
