@@ -4,6 +4,8 @@ Everything a measure family needs is derived here once and cached for the other 
 call: the run's top-k rows as flat arrays (``Rows``), the reference ranking restricted to the query
 universe, and the joins between them and with the qrels. Families turn these arrays into values with
 the kernels of :mod:`ir_rbstar.core`.
+
+Internal: not part of the public API (docs/api.md).
 """
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Generate the measure reference of every family page in docs/ and the table of measures of docs/index.md
-from the measure declarations (ir_rbstar/measures/*.py), so that the pages cannot drift from the code.
+"""Generate the measure reference of every family page in docs/, the table of measures of docs/index.md and
+the README's families table and sources from the measure declarations (ir_rbstar/measures/*.py) and the
+table of families (ir_rbstar/measures/families.py), so that the pages cannot drift from the code.
 
 For every measure of a family (its ``FAMILY``), the family page gets: its name, its signature with the
 defaults (``RBR(p=0.8, ref=None, rel=1)@k``), a table of its parameters (from ``SUPPORTED_PARAMS``:
@@ -22,7 +23,9 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 import ir_rbstar
-from ir_measures.measures.base import Measure, _NOT_PROVIDED
+from ir_measures.measures import Measure
+from ir_rbstar.measures.base import NOT_PROVIDED as _NOT_PROVIDED
+from ir_rbstar.measures.families import CITATIONS, FAMILIES as FAMILY_TABLE
 
 # _docblock: the generated block of a document between two marker comments
 if __package__:      # python -m scripts.make_docs (from the repository root), or imported as scripts.make_docs
@@ -36,14 +39,21 @@ INDEX = DOCS / "index.md"
 START, END, generated_block, replace_block = _docblock.markers("measure-reference")
 INDEX_START, INDEX_END, index_block, _ = _docblock.markers("measure-table")
 
-#: FAMILY of the declarations -> (page in docs/, short title, the module that declares the family)
-FAMILIES: Dict[str, tuple] = {
-    "rankbiased": ("rankbiased.md", "rank-biased", "rankbiased"),
-    "ties": ("ties.md", "tie-aware", "ties"),
-    "twist": ("twist.md", "Twist", "twist"),
-    "nrg": ("nrg.md", "NRG", "nrg"),
-    "med": ("med.md", "MED", "med"),
-}
+README = REPO / "README.md"
+README_FAMILIES = _docblock.markers("readme-families")[:2]
+README_SOURCES = _docblock.markers("readme-sources")[:2]
+
+#: FAMILY of the declarations -> (page in docs/, label, the module that declares the family), from the one
+#: table of families (ir_rbstar.measures.families.FAMILIES)
+FAMILIES: Dict[str, tuple] = {key: (f.page, f.label, key) for key, f in FAMILY_TABLE.items()}
+
+#: the README's rows after the families: pages that are not a family of measures
+README_EXTRA_ROWS = [
+    ["first-stage study", "`RBR` against cost, the Pareto frontier",
+     "which first stage hands a re-ranker the best set for its cost?", "[docs/first_stage.md](docs/first_stage.md)"],
+    ["report", "`ir-rbstar report`", "every family, ranks and significance tests for several runs, in one folder",
+     "[docs/report.md](docs/report.md)"],
+]
 
 
 
@@ -203,11 +213,39 @@ def index_table() -> str:
     return _docblock.md_table(["measure", "family", "what it measures"], "|---|---|---|", rows)
 
 
+def readme_families() -> str:
+    """The README's table of the families: label, measures, the question they answer, the page."""
+    rows = []
+    for key, f in FAMILY_TABLE.items():
+        names = ", ".join(f"`{m.NAME}`" for m in measures_of(key))
+        rows.append([f.label, names, f.question, f"[docs/{f.page}](docs/{f.page})"])
+    return _docblock.md_table(["family", "measures", "what they answer", "page"], "|---|---|---|---|",
+                              rows + README_EXTRA_ROWS)
+
+
+def readme_sources() -> str:
+    """The README's list of the papers, from the citations of the families."""
+    def cite(c) -> str:
+        note = f" ({c.note})" if c.note else ""
+        return f"{c.authors}. *{c.title}.* {c.venue}, {c.year}. {c.url}{note}"
+
+    lines = [f"- **{f.label}** ({', '.join(m.NAME for m in measures_of(key))}): {cite(f.citation)}"
+             for key, f in FAMILY_TABLE.items()]
+    earlier = [c for f in FAMILY_TABLE.values() for c in f.also]
+    lines += [f"- earlier, {c.short}: {cite(c)}" for c in CITATIONS.values() if c in earlier]
+    return "\n".join(lines)
+
+
 def blocks() -> Dict[Path, tuple]:
     """Every generated block: document -> (block, start marker, end marker)."""
     out = {DOCS / page: (family_block(family), START, END) for family, (page, _, _) in FAMILIES.items()}
     out[INDEX] = (index_table(), INDEX_START, INDEX_END)
     return out
+
+
+def readme_blocks() -> List[tuple]:
+    """The README's generated blocks: (block, start marker, end marker)."""
+    return [(readme_families(), *README_FAMILIES), (readme_sources(), *README_SOURCES)]
 
 
 def stale() -> List[Path]:
@@ -222,7 +260,19 @@ def stale() -> List[Path]:
             continue
         if current != block:
             out.append(doc)
-    return out
+    return out + stale_readme()
+
+
+def stale_readme() -> List[Path]:
+    """[README] when one of its generated blocks differs from what the declarations give now."""
+    text = README.read_text()
+    for block, start, end in readme_blocks():
+        try:
+            if _docblock.generated_block(text, start, end) != block:
+                return [README]
+        except ValueError:
+            return [README]
+    return []
 
 
 def _shown(path: Path) -> str:
@@ -252,6 +302,11 @@ def main(argv: Optional[List[str]] = None) -> int:
             _docblock.write_block(doc, block, start, end)
         else:
             print(f"{_shown(doc)}:\n{block}\n")
+    for block, start, end in readme_blocks():
+        if args.write:
+            _docblock.write_block(README, block, start, end)
+        else:
+            print(f"README.md:\n{block}\n")
     return 0
 
 

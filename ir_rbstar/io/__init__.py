@@ -30,6 +30,9 @@ The package's modules, from the bottom up: :mod:`.ids` (query and document ids),
 join index), :mod:`.tables` (:class:`Ranking`, :class:`Qrels`, the sort), :mod:`.columns` (building
 them from columns, with validation), :mod:`.trec` (TREC files) and :mod:`.convert` (every input form).
 The names below are the ones the rest of the package uses.
+
+Internal: not part of the public API (docs/api.md); the readers users call are exported by
+``ir_rbstar`` (``read_run``, ``read_qrels``).
 """
 from __future__ import annotations
 

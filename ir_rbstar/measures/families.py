@@ -80,24 +80,30 @@ CITATIONS: Dict[str, Citation] = {
 @dataclass(frozen=True)
 class Family:
     """A family of measures: ``label`` as the report prints it, the documentation ``page`` (under
-    ``docs/``) and its ``title``, and the ``citation`` of the paper that defines the family."""
+    ``docs/``) and its ``title``, the ``question`` its measures answer, and the ``citation`` of the paper
+    that defines the family (``also``: earlier papers some of its measures come from)."""
 
     key: str
     label: str
     title: str
     page: str
+    question: str
     citation: Citation
     also: Tuple[Citation, ...] = ()
 
 
 FAMILIES: Dict[str, Family] = {f.key: f for f in (
     Family("rankbiased", "rank-biased", "Rank-biased precision, recall, alignment and overlap", "rankbiased.md",
-           MOFFAT_2024, (MOFFAT_ZOBEL_2008, WEBBER_2010)),
-    Family("ties", "tie-aware", "Tie-aware measures", "ties.md", MCSHERRY_2008),
-    Family("twist", "effort (Twist)", "Twist, effort and CRP curves", "twist.md", FERRO_2016),
+           "how good is a ranking, a first stage's set, or the agreement of two rankings, and how much could "
+           "still change?", MOFFAT_2024, (MOFFAT_ZOBEL_2008, WEBBER_2010)),
+    Family("ties", "tie-aware", "Tie-aware measures", "ties.md",
+           "what is a run worth when its tied scores are not ordered by document id?", MCSHERRY_2008),
+    Family("twist", "effort (Twist)", "Twist, effort and CRP curves", "twist.md",
+           "how much avoidable effort does a ranking cost its reader?", FERRO_2016),
     Family("nrg", "residual gain", "Normalized residual gain and effectiveness relative to prior runs", "nrg.md",
-           BIGDELI_2024),
-    Family("med", "MED", "Maximized effectiveness difference", "med.md", TAN_2015),
+           "what does a run find that the other runs had not already shown?", BIGDELI_2024),
+    Family("med", "MED", "Maximized effectiveness difference", "med.md",
+           "how far apart are two rankings, in the units of a measure?", TAN_2015),
 )}
 
 #: ir_measures' own measures this package can compute, and the family that computes them
