@@ -358,8 +358,6 @@ def test_no_reference_to_files_outside_the_repository(path):
     assert not found, "cite papers by author, year, venue and DOI; name the data:\n" + "\n".join(found)
 
 
-@pytest.mark.xfail(reason="the generated blocks still cite papers/00N and SPEC where the docstrings and the "
-                          "report scripts do; they follow when those are changed and regenerated", strict=False)
 def test_generated_blocks_point_nowhere_outside_the_repository():
     found = []
     for path in [*PAGES, REPO / "README.md", REPO / "benchmarks" / "README.md"]:
