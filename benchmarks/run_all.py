@@ -3,7 +3,7 @@
 
     python -m benchmarks.run_all --quick                       # smoke run of all five, a few minutes
     python -m benchmarks.run_all                               # full: about an hour (see benchmarks/README.md)
-    python -m benchmarks.run_all --write                       # ... and update docs/benchmarks.md and README.md
+    python -m benchmarks.run_all --write                       # ... and update docs/benchmarks.md
     python -m benchmarks.run_all --from-json DIR --write       # re-render the table of an earlier run
 
 Each benchmark script (bench_rankbiased.py, bench_ties.py, bench_twist.py, bench_nrg.py, bench_med.py)
@@ -17,10 +17,10 @@ never left out; a peer that could not be run (e.g. the C program of bench_med.py
 is reported as absent, with no ratio.
 
 ``--write`` replaces the generated block of docs/benchmarks.md (between ``<!-- benchmarks-table:start -->``
-and ``<!-- benchmarks-table:end -->``) and of README.md (between ``<!-- benchmarks-readme:start -->`` and
-``<!-- benchmarks-readme:end -->``); ``--docs`` and ``--readme`` name other files (``--readme none``:
-leave README.md alone). Exit status: 0 when every benchmark ran, 1 when one failed (targets that are not
-met do not change it).
+and ``<!-- benchmarks-table:end -->``); ``--docs`` names another file, and ``--readme FILE`` also writes the
+short table into FILE (between ``<!-- benchmarks-readme:start -->`` and ``<!-- benchmarks-readme:end -->``;
+README.md keeps a hand-picked excerpt instead, so the default is ``none``). Exit status: 0 when every
+benchmark ran, 1 when one failed (targets that are not met do not change it).
 """
 from __future__ import annotations
 
@@ -471,8 +471,8 @@ def parser() -> argparse.ArgumentParser:
                                                        "(a --json-dir of an earlier run)")
     ap.add_argument("--write", action="store_true", help="replace the generated blocks of --docs and --readme")
     ap.add_argument("--docs", default=str(DOCS), help="page with the full table (default: %(default)s)")
-    ap.add_argument("--readme", default=str(README), help="README with the short table (default: %(default)s; "
-                                                          "'none': leave it alone)")
+    ap.add_argument("--readme", default="none", help="a file with the short table between its markers "
+                                                     "(default: none; README.md holds a hand-picked excerpt)")
     return ap
 
 
