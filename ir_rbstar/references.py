@@ -55,21 +55,23 @@ class Scope:
     groups: Mapping[str, PriorSet]
     parent: Optional["Scope"] = None
 
-    def run(self, name: str) -> Optional[Ranking]:
+    def _chain(self) -> Iterator["Scope"]:
         scope: Optional[Scope] = self
         while scope is not None:
-            if name in scope.runs:
-                return scope.runs[name]
+            yield scope
             scope = scope.parent
-        return None
+
+    def run(self, name: str) -> Optional[Ranking]:
+        """The run named ``name`` in this scope or the nearest enclosing one that names it."""
+        return next((s.runs[name] for s in self._chain() if name in s.runs), None)
 
     def group(self, name: str) -> Optional[PriorSet]:
-        scope: Optional[Scope] = self
-        while scope is not None:
-            if name in scope.groups:
-                return scope.groups[name]
-            scope = scope.parent
-        return None
+        """The group named ``name`` in this scope or the nearest enclosing one that names it."""
+        return next((s.groups[name] for s in self._chain() if name in s.groups), None)
+
+    def names(self) -> set:
+        """Every run name this scope and the enclosing ones give."""
+        return {n for s in self._chain() for n in s.runs}
 
 
 _SCOPE: contextvars.ContextVar[Optional[Scope]] = contextvars.ContextVar("ir_rbstar_run_scope", default=None)
@@ -269,12 +271,8 @@ def split_list(spec: str) -> List[str]:
 
 
 def _scoped_names() -> set:
-    names: set = set()
     scope = _SCOPE.get()
-    while scope is not None:
-        names |= set(scope.runs)
-        scope = scope.parent
-    return names
+    return set() if scope is None else scope.names()
 
 
 def clear_cache() -> None:
