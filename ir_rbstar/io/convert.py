@@ -7,7 +7,8 @@ import inspect
 import os
 from itertools import chain, islice
 from operator import itemgetter
-from typing import Any, Iterable, List, Optional, Tuple
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, List, Optional, Tuple, cast
 
 import numpy as np
 import pandas as pd
@@ -41,24 +42,52 @@ def to_ranking(run: Any, source: Optional[str] = None) -> Ranking:
     """Convert a run in any supported form to a :class:`Ranking`."""
     if isinstance(run, Ranking):
         return run
-    if _is_path(run):
-        return read_trec_run(run)
-    if isinstance(run, pd.DataFrame):
-        src = source or "<run DataFrame>"
-        q, d, s = (_pick(run, c, src, "run") for c in _RUN_COLS)
-        return ranking_from_columns(q, d, s, src)
-    if isinstance(run, dict):
-        src = source or "<run dict>"
-        return ranking_from_columns(*_columns_from_dict(run, src, "run", "score"), src)
-    if hasattr(run, "__iter__"):
-        path = _reader_file(run, "read_trec_run")
+    return cast(Ranking, _convert(run, source, _RUN))
+
+
+def to_qrels(qrels: Any, source: Optional[str] = None) -> Qrels:
+    """Convert qrels in any supported form to :class:`Qrels`."""
+    if isinstance(qrels, Qrels):
+        return qrels
+    return cast(Qrels, _convert(qrels, source, _QRELS))
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """How one kind of input (run or qrels) is read: its name, file reader (and ir_measures' reader of the
+    same name), DataFrame columns, the value field of its tuples and dicts, and its column builder."""
+
+    name: str
+    read_file: Callable[[Any], Any]
+    reader: str
+    frame_columns: Any
+    fields: Tuple[str, str, str]
+    from_columns: Callable[..., Any]
+
+
+_RUN = _Kind("run", read_trec_run, "read_trec_run", _RUN_COLS, ("query_id", "doc_id", "score"), ranking_from_columns)
+_QRELS = _Kind("qrels", read_trec_qrels, "read_trec_qrels", _QREL_COLS, ("query_id", "doc_id", "relevance"),
+               qrels_from_columns)
+
+
+def _convert(obj: Any, source: Optional[str], kind: _Kind):
+    """A run or qrels (``kind``) from a path, a DataFrame, a dict of dicts or an iterable of tuples."""
+    if _is_path(obj):
+        return kind.read_file(obj)
+    if isinstance(obj, pd.DataFrame):
+        src = source or f"<{kind.name} DataFrame>"
+        return kind.from_columns(*(_pick(obj, c, src, kind.name) for c in kind.frame_columns), src)
+    if isinstance(obj, dict):
+        src = source or f"<{kind.name} dict>"
+        return kind.from_columns(*_columns_from_dict(obj, src, kind.name, kind.fields[2]), src)
+    if hasattr(obj, "__iter__"):
+        path = _reader_file(obj, kind.reader)
         if path is not None:
-            return read_trec_run(path)
-        src = source or "<run iterable>"
-        q, d, s = _columns_from_tuples(run, ("query_id", "doc_id", "score"), src, "run")
-        return ranking_from_columns(q, d, s, src)
-    raise InputFormatError(f"unsupported run type {type(run).__name__}: give a TREC run file path, a DataFrame "
-                           f"(query_id, doc_id, score), a dict of dicts or an iterable of namedtuples")
+            return kind.read_file(path)
+        src = source or f"<{kind.name} iterable>"
+        return kind.from_columns(*_columns_from_tuples(obj, kind.fields, src, kind.name), src)
+    raise InputFormatError(f"unsupported {kind.name} type {type(obj).__name__}: give a TREC {kind.name} file path, "
+                           f"a DataFrame ({', '.join(kind.fields)}), a dict of dicts or an iterable of namedtuples")
 
 
 def _reader_file(items: Any, reader: str) -> Optional[str]:
@@ -75,30 +104,6 @@ def _reader_file(items: Any, reader: str) -> Optional[str]:
         return None
     items.close()
     return path
-
-
-def to_qrels(qrels: Any, source: Optional[str] = None) -> Qrels:
-    """Convert qrels in any supported form to :class:`Qrels`."""
-    if isinstance(qrels, Qrels):
-        return qrels
-    if _is_path(qrels):
-        return read_trec_qrels(qrels)
-    if isinstance(qrels, pd.DataFrame):
-        src = source or "<qrels DataFrame>"
-        q, d, g = (_pick(qrels, c, src, "qrels") for c in _QREL_COLS)
-        return qrels_from_columns(q, d, g, src)
-    if isinstance(qrels, dict):
-        src = source or "<qrels dict>"
-        return qrels_from_columns(*_columns_from_dict(qrels, src, "qrels", "relevance"), src)
-    if hasattr(qrels, "__iter__"):
-        path = _reader_file(qrels, "read_trec_qrels")
-        if path is not None:
-            return read_trec_qrels(path)
-        src = source or "<qrels iterable>"
-        q, d, g = _columns_from_tuples(qrels, ("query_id", "doc_id", "relevance"), src, "qrels")
-        return qrels_from_columns(q, d, g, src)
-    raise InputFormatError(f"unsupported qrels type {type(qrels).__name__}: give a TREC qrels file path, a "
-                           f"DataFrame (query_id, doc_id, relevance), a dict of dicts or an iterable of namedtuples")
 
 
 def _columns_from_dict(obj: dict, source: str, what: str,
