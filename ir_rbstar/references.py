@@ -215,28 +215,20 @@ def resolve_runs(spec: str, what: str = "prior") -> PriorSet:
     """The runs named by a ``prior=`` string: a registered group, one existing run file (whatever its name
     holds), or a comma-separated list whose items are registered groups or run names, run files or globs
     of run files (sorted); write ``\\,`` for a comma inside an item."""
-    scope = _SCOPE.get()
-    found = None if scope is None else scope.group(spec)
+    found = _named_group(spec)
     if found is not None:
         return found
-    if spec in _GROUPS:
-        return _GROUPS[spec]
     if os.path.isfile(os.path.expanduser(spec)):        # one file, even if its name holds a comma
         return PriorSet([(spec, resolve_run(spec, what))])
     out: List[Tuple[str, Ranking]] = []
     for item in split_list(spec):
         if not item:
             raise ReferenceNotFoundError(f"{what}={spec!r}: an empty name in the list")
-        group = None if scope is None else scope.group(item)
-        run = None if scope is None else scope.run(item)
+        group, run = _named(item)
         if group is not None:
             out.extend(group.runs)
         elif run is not None:
             out.append((item, run))
-        elif item in _GROUPS:
-            out.extend(_GROUPS[item].runs)
-        elif item in _REGISTERED:
-            out.append((item, _REGISTERED[item]))
         elif _GLOB_CHARS & set(item):
             paths = sorted(p for p in glob.glob(os.path.expanduser(item)) if os.path.isfile(p))
             if not paths:
@@ -268,6 +260,32 @@ def split_list(spec: str) -> List[str]:
         i += 1
     items.append("".join(cur).strip())
     return items
+
+
+def _named(name: str) -> Tuple[Optional[PriorSet], Optional[Ranking]]:
+    """(group, run) that ``name`` names, at most one of them not None: the current scope (or an enclosing
+    one) first, a group before a run; else the registered ones, likewise."""
+    scope = _SCOPE.get()
+    if scope is not None:
+        group, run = scope.group(name), scope.run(name)
+        if group is not None or run is not None:
+            return group, (run if group is None else None)
+    group = _GROUPS.get(name)
+    return group, (_REGISTERED.get(name) if group is None else None)
+
+
+def _named_run(name: str) -> Optional[Ranking]:
+    """The run a name gives: in the current scope (or an enclosing one), else registered; None if neither."""
+    scope = _SCOPE.get()
+    found = None if scope is None else scope.run(name)
+    return found if found is not None else _REGISTERED.get(name)
+
+
+def _named_group(name: str) -> Optional[PriorSet]:
+    """The group a name gives (scope first, then registered), ignoring runs of the same name."""
+    scope = _SCOPE.get()
+    found = None if scope is None else scope.group(name)
+    return found if found is not None else _GROUPS.get(name)
 
 
 def _scoped_names() -> set:
@@ -310,12 +328,9 @@ def _cached(key, load) -> Ranking:
 def resolve_run(ref: str, what: str = "ref") -> Ranking:
     """The :class:`~ir_rbstar.io.Ranking` named by a ``ref=`` string: a registered name, a run file or
     ``irds:<id>`` (the scoreddocs of an ir_datasets dataset), in that order."""
-    scope = _SCOPE.get()
-    found = None if scope is None else scope.run(ref)
+    found = _named_run(ref)
     if found is not None:
         return found
-    if ref in _REGISTERED:
-        return _REGISTERED[ref]
     path = os.path.expanduser(ref)
     if os.path.isfile(path):
         st = os.stat(path)

@@ -146,12 +146,7 @@ def plot_rbr_cost(table: pd.DataFrame, system: str = "system", cost: str = "cost
         ax.set_xscale("log")
     ax.set_xlabel(xlabel if xlabel is not None else cost)
     ax.set_ylabel(ylabel if ylabel is not None else rbr)
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="lower right", fontsize="small", frameon=True, framealpha=0.85)
-    _set_title(ax, title, f"{rbr} against {cost}: {len(systems)} first stages, Pareto frontier")
-    if fmt:
-        _save(fig, path)
-    return fig
+    return _finish(fig, ax, title, f"{rbr} against {cost}: {len(systems)} first stages, Pareto frontier", fmt, path)
 
 
 def plot_rbr_bounds(observations: pd.DataFrame, base: str = "base", residual: str = "residual",
@@ -205,9 +200,14 @@ def plot_rbr_bounds(observations: pd.DataFrame, base: str = "base", residual: st
     ax.set_xlim(0, len(x) + 1)
     ax.set_xlabel(f"observation, by {base} score, then by {full} score")
     ax.set_ylabel("RBR")
+    return _finish(fig, ax, title, f"RBR of {len(x)} observations: {base}, {base} + {residual}, {full}", fmt, path)
+
+
+def _finish(fig, ax, title, default_title: str, fmt, path):
+    """Grid, legend (lower right) and title of a first-stage figure, saved to ``path`` when ``fmt`` is set."""
     ax.grid(True, alpha=0.3)
     ax.legend(loc="lower right", fontsize="small", frameon=True, framealpha=0.85)
-    _set_title(ax, title, f"RBR of {len(x)} observations: {base}, {base} + {residual}, {full}")
+    _set_title(ax, title, default_title)
     if fmt:
         _save(fig, path)
     return fig
