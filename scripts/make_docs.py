@@ -30,7 +30,7 @@ from ir_rbstar.measures.families import CITATIONS, FAMILIES as FAMILY_TABLE
 # _docblock: the generated block of a document between two marker comments
 if __package__:      # python -m scripts.make_docs (from the repository root), or imported as scripts.make_docs
     from . import _docblock
-else:                # python scripts/make_docs.py: this file's folder is the first entry of the path
+else:                # python -m scripts.make_docs: this file's folder is the first entry of the path
     import _docblock
 
 REPO = Path(__file__).resolve().parent.parent
@@ -177,7 +177,7 @@ def family_block(family: str) -> str:
     mod = sys.modules[f"ir_rbstar.measures.{module}"]
     lines = [
         f"Generated from the declarations in `ir_rbstar/measures/{module}.py` by "
-        "`python scripts/make_docs.py --write`; `tests/test_docs.py` fails when this block is out of date. "
+        "`python -m scripts.make_docs --write`; `tests/test_docs.py` fails when this block is out of date. "
         "Measures: " + ", ".join(f"[`{m.NAME}`](#{anchor(m.NAME)})" for m in measures) + ".",
         "",
         f"What the whole family shares (the module's docstring, `help(ir_rbstar.measures.{module})`):",
