@@ -13,11 +13,15 @@ For every run of ``<data-dir>/runs/*.gz`` and every judged query of ``<data-dir>
   broken by document id, descending) with ir_measures' pytrec_eval provider (``nDCG@10``, ``AP(rel=2)``,
   ``RR(rel=2)``). nDCG is graded (gain = grade); AP and RR count grades >= 2 as relevant (grade 1 is
   "related" in DL19).
+* the same tie-aware measures with ``stat='min'`` and ``stat='max'``: their value for the worst and the
+  best order of the tie groups, so the table says how far the extreme orders can move a run's mean.
 
 :func:`ties_table` condenses this to one row per run: the two query counts, and per measure the
 difference of the run's means (tie-aware minus trec_eval order) and the largest per-query absolute
-difference with its query. :func:`summary_lines` gives the headline numbers. ``main`` prints both as
-Markdown, and with ``--write`` replaces the block between the marker comments of ``docs/ties.md``.
+difference with its query, and the range of the run's mean between the worst and the best order of its
+ties (mean of ``stat='max'`` minus mean of ``stat='min'``). :func:`summary_lines` gives the headline
+numbers. ``main`` prints both as Markdown, and with ``--write`` replaces the block between the marker
+comments of ``docs/ties.md``.
 
     python -m scripts.ties_report            # print
     python -m scripts.ties_report --write    # update docs/ties.md
@@ -102,12 +106,15 @@ def judged_runs(data_dir, judged) -> Iterator[Tuple[str, Ranking, np.ndarray, pd
 
 def per_query(data_dir=DEFAULT_DATA) -> pd.DataFrame:
     """One row per (run, judged query): ``run, query_id, tie@10, tie@1000`` and for every measure
-    ``<name> TA`` (tie-aware), ``<name> TE`` (trec_eval order) and ``<name> diff`` (TA - TE; exactly 0
-    where the two agree up to floating-point noise)."""
+    ``<name> TA`` (tie-aware), ``<name> TE`` (trec_eval order), ``<name> diff`` (TA - TE; exactly 0
+    where the two agree up to floating-point noise), ``<name> min`` and ``<name> max`` (the worst and
+    the best order of the ties)."""
     data_dir = Path(data_dir)
     qrels = ir_rbstar.read_qrels(data_dir / QRELS_FILE)
     judged = pd.unique(qrels["query_id"])
     aware = {ir_measures.parse_measure(ta): name for name, ta, _, _ in MEASURES}
+    for m, name in list(aware.items()):
+        aware[m(stat="min")], aware[m(stat="max")] = f"{name} min", f"{name} max"
     ordered = {ir_measures.parse_measure(te): name for name, _, te, _ in MEASURES}
     # qrels converted once per evaluator; trec_eval order from pytrec_eval itself, not from ir_rbstar
     aware_eval = ir_measures.evaluator(list(aware), qrels)
@@ -121,6 +128,8 @@ def per_query(data_dir=DEFAULT_DATA) -> pd.DataFrame:
         frame[["tie@10", "tie@1000"]] = frame[["tie@10", "tie@1000"]].fillna(False).astype(bool)
         for name, *_ in MEASURES:
             frame[f"{name} TA"] = frame["query_id"].map(ta[name]).fillna(0.0)
+            frame[f"{name} min"] = frame["query_id"].map(ta[f"{name} min"]).fillna(0.0)
+            frame[f"{name} max"] = frame["query_id"].map(ta[f"{name} max"]).fillna(0.0)
             # pytrec_eval leaves out queries missing from the run; ir_measures' default for them is 0
             frame[f"{name} TE"] = frame["query_id"].map(te[name]).fillna(0.0)
             diff = frame[f"{name} TA"] - frame[f"{name} TE"]
@@ -150,6 +159,8 @@ def table_from(pq: pd.DataFrame) -> pd.DataFrame:
         largest = groups[["query_id", f"{name} diff"]].apply(_largest, name=name)
         table[f"{name} max diff"] = largest["max"].astype(float)
         table[f"{name} max query"] = largest["query"]
+        spread = groups[f"{name} max"].mean() - groups[f"{name} min"].mean()
+        table[f"{name} range"] = spread.where(spread.abs() >= NOISE, 0.0)
     worst = table[[f"{name} max diff" for name, *_ in MEASURES]].abs().max(axis=1).round(12)
     table = table.assign(_worst=worst).reset_index()
     table = table.sort_values(["_worst", "ties@10", "ties@1000", "run"], ascending=[False, False, False, True])
@@ -174,8 +185,8 @@ def markdown_table(table: pd.DataFrame) -> str:
     n = int(table["queries"].max())
     head = ["run", f"ties@10 (of {n})", f"ties@1000 (of {n})"]
     for name, *_ in MEASURES:
-        head += [f"{name} mean diff", f"{name} max diff (query)"]
-    lines = ["| " + " | ".join(head) + " |", "|---|---:|---:|" + "---:|" * (2 * len(MEASURES))]
+        head += [f"{name} mean diff", f"{name} max diff (query)", f"{name} range"]
+    lines = ["| " + " | ".join(head) + " |", "|---|---:|---:|" + "---:|" * (3 * len(MEASURES))]
     for row in table.itertuples(index=False):
         r = dict(zip(table.columns, row))
         cells = [f"`{r['run']}`", str(int(r["ties@10"])), str(int(r["ties@1000"]))]
@@ -183,6 +194,7 @@ def markdown_table(table: pd.DataFrame) -> str:
             mx = r[f"{name} max diff"]
             cells.append(_num(r[f"{name} mean diff"]))
             cells.append("0" if mx == 0 else f"{_num(mx)} ({r[f'{name} max query']})")
+            cells.append("0" if r[f"{name} range"] == 0 else f"{r[f'{name} range']:.{PLACES}f}")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -213,6 +225,11 @@ def summary_lines(pq: pd.DataFrame, table: pd.DataFrame) -> List[str]:
             f"`{ta}` = {row[f'{name} TA']:.{PLACES}f}, `{te}` = {row[f'{name} TE']:.{PLACES}f} "
             f"({_num(row[f'{name} diff'])}). Largest change of a run's mean: `{table.at[j, 'run']}`, "
             f"{_num(means[j])}.")
+    widest = [(table[f"{name} range"].max(), name, table.at[table[f"{name} range"].idxmax(), "run"])
+              for name, *_ in MEASURES]
+    out.append("- Range: how far the worst and the best order of a run's ties move its mean (`stat='min'` and "
+               "`stat='max'` of the tie-aware measure). Widest: "
+               + "; ".join(f"{name} {w:.{PLACES}f} (`{run}`)" for w, name, run in widest) + ".")
     return out
 
 

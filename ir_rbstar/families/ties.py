@@ -88,6 +88,9 @@ def _cut(cache: dict, k: Optional[int], rows: RankedRows, depth: Optional[int], 
 def _aware(m, ctx: RunContext, rows: RankedRows, cut) -> np.ndarray:
     k = param(m, "cutoff")
     name = m.NAME[:-3]
+    stat = param(m, "stat")
+    if stat in ("min", "max"):
+        return _ordered(m, ctx, _extreme_order(rows, _gain_key(m, ctx, name, rows), best=stat == "max"), name)
     if name in ("AP", "RR"):                       # only the groups with a relevant document matter
         rel = _relevant(m, rows.grade, rows.judged)
         groups = K.relevant_groups(rows.seg, rows.start, rows.size, rel, ctx.n)
@@ -106,21 +109,50 @@ def _aware(m, ctx: RunContext, rows: RankedRows, cut) -> np.ndarray:
     return _from_count(name, m, ctx, count, k)
 
 
-def _ordered(m, ctx: RunContext, rows: RankedRows) -> np.ndarray:
+def _ordered(m, ctx: RunContext, rows: RankedRows, name: Optional[str] = None) -> np.ndarray:
+    """The tie-oblivious measure ``name`` (default: the measure's own name) of rows in their order."""
+    name = name or m.NAME
     k = param(m, "cutoff")
     seg, pos, n = rows.seg, rows.pos, ctx.n
-    if m.NAME == "nDCG":
+    if name == "nDCG":
         gain = _ndcg_gain(m, rows.grade, rows.judged)
         w, _ = K.discount_cum(int(pos.max(initial=0)) + 1)
         return K.safe_divide(K.weighted_ordered(seg, pos, gain, w, n, k), _ideal(m, ctx, k))
+    if name == "RBP":
+        gain = rbp_gain(m, ctx, rows.grade, rows.judged)
+        w = np.zeros(int(pos.max(initial=0)) + 2)
+        w[1:] = (1.0 - m["p"]) * np.power(m["p"], np.arange(len(w) - 1, dtype=np.float64))
+        return K.weighted_ordered(seg, pos, gain, w, n, k)
     rel = _relevant(m, rows.grade, rows.judged)
-    if m.NAME == "AP":
+    if name == "AP":
         return K.ap_ordered(seg, pos, rel, n, k, ctx.relevant_counts(param(m, "rel")))
-    if m.NAME == "RR":
+    if name == "RR":
         return K.rr_ordered(seg, pos, rel, n, k)
-    keep = rel & (pos < k)
+    keep = rel & (pos < k) if k is not None else rel
     count = np.bincount(seg[keep], minlength=n).astype(np.float64)
-    return _from_count(m.NAME, m, ctx, count, k)
+    return _from_count(name, m, ctx, count, k)
+
+
+def _gain_key(m, ctx: RunContext, name: str, rows: RankedRows) -> np.ndarray:
+    """What a row is worth to the measure ``name``: its gain (nDCG, RBP) or whether it is relevant."""
+    if name == "nDCG":
+        return _ndcg_gain(m, rows.grade, rows.judged)
+    if name == "RBP":
+        return rbp_gain(m, ctx, rows.grade, rows.judged)
+    return _relevant(m, rows.grade, rows.judged).astype(np.float64)
+
+
+def _extreme_order(rows: RankedRows, key: np.ndarray, best: bool) -> RankedRows:
+    """The rows in the best (``best``) or worst order of their tie groups: within each group by ``key``
+    descending (ascending for the worst), each row then its own group at its new position. Every measure of
+    the family is non-decreasing when a row of higher key moves up past one of lower key, so these orders
+    give its maximum and minimum over all orders of the ties."""
+    order = np.lexsort((-key if best else key, rows.start, rows.seg))
+    seg, start = rows.seg[order], rows.start[order]
+    first = np.r_[True, (seg[1:] != seg[:-1]) | (start[1:] != start[:-1])] if len(seg) else np.zeros(0, bool)
+    group_first = np.maximum.accumulate(np.where(first, np.arange(len(seg)), 0))
+    pos = start + (np.arange(len(seg)) - group_first)
+    return RankedRows(seg, pos, pos, np.ones(len(seg), dtype=np.int64), rows.grade[order], rows.judged[order])
 
 
 def _from_count(name: str, m, ctx: RunContext, count: np.ndarray, k: int) -> np.ndarray:

@@ -11,6 +11,13 @@ like trec_eval, documents judged with a negative grade count as unjudged there),
 among the remaining ones. With no tied scores each measure equals its
 ir_measures/trec_eval counterpart: ``P``, ``R``, ``AP``, ``RR``, ``nDCG``, ``RBP``, and for ``F1_TA``
 the harmonic mean of ``P@k`` and ``R@k``.
+
+How much a tie could move a number: ``stat='min'`` and ``stat='max'`` give the value of the worst and of
+the best order of the tied scores instead of the mean (``nDCG_TA(stat='max')@10``). Every measure here
+gains when a more relevant document moves up past a less relevant one, so the best order puts, within
+each tie group, the documents by gain descending (relevant first) and the worst by gain ascending; both
+are computed exactly, as the tie-oblivious measure of that order. ``min <= mean <= max``, all three
+equal when the run has no ties.
 """
 from __future__ import annotations
 
@@ -26,13 +33,21 @@ def _judged_only() -> ParamInfo:
                           "from the run before evaluating; ties are formed after")
 
 
+def _stat() -> ParamInfo:
+    return ParamInfo(dtype=str, choices=["mean", "min", "max"], default="mean",
+                     desc="over the orders of the run's tied scores: 'mean' (the expectation, McSherry & "
+                          "Najork), or 'min' / 'max' (the worst and best order: relevant documents last or "
+                          "first within each tie group, gains ascending or descending)")
+
+
 def _cutoff_required() -> ParamInfo:
     return ParamInfo(dtype=int, required=True, desc="ranking cutoff k (required)")
 
 
 class _TieMeasure(RbstarMeasure):
     FAMILY = "ties"
-    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "rel": param_rel(1), "judged_only": _judged_only()}
+    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "rel": param_rel(1), "judged_only": _judged_only(),
+                        "stat": _stat()}
 
 
 class _P_TA(_TieMeasure):
@@ -48,7 +63,8 @@ class _P_TA(_TieMeasure):
     NAME = "P_TA"
     PRETTY_NAME = "Tie-Aware Precision"
     SHORT_DESC = "precision at k, tie-aware: the mean over every order of tied scores"
-    SUPPORTED_PARAMS = {"cutoff": _cutoff_required(), "rel": param_rel(1), "judged_only": _judged_only()}
+    SUPPORTED_PARAMS = {"cutoff": _cutoff_required(), "rel": param_rel(1), "judged_only": _judged_only(),
+                        "stat": _stat()}
 
 
 class _R_TA(_TieMeasure):
@@ -62,7 +78,8 @@ class _R_TA(_TieMeasure):
     NAME = "R_TA"
     PRETTY_NAME = "Tie-Aware Recall"
     SHORT_DESC = "recall at k, tie-aware: the mean over every order of tied scores"
-    SUPPORTED_PARAMS = {"cutoff": _cutoff_required(), "rel": param_rel(1), "judged_only": _judged_only()}
+    SUPPORTED_PARAMS = {"cutoff": _cutoff_required(), "rel": param_rel(1), "judged_only": _judged_only(),
+                        "stat": _stat()}
 
 
 class _F1_TA(_TieMeasure):
@@ -78,7 +95,8 @@ class _F1_TA(_TieMeasure):
     NAME = "F1_TA"
     PRETTY_NAME = "Tie-Aware F1"
     SHORT_DESC = "F1 at k, tie-aware: the mean over every order of tied scores"
-    SUPPORTED_PARAMS = {"cutoff": _cutoff_required(), "rel": param_rel(1), "judged_only": _judged_only()}
+    SUPPORTED_PARAMS = {"cutoff": _cutoff_required(), "rel": param_rel(1), "judged_only": _judged_only(),
+                        "stat": _stat()}
 
 
 class _AP_TA(_TieMeasure):
@@ -141,7 +159,7 @@ class _nDCG_TA(RbstarMeasure):
         "gains": ParamInfo(dtype=dict,
                            desc="custom mapping from grade to gain (int to number), e.g. {0:0,1:0,2:1,3:3}; "
                                 "grades not in the map keep their value"),
-        "judged_only": _judged_only(),
+        "judged_only": _judged_only(), "stat": _stat(),
     }
 
     def _check_ranges(self) -> None:
@@ -172,7 +190,7 @@ class _RBP_TA(RbstarMeasure):
     FAMILY = "ties"
     ALWAYS_SHOWN = ("p",)
     SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "rel": param_rel(NOT_PROVIDED),
-                        "max_rel": param_max_rel(), "judged_only": _judged_only()}
+                        "max_rel": param_max_rel(), "judged_only": _judged_only(), "stat": _stat()}
 
     def _check_ranges(self) -> None:
         super()._check_ranges()

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 import ir_measures
-import ir_rbstar  # noqa: F401
+import ir_rbstar
 from tests.oracles import ties as O
 
 POOL = ['d1', 'd10', 'd2', 'd9', 'D3', 'a', 'b7', 'z0']
@@ -106,6 +106,33 @@ def test_tie_aware_equals_brute_force(data, coll):
         for q in qrels:
             want = O.tie_average(name, run.get(q, {}), qrels[q], **oracle)
             assert got[(q, str(m))] == pytest.approx(want, abs=TOL), (m, q, qrels, run)
+
+
+@SETTINGS
+@given(data=st.data(), coll=collections())
+def test_tie_bounds_equal_brute_force(data, coll):
+    """stat='min' / 'max' are the smallest and largest value over every score-respecting order, and
+    min <= mean <= max."""
+    qrels, run = coll
+    for name, k, params, oracle in [data.draw(measure_specs()) for _ in range(3)]:
+        lo, mean, hi = (make_measure(name + '_TA', k, dict(params, stat=stat) if stat else params)
+                        for stat in ('min', None, 'max'))
+        got = per_query([lo, mean, hi], qrels, run)
+        for q in qrels:
+            want_lo, want_hi = O.tie_extremes(name, run.get(q, {}), qrels[q], **oracle)
+            assert got[(q, str(lo))] == pytest.approx(want_lo, abs=TOL), (lo, q, qrels, run)
+            assert got[(q, str(hi))] == pytest.approx(want_hi, abs=TOL), (hi, q, qrels, run)
+            assert got[(q, str(lo))] - TOL <= got[(q, str(mean))] <= got[(q, str(hi))] + TOL
+
+
+def test_tie_bounds_of_a_fully_tied_run():
+    """The issue's example: one relevant document among three tied ones. RR: mean 0.6111 (1, 1/2, 1/3
+    equally likely), best order 1, worst 1/3."""
+    qrels = {"q": {"a": 1, "b": 0, "c": 0}}
+    run = {"q": {"a": 1.0, "b": 1.0, "c": 1.0}}
+    ms = ir_rbstar.parse("RR_TA(stat='min') RR_TA RR_TA(stat='max') P_TA(stat='min')@1 P_TA(stat='max')@1")
+    got = ir_measures.calc_aggregate(ms, qrels, run)
+    assert [round(got[m], 4) for m in ms] == [0.3333, 0.6111, 1.0, 0.0, 1.0]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ A run for one query is ``{doc: score}``, qrels for one query ``{doc: grade}``.
 import itertools
 import math
 
-__all__ = ["orderings", "trec_order", "measure_on_ranking", "tie_average", "MEASURES"]
+__all__ = ["orderings", "trec_order", "measure_on_ranking", "tie_average", "tie_extremes", "MEASURES"]
 
 MEASURES = ("P", "R", "F1", "AP", "RR", "nDCG", "RBP")
 
@@ -84,3 +84,11 @@ def tie_average(name, run_q, qrels_q, **params):
     which does not change the set of orderings of what remains)."""
     values = [measure_on_ranking(name, r, qrels_q, **params) for r in orderings(run_q)]
     return sum(values) / len(values) if values else measure_on_ranking(name, [], qrels_q, **params)
+
+
+def tie_extremes(name, run_q, qrels_q, **params):
+    """(smallest, largest) value of the measure over every score-respecting ordering of the run."""
+    values = [measure_on_ranking(name, r, qrels_q, **params) for r in orderings(run_q)]
+    if not values:
+        values = [measure_on_ranking(name, [], qrels_q, **params)]
+    return min(values), max(values)

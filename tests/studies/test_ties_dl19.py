@@ -116,10 +116,13 @@ def test_tie_counts_match_pandas(dl19):
 
 
 def _ordered_within_ties(run: pd.DataFrame, qrels: pd.DataFrame, best: bool) -> pd.DataFrame:
-    """The run with its ties broken by grade (best first, or worst first), as strictly decreasing scores."""
+    """The run with its ties broken by grade (best first, or worst first), as strictly decreasing scores.
+    Tied means equal in float32, as trec_eval and this package read scores (runid2 has a pair of scores
+    that differ in float64 only)."""
     grades = qrels.rename(columns={"relevance": "grade"})
     df = run.merge(grades, on=["query_id", "doc_id"], how="left").fillna({"grade": 0})
-    df = df.sort_values(["query_id", "score", "grade"], ascending=[True, False, not best], kind="stable")
+    df["score32"] = df["score"].astype(np.float32)
+    df = df.sort_values(["query_id", "score32", "grade"], ascending=[True, False, not best], kind="stable")
     df["score"] = -df.groupby("query_id").cumcount().astype(float)
     return df[["query_id", "doc_id", "score"]]
 
@@ -153,6 +156,10 @@ def test_tie_aware_lies_between_best_and_worst_tie_breaking(dl19):
             for label, v in (("tie-aware", ta), ("trec_eval order", te)):
                 bad = mine.index[(v < lo - TOL) | (v > hi + TOL)]
                 assert bad.empty, f"{where}: {label} outside [worst, best] on queries {list(bad)}"
+            # stat='min' / 'max' of the tie-aware measure are exactly these two orders' values (computed here
+            # by pytrec_eval on the reordered run, there by this package)
+            np.testing.assert_allclose(mine[f"{name} min"].to_numpy(), lo, atol=TOL, err_msg=where)
+            np.testing.assert_allclose(mine[f"{name} max"].to_numpy(), hi, atol=TOL, err_msg=where)
             spread = hi - lo > 1e-12       # the grade sequences of the two orderings differ where it matters
             strict = (ta > lo) & (ta < hi)
             assert strict[spread].all(), f"{where}: not strictly inside on {list(mine.index[spread & ~strict])}"
