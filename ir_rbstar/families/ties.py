@@ -143,16 +143,23 @@ def _gain_key(m, ctx: RunContext, name: str, rows: RankedRows) -> np.ndarray:
 
 
 def _extreme_order(rows: RankedRows, key: np.ndarray, best: bool) -> RankedRows:
-    """The rows in the best (``best``) or worst order of their tie groups: within each group by ``key``
-    descending (ascending for the worst), each row then its own group at its new position. Every measure of
-    the family is non-decreasing when a row of higher key moves up past one of lower key, so these orders
-    give its maximum and minimum over all orders of the ties."""
-    order = np.lexsort((-key if best else key, rows.start, rows.seg))
-    seg, start = rows.seg[order], rows.start[order]
-    first = np.r_[True, (seg[1:] != seg[:-1]) | (start[1:] != start[:-1])] if len(seg) else np.zeros(0, bool)
-    group_first = np.maximum.accumulate(np.where(first, np.arange(len(seg)), 0))
-    pos = start + (np.arange(len(seg)) - group_first)
-    return RankedRows(seg, pos, pos, np.ones(len(seg), dtype=np.int64), rows.grade[order], rows.judged[order])
+    """The rows that count (``key`` > 0) at their positions in the best (``best``) or worst order of their
+    tie groups: within each group by ``key`` descending at the group's first positions (best), or ascending
+    at its last positions (worst); each row then its own group. Every measure of the family is
+    non-decreasing when a row of higher key moves up past one of lower key, so these orders give its
+    maximum and minimum over all orders of the ties; rows with key 0 add nothing wherever they stand, so
+    only the others are sorted (few, against the whole run)."""
+    sel = np.flatnonzero(key > 0)
+    seg, start, size, k = rows.seg[sel], rows.start[sel], rows.size[sel], key[sel]
+    order = np.lexsort((-k if best else k, start, seg))
+    seg, start, size, sel = seg[order], start[order], size[order], sel[order]
+    m = len(sel)
+    first = np.r_[True, (seg[1:] != seg[:-1]) | (start[1:] != start[:-1])] if m else np.zeros(0, dtype=bool)
+    firsts = np.flatnonzero(first)
+    rank = np.arange(m) - np.repeat(firsts, np.diff(np.r_[firsts, m]))          # rank within the group
+    count = np.repeat(np.diff(np.r_[firsts, m]), np.diff(np.r_[firsts, m]))     # counted rows in the group
+    pos = start + rank if best else start + size - count + rank
+    return RankedRows(seg, pos, pos, np.ones(m, dtype=np.int64), rows.grade[sel], rows.judged[sel])
 
 
 def _from_count(name: str, m, ctx: RunContext, count: np.ndarray, k: int) -> np.ndarray:
