@@ -36,7 +36,7 @@ from .errors import ParameterError, RbstarError
 from .io import QUERY_IDS, Qrels, Ranking, ranking_frame, to_qrels, to_ranking
 from .measures import ALL as DECLARED
 from .measures.base import RbstarMeasure
-from .measures.families import FOREIGN_FAMILY
+from .measures.families import FOREIGN_FAMILY, family_of
 
 __all__ = ["RbstarProvider", "RbstarEvaluator", "PROVIDER", "iter_calc_columnar", "serving_provider",
            "split_by_provider"]
@@ -50,9 +50,8 @@ COMPUTE = {"rankbiased": rankbiased.compute, "ties": ties.compute, "twist": twis
 def _family_key(measure) -> str:
     """The family computing ``measure`` ('' when none): a declaration's ``FAMILY``; for ir_measures' own
     measures, the family that computes them (:data:`~ir_rbstar.measures.families.FOREIGN_FAMILY`)."""
-    if isinstance(measure, RbstarMeasure):
-        return measure.FAMILY
-    return FOREIGN_FAMILY.get(str(getattr(measure, "NAME", "")), "")
+    family = family_of(measure)
+    return "" if family is None else family.key
 
 
 def _pinned_scope(measures) -> references.Scope:

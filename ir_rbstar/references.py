@@ -106,12 +106,8 @@ def run_scope(runs: Optional[Mapping[str, Any]] = None, groups: Optional[Mapping
             if not isinstance(v, Mapping):
                 raise ParameterError(f"run_scope: group {k!r} must be a mapping of run name -> run")
             grouped[str(k)] = PriorSet([(str(n), _convert(r, f"run {n!r} of group {k!r}")) for n, r in v.items()])
-    scope = Scope(converted, grouped, _SCOPE.get())
-    token = _SCOPE.set(scope)
-    try:
+    with pinned(Scope(converted, grouped, _SCOPE.get())) as scope:
         yield scope
-    finally:
-        _SCOPE.reset(token)
 
 
 @contextlib.contextmanager

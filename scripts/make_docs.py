@@ -81,14 +81,9 @@ def summary(measure: Measure) -> str:
 
 
 def declared_default(measure: Measure) -> Optional[float]:
-    """``DEFAULT`` (the value for a query the run does not answer) when an ir_rbstar class declares it,
-    else None (ir_measures' base class gives every measure 0.0, which is not a declaration)."""
-    for cls in type(measure).__mro__:
-        if cls is Measure or not cls.__module__.startswith("ir_rbstar"):
-            continue
-        if "DEFAULT" in vars(cls):
-            return vars(cls)["DEFAULT"]
-    return None
+    """``DEFAULT``: the value for a query the run does not answer, which every declaration states (None
+    where it depends on the reference, as for MED)."""
+    return measure.DEFAULT
 
 
 def _value(value) -> str:

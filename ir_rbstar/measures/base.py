@@ -25,7 +25,6 @@ __all__ = ["RbstarMeasure", "ParamInfo", "NOT_PROVIDED", "param_p", "param_cutof
 
 #: ir_measures' marker of a parameter without a value (reached through its public ``ParamInfo``)
 NOT_PROVIDED = ParamInfo().default
-_NOT_PROVIDED = NOT_PROVIDED
 
 
 def param_cutoff() -> ParamInfo:
@@ -39,9 +38,9 @@ def param_p(default: float = 0.8) -> ParamInfo:
 
 
 def param_rel(default: Any = 1) -> ParamInfo:
-    """``default=_NOT_PROVIDED`` means graded relevance when the user gives no ``rel``."""
+    """``default=NOT_PROVIDED`` means graded relevance when the user gives no ``rel``."""
     desc = "minimum relevance grade that counts as relevant (inclusive)"
-    if default is _NOT_PROVIDED:
+    if default is NOT_PROVIDED:
         desc += "; not given: graded, gain = grade / max_rel"
     return ParamInfo(dtype=int, default=default, desc=desc)
 
@@ -101,7 +100,7 @@ class RbstarMeasure(Measure):
                                      f"{', '.join(self.SUPPORTED_PARAMS)}")
         for name, value in list(out.items()):
             info = self.SUPPORTED_PARAMS[name]
-            if value is None and info.default is _NOT_PROVIDED:
+            if value is None and info.default is NOT_PROVIDED:
                 del out[name]                        # e.g. RBP(rel=None): the same as not giving rel
                 continue
             if info.dtype is float and isinstance(value, int) and not isinstance(value, bool):
@@ -112,14 +111,14 @@ class RbstarMeasure(Measure):
         if self.validated:
             return
         for name, info in self.SUPPORTED_PARAMS.items():
-            value = self.params.get(name, _NOT_PROVIDED)
-            if value is _NOT_PROVIDED or (value is None and info.default is None):
+            value = self.params.get(name, NOT_PROVIDED)
+            if value is NOT_PROVIDED or (value is None and info.default is None):
                 continue
             wrong_bool = isinstance(value, bool) != (info.dtype is bool)
             if wrong_bool or (info.dtype is not None and not isinstance(value, info.dtype)):
                 raise ParameterError(f"{self.NAME}: parameter {name}={value!r} must be of type "
                                      f"{info.dtype.__name__}")
-            if info.choices is not _NOT_PROVIDED and value not in info.choices:
+            if info.choices is not NOT_PROVIDED and value not in info.choices:
                 raise ParameterError(f"{self.NAME}: parameter {name}={value!r} must be one of {info.choices}")
         self._check_ranges()
         self.validated = True
@@ -164,7 +163,7 @@ class RbstarMeasure(Measure):
             if name == self.AT_PARAM:
                 continue
             if name in self.ALWAYS_SHOWN:
-                if self[name] is not _NOT_PROVIDED:      # a prototype such as NRG has no prior yet
+                if self[name] is not NOT_PROVIDED:      # a prototype such as NRG has no prior yet
                     shown.append(f"{name}={self._param_repr(self[name])}")
             elif name in self.params and self.params[name] != info.default:
                 shown.append(f"{name}={self._param_repr(self.params[name])}")
