@@ -4,7 +4,8 @@ Input is a flat block of ranked rows: for every row its query (0..n-1, rows of a
 in rank order), its 0-based position, and the tie group it belongs to (groups are contiguous runs of
 equal score; :class:`TieGroups`). Every expectation over the orderings of the tie groups is computed
 in closed form with whole-array operations: linear measures (P, R, F1, DCG, RBP) per group, AP per
-group that holds a relevant document, RR per position of the first such group of each query.
+group that holds a relevant document, RR per position of the first such group of each query. The
+variance over the orderings of a linear measure is also a sum over groups (``variance_weighted``).
 
 The tie-oblivious kernels (``*_ordered``) take the rows in trec_eval order and are the plain
 definitions; they serve ir_measures' own ``P``, ``R``, ``AP``, ``RR``, ``nDCG`` and ``RBP`` when this
@@ -19,8 +20,8 @@ import numpy as np
 
 from .segments import log_factorials, seg_cumcount, seg_cumsum
 
-__all__ = ["TieGroups", "make_groups", "RelevantGroups", "relevant_groups", "expected_weighted", "expected_ap",
-           "expected_rr",
+__all__ = ["TieGroups", "make_groups", "RelevantGroups", "relevant_groups", "expected_weighted",
+           "variance_weighted", "expected_ap", "expected_rr",
            "weighted_ordered", "ap_ordered", "rr_ordered", "discount_cum", "ideal_dcg", "rbp_cum",
            "safe_divide"]
 
@@ -55,6 +56,29 @@ def expected_weighted(groups: TieGroups, gain: np.ndarray, cum: Callable[[np.nda
         end = np.maximum(np.minimum(end, k), groups.gstart)
     share = gsum / groups.gsize * (cum(end) - cum(groups.gstart))
     return np.bincount(groups.gseg, weights=share, minlength=groups.n).astype(np.float64, copy=False)
+
+
+def _centred_squares(groups: TieGroups, values: np.ndarray) -> np.ndarray:
+    """Per group, sum over its rows of (value - the group's mean value)^2."""
+    mean = _group_sum(groups, values) / groups.gsize
+    dev = values - mean[groups.gid]
+    return _group_sum(groups, dev * dev)
+
+
+def variance_weighted(groups: TieGroups, gain: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Per query, the variance over the uniformly random orders of its tie groups of sum_j gain(v_j) w(j),
+    where ``weight`` gives each row the weight w of the position it holds in the rows' order (0 beyond a
+    cutoff); every row of each group must be among the rows.
+
+    In a group of g rows with gains a_1..a_g at positions of weights c_1..c_g, a random order gives
+    S = sum_i a_pi(i) c_i; each a_pi(i) has variance s2 = sum_i (a_i - mean a)^2 / g and two of them
+    covariance -s2/(g-1), so Var S = s2 (sum c^2 - ((sum c)^2 - sum c^2)/(g-1)) = sum_i (a_i - mean a)^2
+    sum_i (c_i - mean c)^2 / (g-1) (0 for g = 1). The groups are ordered independently, so the
+    variances of a query's groups add up."""
+    spread = _centred_squares(groups, gain) * _centred_squares(groups, weight)
+    var = np.zeros(len(groups.gsize))
+    np.divide(spread, groups.gsize - 1.0, out=var, where=groups.gsize > 1)
+    return np.bincount(groups.gseg, weights=var, minlength=groups.n).astype(np.float64, copy=False)
 
 
 @dataclass

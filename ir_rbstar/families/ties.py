@@ -74,14 +74,15 @@ def _relevant(m, grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
 
 
 def _cut(cache: dict, k: Optional[int], rows: RankedRows, depth: Optional[int], n: int):
-    """(groups, grade, judged) of the whole tie groups that start above k."""
+    """(groups, grade, judged, pos) of the whole tie groups that start above k."""
     if k not in cache:
         if k is not None and (depth is None or k < depth):
             keep = np.flatnonzero(rows.start < k)
             cache[k] = (K.make_groups(rows.seg[keep], rows.pos[keep], rows.start[keep], rows.size[keep], n),
-                        rows.grade[keep], rows.judged[keep])
+                        rows.grade[keep], rows.judged[keep], rows.pos[keep])
         else:
-            cache[k] = (K.make_groups(rows.seg, rows.pos, rows.start, rows.size, n), rows.grade, rows.judged)
+            cache[k] = (K.make_groups(rows.seg, rows.pos, rows.start, rows.size, n), rows.grade, rows.judged,
+                        rows.pos)
     return cache[k]
 
 
@@ -91,13 +92,15 @@ def _aware(m, ctx: RunContext, rows: RankedRows, cut) -> np.ndarray:
     stat = param(m, "stat")
     if stat in ("min", "max"):
         return _ordered(m, ctx, _extreme_order(rows, _gain_key(m, ctx, name, rows), best=stat == "max"), name)
+    if stat == "var":
+        return _variance(m, ctx, name, k, *cut(k))
     if name in ("AP", "RR"):                       # only the groups with a relevant document matter
         rel = _relevant(m, rows.grade, rows.judged)
         groups = K.relevant_groups(rows.seg, rows.start, rows.size, rel, ctx.n)
         if name == "AP":
             return K.expected_ap(groups, k, ctx.relevant_counts(param(m, "rel")))
         return K.expected_rr(groups, k)
-    groups, grade, judged = cut(k)
+    groups, grade, judged, _ = cut(k)
     if name == "nDCG":
         gain = _ndcg_gain(m, grade, judged)
         _, cum = K.discount_cum(int((groups.gstart + groups.gsize).max(initial=0)))
@@ -107,6 +110,36 @@ def _aware(m, ctx: RunContext, rows: RankedRows, cut) -> np.ndarray:
     rel = _relevant(m, grade, judged)
     count = K.expected_weighted(groups, rel.astype(np.float64), lambda e: e.astype(np.float64), k)
     return _from_count(name, m, ctx, count, k)
+
+
+def _variance(m, ctx: RunContext, name: str, k: Optional[int], groups: K.TieGroups, grade: np.ndarray,
+              judged: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """The variance over the uniformly random orders of the tie groups of a linear measure: the value is
+    sum_j a(v_j) c(j) with c(j) = 0 beyond k, so each group adds (1/(g-1)) sum (a - mean a)^2 sum (c - mean c)^2
+    (:func:`~ir_rbstar.core.ties.variance_weighted`). A factor of the weights common to a whole query
+    (1/k, 1/|Rel|, 2/(k+|Rel|), 1/IDCG) multiplies the query's variance by its square."""
+    inside = (pos < k) if k is not None else np.ones(len(pos), dtype=bool)
+    if name == "nDCG":
+        gain = _ndcg_gain(m, grade, judged)
+        w, _ = K.discount_cum(int(pos.max(initial=0)) + 1)
+        var = K.variance_weighted(groups, gain, np.where(inside, w[pos + 1], 0.0))
+        ideal = _ideal(m, ctx, k)
+        return K.safe_divide(var, ideal * ideal)
+    if name == "RBP":
+        p = m["p"]
+        weight = np.where(inside, (1.0 - p) * np.power(p, pos.astype(np.float64)), 0.0)
+        return K.variance_weighted(groups, rbp_gain(m, ctx, grade, judged), weight)
+    if name not in ("P", "R", "F1") or k is None:
+        raise ParameterError(f"{m}: stat='var' is defined only for P_TA, R_TA, F1_TA (with a cutoff), "
+                             f"nDCG_TA and RBP_TA")
+    rel = _relevant(m, grade, judged)
+    var = K.variance_weighted(groups, rel.astype(np.float64), inside.astype(np.float64))
+    if name == "P":                                # P@k = count / k
+        return var / (k * k)
+    num_rel = ctx.relevant_counts(param(m, "rel"))
+    if name == "R":                                # R@k = count / |Rel| (0 when |Rel| = 0)
+        return K.safe_divide(var, num_rel * num_rel)
+    return 4.0 * var / ((k + num_rel) ** 2)        # F1@k = 2 count / (k + |Rel|)
 
 
 def _ordered(m, ctx: RunContext, rows: RankedRows, name: Optional[str] = None) -> np.ndarray:

@@ -18,10 +18,22 @@ gains when a more relevant document moves up past a less relevant one, so the be
 each tie group, the documents by gain descending (relevant first) and the worst by gain ascending; both
 are computed exactly, as the tie-oblivious measure of that order. ``min <= mean <= max``, all three
 equal when the run has no ties.
+
+How uncertain a value is because of the ties: ``stat='var'`` gives the variance of the query's value over
+the uniformly random orders of its tied scores (not the variance across queries; its square root is the
+standard deviation), exactly and in closed form, for the measures that are a linear statistic of the order,
+sum_j a(v_j) c(j) with a the document's relevance (0/1) or gain and c the position's weight: ``P_TA``,
+``R_TA``, ``F1_TA``, ``nDCG_TA`` and ``RBP_TA`` (``P_TA(stat='var')@10``). A tie group of g documents with
+values a_1..a_g at positions with weights c_1..c_g adds (1/(g-1)) sum_i (a_i - mean a)^2 sum_i (c_i - mean c)^2
+(nothing when g = 1); the groups are ordered independently, so their variances add up. A query without
+ties, and a query the run does not answer, gets 0; ``calc_aggregate`` prints the mean over the queries of
+their variances. ``AP_TA`` and ``RR_TA`` are not linear in the order, so ``stat='var'`` raises
+ParameterError there. ``var <= (max - min)^2 / 4``.
 """
 from __future__ import annotations
 
 
+from ..errors import ParameterError
 from .base import NOT_PROVIDED, ParamInfo, RbstarMeasure, param_cutoff, param_max_rel, param_p, param_rel
 
 __all__ = ["P_TA", "R_TA", "F1_TA", "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA", "TIES"]
@@ -33,11 +45,25 @@ def _judged_only() -> ParamInfo:
                           "from the run before evaluating; ties are formed after")
 
 
-def _stat() -> ParamInfo:
-    return ParamInfo(dtype=str, choices=["mean", "min", "max"], default="mean",
+def _stat(linear: bool = True) -> ParamInfo:
+    var = ("; 'var': the variance of the query's value over the uniformly random orders of its tied scores "
+           "(not across queries; 0 without ties and for a query the run does not answer; calc_aggregate "
+           "gives the mean of these variances)" if linear else
+           "; 'var' raises ParameterError: this measure is not linear in the order, so its variance over "
+           "the tie orders has no closed form")
+    return ParamInfo(dtype=str, choices=["mean", "min", "max", "var"], default="mean",
                      desc="over the orders of the run's tied scores: 'mean' (the expectation, McSherry & "
                           "Najork), or 'min' / 'max' (the worst and best order: relevant documents last or "
-                          "first within each tie group, gains ascending or descending)")
+                          "first within each tie group, gains ascending or descending)" + var)
+
+
+def _no_variance(m: RbstarMeasure) -> None:
+    """``stat='var'`` of a measure that is not a linear statistic of the order (AP_TA, RR_TA) is an error."""
+    if m.params.get("stat") == "var":
+        name = str(m.NAME)
+        raise ParameterError(f"{name}: stat='var' is not available: {name[:-3]} is not a linear statistic of "
+                             f"the order of the tied documents, so the variance of {name} over the tie orders "
+                             f"has no closed form; use stat='mean', 'min' or 'max'")
 
 
 def _cutoff_required() -> ParamInfo:
@@ -58,6 +84,7 @@ class _P_TA(_TieMeasure):
     relevant, starting after position t_c). Always divides by k (as trec_eval's P@k does, even when
     the run is shorter). The cutoff is required. A query the run does not answer scores 0.
     Example: ``P_TA@10``, ``P_TA(rel=2)@10``.
+    Variance over the tie orders (position weight 1[j <= k] / k): ``P_TA(stat='var')@10``.
     """
     __name__ = "P_TA"
     NAME = "P_TA"
@@ -73,6 +100,7 @@ class _R_TA(_TieMeasure):
     R_TA@k = E[relevant documents in the top k] / (relevant documents in the qrels) (McSherry & Najork 2008
     section 2.2), 0 when the qrels have none. The cutoff is required. A query the run does not answer
     scores 0. Example: ``R_TA@100``.
+    Variance over the tie orders (position weight 1[j <= k] / |Rel|; 0 when |Rel| = 0): ``R_TA(stat='var')@100``.
     """
     __name__ = "R_TA"
     NAME = "R_TA"
@@ -90,6 +118,7 @@ class _F1_TA(_TieMeasure):
     documents retrieved. For a run with at least k documents it equals ir_measures' ``SetF`` of the run
     cut at k. The cutoff is required. A query the run does not answer scores 0.
     Example: ``F1_TA@10``.
+    Variance over the tie orders (position weight 2 1[j <= k] / (k + |Rel|)): ``F1_TA(stat='var')@10``.
     """
     __name__ = "F1_TA"
     NAME = "F1_TA"
@@ -108,11 +137,18 @@ class _AP_TA(_TieMeasure):
     2.4). AP_TA sums these precisions over j <= k (the whole run without a cutoff) and divides by the
     number of relevant documents in the qrels, as trec_eval's ``map`` and ``map_cut_k`` do; 0 when the
     qrels have none or the run does not answer the query. Example: ``AP_TA``, ``AP_TA(rel=2)@100``.
+    AP is not linear in the order: ``AP_TA(stat='var')`` raises ParameterError (no closed form).
     """
     __name__ = "AP_TA"
     NAME = "AP_TA"
     PRETTY_NAME = "Tie-Aware Average Precision"
     SHORT_DESC = "average precision, tie-aware: the mean over every order of tied scores"
+    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "rel": param_rel(1), "judged_only": _judged_only(),
+                        "stat": _stat(linear=False)}
+
+    def _check_ranges(self) -> None:
+        super()._check_ranges()
+        _no_variance(self)
 
 
 class _RR_TA(_TieMeasure):
@@ -125,11 +161,18 @@ class _RR_TA(_TieMeasure):
     where the probability of the first relevant being at x is meant; the difference of consecutive
     fractions is used here). 0 when no relevant document is retrieved (within k).
     Example: ``RR_TA``, ``RR_TA(rel=2)@10``.
+    RR is not linear in the order: ``RR_TA(stat='var')`` raises ParameterError (no closed form).
     """
     __name__ = "RR_TA"
     NAME = "RR_TA"
     PRETTY_NAME = "Tie-Aware Reciprocal Rank"
     SHORT_DESC = "reciprocal rank, tie-aware: the mean over every order of tied scores"
+    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "rel": param_rel(1), "judged_only": _judged_only(),
+                        "stat": _stat(linear=False)}
+
+    def _check_ranges(self) -> None:
+        super()._check_ranges()
+        _no_variance(self)
 
 
 class _nDCG_TA(RbstarMeasure):
@@ -145,6 +188,7 @@ class _nDCG_TA(RbstarMeasure):
     looks at the grades, not at the mapped gains (ir_measures maps the qrels first, so there a grade
     mapped to a negative gain also counts as unjudged).
     Example: ``nDCG_TA@10``, ``nDCG_TA(dcg='exp-log2')@10``, ``nDCG_TA(gains={0:0,1:0,2:1,3:3})@10``.
+    Variance over the tie orders (position weight 1[j <= k] / (log2(j+1) IDCG)): ``nDCG_TA(stat='var')@10``.
     """
     __name__ = "nDCG_TA"
     NAME = "nDCG_TA"
@@ -166,7 +210,6 @@ class _nDCG_TA(RbstarMeasure):
         super()._check_ranges()
         gains = self.params.get("gains")
         if gains is not None and gains is not NOT_PROVIDED:
-            from ..errors import ParameterError
             for grade, gain in gains.items():
                 if isinstance(grade, bool) or not isinstance(grade, int):
                     raise ParameterError(f"nDCG_TA: gains maps grades (integers) to gains; got key {grade!r}")
@@ -182,6 +225,7 @@ class _RBP_TA(RbstarMeasure):
     in ``RBP``: binary with ``rel``, else grade / ``max_rel`` (the top of the grade scale, default 1; a
     judged grade above it is an error). A query the run does not answer scores 0.
     Example: ``RBP_TA(p=0.8)@10``, ``RBP_TA(p=0.95,rel=2)``, ``RBP_TA(p=0.8,max_rel=3)@10``.
+    Variance over the tie orders (position weight 1[j <= k] (1-p) p^(j-1)): ``RBP_TA(p=0.8,stat='var')@10``.
     """
     __name__ = "RBP_TA"
     NAME = "RBP_TA"
@@ -195,7 +239,6 @@ class _RBP_TA(RbstarMeasure):
     def _check_ranges(self) -> None:
         super()._check_ranges()
         if "rel" in self.params and "max_rel" in self.params:
-            from ..errors import ParameterError
             raise ParameterError("RBP_TA: max_rel sets the grade scale of graded RBP_TA; with rel=... it is "
                                  "binary: give one of them")
 

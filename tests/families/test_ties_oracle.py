@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 import ir_measures
 import ir_rbstar
+from ir_rbstar.errors import ParameterError
 from tests.oracles import ties as O
 
 POOL = ['d1', 'd10', 'd2', 'd9', 'D3', 'a', 'b7', 'z0']
@@ -33,7 +34,7 @@ def collections(draw, tied=True, min_grade=-1, max_run=6):
             run[q] = {d: float(draw(st.integers(0, 3))) for d in docs}
         else:
             scores = draw(st.lists(st.integers(-50, 50), min_size=len(docs), max_size=len(docs), unique=True))
-            run[q] = {d: s / 7.0 for d, s in zip(docs, scores)}
+            run[q] = {d: s / 7.0 for d, s in zip(docs, scores, strict=True)}
     qrels = {q: v for q, v in qrels.items() if v}
     run = {q: v for q, v in run.items() if v}
     assume(qrels and run)
@@ -49,9 +50,9 @@ def per_query(measures, qrels, run, provider=None):
 
 
 @st.composite
-def measure_specs(draw):
+def measure_specs(draw, names=O.MEASURES):
     """One random measure of the family: (name, cutoff, params for the string, params for the oracle)."""
-    name = draw(st.sampled_from(O.MEASURES))
+    name = draw(st.sampled_from(names))
     needs_k = name in ('P', 'R', 'F1')
     k = draw(st.integers(1, 7)) if needs_k else draw(st.one_of(st.none(), st.integers(1, 7)))
     judged_only = draw(st.booleans())
@@ -133,6 +134,123 @@ def test_tie_bounds_of_a_fully_tied_run():
     ms = ir_rbstar.parse("RR_TA(stat='min') RR_TA RR_TA(stat='max') P_TA(stat='min')@1 P_TA(stat='max')@1")
     got = ir_measures.calc_aggregate(ms, qrels, run)
     assert [round(got[m], 4) for m in ms] == [0.3333, 0.6111, 1.0, 0.0, 1.0]
+
+
+# ---------------------------------------------------------------------------------------------
+# stat='var': the variance over the uniformly random orders of the ties (linear measures only)
+
+@st.composite
+def wide_ties(draw):
+    """Up to 3 queries whose runs are mostly judged documents (grades -1..3) in wide tie groups (two or
+    three scores over up to 6 documents), so that tied documents differ in gain and a cutoff often falls
+    inside a group."""
+    qids = draw(st.lists(st.sampled_from(QIDS), min_size=1, max_size=3, unique=True))
+    levels = draw(st.integers(1, 3))
+    qrels, run = {}, {}
+    for q in qids:
+        judged = draw(st.lists(st.sampled_from(POOL), min_size=2, max_size=6, unique=True))
+        qrels[q] = {d: draw(st.integers(-1, 3)) for d in judged}
+        docs = draw(st.lists(st.sampled_from(judged), min_size=2, max_size=6, unique=True))
+        docs += draw(st.lists(st.sampled_from([d for d in POOL if d not in judged] or POOL), max_size=2,
+                              unique=True))
+        run[q] = {d: float(draw(st.integers(0, levels - 1))) for d in dict.fromkeys(docs)}
+    return qrels, {q: v for q, v in run.items() if v}
+
+
+def _with_stat(name, k, params, stat):
+    return make_measure(name + '_TA', k, dict(params, stat=stat) if stat else params)
+
+
+@SETTINGS
+@given(data=st.data(), coll=st.one_of(collections(), wide_ties()))
+def test_tie_variance_equals_brute_force(data, coll):
+    """stat='var' is the population variance of the value over every score-respecting order: P, R, F1,
+    nDCG and RBP, binary and graded, judged_only or not, cutoffs inside tie groups, several queries."""
+    qrels, run = coll
+    specs = [data.draw(measure_specs(O.LINEAR_MEASURES)) for _ in range(3)]
+    ms = [_with_stat(name, k, params, 'var') for name, k, params, _ in specs]
+    got = per_query(ms, qrels, run)
+    for m, (name, _, _, oracle) in zip(ms, specs, strict=True):
+        for q in qrels:
+            want = O.tie_variance(name, run.get(q, {}), qrels[q], **oracle)
+            assert got[(q, str(m))] == pytest.approx(want, abs=TOL), (m, q, qrels, run)
+
+
+def test_tie_variance_of_a_cut_tie_group():
+    """A cutoff inside a tie group, graded gains, judged_only, and a query without relevant documents:
+    every value against the enumeration of the orders."""
+    qrels = {'q1': {'a': 3, 'b': 0, 'c': 2, 'd': 1, 'e': -1}, 'q2': {'a': 0, 'x': 0}}
+    run = {'q1': {'z': 5.0, 'a': 4.0, 'b': 4.0, 'c': 4.0, 'd': 4.0, 'e': 4.0, 'y': 4.0, 'f': 1.0},
+           'q2': {'a': 2.0, 'x': 2.0, 'b': 2.0}}
+    cases = [('P', 3, {}), ('R', 4, {'rel': 2}), ('F1', 3, {}), ('nDCG', 4, {}),
+             ('nDCG', 3, {'dcg': 'exp-log2', 'gains': {3: 2, 1: 4}}), ('RBP', 5, {'p': 0.7, 'max_rel': 3}),
+             ('RBP', None, {'p': 0.5, 'rel': 2})]
+    for judged_only in (False, True):
+        for name, k, params in cases:
+            extra = {'judged_only': True} if judged_only else {}
+            m = _with_stat(name, k, dict(params, **extra), 'var')
+            oracle = {key: v for key, v in params.items() if key != 'max_rel'}
+            if name == 'RBP' and 'rel' not in params:
+                oracle['top_grade'] = params['max_rel']
+            got = per_query([m], qrels, run)
+            for q in qrels:
+                want = O.tie_variance(name, run[q], qrels[q], k=k, judged_only=judged_only, **oracle)
+                assert got[(q, str(m))] == pytest.approx(want, abs=TOL), (m, q)
+            # judged_only leaves a, b, c, d tied at ranks 1-4: R@4 sees all of them in every order
+            assert (got[('q1', str(m))] == 0.0) == (judged_only and name == 'R'), (m, got)
+            assert got[('q2', str(m))] == 0.0                  # nothing relevant: every order scores 0
+
+
+def test_tie_variance_values_and_aggregate():
+    """One relevant document among three tied ones: P@1 is 1 in a third of the orders (variance 2/9);
+    a query the run does not answer gets 0, and calc_aggregate gives the mean of the variances."""
+    qrels = {'q': {'a': 1, 'b': 0, 'c': 0}, 'unanswered': {'x': 1}}
+    run = {'q': {'a': 1.0, 'b': 1.0, 'c': 1.0}}
+    m, rbp = ir_rbstar.parse("P_TA(stat='var')@1 RBP_TA(p=0.5,stat='var')")
+    got = per_query([m, rbp], qrels, run)
+    assert got[('q', str(m))] == pytest.approx(2 / 9, abs=TOL)
+    assert got[('unanswered', str(m))] == 0.0
+    values = [0.5, 0.25, 0.125]                                  # RBP of the relevant document at rank 1, 2, 3
+    mean = sum(values) / 3
+    assert got[('q', str(rbp))] == pytest.approx(sum((v - mean) ** 2 for v in values) / 3, abs=TOL)
+    agg = ir_measures.calc_aggregate([m], qrels, run)
+    assert agg[m] == pytest.approx(1 / 9, abs=TOL)
+
+
+@pytest.mark.parametrize('text', ["AP_TA(stat='var')", "AP_TA(stat='var',rel=2)@10", "RR_TA(stat='var')",
+                                  "RR_TA(stat='var')@5"])
+def test_tie_variance_raises_for_ap_and_rr(text):
+    name = text.split('(')[0]
+    with pytest.raises(ParameterError, match=rf"^{name}: stat='var' .*no closed form"):
+        ir_measures.parse_measure(text)
+    with pytest.raises(ParameterError, match=rf"^{name}: stat='var' .*no closed form"):
+        ir_measures.measures.registry[name](stat='var')
+
+
+@SETTINGS
+@given(data=st.data(), coll=st.one_of(collections(), wide_ties()))
+def test_tie_variance_is_bounded_by_the_range(data, coll):
+    """0 <= var <= (max - min)^2 / 4 (Popoviciu's inequality): the spread of the value over the orders
+    bounds its variance (mean +- sqrt(var) need not lie within [min, max])."""
+    qrels, run = coll
+    for name, k, params, _ in [data.draw(measure_specs(O.LINEAR_MEASURES)) for _ in range(3)]:
+        lo, var, hi = (_with_stat(name, k, params, stat) for stat in ('min', 'var', 'max'))
+        got = per_query([lo, var, hi], qrels, run)
+        for q in qrels:
+            spread = got[(q, str(hi))] - got[(q, str(lo))]
+            assert 0.0 <= got[(q, str(var))] <= spread * spread / 4 + TOL, (var, q, qrels, run)
+
+
+@SETTINGS
+@given(data=st.data(), coll=collections(tied=False))
+def test_tie_variance_is_zero_without_ties(data, coll):
+    qrels, run = coll
+    ms = [_with_stat(name, k, params, 'var') for name, k, params, _ in
+          [data.draw(measure_specs(O.LINEAR_MEASURES)) for _ in range(3)]]
+    got = per_query(ms, qrels, run)
+    for m in ms:
+        for q in qrels:
+            assert got[(q, str(m))] == 0.0, (m, q, qrels, run)
 
 
 # ---------------------------------------------------------------------------------------------

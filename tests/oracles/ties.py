@@ -8,9 +8,11 @@ A run for one query is ``{doc: score}``, qrels for one query ``{doc: grade}``.
 import itertools
 import math
 
-__all__ = ["orderings", "trec_order", "measure_on_ranking", "tie_average", "tie_extremes", "MEASURES"]
+__all__ = ["orderings", "trec_order", "measure_on_ranking", "tie_average", "tie_extremes", "tie_variance",
+           "MEASURES", "LINEAR_MEASURES"]
 
 MEASURES = ("P", "R", "F1", "AP", "RR", "nDCG", "RBP")
+LINEAR_MEASURES = ("P", "R", "F1", "nDCG", "RBP")      # a weighted sum over positions: stat='var' exists
 
 
 def trec_order(run_q):
@@ -92,3 +94,13 @@ def tie_extremes(name, run_q, qrels_q, **params):
     if not values:
         values = [measure_on_ranking(name, [], qrels_q, **params)]
     return min(values), max(values)
+
+
+def tie_variance(name, run_q, qrels_q, **params):
+    """Population variance of the measure over every score-respecting ordering of the run (each ordering
+    equally likely); 0 for a run with one ordering (no ties, or no documents)."""
+    values = [measure_on_ranking(name, r, qrels_q, **params) for r in orderings(run_q)]
+    if not values:
+        return 0.0
+    mean = sum(values) / len(values)
+    return sum((v - mean) ** 2 for v in values) / len(values)
