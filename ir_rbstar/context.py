@@ -20,7 +20,7 @@ from .core.segments import seg_cumcount
 from .io import QUERY_IDS, DocIndex, Qrels, Ranking, tie_layout, verify_ids, verify_matches
 from .references import resolve_run
 
-__all__ = ["Rows", "RankedRows", "RunContext"]
+__all__ = ["Rows", "TiedRows", "RankedRows", "RunContext"]
 
 
 @dataclass
@@ -34,6 +34,20 @@ class Rows:
     src: np.ndarray       # row index in the source ranking
     lens: np.ndarray      # number of rows per universe query
     identity: bool = False  # the rows are all the source's rows, in place (src == arange)
+
+
+@dataclass
+class TiedRows:
+    """The rows of the run that may be in B when its ties are not broken: its top k rows and the rest of a
+    tie group that straddles k, with every row's tie group."""
+
+    rows: Rows            # those rows (``rows.lens`` counts them per query)
+    start: np.ndarray     # 0-based position where the row's tie group starts
+    size: np.ndarray      # size of the row's tie group
+    kept: np.ndarray      # how many of the group's positions are within B (= size unless it straddles k)
+    blen: np.ndarray      # |B| per query: min(k, run length)
+    straddles: bool       # whether some group straddles k
+    tied: bool            # whether some group has more than one row
 
 
 @dataclass
@@ -62,14 +76,18 @@ def ranges(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None)
     return starts, lens
 
 
-def gather(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None) -> Rows:
-    if (len(universe) == len(ranking.qcodes) and np.array_equal(universe, ranking.qcodes)
+def gather(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None,
+           lens: Optional[np.ndarray] = None) -> Rows:
+    """The rows of ``ranking`` for each universe query: its first ``cutoff`` rows, or its first ``lens[i]``
+    rows of query i when ``lens`` is given."""
+    if (lens is None and len(universe) == len(ranking.qcodes) and np.array_equal(universe, ranking.qcodes)
             and (cutoff is None or ranking.segment_lengths().max(initial=0) <= cutoff)):
         # every row, in place (the common case: no cutoff, the run's own queries)
         return Rows(seg=ranking.row_segments(), rank=ranking.row_ranks(), docs=ranking.docs,
                     dbytes=ranking.dbytes, src=np.arange(len(ranking), dtype=np.int64),
                     lens=ranking.segment_lengths(), identity=True)
-    starts, lens = ranges(ranking, universe, cutoff)
+    starts, found = ranges(ranking, universe, cutoff)
+    lens = found if lens is None else lens
     n = len(universe)
     seg = np.repeat(np.arange(n, dtype=np.int64), lens)
     pos = np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
@@ -144,16 +162,37 @@ class RunContext:
         """The run's top-k rows (B) per universe query."""
         return self.cached(("obs", cutoff), lambda: gather(self.run, self.universe, cutoff))
 
+    def tied_observation(self, cutoff: Optional[int]) -> TiedRows:
+        """B with the run's tie groups kept (see :class:`TiedRows`)."""
+        def make():
+            b = self.observation(cutoff)
+            start, size = (a[b.src] for a in self.run.tie_groups())
+            end = start + size
+            reach = b.lens.copy()
+            has = np.flatnonzero(b.lens > 0)
+            last = np.cumsum(b.lens)[has] - 1                      # the last row of B of each query
+            reach[has] = np.maximum(b.lens[has], end[last])
+            straddles = bool((reach > b.lens).any())
+            rows = gather(self.run, self.universe, lens=reach) if straddles else b
+            if straddles:
+                start, size = (a[rows.src] for a in self.run.tie_groups())
+            kept = np.minimum(start + size, b.lens[rows.seg]) - start
+            return TiedRows(rows, start, size, kept, b.lens, straddles, bool((size > 1).any()))
+        return self.cached(("tied obs", cutoff), make)
+
     def queries(self, rows: Rows) -> np.ndarray:
         """The query code of every row of ``rows`` (gathered for this context's universe)."""
         return self.universe[rows.seg]
 
-    def judgments(self, cutoff: Optional[int]) -> Tuple[np.ndarray, np.ndarray]:
-        """(grade, judged) of every row of B."""
+    def judgments(self, cutoff: Optional[int], tied: bool = False) -> Tuple[np.ndarray, np.ndarray]:
+        """(grade, judged) of every row of B (``tied``: of :meth:`tied_observation`'s rows)."""
+        if tied and not self.tied_observation(cutoff).straddles:
+            return self.judgments(cutoff)
+
         def make():
-            b = self.observation(cutoff)
+            b = self.tied_observation(cutoff).rows if tied else self.observation(cutoff)
             return join_judgments(self.run, self.qrels, b, lambda: self.queries(b))
-        return self.cached(("judg", cutoff), make)
+        return self.cached(("judg", cutoff, tied), make)
 
     def reference(self, ref: Optional[str], rel: int, measure) -> Ranking:
         if ref is None:
@@ -163,12 +202,16 @@ class RunContext:
     def reference_rows(self, ref: Optional[str], rel: int, measure) -> Rows:
         return self.cached(("ref", ref, rel), lambda: gather(self.reference(ref, rel, measure), self.universe))
 
-    def match(self, cutoff: Optional[int], ref: Optional[str], rel: int, measure):
+    def match(self, cutoff: Optional[int], ref: Optional[str], rel: int, measure, tied: bool = False):
         """Join B and R once: for each B row its row in the reference (-1 if absent), and for each
         gathered R row whether it is in B. The hash table is built on the reference when it already has
-        one (references are cached across runs), else on the smaller side."""
+        one (references are cached across runs), else on the smaller side. ``tied``: the rows of
+        :meth:`tied_observation` instead of B."""
+        if tied and not self.tied_observation(cutoff).straddles:
+            return self.match(cutoff, ref, rel, measure)
+
         def make():
-            b = self.observation(cutoff)
+            b = self.tied_observation(cutoff).rows if tied else self.observation(cutoff)
             reference = self.reference(ref, rel, measure)
             r = self.reference_rows(ref, rel, measure)
             kernels = self.kernels()
@@ -196,7 +239,7 @@ class RunContext:
                 b_in_r = np.full(len(b.src), -1, dtype=np.int64)
                 b_in_r[found[r_in_b]] = r.src[r_in_b]
             return reference, b_in_r, r_in_b
-        return self.cached(("match", cutoff, ref, rel), make)
+        return self.cached(("match", cutoff, ref, rel, tied), make)
 
     def shared(self, cutoff: Optional[int], ref: Optional[str], rel: int, measure, kernels):
         """The documents of B found in R, by the compiled engine (no rows gathered, no index built):

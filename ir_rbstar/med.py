@@ -130,9 +130,11 @@ def distance_matrix(runs: Any, measure: Any = "MED_nDCG@20", qrels: Any = None,
                     progress: Optional[Callable[[int, int, str], None]] = None) -> pd.DataFrame:
     """The mean of ``measure`` over the queries for every pair of runs, as a square DataFrame (rows: the
     evaluated run, columns: the reference, both in the order given). MED values are distances; for
-    RBO, RBO_ext and RBA the matrix holds 1 - value. ``attrs['measure']`` names the measure and
-    ``attrs['distance']`` what the cells hold. See :func:`pairwise` for ``runs``, ``qrels`` and
-    ``progress``."""
+    RBO, RBO_ext and RBA the matrix holds 1 - value. The diagonal is 0: a run is at distance 0 from itself,
+    whatever its ties or its length (:func:`pairwise` keeps what the measure gives a run against a copy of
+    itself: with ties in the run, RBO and RBA average two independent orders of them and stay below 1).
+    ``attrs['measure']`` names the measure and ``attrs['distance']`` what the cells hold. See
+    :func:`pairwise` for ``runs``, ``qrels`` and ``progress``."""
     m = _measure(measure)
     return matrix_of(pairwise(runs, [m], qrels, progress), m)
 
@@ -150,6 +152,9 @@ def matrix_of(values: pd.DataFrame, measure: Any) -> pd.DataFrame:
     matrix = means.unstack("ref").reindex(index=names, columns=names)
     if m.NAME in SIMILARITIES:
         matrix = 1.0 - matrix
+    values = matrix.to_numpy(copy=True)
+    np.fill_diagonal(values, 0.0)                        # a run is at distance 0 from itself
+    matrix = pd.DataFrame(values, index=matrix.index, columns=matrix.columns)
     matrix.index.name, matrix.columns.name = "run", "ref"
     matrix.attrs["measure"] = label
     matrix.attrs["distance"] = f"1 - {label}" if m.NAME in SIMILARITIES else label

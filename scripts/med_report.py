@@ -216,6 +216,7 @@ class Result(NamedTuple):
     pairs: pd.DataFrame         # the same, means over the topics per pair (+ |mean differences|)
     judged: pd.DataFrame        # per (run, topic): rows in the top 20, judged ones
     family: Optional[pd.DataFrame]   # per pair: the judgment-free family's distances
+    itself: Dict[str, float]    # judgment-free MED-nDCG@20 of a run against itself where it is not 0
 
 
 def compute_collection(data_dir, coll: Collection, family: Optional[bool] = None) -> Result:
@@ -230,6 +231,9 @@ def compute_collection(data_dir, coll: Collection, family: Optional[bool] = None
     free = [MED_NDCG_FREE] + ([m for m in FAMILY.values() if m != MED_NDCG_FREE] if family else [])
     free_values = ir_rbstar.med.pairwise(rankings, " ".join(free), qrels)
     matrix = ir_rbstar.med.matrix_of(free_values, MED_NDCG_FREE)
+    own = free_values[(free_values["run"] == free_values["ref"])
+                      & (free_values["measure"] == str(ir_rbstar.parse(MED_NDCG_FREE)[0]))]
+    itself = {str(k): float(v) for k, v in own.groupby("run", sort=False)["value"].mean().items() if v != 0.0}
 
     per_topic = None
     for level in LEVELS:
@@ -275,7 +279,7 @@ def compute_collection(data_dir, coll: Collection, family: Optional[bool] = None
             cols[label] = m.reindex(pair_index).to_numpy()
         fam = pd.DataFrame(cols, index=pair_index).reset_index()
     return Result(coll, names, topics, matrix, per_topic, pairs,
-                  judged_share(tops, qrels, topics), fam)
+                  judged_share(tops, qrels, topics), fam, itself)
 
 
 def compute(data_dir=DEFAULT_DATA, family: Optional[bool] = None) -> List[Result]:
@@ -315,7 +319,6 @@ def matrix_block(result: Result) -> str:
     closest = [f"`{names[iu[0][k]]}` / `{names[iu[1][k]]}` ({pair_values[k]:.3f})" for k in order[:3]]
     farthest = [f"`{names[iu[0][k]]}` / `{names[iu[1][k]]}` ({pair_values[k]:.3f})" for k in order[::-1][:3]]
     mean_to_others = (values.sum(axis=1) - np.diag(values)) / (n - 1)
-    diagonal = {names[i]: values[i, i] for i in range(n) if values[i, i] != 0.0}
     lone = int(np.argmax(mean_to_others))
     text = [
         f"**Judgment-free MED-nDCG@20** (`{MED_NDCG_FREE}`, mean over the {len(result.topics)} topics; "
@@ -324,8 +327,9 @@ def matrix_block(result: Result) -> str:
         f"The {len(pair_values)} pairs range from {pair_values.min():.3f} to {pair_values.max():.3f} "
         f"(median {np.median(pair_values):.3f}). Closest: {', '.join(closest)}. Farthest: {', '.join(farthest)}. "
         f"Farthest from the others on average: `{names[lone]}` ({mean_to_others[lone]:.3f})."
-        + ("" if not diagonal else " The diagonal is 0 except for " + ", ".join(
-            f"`{x}` ({v:.3f} from itself)" for x, v in diagonal.items())
+        + " The diagonal is 0: a run is at distance 0 from itself."
+        + ("" if not result.itself else " Evaluated against a copy of itself (`pairwise`), " + ", ".join(
+            f"`{x}` gets {v:.3f}" for x, v in result.itself.items())
            + ": a run shorter than 20, whose positions after its last document are unseen documents that "
              "may differ between two copies of it."),
         f"![Judgment-free MED-nDCG@20 between the {result.coll.title} runs](img/med_{result.coll.key}.png)",

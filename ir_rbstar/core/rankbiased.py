@@ -20,7 +20,8 @@ from .segments import log_factorials, seg_cumcount, seg_cumsum, seg_sum
 
 __all__ = [
     "powers", "rank_weights", "rbp", "rbp_residual", "shared_weight", "half_power_mean", "rbr_residual", "rba",
-    "rba_residual", "rbo_family",
+    "rba_residual", "rbo_family", "rbo_finish", "rbo_residual", "rbo_tables",
+    "rbo_upper_open", "rbo_upper_from_profile", "rbr_residual_open", "rba_residual_open",
 ]
 
 
@@ -200,9 +201,10 @@ def rbo_family(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray,
 
 
 def rbo_finish(p: float, s: np.ndarray, l: np.ndarray, head: np.ndarray, x_l: np.ndarray, x_s: np.ndarray,
-               tables) -> Dict[str, np.ndarray]:
+               tables, residual: bool = True) -> Dict[str, np.ndarray]:
     """RBO, RBO_res and RBO_ext of each query from s = min(|B|, |R|), l = max(|B|, |R|) and the sums
-    over the shared documents: ``head`` = sum_{d<=l} p^d X_d / d, ``x_l`` = X_l, ``x_s`` = X_s."""
+    over the shared documents: ``head`` = sum_{d<=l} p^d X_d / d, ``x_l`` = X_l, ``x_s`` = X_s
+    (RBO_res only with ``residual``: it needs the overlap X_l as a whole number)."""
     pw, H, G = tables
     n = len(s)
     L_inf = -math.log1p(-p)                                         # sum_{j>=1} p^j / j
@@ -213,16 +215,27 @@ def rbo_finish(p: float, s: np.ndarray, l: np.ndarray, head: np.ndarray, x_l: np
     mid = (G[l] - G[s]) - s * (H[l] - H[s])                         # sum_{s<d<=l} p^d (d-s)/d
     frac_l = np.divide(x_l - x_s, l, out=np.zeros(n), where=l > 0)
     rbo_ext = np.where(l > 0, c * (head + frac_s * mid) + (frac_l + frac_s) * pw[l], 0.0)
-    # residual: the largest possible increase over all extensions of both lists. With
-    # a = X_l + (l - s): X^max_d = X_d + (d - s) for s < d <= l, a + 2(d - l) for l < d < 2l - a, d after.
-    a = x_l.astype(np.int64) + (l - s)
+    out = {"RBO": rbo_min, "RBO_ext": rbo_ext}
+    if residual:
+        out["RBO_res"] = rbo_residual(p, s, l, x_l.astype(np.int64), tables)
+    return out
+
+
+def rbo_residual(p: float, s: np.ndarray, l: np.ndarray, x_l: np.ndarray, tables) -> np.ndarray:
+    """RBO_max - RBO_min: the largest possible increase over all extensions of both lists, from the
+    lengths and the whole-number overlap x_l = |B ∩ R|. With a = X_l + (l - s):
+    X^max_d = X_d + (d - s) for s < d <= l, a + 2(d - l) for l < d < 2l - a, d after."""
+    _, H, G = tables
+    L_inf = -math.log1p(-p)
+    mid = (G[l] - G[s]) - s * (H[l] - H[s])
+    a = x_l + (l - s)
     D = np.maximum(2 * l - a, l + 1)
     ramp_hi = D - 1
     res = mid
     res = res + 2.0 * (G[ramp_hi] - G[l]) - (l + s) * (H[ramp_hi] - H[l])
     res = res + np.power(p, D.astype(np.float64)) / (1.0 - p) - x_l * (L_inf - H[D - 1])
     # (tiny negative values can only come from rounding: the residual is a sum of non-negative terms)
-    return {"RBO": rbo_min, "RBO_res": np.maximum(c * res, 0.0), "RBO_ext": rbo_ext}
+    return np.maximum((1.0 - p) / p * res, 0.0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -275,7 +288,6 @@ def rbo_upper_open(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray,
     entries per query (the rows of the longer list); beyond that depth the sum has a closed form."""
     len_b = len_b.astype(np.int64)
     l = np.maximum(len_b, len_r.astype(np.int64))
-    pw, H, G = rbo_tables(p, int(l.max(initial=0)))
     slots = l + 1                                        # depths 1 .. l + 1 (the last holds range ends)
     base = np.cumsum(slots) - slots
     total = int(slots.sum())
@@ -295,6 +307,17 @@ def rbo_upper_open(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray,
     np.add.at(step, base[unk_seg] + unk_rank.astype(np.int64) - 1, 1.0)
     seg = np.repeat(np.arange(n), slots)
     reach = seg_cumsum(step, seg) if total else step             # X_d + U_d
+    return rbo_upper_from_profile(n, p, len_b, l, slots, reach)
+
+
+def rbo_upper_from_profile(n: int, p: float, len_b: np.ndarray, l: np.ndarray, slots: np.ndarray,
+                           reach: np.ndarray) -> np.ndarray:
+    """:func:`rbo_upper_open` from X_d + U_d for d = 1 .. l + 1 of every query (``slots`` = l + 1 values
+    per query, query after query)."""
+    pw, H, G = rbo_tables(p, int(l.max(initial=0)))
+    base = np.cumsum(slots) - slots
+    total = int(slots.sum())
+    seg = np.repeat(np.arange(n), slots)
     d = np.arange(total) - np.repeat(base, slots) + 1
     beyond = np.maximum(d - len_b[seg], 0)
     x_max = np.minimum(d, reach + beyond)

@@ -8,6 +8,7 @@ import numpy as np
 from ..context import RunContext
 from ..core import rankbiased as K
 from ..core.segments import seg_sum
+from .rankbiased_ties import compute_tied
 
 
 
@@ -20,7 +21,10 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
         if name in ("RBP", "RBP_res"):
             out[m] = _rbp(m, ctx, p, cutoff)
             continue
-        ref, rel = m["ref"], m["rel"]
+        ref, rel, ties = m["ref"], m["rel"], m["ties"]
+        if ties == "expected" and ctx.tied_observation(cutoff).tied:
+            out[m] = compute_tied(m, ctx, rbo_cache)
+            continue
         if kernels is None and name in _COMPILED:
             kernels = ctx.kernels() or False      # chosen once per evaluation, loaded only when used
         if kernels and name in _COMPILED and not (ref is None and name == "RBO_res"):
@@ -29,7 +33,7 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
         b = ctx.observation(cutoff)
         reference, b_in_r, r_in_b = ctx.match(cutoff, ref, rel, m)
         matched = b_in_r >= 0
-        start, size = reference.tie_groups()
+        start, size = _groups(reference, m)
         if name == "RBR":
             w = K.shared_weight(start[b_in_r[matched]], size[b_in_r[matched]], p)
             out[m] = seg_sum(w, b.seg[matched], ctx.n)
@@ -60,7 +64,7 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
                                     b.rank[unknown].astype(np.float64), b.seg[unknown],
                                     r.seg[first], r_start[first], r_size[first], missing.astype(np.int64))
         else:  # RBO family: computed together
-            key = (cutoff, ref, rel, p)
+            key = (cutoff, ref, rel, p, ties)
             r = ctx.reference_rows(ref, rel, m)
             rows = b_in_r[matched]
             if key not in rbo_cache:
@@ -86,12 +90,12 @@ def _compiled(m, ctx: RunContext, kernels, rbo_cache: dict) -> np.ndarray:
     by query without gathering rows (the same formulas as the numpy path, item by item)."""
     name, p, cutoff, ref, rel = m.NAME, m["p"], m.params.get("cutoff"), m["ref"], m["rel"]
     reference, seg, rank, row, len_b, len_r = ctx.shared(cutoff, ref, rel, m, kernels)
-    start, size = reference.tie_groups()
+    start, size = _groups(reference, m)
     if name == "RBR":
         return kernels.rbr_sums(ctx.n, seg, row, start, size, p)
     if name == "RBA":
         return kernels.rba_sums(ctx.n, seg, rank, row, start, size, p)
-    key = (cutoff, ref, rel, p)
+    key = (cutoff, ref, rel, p, m["ties"])
     if key not in rbo_cache:
         s, l = np.minimum(len_b, len_r), np.maximum(len_b, len_r)
         tables = K.rbo_tables(p, int(l.max(initial=0)))
@@ -99,6 +103,16 @@ def _compiled(m, ctx: RunContext, kernels, rbo_cache: dict) -> np.ndarray:
         x_l = np.bincount(seg, minlength=ctx.n).astype(np.float64)
         rbo_cache[key] = K.rbo_finish(p, s, l, head, x_l, x_s, tables)
     return rbo_cache[key][name]
+
+
+def _groups(reference, m):
+    """The reference's tie groups (0-based start and size of each row's group); with ``ties='docid'`` a
+    reference run's ties are broken as trec_eval orders a run (its stored order), so every group is one
+    row. A qrels-derived reference keeps its ties (equal grades have no order)."""
+    if m["ties"] == "docid" and m["ref"] is not None:
+        pos = reference.row_positions()
+        return pos, np.ones(len(pos), dtype=np.int64)
+    return reference.tie_groups()
 
 
 def _unknown(ctx: RunContext, cutoff, ref, matched: np.ndarray) -> np.ndarray:

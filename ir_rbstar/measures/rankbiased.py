@@ -1,17 +1,26 @@
 """Declarations of the rank-biased family (Moffat, Mackenzie, Mallia, Petri, SIGIR-AP 2024).
 
-B is the run (ordered by score descending, ties by doc id descending; ``@k`` keeps its top k), R the
-reference ranking given by ``ref`` (a run file or a registered run) or, with ``ref=None``, derived
-from the qrels: documents with grade >= ``rel``, by grade descending, equal grades tied. Ties in R are
-never broken: every value is the expectation over a uniformly random order of each tie group.
-Weights: w(i) = (1-p) p^(i-1).
+B is the run (ordered by score descending; ``@k`` keeps its top k), R the reference ranking given by
+``ref`` (a run file or a registered run) or, with ``ref=None``, derived from the qrels: documents with
+grade >= ``rel``, by grade descending, equal grades tied. Weights: w(i) = (1-p) p^(i-1).
+
+Ties (``ties``, RBR, RBA, RBO and their residuals): by default (``'expected'``) no tie is broken, in the
+run or in the reference: every value is the exact mean over the uniformly random orders of every tie group
+of both rankings, independently (Moffat et al. propose this for the reference; it is applied to the run
+too). A tie group of the run that straddles the cutoff k (positions s+1 .. s+g with s < k < s+g) puts
+each of its members into B with probability (k-s)/g. So RBO and RBA are symmetric (the value of A against
+B is that of B against A) whatever the ties, and a run compared with itself gets the mean over two
+independent orders of its ties: 1 - RBA and 1 - RBO are not 0 then (the package's distance matrices put 0
+on their diagonal all the same). ``ties='docid'`` takes the run, and a reference run, in trec_eval's order
+(ties broken by document id descending; the equal grades of a qrels-derived reference stay averaged); RBP
+and RBP_res always do (see RBP_TA for RBP with ties).
 """
 from __future__ import annotations
 
 from ir_measures import measures as _ir_measures
 
 from ..errors import ParameterError
-from .base import NOT_PROVIDED, RbstarMeasure, param_cutoff, param_max_rel, param_p, param_ref, param_rel
+from .base import NOT_PROVIDED, ParamInfo, RbstarMeasure, param_cutoff, param_max_rel, param_p, param_ref, param_rel
 
 __all__ = ["RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res", "RBO_ext",
            "_RBP_rbstar", "RANKBIASED"]
@@ -74,10 +83,29 @@ class _RBP_res(RbstarMeasure):
     SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "rel": param_rel(NOT_PROVIDED)}
 
 
+def param_ties(variants: bool = False) -> ParamInfo:
+    """How ties are treated in both rankings; ``variants``: also Corsi & Urbano's RBO variants."""
+    choices = ("expected", "docid") + (("a", "b", "w") if variants else ())
+    desc = ("ties in the run and the reference: 'expected' (default), the exact mean over every order of "
+            "every tie group of both; 'docid', the run (and a reference run) in trec_eval's order, ties "
+            "broken by document id, only the equal grades of a qrels-derived reference averaged")
+    if variants:
+        desc += ("; 'a', 'b', 'w': the variants of Corsi & Urbano (SIGIR 2024): a, random tie breaking "
+                 "(RBO_a = the expected RBO); b, corrected for what ties hide (RBO_b(X,X) = 1); w, tied "
+                 "items truly equal")
+    return ParamInfo(dtype=str, default="expected", choices=choices, desc=desc)
+
+
 class _RefMeasure(RbstarMeasure):
     FAMILY = "rankbiased"
     ALWAYS_SHOWN = ("p",)
-    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "ref": param_ref(), "rel": param_rel(1)}
+    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "ref": param_ref(), "rel": param_rel(1),
+                        "ties": param_ties()}
+
+
+class _RBOMeasure(_RefMeasure):
+    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "ref": param_ref(), "rel": param_rel(1),
+                        "ties": param_ties()}
 
 
 class _RBR(_RefMeasure):
@@ -87,7 +115,10 @@ class _RBR(_RefMeasure):
     paper's "set | ranking" case: B is what a first stage hands to a re-ranker (its top k, order
     ignored), R the ranking the re-ranker makes (the reference). Tied items of R share their group's
     weight equally (the paper's proposal: the expectation over the orders of the tie); a document not
-    in R adds 0. RBR is at most 1 - p^|B|, reached when B is R's top |B|, and RBR(B | R) = RBP(R | B)
+    in R adds 0. A tie group of the run that straddles k puts each member into B with probability
+    (k - s)/g (s documents above the group, g in it), so RBR never depends on document ids
+    (``ties='docid'``: trec_eval's order decides who is in B). RBR is at most 1 - p^|B|, reached when B
+    is R's top |B|, and RBR(B | R) = RBP(R | B)
     (eq. 7). A query the run does not answer, or the reference lacks, scores 0.
     Example: ``RBR(p=0.8,ref='reranked.run')@20`` (a first stage's top 20 against a re-ranked
     reference), ``RBR(p=0.8)@20`` (reference derived from the qrels).
@@ -114,6 +145,9 @@ class _RBR_res(_RefMeasure):
       in neither the run nor the qrels stay not relevant (the pooling assumption): if one of them were
       found relevant it would take a place in R above some of B's documents and RBR could only drop.
 
+    With ties in the run (``ties='expected'``) the residual is the exact mean of this over the run's tie
+    orders (a straddling group's members of each kind enter B in hypergeometric numbers).
+
     Example: the paper's Table 1 (p = 0.6, D23 unknown) has residual 0.0024 against a run reference
     and 0.1158 against the qrels (D23 could be judged above D07). A query the run does not answer gets
     0; one the reference lacks (|R| = 0) gets 1 - p^|B|.
@@ -131,10 +165,10 @@ class _RBA(_RefMeasure):
     weighted at its mean rank in the two rankings, so a document counts more the higher both put it
     (RBO instead counts the overlap of prefixes). Symmetric, RBA(B | R) = RBA(R | B) (eq. 13); two
     aligned rankings approach 1; RBA(reverse(R), R) = (1-p)/p |R| p^((|R|+1)/2) (eq. 12), the smallest
-    value of a permutation. With ties in R, p^(rank_R/2) is replaced by its mean over the tie group's
-    positions (the expectation over the tie's orders). RBA is a tight lower bound (more shared
-    documents can only add; see RBA_res). A query the run does not answer, or the reference lacks,
-    scores 0. Example: ``RBA(p=0.9,ref='a.run')``.
+    value of a permutation. With ties in R or in the run, p^(rank/2) is replaced by its mean over the
+    tie group's positions (within k for the run): the expectation over both rankings' tie orders. RBA is
+    a tight lower bound (more shared documents can only add; see RBA_res). A query the run does not
+    answer, or the reference lacks, scores 0. Example: ``RBA(p=0.9,ref='a.run')``.
     """
     __name__ = "RBA"
     NAME = "RBA"
@@ -159,7 +193,11 @@ class _RBA_res(_RefMeasure):
       those of B's judged relevant documents; a document judged higher pushes them down and RBA may drop.
       Documents in neither the run nor the qrels stay not relevant.
 
-    A query the run does not answer gets 1.
+    With ties in the run (``ties='expected'``) the residual bounds the mean over the tie orders: against a
+    run reference it is the exact mean of the above unless a tie group of the run straddles the cutoff;
+    then, and for a qrels-derived reference, it is an upper bound of that mean (the members of R that a
+    straddling group may leave out of B are taken at their best places; min(., 1 - RBA) is taken of the
+    means), never below it. A query the run does not answer gets 1.
     """
     __name__ = "RBA_res"
     NAME = "RBA_res"
@@ -168,14 +206,15 @@ class _RBA_res(_RefMeasure):
     DEFAULT = 1.0
 
 
-class _RBO(_RefMeasure):
+class _RBO(_RBOMeasure):
     """Rank-biased overlap, RBO_min (Webber et al. 2010), of the run and the reference ranking.
 
     RBO = (1-p)/p sum_{d>=1} p^d |B_{1..d} ∩ R_{1..d}| / d (Moffat et al. 2024, eq. 5), summed to infinity
     assuming no overlap beyond what is seen (the prefix overlaps stay frozen after both lists end), so
     two identical lists of 10 score 0.9690 at p = 0.8, not 1; this is what Moffat et al. 2024, Table 3 prints.
-    Lists of unequal length are allowed. Ties in R: the expectation over a uniformly random order of
-    each tie group. A query the run does not answer, or the reference lacks, scores 0.
+    Lists of unequal length are allowed. Ties in either ranking: the expectation over a uniformly random
+    order of each tie group (``ties='expected'``; equal to Corsi & Urbano's RBO_a min score). A query the
+    run does not answer, or the reference lacks, scores 0.
     Example: ``RBO(p=0.9,ref='baseline.run')@100``.
     (W. Webber, A. Moffat, J. Zobel. A Similarity Measure for Indefinite Rankings. TOIS 2010.)
     """
@@ -185,7 +224,7 @@ class _RBO(_RefMeasure):
     SHORT_DESC = "rank-biased overlap (RBO_min) with the reference ranking"
 
 
-class _RBO_res(_RefMeasure):
+class _RBO_res(_RBOMeasure):
     """Residual of RBO: how much RBO could still grow as what is unknown becomes known.
 
     The true RBO lies in [RBO, RBO + RBO_res] for these completions:
@@ -200,6 +239,11 @@ class _RBO_res(_RefMeasure):
       grades below those of B's judged relevant documents. Documents in neither the run nor the qrels
       stay not relevant.
 
+    With ties in the run (``ties='expected'``): against a run reference the exact mean over the tie orders
+    (it depends only on |B ∩ R|, hypergeometric when a tie group straddles the cutoff); against the qrels
+    the bound above computed from the mean profiles X_d and U_d (min(d, .) is concave, so it is at least the
+    mean of every order's bound).
+
     RBO <= RBO_ext <= RBO + RBO_res. A query the run does not answer gets 1.
     Example: ``RBO_res(p=0.9,ref='baseline.run')@100``.
     """
@@ -210,7 +254,7 @@ class _RBO_res(_RefMeasure):
     DEFAULT = 1.0
 
 
-class _RBO_ext(_RefMeasure):
+class _RBO_ext(_RBOMeasure):
     """Extrapolated RBO (Webber et al. 2010, eq. 32): a point estimate between RBO and RBO + RBO_res.
 
     The agreement seen at the end of the lists is assumed to continue for ever (unequal lengths

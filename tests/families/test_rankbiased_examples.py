@@ -502,16 +502,21 @@ def test_rbp_query_missing_from_run_package(pkg):
 
 
 def test_run_order_ties_package(pkg):
-    # the run's own ties are broken by doc id descending (string compare), never averaged
+    # RBP breaks the run's ties by doc id descending (string compare), as trec_eval; RBR with
+    # ties='docid' too, and by default averages over the run's tie orders
     p = 0.5
     qrels = {'q1': {'d9': 1, 'a': 1}}
     run = {'q1': {'a': 1.0, 'b': 1.0, 'B': 1.0, 'd10': 2.0, 'd9': 2.0, 'z': 0.5}}
     import ir_measures  # noqa: F401
     import ir_rbstar
-    got = O.per_query(['RBP(p=0.5,rel=1)@3', 'RBR(p=0.5)@1', 'RBR(p=0.5)@2'], qrels, run,
-                      via='provider')
+    names = ['RBP(p=0.5,rel=1)@3', "RBR(p=0.5,ties='docid')@1", 'RBR(p=0.5)@1', 'RBR(p=0.5)@2']
+    got = O.per_query(names, qrels, run, via='provider')
+    value = {m: got[('q1', str(ir_rbstar.parse_measure(m)))] for m in names}
     # order: d9, d10, b, a, B, z
-    assert got[('q1', str(ir_rbstar.parse_measure('RBP(p=0.5,rel=1)@3')))] == pytest.approx(0.5)
+    assert value['RBP(p=0.5,rel=1)@3'] == pytest.approx(0.5)
     # R = {d9, a} tied (both grade 1): each gets (w(1)+w(2))/2 = 0.375
-    assert got[('q1', str(ir_rbstar.parse_measure('RBR(p=0.5)@1')))] == pytest.approx(0.375)
+    assert value["RBR(p=0.5,ties='docid')@1"] == pytest.approx(0.375)
+    # {d9, d10} tied at the top straddle k = 1: d9 is in B half of the time
+    assert value['RBR(p=0.5)@1'] == pytest.approx(0.1875)
+    assert value['RBR(p=0.5)@2'] == pytest.approx(0.375)
     assert got[('q1', str(ir_rbstar.parse_measure('RBR(p=0.5)@2')))] == pytest.approx(0.375)

@@ -81,32 +81,37 @@ def parse(m):
     return ir_rbstar.parse_measure(m)
 
 
-def measure_set(p, k, rel_ref, rel_rbp, ref=None, names=O.MEASURES):
-    """{name: measure string}"""
+def measure_set(p, k, rel_ref, rel_rbp, ref=None, names=O.MEASURES, ties=None):
+    """{name: measure string}; ``ties`` None leaves the default ('expected')."""
     out = {}
     for name in names:
         rel = rel_rbp if name in ('RBP', 'RBP_res') else rel_ref
-        out[name] = O.measure_string(name, p, k, rel, None if name in ('RBP', 'RBP_res') else ref)
+        out[name] = O.measure_string(name, p, k, rel, None if name in ('RBP', 'RBP_res') else ref, ties)
     return out
 
 
-def expected_values(ms, qrels, run, p, k, rel_ref, rel_rbp, ref_run=None):
+def expected_values(ms, qrels, run, p, k, rel_ref, rel_rbp, ref_run=None, ties='expected'):
     exp = {}
     for name, m in ms.items():
         rel = rel_rbp if name in ('RBP', 'RBP_res') else rel_ref
         vals = O.evaluate(name, qrels, run, p=p, k=k, rel=rel,
-                          ref_run=None if name in ('RBP', 'RBP_res') else ref_run)
+                          ref_run=None if name in ('RBP', 'RBP_res') else ref_run, ties=ties)
         for q, v in vals.items():
             exp[(q, str(parse(m)))] = v
     return exp
 
 
-def assert_matches(got, exp, context):
+def assert_matches(got, exp, context, at_least=()):
+    """Every value as the oracle's; those of the measures in ``at_least`` (residuals that are an upper
+    bound of the mean over tie orders rather than that mean) at least the oracle's mean."""
     missing = set(exp) - set(got)
     extra = set(got) - set(exp)
     assert not missing, 'no value for %r\n%s' % (sorted(missing), context)
     assert not extra, 'values for queries outside the query set: %r\n%s' % (sorted(extra), context)
     for key, want in exp.items():
+        if key[1] in at_least:
+            assert got[key] >= want - TOL, '%s: package %r below the mean %r\n%s' % (key, got[key], want, context)
+            continue
         assert got[key] == pytest.approx(want, abs=TOL), \
             '%s: package %r, oracle %r\n%s' % (key, got[key], want, context)
 
@@ -171,34 +176,53 @@ def test_oracle_bounds(data, p, k, rel_ref, rel_rbp, use_ref_run):
 # ---------------------------------------------------------------------------------------------
 # package == oracle
 
+def few_orders(run, ref_run=None):
+    """Whether enumerating the tie orders of every query stays cheap."""
+    return all(O.count_orders(run[q]) * O.count_orders((ref_run or {}).get(q, {})) <= 2000 for q in run)
+
+
+def bounded(ms, ties, k, run_reference):
+    """The residuals that are an upper bound of the mean over the run's tie orders, not that mean
+    (see the declarations of RBA_res and RBO_res): with a qrels-derived reference RBA_res (at most
+    1 - RBA) and RBO_res; with a reference run RBA_res when a tie group may straddle the cutoff."""
+    if ties == 'docid':
+        return set()
+    names = ('RBA_res',) if run_reference and k is not None else () if run_reference else ('RBA_res', 'RBO_res')
+    return {str(parse(ms[n])) for n in names if n in ms}
+
+
 @SETTINGS
 @given(data=collections(), p=ps, k=cutoffs, rel_ref=rels, rel_rbp=rels,
-       qrels_form=st.sampled_from(['df', 'dict']), run_form=st.sampled_from(['df', 'dict', 'file']))
-def test_package_matches_oracle_qrels_reference(data, p, k, rel_ref, rel_rbp, qrels_form, run_form):
+       qrels_form=st.sampled_from(['df', 'dict']), run_form=st.sampled_from(['df', 'dict', 'file']),
+       ties=st.sampled_from([None, 'docid']))
+def test_package_matches_oracle_qrels_reference(data, p, k, rel_ref, rel_rbp, qrels_form, run_form, ties):
     qrels, run, _ = data
-    ms = measure_set(p, k, rel_ref, rel_rbp)
-    exp = expected_values(ms, qrels, run, p, k, rel_ref, rel_rbp)
+    assume(few_orders(run))
+    ms = measure_set(p, k, rel_ref, rel_rbp, ties=ties)
+    exp = expected_values(ms, qrels, run, p, k, rel_ref, rel_rbp, ties=ties or 'expected')
+    at_least = bounded(ms, ties, k, run_reference=False)
     with tempfile.TemporaryDirectory() as tmp:
         q_in = O.qrels_df(qrels) if qrels_form == 'df' else qrels
         r_in = {'df': lambda: O.run_df(run), 'dict': lambda: run,
                 'file': lambda: O.write_trec_run(os.path.join(tmp, 'run.txt'), run)}[run_form]()
         context = ctx(qrels=qrels, run=run, p=p, k=k, rel_ref=rel_ref, rel_rbp=rel_rbp,
-                      qrels_form=qrels_form, run_form=run_form)
+                      qrels_form=qrels_form, run_form=run_form, ties=ties)
         got = O.per_query(list(ms.values()), q_in, r_in, via='provider')
-        assert_matches(got, exp, context)
+        assert_matches(got, exp, context, at_least)
         names = pipeline_names(ms, k, rel_rbp)
         got = O.per_query([ms[n] for n in names], q_in, r_in, via='pipeline')
         assert_matches(got, {key: v for key, v in exp.items()
-                             if key[1] in {str(parse(ms[n])) for n in names}}, context)
+                             if key[1] in {str(parse(ms[n])) for n in names}}, context, at_least)
 
 
 @SETTINGS
 @given(data=collections(), p=ps, k=cutoffs, rel_ref=rels, rel_rbp=rels,
        ref_form=st.sampled_from(['file', 'registered_df', 'registered_dict', 'registered_path']),
-       with_qrels=st.booleans())
-def test_package_matches_oracle_run_reference(data, p, k, rel_ref, rel_rbp, ref_form, with_qrels):
+       with_qrels=st.booleans(), ties=st.sampled_from([None, 'docid']))
+def test_package_matches_oracle_run_reference(data, p, k, rel_ref, rel_rbp, ref_form, with_qrels, ties):
     import ir_rbstar
     qrels, run, ref_run = data
+    assume(few_orders(run, ref_run))
     with tempfile.TemporaryDirectory() as tmp:
         path = O.write_trec_run(os.path.join(tmp, 'ref.run'), ref_run)
         if ref_form == 'file':
@@ -209,18 +233,19 @@ def test_package_matches_oracle_run_reference(data, p, k, rel_ref, rel_rbp, ref_
                                          'registered_dict': lambda: ref_run,
                                          'registered_path': lambda: path}[ref_form]())
         names = O.MEASURES if with_qrels else REF_MEASURES
-        ms = measure_set(p, k, rel_ref, rel_rbp, ref=ref, names=names)
+        ms = measure_set(p, k, rel_ref, rel_rbp, ref=ref, names=names, ties=ties)
         q_in = qrels if with_qrels else None
-        exp = expected_values(ms, q_in, run, p, k, rel_ref, rel_rbp, ref_run=ref_run)
+        exp = expected_values(ms, q_in, run, p, k, rel_ref, rel_rbp, ref_run=ref_run, ties=ties or 'expected')
+        at_least = bounded(ms, ties, k, run_reference=True)
         context = ctx(qrels=q_in, run=run, ref_run=ref_run, p=p, k=k, rel_ref=rel_ref,
-                      rel_rbp=rel_rbp, ref_form=ref_form)
+                      rel_rbp=rel_rbp, ref_form=ref_form, ties=ties)
         got = O.per_query(list(ms.values()), None if q_in is None else O.qrels_df(q_in),
                           O.run_df(run), via='provider')
-        assert_matches(got, exp, context)
+        assert_matches(got, exp, context, at_least)
         pn = pipeline_names(ms, k, rel_rbp)
         got = O.per_query([ms[n] for n in pn], q_in, run, via='pipeline')
         assert_matches(got, {key: v for key, v in exp.items()
-                             if key[1] in {str(parse(ms[n])) for n in pn}}, context)
+                             if key[1] in {str(parse(ms[n])) for n in pn}}, context, at_least)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -267,21 +292,23 @@ def test_package_rba_symmetric_untied(B, R, p):
        p=ps, k=cutoffs, ref_kind=st.sampled_from(['file', 'qrels']))
 def test_package_rbr_equals_rbp_of_reference(R, run_docs, p, k, ref_kind):
     # RBR(B|R) = RBP(R|B) (eq. 7) with R untied: RBR of the run's top k against R, and RBP(rel=1) of
-    # R's ranking as a run with B's items as the relevant set
+    # R's ranking as a run with B's items as the relevant set (B: the run's top k in trec_eval's order,
+    # ties broken by document id: ties='docid')
     run = {'q': {d: float(s) for d, s in run_docs.items()}}
     B = O.observation(run['q'], k)
     with tempfile.TemporaryDirectory() as tmp:
         if ref_kind == 'file':
             assume(R)
             ref = O.write_trec_run(os.path.join(tmp, 'R.run'), as_run('q', R))
-            rbr = O.per_query([O.measure_string('RBR', p, k, ref=ref)], None, run)
+            rbr = O.per_query([O.measure_string('RBR', p, k, ref=ref, ties='docid')], None, run)
         else:  # distinct grades: R[0] gets the highest
             qrels = O.graded_qrels('q', R) if R else {'q': {'zz': 0}}
-            rbr = O.per_query([O.measure_string('RBR', p, k)], qrels, run)
+            rbr = O.per_query([O.measure_string('RBR', p, k, ties='docid')], qrels, run)
         rbp_run = as_run('q', R) if R else {'other': {'zz': 1.0}}
         rbp = O.per_query([O.measure_string('RBP', p, rel=1)], {'q': {e: 1 for e in B}}, rbp_run,
                           via='provider')
-    assert rbr[('q', str(parse(O.measure_string('RBR', p, k, ref=ref if ref_kind == 'file' else None))))] \
+    assert rbr[('q', str(parse(O.measure_string('RBR', p, k, ref=ref if ref_kind == 'file' else None,
+                                                ties='docid'))))] \
         == pytest.approx(rbp[('q', str(parse(O.measure_string('RBP', p, rel=1))))], abs=TOL)
     assert list(rbr.values())[0] == pytest.approx(O.rbr_untied(B, R, p), abs=TOL)
 

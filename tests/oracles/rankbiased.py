@@ -23,7 +23,8 @@ __all__ = [
     'tie_orders', 'expect_over_ties',
     'rbp', 'rbp_res', 'rbr', 'rbr_res', 'rba', 'rba_res', 'rbo', 'rbo_res', 'rbo_ext',
     'rbr_untied', 'rba_untied', 'rba_res_untied', 'rbo_min_untied', 'rbo_max_untied',
-    'rbo_ext_untied', 'rbo_max_bruteforce', 'overlap', 'MAX_REL', 'evaluate', 'MEASURES',
+    'rbo_ext_untied', 'rbo_max_bruteforce', 'overlap', 'MAX_REL', 'evaluate', 'MEASURES', 'run_orders',
+    'count_orders', 'rbo_hi_open',
 ]
 
 
@@ -317,9 +318,9 @@ def rba_res_open(B, ref, p):
     return min(total + q ** (len(B) + len(ranks)), 1.0 - rba(B, ref, p))      # RBA <= 1
 
 
-def rbo_res_open(B, ref, p, depth=4000):
-    """max(hi, RBO_ext) - RBO, hi = (1-p)/p sum_d p^d min(d, X_d + U_d + max(0, d - |B|)) / d summed
-    term by term (X_d by enumerating the tie orders, U_d = unjudged documents among B's first d)."""
+def rbo_hi_open(B, ref, p, depth=4000):
+    """(1-p)/p sum_d p^d min(d, X_d + U_d + max(0, d - |B|)) / d summed term by term (X_d by enumerating
+    the tie orders, U_d = unjudged documents among B's first d): the most RBO can reach."""
     size = max(len(B), ref_size(ref))
     xs = [expect_over_ties(ref.groups, lambda R, d=d: overlap(B, R, d)) for d in range(size + 1)]
     unknown = set(e for e in B if e not in ref.known)
@@ -327,8 +328,12 @@ def rbo_res_open(B, ref, p, depth=4000):
     for d in range(1, depth + 1):
         x = xs[min(d, size)] + len(unknown & set(B[:d])) + max(0, d - len(B))
         hi += p ** d * min(d, x) / d
-    hi *= (1.0 - p) / p
-    return max(hi, rbo_ext(B, ref, p)) - rbo(B, ref, p)
+    return hi * (1.0 - p) / p
+
+
+def rbo_res_open(B, ref, p):
+    """max(hi, RBO_ext) - RBO (hi: :func:`rbo_hi_open`)."""
+    return max(rbo_hi_open(B, ref, p), rbo_ext(B, ref, p)) - rbo(B, ref, p)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -397,12 +402,35 @@ def rbo_max_bruteforce(B, R, p, extra=1):
 MEASURES = ('RBP', 'RBP_res', 'RBR', 'RBR_res', 'RBA', 'RBA_res', 'RBO', 'RBO_res', 'RBO_ext')
 
 
-def evaluate(name, qrels, run, p=0.8, k=None, rel='default', ref_run=None):
+def run_orders(run_q):
+    """Every order of a run obtained by permuting each group of equal scores independently (groups by
+    score descending); one order when the run has no ties."""
+    groups = [sorted(doc for doc, score in run_q.items() if score == s)
+              for s in sorted(set(run_q.values()), reverse=True)]
+    return list(tie_orders(groups))
+
+
+def count_orders(scores):
+    """How many orders the ties of ``{doc: score}`` allow."""
+    total = 1
+    for s in set(scores.values()):
+        total *= math.factorial(sum(1 for v in scores.values() if v == s))
+    return total
+
+
+def _mean(f, orders, ref, p):
+    return sum(f(order, ref, p) for order in orders) / len(orders)
+
+
+def evaluate(name, qrels, run, p=0.8, k=None, rel='default', ref_run=None, ties='docid'):
     """Per-query values {qid: value} of measure ``name``.
 
     qrels: {qid: {doc: grade}} or None; run: {qid: {doc: score}}; ref_run: {qid: {doc: score}} for a
     run-file / registered reference, or None for a qrels-derived one (RBP/RBP_res always use qrels).
     rel='default' means the measure's default (None for RBP/RBP_res, 1 otherwise).
+    ties: 'docid' takes the run (and a reference run) in trec_eval's order (ties broken by doc id
+    descending), averaging only over equal grades of a qrels-derived reference; 'expected' averages the
+    value over every order of the run's ties too (RBP/RBP_res keep trec_eval's order either way).
     Query set: qrels' queries when qrels is given, else the run's queries.  A query missing from the
     run has B empty; missing from the reference, R empty.
     """
@@ -415,7 +443,8 @@ def evaluate(name, qrels, run, p=0.8, k=None, rel='default', ref_run=None):
     G = MAX_REL
     out = {}
     for qid in qids:
-        B = observation(run.get(qid, {}), k)
+        run_q = run.get(qid, {})
+        B = observation(run_q, k)
         qrels_q = (qrels or {}).get(qid, {})
         if name == 'RBP':
             out[qid] = rbp(B, qrels_q, p, rel, G)
@@ -425,13 +454,25 @@ def evaluate(name, qrels, run, p=0.8, k=None, rel='default', ref_run=None):
             continue
         if ref_run is not None:
             ref = ref_from_run(ref_run.get(qid, {}))
+            if ties == 'docid':
+                ref = Reference([[doc] for doc in run_ranking(ref_run.get(qid, {}))], ref.known)
         else:
             ref = ref_from_qrels(qrels_q, rel)
         fn = {'RBR': rbr, 'RBR_res': rbr_res, 'RBA': rba, 'RBA_res': rba_res, 'RBO': rbo,
               'RBO_res': rbo_res, 'RBO_ext': rbo_ext}[name]
         if ref_run is None:          # a qrels-derived reference: the open residuals
             fn = {'RBR_res': rbr_res_open, 'RBA_res': rba_res_open, 'RBO_res': rbo_res_open}.get(name, fn)
-        out[qid] = fn(B, ref, p)
+        orders = [order[:k] if k is not None else order for order in run_orders(run_q)]
+        if ties == 'docid':
+            out[qid] = fn(B, ref, p)
+        elif fn is rbo_res_open:
+            # the residual of the mean over the run's tie orders: the mean of what each order can reach
+            # (or its extrapolation, if larger) minus the mean RBO
+            hi, ext, low = (_mean(f, orders, ref, p) for f in (rbo_hi_open, rbo_ext, rbo))
+            out[qid] = max(hi, ext) - low
+        else:
+            values = [fn(order, ref, p) for order in orders]
+            out[qid] = sum(values) / len(values)
     return out
 
 
@@ -481,9 +522,11 @@ def graded_qrels(qid, docs):
     return {qid: {doc: n - i for i, doc in enumerate(docs)}}
 
 
-def measure_string(name, p=None, k=None, rel='default', ref=None):
+def measure_string(name, p=None, k=None, rel='default', ref=None, ties=None):
     """e.g. RBR(p=0.6,rel=2,ref='/tmp/x.run')@5; parameters left out stay at their defaults."""
     params = []
+    if ties is not None and name not in ('RBP', 'RBP_res'):
+        params.append('ties=%r' % ties)
     if p is not None:
         params.append('p=%r' % float(p))
     if rel != 'default':

@@ -1,0 +1,145 @@
+"""Rank-biased kernels when the run has ties too: RBR, RBA, RBO and their residuals as the exact mean over
+the orders of the tie groups of *both* rankings (Moffat, Mackenzie, Mallia, Petri, SIGIR-AP 2024, with the
+expectation they propose for ties in the reference applied to the run as well).
+
+Notation as in :mod:`ir_rbstar.core.rankbiased`. A document e of the run sits in a tie group occupying
+positions ``s+1 .. s+g`` (0-based start s, size g); B is the run's first k positions, so only
+``t = min(s+g, k) - s`` of the group's positions are in B (t < g: the group *straddles* the cutoff, and
+each member is in B with probability t/g). The run's and the reference's tie orders are independent and
+uniform, so every per-document quantity is a product of a run-side and a reference-side expectation:
+
+* P(rank_B(e) <= d) = A(d) = clip((min(d, s+t) - s) / g, 0, 1), a ramp that ends at s+t on t/g;
+* likewise B(d) for the reference (its groups are never cut: B(d) reaches 1).
+
+RBO's overlap at depth d is X_d = sum_e A(d) B(d): on each stretch where both are linear,
+p^d A(d) B(d) / d = p^d (a0 + a1 d)(b0 + b1 d) / d, whose sums over d have closed forms in the prefix sums
+H[d] = sum p^j / j, G[d] = sum p^j and K[d] = sum j p^j. No per-depth arrays are needed.
+
+Residuals depend on which of a straddling group's members are in B. Given that h of them are of a kind
+that matters (unknown to the reference, say), the kind's count is hypergeometric, and the residual is
+averaged over h exactly (:func:`straddle_mix`). Internal: used by :mod:`ir_rbstar.families.rankbiased`.
+"""
+from __future__ import annotations
+
+import math
+from typing import Dict, Tuple
+
+import numpy as np
+from scipy.stats import hypergeom
+
+from .rankbiased import _expected_pair_sum, rbo_finish, rbo_tables
+from .segments import seg_sum
+
+__all__ = ["run_half_power_mean", "rbo_family_tied", "overlap_profile_pieces", "straddle_mix", "pair_sum_groups"]
+
+
+def run_half_power_mean(start: np.ndarray, size: np.ndarray, kept: np.ndarray, p: float) -> np.ndarray:
+    """E[p^(rank/2) 1(rank <= k)] for a document of a run tie group: (1/g) sum_{j=s+1}^{s+t} p^(j/2)."""
+    q = math.sqrt(p)
+    return np.power(q, start + 1.0) * -np.expm1(kept * math.log(q)) / ((1.0 - q) * size)
+
+
+def _pieces(sa: np.ndarray, ga: np.ndarray, ea: np.ndarray, sb: np.ndarray, gb: np.ndarray,
+            eb: np.ndarray, last: np.ndarray):
+    """The stretches of depth d in [max(sa, sb) + 1, last] where A(d) = a0 + a1 d and B(d) = b0 + b1 d are
+    both linear (A ramps up to its end ``ea`` and stays at (ea - sa) / ga after it; B likewise).
+    Returns (item, lo, hi, a0, a1, b0, b1), one row per non-empty stretch."""
+    d0 = np.maximum(sa, sb) + 1
+    m1, m2 = np.minimum(ea, eb), np.maximum(ea, eb)
+    los = (d0, np.maximum(d0, m1 + 1), np.maximum(d0, m2 + 1))
+    his = (np.minimum(m1, last), np.minimum(m2, last), last)
+    item = np.arange(len(sa))
+    parts = []
+    for lo, hi in zip(los, his, strict=True):
+        keep = np.flatnonzero(lo <= hi)
+        lo, hi = lo[keep], hi[keep]
+        ramp_a = hi <= ea[keep]
+        ramp_b = hi <= eb[keep]
+        ga_k, gb_k = ga[keep].astype(np.float64), gb[keep].astype(np.float64)
+        a0 = np.where(ramp_a, -sa[keep] / ga_k, (ea[keep] - sa[keep]) / ga_k)
+        a1 = np.where(ramp_a, 1.0 / ga_k, 0.0)
+        b0 = np.where(ramp_b, -sb[keep] / gb_k, (eb[keep] - sb[keep]) / gb_k)
+        b1 = np.where(ramp_b, 1.0 / gb_k, 0.0)
+        parts.append((item[keep], lo, hi, a0, a1, b0, b1))
+    return tuple(np.concatenate(col) for col in zip(*parts, strict=True))
+
+
+def _ramp(d: np.ndarray, s: np.ndarray, g: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """A(d) = clip((min(d, e) - s) / g, 0, 1)."""
+    return np.clip((np.minimum(d, e) - s) / g.astype(np.float64), 0.0, 1.0)
+
+
+def rbo_family_tied(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray, seg: np.ndarray,
+                    b_start: np.ndarray, b_size: np.ndarray, b_kept: np.ndarray,
+                    r_start: np.ndarray, r_size: np.ndarray) -> Tuple[Dict[str, np.ndarray], np.ndarray]:
+    """RBO, RBO_ext (exact means over both rankings' tie orders) and the expected overlap X_l = E|B ∩ R|,
+    from the documents of the run (their B-side groups: start, size, positions kept within k) that are in R
+    (their R-side groups). RBO_res is left to the caller (it is not linear in the overlap)."""
+    len_b = len_b.astype(np.int64)
+    len_r = len_r.astype(np.int64)
+    s = np.minimum(len_b, len_r)
+    l = np.maximum(len_b, len_r)
+    tables = rbo_tables(p, int(l.max(initial=0)))
+    pw, H, G = tables
+    K = np.concatenate(([0.0], np.cumsum(pw[1:] * np.arange(1, len(pw)))))
+    sa, ga = b_start.astype(np.int64), b_size.astype(np.int64)
+    ea = sa + b_kept.astype(np.int64)
+    sb, gb = r_start.astype(np.int64), r_size.astype(np.int64)
+    eb = sb + gb
+    item, lo, hi, a0, a1, b0, b1 = _pieces(sa, ga, ea, sb, gb, eb, l[seg])
+    part = a0 * b0 * (H[hi] - H[lo - 1]) + (a0 * b1 + a1 * b0) * (G[hi] - G[lo - 1]) + a1 * b1 * (K[hi] - K[lo - 1])
+    head = seg_sum(part, seg[item], n)
+    x_l = seg_sum(b_kept / ga, seg, n)
+    s_e = s[seg]
+    x_s = seg_sum(_ramp(s_e, sa, ga, ea) * _ramp(s_e, sb, gb, eb), seg, n)
+    family = rbo_finish(p, s, l, head, x_l, x_s, tables, residual=False)
+    return family, x_l
+
+
+def overlap_profile_pieces(n: int, slots: np.ndarray, seg: np.ndarray, sa, ga, ea, sb, gb, eb,
+                           last: np.ndarray) -> np.ndarray:
+    """X_d = sum_e A(d) B(d) for d = 1 .. slots[q] of every query, laid out query after query: each
+    stretch adds a quadratic in d, accumulated through difference arrays of its three coefficients."""
+    base = np.cumsum(slots) - slots
+    total = int(slots.sum())
+    coef = np.zeros((3, total + 1))
+    if len(sa):
+        item, lo, hi, a0, a1, b0, b1 = _pieces(np.asarray(sa), np.asarray(ga), np.asarray(ea), np.asarray(sb),
+                                               np.asarray(gb), np.asarray(eb), np.asarray(last))
+        at_lo = base[seg[item]] + lo - 1
+        at_hi = base[seg[item]] + hi
+        for row, c in enumerate((a0 * b0, a0 * b1 + a1 * b0, a1 * b1)):
+            np.add.at(coef[row], at_lo, c)
+            np.add.at(coef[row], at_hi, -c)
+    c0, c1, c2 = (np.cumsum(coef[row])[:total] for row in range(3))
+    d = (np.arange(total) - np.repeat(base, slots) + 1).astype(np.float64)
+    return c0 + c1 * d + c2 * d * d
+
+
+def straddle_mix(group_size: np.ndarray, kind: np.ndarray, kept: np.ndarray):
+    """The distribution of how many members of a given kind a straddling tie group puts into B: for each
+    group (size g, ``kind`` members of the kind, t positions in B), every possible count h with its
+    hypergeometric probability. Returns (group index, h, probability), one row per (group, h)."""
+    g = group_size.astype(np.int64)
+    m = kind.astype(np.int64)
+    t = kept.astype(np.int64)
+    lo = np.maximum(0, t - (g - m))
+    hi = np.minimum(t, m)
+    width = hi - lo + 1
+    idx = np.repeat(np.arange(len(g)), width)
+    h = lo[idx] + np.arange(int(width.sum())) - np.repeat(np.cumsum(width) - width, width)
+    prob = hypergeom.pmf(h, g[idx], m[idx], t[idx])
+    return idx, h, prob
+
+
+def pair_sum_groups(n: int, q: float, seg: np.ndarray, start: np.ndarray, size: np.ndarray,
+                    marked: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """E[sum_i q^(a_i + i + offset)] per query, a_1 < a_2 < ... the ranks of the marked members of tie
+    groups laid out in rank order (each group's members in uniformly random order): the i-th marked
+    member overall gets i. ``seg``/``start``/``size``/``marked`` describe one row per group (its query,
+    0-based start, the positions it fills, how many of them are marked); ``offset`` per group."""
+    before = np.cumsum(marked) - marked
+    first = np.r_[True, seg[1:] != seg[:-1]] if len(seg) else np.zeros(0, dtype=bool)
+    before = before - np.repeat(before[first], np.diff(np.r_[np.flatnonzero(first), len(seg)]))
+    expo = (start + before + offset).astype(np.float64)
+    return seg_sum(np.power(q, expo) * _expected_pair_sum(size, marked, q), seg, n)

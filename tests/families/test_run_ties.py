@@ -1,0 +1,110 @@
+"""Ties on both sides of the run-vs-reference measures (RBR, RBA, RBO): the properties the declarations
+promise. The values themselves are checked against the brute-force oracle over every tie order of both
+rankings in test_rankbiased_oracle.py (``ties='expected'`` and ``'docid'``); here: symmetry, what a run
+compared with itself gets, the 0 on the diagonal of every distance matrix, and the issue's toy case."""
+import math
+
+import numpy as np
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import ir_measures
+import ir_rbstar
+from tests.oracles import rankbiased as O
+
+POOL = ['d1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8']
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SYMMETRIC = ('RBO', 'RBO_ext', 'RBO_res', 'RBA')
+
+
+@st.composite
+def tied_runs(draw):
+    """Two runs of two queries, scores with many ties (0..2)."""
+    out = []
+    for _ in range(2):
+        run = {}
+        for q in ('q1', 'q2'):
+            docs = draw(st.lists(st.sampled_from(POOL), min_size=1, max_size=7, unique=True))
+            run[q] = {d: float(draw(st.integers(0, 2))) for d in docs}
+        out.append(run)
+    return out
+
+
+def values(measure, run, ref_name, qrels=None):
+    m = ir_rbstar.parse_measure(measure.replace('(', "(ref=%r," % ref_name, 1))
+    qrels = qrels or {q: {'d1': 1} for q in run}
+    return {r.query_id: r.value for r in ir_measures.iter_calc([m], qrels, run)}
+
+
+@SETTINGS
+@given(runs=tied_runs(), p=st.sampled_from([0.5, 0.8, 0.95]), name=st.sampled_from(SYMMETRIC),
+       ties=st.sampled_from(['expected', 'docid']))
+def test_symmetric_measures_are_symmetric_with_ties_on_both_sides(runs, p, name, ties):
+    a, b = runs
+    with ir_rbstar.run_scope(runs={'A': a, 'B': b}):
+        ab = values("%s(p=%r,ties=%r)" % (name, p, ties), a, 'B')
+        ba = values("%s(p=%r,ties=%r)" % (name, p, ties), b, 'A')
+    assert ab.keys() == ba.keys()
+    for q in ab:
+        assert ab[q] == pytest.approx(ba[q], abs=1e-12), (q, name, a[q], b[q])
+
+
+@SETTINGS
+@given(runs=tied_runs(), p=st.sampled_from([0.5, 0.8, 0.95]))
+def test_a_run_against_itself(runs, p):
+    """With ties='docid' (one order) RBO_ext of a run with itself is 1 and RBA is the untied self-alignment;
+    with 'expected' it is the mean over two independent orders of the ties: below 1 exactly when the run
+    has a tie, and equal to the oracle's enumeration."""
+    run = runs[0]
+    with ir_rbstar.run_scope(runs={'A': run}):
+        ext_docid = values("RBO_ext(p=%r,ties='docid')" % p, run, 'A')
+        ext = values("RBO_ext(p=%r)" % p, run, 'A')
+        rba = values("RBA(p=%r)" % p, run, 'A')
+    for q, docs in run.items():
+        assert ext_docid[q] == pytest.approx(1.0, abs=1e-12)
+        tied = len(set(docs.values())) < len(docs)
+        if tied:
+            assert ext[q] < 1.0 - 1e-9
+        else:
+            assert ext[q] == pytest.approx(1.0, abs=1e-12)
+        ref = O.ref_from_run(docs)
+        want = sum(O.rba(order, ref, p) for order in O.run_orders(docs)) / len(O.run_orders(docs))
+        assert rba[q] == pytest.approx(want, abs=1e-12)
+
+
+def test_issue_toy_case_is_symmetric():
+    """Two rankings with ties on both sides gave RBO(A, ref=B) 0.5450 and RBO(B, ref=A) 0.6085 when the run
+    side was broken by document id; both are now the mean over both rankings' tie orders."""
+    a = {'q': {'d1': 3.0, 'd2': 2.0, 'd3': 2.0, 'd4': 1.0, 'd5': 1.0}}
+    b = {'q': {'d2': 3.0, 'd1': 3.0, 'd5': 2.0, 'd3': 1.0, 'd6': 1.0}}
+    with ir_rbstar.run_scope(runs={'A': a, 'B': b}):
+        ab = values('RBO(p=0.8)', a, 'B')['q']
+        ba = values('RBO(p=0.8)', b, 'A')['q']
+        ab_docid = values("RBO(p=0.8,ties='docid')", a, 'B')['q']
+        ba_docid = values("RBO(p=0.8,ties='docid')", b, 'A')['q']
+    want = 0.0
+    orders_a, orders_b = O.run_orders(a['q']), O.run_orders(b['q'])
+    for x in orders_a:
+        for y in orders_b:
+            want += O.rbo_min_untied(x, y, 0.8)
+    want /= len(orders_a) * len(orders_b)
+    assert ab == pytest.approx(want, abs=1e-12) and ba == pytest.approx(want, abs=1e-12)
+    # ties='docid' breaks both rankings' ties the same way (trec_eval's order): symmetric too, another value
+    assert ab_docid == pytest.approx(ba_docid, abs=1e-12) and ab_docid != pytest.approx(want, abs=1e-6)
+
+
+@pytest.mark.parametrize('measure', ['RBO(p=0.9)', 'RBA(p=0.9)', 'RBO_ext(p=0.9)', 'MED_RBP(p=0.9)@10',
+                                     'MED_nDCG@10'])
+def test_distance_matrix_diagonal_is_zero(measure):
+    runs = {'tied': {'q1': {'d1': 1.0, 'd2': 1.0, 'd3': 1.0, 'd4': 0.5}, 'q2': {'d2': 2.0, 'd5': 2.0}},
+            'short': {'q1': {'d1': 1.0}, 'q2': {'d5': 1.0, 'd6': 0.0}},
+            'other': {'q1': {'d4': 3.0, 'd1': 2.0, 'd2': 1.0}, 'q2': {'d6': 1.0, 'd5': 0.5}}}
+    matrix = ir_rbstar.med.distance_matrix(runs, measure)
+    assert [matrix.loc[n, n] for n in runs] == [0.0, 0.0, 0.0]
+    pairs = ir_rbstar.med.pairwise(runs, measure)
+    own = pairs[(pairs['run'] == 'tied') & (pairs['ref'] == 'tied')]['value']
+    if measure.startswith('RB'):          # the value of a tied run against a copy of itself is kept there
+        assert (own < 1.0 - 1e-9).all()
+    off = matrix.to_numpy()[~np.eye(3, dtype=bool)]
+    assert all(math.isfinite(v) and v >= 0.0 for v in off)
