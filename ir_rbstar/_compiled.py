@@ -226,6 +226,47 @@ def rbo_sums(n, seg, rank, row, t_start, t_size, l, s, H, G):
     return head, x_s
 
 
+@nb.njit(**_JIT)
+def rbo_tied_sums(n, seg, sa, ga, ea, sb, gb, eb, l, s, Hs, Gs, Ks):
+    """``core.rankbiased_ties.stretch_sums`` summed per query (``head``) and the expected overlap at depth
+    s (``x_s``), document by document, when the run has ties too: A and B ramp from sa, sb to ea, eb
+    (slopes 1/ga, 1/gb), then stay."""
+    head = np.zeros(n)
+    x_s = np.zeros(n)
+    for k in range(len(seg)):
+        i = seg[k]
+        last = l[i]
+        d0 = max(sa[k], sb[k]) + 1
+        m1 = min(ea[k], eb[k])
+        m2 = max(ea[k], eb[k])
+        total = 0.0
+        for piece in range(3):
+            if piece == 0:
+                lo, hi = d0, min(m1, last)
+            elif piece == 1:
+                lo, hi = max(d0, m1 + 1), min(m2, last)
+            else:
+                lo, hi = max(d0, m2 + 1), last
+            if lo > hi:
+                continue
+            if hi <= ea[k]:
+                a0, a1 = -sa[k] / ga[k], 1.0 / ga[k]
+            else:
+                a0, a1 = (ea[k] - sa[k]) / ga[k], 0.0
+            if hi <= eb[k]:
+                b0, b1 = -sb[k] / gb[k], 1.0 / gb[k]
+            else:
+                b0, b1 = (eb[k] - sb[k]) / gb[k], 0.0
+            total += (a0 * b0 * (Hs[lo] - Hs[hi + 1]) + (a0 * b1 + a1 * b0) * (Gs[lo] - Gs[hi + 1])
+                      + a1 * b1 * (Ks[lo] - Ks[hi + 1]))
+        head[i] += total
+        d = s[i]
+        fa = min(max((min(d, ea[k]) - sa[k]) / ga[k], 0.0), 1.0)
+        fb = min(max((min(d, eb[k]) - sb[k]) / gb[k], 0.0), 1.0)
+        x_s[i] += fa * fb
+    return head, x_s
+
+
 # ---------------------------------------------------------------------------------------------
 # Document hashes and duplicates
 # ---------------------------------------------------------------------------------------------

@@ -166,7 +166,9 @@ class RunContext:
         """B with the run's tie groups kept (see :class:`TiedRows`)."""
         def make():
             b = self.observation(cutoff)
-            start, size = (a[b.src] for a in self.run.tie_groups())
+            start, size = self.run.tie_groups()
+            if not b.identity:
+                start, size = start[b.src], size[b.src]
             end = start + size
             reach = b.lens.copy()
             has = np.flatnonzero(b.lens > 0)

@@ -30,7 +30,8 @@ from scipy.stats import hypergeom
 from .rankbiased import _expected_pair_sum, rbo_finish, rbo_tables
 from .segments import seg_sum
 
-__all__ = ["run_half_power_mean", "rbo_family_tied", "overlap_profile_pieces", "straddle_mix", "pair_sum_groups"]
+__all__ = ["run_half_power_mean", "suffix_tables", "stretch_sums", "rbo_family_tied", "overlap_profile_pieces",
+           "straddle_mix", "pair_sum_groups"]
 
 
 def run_half_power_mean(start: np.ndarray, size: np.ndarray, kept: np.ndarray, p: float) -> np.ndarray:
@@ -69,29 +70,69 @@ def _ramp(d: np.ndarray, s: np.ndarray, g: np.ndarray, e: np.ndarray) -> np.ndar
     return np.clip((np.minimum(d, e) - s) / g.astype(np.float64), 0.0, 1.0)
 
 
+def suffix_tables(p: float, lmax: int):
+    """Hs[d] = sum_{j=d}^{N} p^j / j, Gs[d] = sum_{j=d}^{N} p^j and Ks[d] = sum_{j=d}^{N} j p^j for
+    d = 1 .. N + 1 (N = 2 lmax + 2; index 0 unused): sums over a stretch of depths are differences of
+    them, accurate relative to the stretch's own size (the sums run from the small end)."""
+    N = 2 * lmax + 2
+    d = np.arange(N + 2, dtype=np.float64)
+    pw = np.power(p, d)
+    pw[0] = 0.0
+    pw[N + 1] = 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = (np.where(d > 0, pw / np.maximum(d, 1.0), 0.0), pw, pw * d)
+    return tuple(np.cumsum(t[::-1])[::-1] for t in terms)
+
+
+def stretch_sums(sa, ga, ea, sb, gb, eb, last, tables) -> np.ndarray:
+    """sum_{d<=last} p^d A(d) B(d) / d per document (A, B: the ramps of :func:`_ramp`), stretch by stretch
+    (at most three, where both are linear), each a combination of three suffix-table differences. The
+    compiled engine's ``rbo_tied_sums`` does the same arithmetic document by document."""
+    Hs, Gs, Ks = tables
+    d0 = np.maximum(sa, sb) + 1
+    m1, m2 = np.minimum(ea, eb), np.maximum(ea, eb)
+    ga_f, gb_f = ga.astype(np.float64), gb.astype(np.float64)
+    total = np.zeros(len(sa))
+    for lo, hi in ((d0, np.minimum(m1, last)), (np.maximum(d0, m1 + 1), np.minimum(m2, last)),
+                   (np.maximum(d0, m2 + 1), last)):
+        ok = lo <= hi
+        lo = np.where(ok, lo, 1)
+        hi = np.where(ok, hi, 0)                       # an empty stretch: both differences are 0
+        ramp_a, ramp_b = hi <= ea, hi <= eb
+        a0 = np.where(ramp_a, -sa, ea - sa) / ga_f
+        a1 = np.where(ramp_a, 1.0 / ga_f, 0.0)
+        b0 = np.where(ramp_b, -sb, eb - sb) / gb_f
+        b1 = np.where(ramp_b, 1.0 / gb_f, 0.0)
+        total += (a0 * b0 * (Hs[lo] - Hs[hi + 1]) + (a0 * b1 + a1 * b0) * (Gs[lo] - Gs[hi + 1])
+                  + a1 * b1 * (Ks[lo] - Ks[hi + 1]))
+    return total
+
+
 def rbo_family_tied(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray, seg: np.ndarray,
                     b_start: np.ndarray, b_size: np.ndarray, b_kept: np.ndarray,
-                    r_start: np.ndarray, r_size: np.ndarray) -> Tuple[Dict[str, np.ndarray], np.ndarray]:
+                    r_start: np.ndarray, r_size: np.ndarray, kernels=None) -> Tuple[Dict[str, np.ndarray], np.ndarray]:
     """RBO, RBO_ext (exact means over both rankings' tie orders) and the expected overlap X_l = E|B ∩ R|,
     from the documents of the run (their B-side groups: start, size, positions kept within k) that are in R
-    (their R-side groups). RBO_res is left to the caller (it is not linear in the overlap)."""
-    len_b = len_b.astype(np.int64)
-    len_r = len_r.astype(np.int64)
+    (their R-side groups). RBO_res is left to the caller (it is not linear in the overlap). ``kernels``:
+    the compiled engine, if chosen."""
+    len_b = len_b.astype(np.int64, copy=False)
+    len_r = len_r.astype(np.int64, copy=False)
     s = np.minimum(len_b, len_r)
     l = np.maximum(len_b, len_r)
-    tables = rbo_tables(p, int(l.max(initial=0)))
-    pw, H, G = tables
-    K = np.concatenate(([0.0], np.cumsum(pw[1:] * np.arange(1, len(pw)))))
-    sa, ga = b_start.astype(np.int64), b_size.astype(np.int64)
-    ea = sa + b_kept.astype(np.int64)
-    sb, gb = r_start.astype(np.int64), r_size.astype(np.int64)
+    lmax = int(l.max(initial=0))
+    tables = rbo_tables(p, lmax)
+    suffix = suffix_tables(p, lmax)
+    sa, ga = b_start.astype(np.int64, copy=False), b_size.astype(np.int64, copy=False)
+    ea = sa + b_kept
+    sb, gb = r_start.astype(np.int64, copy=False), r_size.astype(np.int64, copy=False)
     eb = sb + gb
-    item, lo, hi, a0, a1, b0, b1 = _pieces(sa, ga, ea, sb, gb, eb, l[seg])
-    part = a0 * b0 * (H[hi] - H[lo - 1]) + (a0 * b1 + a1 * b0) * (G[hi] - G[lo - 1]) + a1 * b1 * (K[hi] - K[lo - 1])
-    head = seg_sum(part, seg[item], n)
+    if kernels:
+        head, x_s = kernels.rbo_tied_sums(n, seg, sa, ga, ea, sb, gb, eb, l, s, *suffix)
+    else:
+        head = seg_sum(stretch_sums(sa, ga, ea, sb, gb, eb, l[seg], suffix), seg, n)
+        s_e = s[seg]
+        x_s = seg_sum(_ramp(s_e, sa, ga, ea) * _ramp(s_e, sb, gb, eb), seg, n)
     x_l = seg_sum(b_kept / ga, seg, n)
-    s_e = s[seg]
-    x_s = seg_sum(_ramp(s_e, sa, ga, ea) * _ramp(s_e, sb, gb, eb), seg, n)
     family = rbo_finish(p, s, l, head, x_l, x_s, tables, residual=False)
     return family, x_l
 

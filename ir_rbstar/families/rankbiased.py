@@ -22,7 +22,7 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
             out[m] = _rbp(m, ctx, p, cutoff)
             continue
         ref, rel, ties = m["ref"], m["rel"], m["ties"]
-        if ties == "expected" and ctx.tied_observation(cutoff).tied:
+        if ties == "expected" and ctx.run.has_ties() and ctx.tied_observation(cutoff).tied:
             out[m] = compute_tied(m, ctx, rbo_cache)
             continue
         if kernels is None and name in _COMPILED:

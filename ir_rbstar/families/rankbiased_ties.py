@@ -45,10 +45,10 @@ def compute_tied(m, ctx: RunContext, cache: dict) -> np.ndarray:
     matched = b_in_r >= 0
     rstart, rsize = reference.tie_groups()
     rs, rg = rstart[b_in_r[matched]], rsize[b_in_r[matched]]
-    share = tied.kept / tied.size                        # the chance that a row is in B
     if name in ("RBR", "RBR_res"):
         weight = K.shared_weight(rs, rg, p)
-        rbr = seg_sum(share[matched] * weight, rows.seg[matched], n)
+        share = tied.kept[matched] / tied.size[matched]          # the chance that a row is in B
+        rbr = seg_sum(share * weight, rows.seg[matched], n)
         if name == "RBR":
             return rbr
         return _rbr_res(m, ctx, tied, matched, weight, rbr)
@@ -63,7 +63,7 @@ def compute_tied(m, ctx: RunContext, cache: dict) -> np.ndarray:
     r = ctx.reference_rows(ref, rel, m)
     if key not in cache:
         cache[key] = T.rbo_family_tied(n, p, tied.blen, r.lens, rows.seg[matched], tied.start[matched],
-                                       tied.size[matched], tied.kept[matched], rs, rg)
+                                       tied.size[matched], tied.kept[matched], rs, rg, ctx.kernels())
     family, x_l = cache[key]
     if name != "RBO_res":
         return family[name]
@@ -191,6 +191,8 @@ def _rbo_res_run(p: float, tied, matched: np.ndarray, len_r: np.ndarray, x_l: np
     len_r = len_r.astype(np.int64)
     s, l = np.minimum(len_b, len_r), np.maximum(len_b, len_r)
     tables = K.rbo_tables(p, int(l.max(initial=0)))
+    if not tied.straddles:                                        # |B ∩ R| is the same in every order
+        return K.rbo_residual(p, s, l, np.rint(x_l).astype(np.int64), tables)
     groups = _Groups(tied, matched)
     steady = ~groups.straddle
     fixed = np.bincount(groups.seg[steady], weights=groups.marked[steady], minlength=n).astype(np.int64)

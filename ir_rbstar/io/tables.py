@@ -75,6 +75,19 @@ class Ranking:
             self._cache["rank"] = rank
         return self._cache["rank"]
 
+    def has_ties(self) -> bool:
+        """Whether two rows of a query have equal scores (as trec_eval compares them): cheaper than
+        :meth:`tie_groups`, which a run without ties does not need."""
+        if "has ties" not in self._cache:
+            if "ties" in self._cache:
+                self._cache["has ties"] = bool((self._cache["ties"][1] > 1).any())
+            else:
+                key = order_key(self.scores)
+                same = key[1:] == key[:-1]
+                same[self.offsets[1:-1] - 1] = False          # the first row of a query ties with no row before
+                self._cache["has ties"] = bool(same.any())
+        return self._cache["has ties"]
+
     def tie_groups(self) -> Tuple[np.ndarray, np.ndarray]:
         """For each row: the 0-based position where its tie group (equal score) starts, and its size."""
         if "ties" not in self._cache:
