@@ -8,6 +8,7 @@ import numpy as np
 from ..context import RunContext
 from ..core import rankbiased as K
 from ..core.segments import seg_sum
+from .rankbiased_bounds import extreme
 from .rankbiased_ties import compute_tied
 
 
@@ -22,6 +23,9 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
             out[m] = _rbp(m, ctx, p, cutoff)
             continue
         ref, rel, ties = m["ref"], m["rel"], m["ties"]
+        if "stat" in m.SUPPORTED_PARAMS and m["stat"] != "mean":
+            out[m] = extreme(m, ctx)
+            continue
         if ties == "expected" and ctx.run.has_ties() and ctx.tied_observation(cutoff).tied:
             out[m] = compute_tied(m, ctx, rbo_cache)
             continue

@@ -13,7 +13,9 @@ B is that of B against A) whatever the ties, and a run compared with itself gets
 independent orders of its ties: 1 - RBA and 1 - RBO are not 0 then (the package's distance matrices put 0
 on their diagonal all the same). ``ties='docid'`` takes the run, and a reference run, in trec_eval's order
 (ties broken by document id descending; the equal grades of a qrels-derived reference stay averaged); RBP
-and RBP_res always do (see RBP_TA for RBP with ties).
+and RBP_res always do (see RBP_TA for RBP with ties). How far the ties could move a value: ``stat='min'``
+and ``stat='max'`` (RBR, RBA, RBO, RBO_ext) give the value of the worst and of the best order of the ties of
+both rankings, exactly, e.g. ``RBO(p=0.9,stat='min',ref='a.run')``.
 """
 from __future__ import annotations
 
@@ -96,11 +98,32 @@ def param_ties(variants: bool = False) -> ParamInfo:
     return ParamInfo(dtype=str, default="expected", choices=choices, desc=desc)
 
 
+def param_stat() -> ParamInfo:
+    """Which value over the tie orders a measure gives: their mean, or the worst or best of them."""
+    return ParamInfo(dtype=str, default="mean", choices=("mean", "min", "max"),
+                     desc="'mean' (default): the mean over the orders of the ties of both rankings; 'min' / "
+                          "'max': the value of the worst / best of those orders (exact; needs "
+                          "ties='expected')")
+
+
 class _RefMeasure(RbstarMeasure):
     FAMILY = "rankbiased"
     ALWAYS_SHOWN = ("p",)
     SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "ref": param_ref(), "rel": param_rel(1),
                         "ties": param_ties()}
+
+    def _check_ranges(self) -> None:
+        super()._check_ranges()
+        stat = self.params.get("stat", "mean")
+        if stat != "mean" and self.params.get("ties", "expected") != "expected":
+            raise ParameterError(f"{self.NAME}: stat={stat!r} is the extreme over the orders of the ties; with "
+                                 f"ties={self.params['ties']!r} they are broken: use ties='expected' or "
+                                 f"stat='mean'")
+
+
+class _BoundedMeasure(_RefMeasure):
+    """A run-vs-reference measure with ``stat`` (RBR, RBA): how far the ties could move it."""
+    SUPPORTED_PARAMS = {**_RefMeasure.SUPPORTED_PARAMS, "stat": param_stat()}
 
 
 class _RBOMeasure(_RefMeasure):
@@ -108,7 +131,11 @@ class _RBOMeasure(_RefMeasure):
                         "ties": param_ties()}
 
 
-class _RBR(_RefMeasure):
+class _BoundedRBOMeasure(_RBOMeasure):
+    SUPPORTED_PARAMS = {**_RBOMeasure.SUPPORTED_PARAMS, "stat": param_stat()}
+
+
+class _RBR(_BoundedMeasure):
     """Rank-biased recall: the run's top k as a set, each document credited with its weight in the reference.
 
     RBR(B | R) = sum_{e in B} w(rank_R(e)), w(i) = (1-p) p^(i-1) (Moffat et al. 2024, eqs. 6 and 8). This is the
@@ -158,7 +185,7 @@ class _RBR_res(_RefMeasure):
     SHORT_DESC = "RBR residual: how much RBR could still grow once the unknown is known"
 
 
-class _RBA(_RefMeasure):
+class _RBA(_BoundedMeasure):
     """Rank-biased alignment of two rankings, the run and the reference (Moffat et al. 2024, eq. 11).
 
     RBA(B | R) = sum_{e in B∩R} (1-p) p^((rank_B(e)+rank_R(e))/2 - 1): every shared document is
@@ -206,7 +233,7 @@ class _RBA_res(_RefMeasure):
     DEFAULT = 1.0
 
 
-class _RBO(_RBOMeasure):
+class _RBO(_BoundedRBOMeasure):
     """Rank-biased overlap, RBO_min (Webber et al. 2010), of the run and the reference ranking.
 
     RBO = (1-p)/p sum_{d>=1} p^d |B_{1..d} ∩ R_{1..d}| / d (Moffat et al. 2024, eq. 5), summed to infinity
@@ -254,7 +281,7 @@ class _RBO_res(_RBOMeasure):
     DEFAULT = 1.0
 
 
-class _RBO_ext(_RBOMeasure):
+class _RBO_ext(_BoundedRBOMeasure):
     """Extrapolated RBO (Webber et al. 2010, eq. 32): a point estimate between RBO and RBO + RBO_res.
 
     The agreement seen at the end of the lists is assumed to continue for ever (unequal lengths

@@ -145,3 +145,43 @@ def test_has_ties_looks_within_queries_only():
     assert to_ranking({'q1': {'a': 1.0}, 'q2': {'b': 3.0, 'a': 3.0}}).has_ties()
     # equal in single precision, as trec_eval compares scores
     assert to_ranking({'q1': {'a': 1.0, 'b': 1.0 + 1e-9}}).has_ties()
+
+
+# ---------------------------------------------------------------------------------------------
+# stat='min' / 'max': the worst and best order of both rankings' ties, against every order
+
+@st.composite
+def tied_case(draw):
+    """(qrels, run, ref_run) with ties on both sides, few enough orders to enumerate."""
+    run, ref_run, qrels = {}, {}, {}
+    for q in ('q1', 'q2'):
+        docs = draw(st.lists(st.sampled_from(POOL), min_size=1, max_size=6, unique=True))
+        run[q] = {d: float(draw(st.integers(0, 2))) for d in docs}
+        rdocs = draw(st.lists(st.sampled_from(POOL), min_size=1, max_size=6, unique=True))
+        ref_run[q] = {d: float(draw(st.integers(0, 2))) for d in rdocs}
+        judged = draw(st.lists(st.sampled_from(POOL), min_size=1, max_size=6, unique=True))
+        qrels[q] = {d: draw(st.integers(0, 3)) for d in judged}
+    return qrels, run, ref_run
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(case=tied_case(), p=st.sampled_from([0.3, 0.7, 0.95]), k=st.one_of(st.none(), st.integers(1, 5)),
+       name=st.sampled_from(['RBR', 'RBA', 'RBO', 'RBO_ext']), stat=st.sampled_from(['min', 'max']),
+       use_ref=st.booleans(), rel=st.integers(1, 2))
+def test_tie_extremes_equal_brute_force(case, p, k, name, stat, use_ref, rel):
+    qrels, run, ref_run = case
+    from hypothesis import assume
+    assume(all(O.count_orders(run[q]) * O.count_orders(ref_run[q] if use_ref else
+                                                       {d: float(g) for d, g in qrels[q].items() if g >= rel})
+               <= 3000 for q in run))
+    text = '%s(p=%r,rel=%d,stat=%r)%s' % (name, p, rel, stat, '@%d' % k if k else '')
+    with ir_rbstar.run_scope(runs={'R': ref_run}):
+        m = ir_rbstar.parse_measure(text.replace('(', "(ref='R',", 1) if use_ref else text)
+        got = {r.query_id: r.value for r in ir_measures.iter_calc([m], qrels, run)}
+        mean = {r.query_id: r.value for r in ir_measures.iter_calc(
+            [ir_rbstar.parse_measure(str(m).replace(",stat='%s'" % stat, ''))], qrels, run)}
+    want = O.evaluate_extreme(name, qrels, run, p, k, rel, ref_run if use_ref else None, stat)
+    for q in qrels:
+        assert got[q] == pytest.approx(want[q], abs=1e-12), (q, text, run[q], ref_run[q] if use_ref else qrels[q])
+        # the mean lies between the extremes
+        assert (got[q] <= mean[q] + 1e-12) if stat == 'min' else (got[q] >= mean[q] - 1e-12)

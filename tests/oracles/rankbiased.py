@@ -24,7 +24,7 @@ __all__ = [
     'rbp', 'rbp_res', 'rbr', 'rbr_res', 'rba', 'rba_res', 'rbo', 'rbo_res', 'rbo_ext',
     'rbr_untied', 'rba_untied', 'rba_res_untied', 'rbo_min_untied', 'rbo_max_untied',
     'rbo_ext_untied', 'rbo_max_bruteforce', 'overlap', 'MAX_REL', 'evaluate', 'MEASURES', 'run_orders',
-    'count_orders', 'rbo_hi_open',
+    'count_orders', 'rbo_hi_open', 'evaluate_extreme',
 ]
 
 
@@ -473,6 +473,21 @@ def evaluate(name, qrels, run, p=0.8, k=None, rel='default', ref_run=None, ties=
         else:
             values = [fn(order, ref, p) for order in orders]
             out[qid] = sum(values) / len(values)
+    return out
+
+
+def evaluate_extreme(name, qrels, run, p=0.8, k=None, rel=1, ref_run=None, stat='max'):
+    """{qid: the smallest (stat='min') or largest ('max') value of RBR, RBA, RBO or RBO_ext} over every order
+    of the run's ties (cut at k after ordering) and every order of the reference's ties, by enumeration."""
+    fn = {'RBR': rbr_untied, 'RBA': rba_untied, 'RBO': rbo_min_untied, 'RBO_ext': rbo_ext_untied}[name]
+    pick = max if stat == 'max' else min
+    out = {}
+    for qid in (list(qrels) if qrels is not None else list(run)):
+        run_q = run.get(qid, {})
+        ref = ref_from_run(ref_run.get(qid, {})) if ref_run is not None else ref_from_qrels(qrels.get(qid, {}), rel)
+        values = [fn(order[:k] if k is not None else order, R, p)
+                  for order in run_orders(run_q) for R in tie_orders(ref.groups)]
+        out[qid] = pick(values)
     return out
 
 
