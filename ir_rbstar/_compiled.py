@@ -267,6 +267,39 @@ def rbo_tied_sums(n, seg, sa, ga, ea, sb, gb, eb, l, s, Hs, Gs, Ks):
     return head, x_s
 
 
+@nb.njit(**_JIT)
+def reorder_within_groups(pos, size, sec, tie):
+    """``families.rankbiased_bounds._within_groups``: rows laid out group after group (a group's rows
+    contiguous, its first row where ``pos`` is the group's start), each group of more than one row
+    reordered by (sec, tie); returns every row's new 0-based position. Small groups are sorted in place
+    (insertion sort), large ones by two stable argsorts."""
+    n = len(pos)
+    out = np.empty(n, dtype=np.int64)
+    idx = np.empty(64, dtype=np.int64)
+    i = 0
+    while i < n:
+        g = size[i]
+        if g == 1:
+            out[i] = pos[i]
+        elif g <= 64:
+            for a in range(g):
+                j = a
+                while j > 0 and (sec[i + idx[j - 1]] > sec[i + a]
+                                 or (sec[i + idx[j - 1]] == sec[i + a] and tie[i + idx[j - 1]] > tie[i + a])):
+                    idx[j] = idx[j - 1]
+                    j -= 1
+                idx[j] = a
+            for j in range(g):
+                out[i + idx[j]] = pos[i] + j
+        else:
+            by_tie = np.argsort(tie[i:i + g], kind="mergesort")
+            by_sec = np.argsort(sec[i:i + g][by_tie], kind="mergesort")
+            for j in range(g):
+                out[i + by_tie[by_sec[j]]] = pos[i] + j
+        i += g
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # Document hashes and duplicates
 # ---------------------------------------------------------------------------------------------

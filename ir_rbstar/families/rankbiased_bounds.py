@@ -17,58 +17,106 @@ import numpy as np
 
 from ..context import RunContext
 from ..core import rankbiased as K
-from ..core.segments import seg_cumcount, seg_sum
+from ..core.segments import seg_sum
 
 __all__ = ["extreme"]
 
-_LAST = np.iinfo(np.int64).max // 4
+def _within_groups(pos: np.ndarray, start: np.ndarray, size: np.ndarray, sec: np.ndarray, tie: np.ndarray,
+                   kernels=None) -> np.ndarray:
+    """New 0-based positions of rows laid out query by query in rank order, each tie group (rows from
+    ``start`` on, ``size`` of them) reordered by (``sec``, ``tie``), both non-negative integers; rows of
+    other groups stay. ``kernels``: the compiled engine, if chosen (the same positions)."""
+    if kernels:
+        return kernels.reorder_within_groups(pos, size, sec, tie)
+    first = pos == start
+    group = np.cumsum(first) - 1
+    span_s, span_t = int(sec.max(initial=0)) + 1, int(tie.max(initial=0)) + 1
+    if len(pos) and (int(group[-1]) + 1) * span_s * span_t < 2 ** 62:
+        order = np.argsort((group * span_s + sec) * span_t + tie, kind="stable")
+    else:                                                      # the composite key would overflow
+        order = np.lexsort((tie, sec, group))
+    heads = np.flatnonzero(first)
+    out = np.empty(len(pos), dtype=np.int64)
+    out[order] = start[order] + np.arange(len(pos)) - heads[group[order]]
+    return out
 
 
-def _positions(seg: np.ndarray, *keys: np.ndarray) -> np.ndarray:
-    """0-based position of every row within its query once the rows of each query are sorted by ``keys``
-    (the first key most significant)."""
-    order = np.lexsort(tuple(reversed((seg,) + keys)))
-    pos = np.empty(len(seg), dtype=np.int64)
-    pos[order] = seg_cumcount(seg[order]) - 1
-    return pos
+def _sort_by(*keys: np.ndarray) -> np.ndarray:
+    """The order that sorts rows by ``keys`` (non-negative integers, the first most significant): one
+    argsort of a composite key where it fits in 62 bits, else a lexsort."""
+    spans = [int(k.max(initial=0)) + 1 for k in keys]
+    if int(np.prod([float(x) for x in spans])) < 2 ** 62:
+        composite = np.zeros(len(keys[0]), dtype=np.int64)
+        for key, span in zip(keys, spans, strict=True):
+            composite = composite * span + key
+        return np.argsort(composite, kind="stable")
+    return np.lexsort(tuple(reversed(keys)))
+
+
+def _orders(m, ctx: RunContext):
+    """The extreme orders of both rankings for one (cutoff, reference, rel), the worst and the best (made
+    together: they share every array but the sort keys): for the run's rows that may be in B their new
+    0-based positions, and for those of them in R their new 1-based rank in R."""
+    cutoff, ref, rel = m.params.get("cutoff"), m["ref"], m["rel"]
+
+    def make():
+        kernels = ctx.kernels()
+        tied = ctx.tied_observation(cutoff)
+        rows = tied.rows
+        reference, b_in_r, _ = ctx.match(cutoff, ref, rel, m, tied=True)
+        rstart_all, rsize_all = reference.tie_groups()
+        matched = b_in_r >= 0
+        found = np.flatnonzero(matched)
+        src = b_in_r[found]
+        # the run's side: within each tie group by the reference group (absent last / first), then the
+        # document's row in the reference (an identifier both sides share)
+        r_group = np.full(len(b_in_r), int(rstart_all.max(initial=0)) + 1, dtype=np.int64)
+        r_group[found] = rstart_all[src]
+        b_tie = np.where(matched, b_in_r, 0)
+        # the reference's side: only where the documents of the run go matters. Within each tie group of
+        # the reference they come first (best) or last (worst), by the run's group, then the same
+        # identifier in the same (best) or the opposite (worst) order
+        seg, rgs, rsz, bgrp = rows.seg[found], rstart_all[src], rsize_all[src], tied.start[found]
+        out = {}
+        for best in (True, False):
+            b_sec = r_group if best else int(r_group.max(initial=0)) - r_group
+            b_pos = _within_groups(rows.rank - 1, tied.start, tied.size, b_sec, b_tie, kernels)
+            order = _sort_by(seg, rgs, bgrp, src) if best else \
+                _sort_by(seg, rgs, int(bgrp.max(initial=0)) - bgrp, int(src.max(initial=0)) - src)
+            s_seg, s_rgs = seg[order], rgs[order]
+            head = np.r_[True, (s_seg[1:] != s_seg[:-1]) | (s_rgs[1:] != s_rgs[:-1])] if len(order) else \
+                np.zeros(0, dtype=bool)
+            heads = np.flatnonzero(head)
+            run = np.cumsum(head) - 1
+            index = np.arange(len(order)) - heads[run]
+            rank = s_rgs + index + 1
+            if not best:                                   # after the group's documents not in B
+                count = np.diff(np.r_[heads, len(order)])
+                rank += rsz[order] - count[run]
+            rank_r = np.empty(len(found), dtype=np.int64)
+            rank_r[order] = rank
+            out[best] = (b_pos, rank_r)
+        return tied, found, out, ctx.reference_rows(ref, rel, m).lens
+    tied, found, out, lens = ctx.cached(("tie extremes", cutoff, ref, rel), make)
+    return (tied, found) + out[m["stat"] == "max"] + (lens,)
 
 
 def extreme(m, ctx: RunContext) -> np.ndarray:
     """The smallest (``stat='min'``) or largest (``'max'``) value of RBR, RBA, RBO or RBO_ext over every order
     of the ties of both rankings."""
-    name, p, cutoff, ref, rel = m.NAME, m["p"], m.params.get("cutoff"), m["ref"], m["rel"]
-    best = m["stat"] == "max"
-    n = ctx.n
-    tied = ctx.tied_observation(cutoff)
+    name, p, n = m.NAME, m["p"], ctx.n
+    tied, found, b_pos, rank_r_found, r_lens = _orders(m, ctx)
     rows = tied.rows
-    reference, b_in_r, _ = ctx.match(cutoff, ref, rel, m, tied=True)
-    r = ctx.reference_rows(ref, rel, m)
-    rstart_all, _ = reference.tie_groups()
-    matched = b_in_r >= 0
-    _, doc_rank = np.unique(np.concatenate((rows.docs, r.docs)), return_inverse=True)
-    b_doc, r_doc = doc_rank[:len(rows.docs)], doc_rank[len(rows.docs):]
-    sign = 1 if best else -1
-    # the run's side: within each tie group by the reference group (absent last / first), then document
-    r_group = np.full(len(b_in_r), _LAST, dtype=np.int64)
-    r_group[matched] = rstart_all[b_in_r[matched]]
-    b_pos = _positions(rows.seg, tied.start, sign * r_group, b_doc)
-    in_b = b_pos < tied.blen[rows.seg]
-    # the reference's side: within each tie group by the run's group (not in B last / first), then document
-    candidate = np.full(len(rstart_all), -1, dtype=np.int64)
-    candidate[b_in_r[matched]] = np.flatnonzero(matched)
-    c = candidate[r.src]
-    b_group = np.full(len(c), _LAST, dtype=np.int64)
-    b_group[c >= 0] = tied.start[c[c >= 0]]
-    r_pos = _positions(r.seg, rstart_all[r.src], sign * b_group, sign * r_doc)
-    rank_r_of_src = np.zeros(len(rstart_all), dtype=np.int64)
-    rank_r_of_src[r.src] = r_pos + 1
-    shared = np.flatnonzero(matched & in_b)
+    in_b = b_pos[found] < tied.blen[rows.seg[found]]
+    shared = found[in_b]
     seg = rows.seg[shared]
     rank_b = b_pos[shared] + 1
-    rank_r = rank_r_of_src[b_in_r[shared]]
+    rank_r = rank_r_found[in_b]
     if name == "RBR":
         return seg_sum(K.rank_weights(rank_r, p), seg, n)
     if name == "RBA":
         return (1.0 - p) / p * seg_sum(np.power(p, (rank_b + rank_r) / 2.0), seg, n)
-    family = K.rbo_family(n, p, tied.blen, r.lens, seg, rank_b, rank_r - 1, np.ones(len(seg), dtype=np.int64))
+    key = ("tie extreme rbo", m.params.get("cutoff"), m["ref"], m["rel"], m["stat"], p)   # RBO and RBO_ext
+    family = ctx.cached(key, lambda: K.rbo_family(n, p, tied.blen, r_lens, seg, rank_b, rank_r - 1,
+                                                  np.ones(len(seg), dtype=np.int64)))
     return family[name]
