@@ -7,6 +7,7 @@ import numpy as np
 
 from ..context import RunContext
 from ..core import rankbiased as K
+from ..core.rbo_variants import rbo_variants
 from ..core.segments import seg_sum
 from .rankbiased_bounds import extreme
 from .rankbiased_ties import compute_tied
@@ -23,6 +24,9 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
             out[m] = _rbp(m, ctx, p, cutoff)
             continue
         ref, rel, ties = m["ref"], m["rel"], m["ties"]
+        if ties in VARIANTS:
+            out[m] = _variant(m, ctx)
+            continue
         if "stat" in m.SUPPORTED_PARAMS and m["stat"] != "mean":
             out[m] = extreme(m, ctx)
             continue
@@ -117,6 +121,32 @@ def _groups(reference, m):
         pos = reference.row_positions()
         return pos, np.ones(len(pos), dtype=np.int64)
     return reference.tie_groups()
+
+
+#: the values of ``ties`` that select one of Corsi & Urbano's variants (RBO, RBO_res, RBO_ext)
+VARIANTS = ("w", "a", "b")
+_SCORE = {"RBO": "min", "RBO_res": "res", "RBO_ext": "ext"}
+
+
+def _variant(m, ctx: RunContext) -> np.ndarray:
+    """RBO, RBO_res or RBO_ext in Corsi & Urbano's variant ``ties`` (w, a or b): the run's top k (a tie
+    group that straddles k kept whole) against the reference with its ties. A query the run does not
+    answer gets the measure's DEFAULT (0, or 1 for RBO_res), as with every other ``ties``."""
+    p, cutoff, ref, rel, ties = m["p"], m.params.get("cutoff"), m["ref"], m["rel"], m["ties"]
+
+    def make():
+        tied = ctx.tied_observation(cutoff)
+        b = tied.rows
+        reference = ctx.reference(ref, rel, m)
+        r = ctx.reference_rows(ref, rel, m)
+        r_start, r_size = (a[r.src] for a in reference.tie_groups())
+        scores = rbo_variants(p, ties, ctx.n, b.seg, b.docs.view(np.int64), tied.start, tied.size,
+                              r.seg, r.docs.view(np.int64), r_start, r_size)
+        unanswered = tied.blen == 0
+        for name, score in _SCORE.items():
+            scores[score][unanswered] = 1.0 if name == "RBO_res" else 0.0
+        return scores
+    return ctx.cached(("rbo variant", cutoff, ref, rel, p, ties), make)[_SCORE[m.NAME]]
 
 
 def _unknown(ctx: RunContext, cutoff, ref, matched: np.ndarray) -> np.ndarray:

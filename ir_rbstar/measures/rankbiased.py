@@ -13,7 +13,12 @@ B is that of B against A) whatever the ties, and a run compared with itself gets
 independent orders of its ties: 1 - RBA and 1 - RBO are not 0 then (the package's distance matrices put 0
 on their diagonal all the same). ``ties='docid'`` takes the run, and a reference run, in trec_eval's order
 (ties broken by document id descending; the equal grades of a qrels-derived reference stay averaged); RBP
-and RBP_res always do (see RBP_TA for RBP with ties). How far the ties could move a value: ``stat='min'``
+and RBP_res always do (see RBP_TA for RBP with ties). For the RBO family ``ties='a'|'b'|'w'`` gives the
+variants of Corsi & Urbano (SIGIR 2024, doi:10.1145/3626772.3657700): ``a``, ties as uncertainty, RBO_a the
+expected overlap (its min score is this package's RBO; its ext and res differ from the exact means when
+the longer list has ties); ``b``, corrected for the information ties hide (RBO_b(X, X) = 1 with ext);
+``w``, tied documents truly equal (the whole group enters at its first position). With a cutoff, a tie
+group of the run that straddles k is kept whole for these variants. How far the ties could move a value: ``stat='min'``
 and ``stat='max'`` (RBR, RBA, RBO, RBO_ext) give the value of the worst and of the best order of the ties of
 both rankings, exactly, e.g. ``RBO(p=0.9,stat='min',ref='a.run')``.
 """
@@ -128,7 +133,7 @@ class _BoundedMeasure(_RefMeasure):
 
 class _RBOMeasure(_RefMeasure):
     SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "ref": param_ref(), "rel": param_rel(1),
-                        "ties": param_ties()}
+                        "ties": param_ties(variants=True)}
 
 
 class _BoundedRBOMeasure(_RBOMeasure):

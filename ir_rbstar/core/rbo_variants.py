@@ -1,0 +1,311 @@
+"""Tie-aware rank-biased overlap: the variants RBO^w, RBO^a and RBO^b, each with its four scores.
+
+Reference: M. Corsi and J. Urbano, "The Treatment of Ties in Rank-Biased Overlap", SIGIR 2024,
+doi:10.1145/3626772.3657700. Implemented here from the definitions, over whole columns.
+
+Notation. For every query the shorter ranking is S (length s) and the longer one L (length l); with
+equal lengths Y plays S (every score is then symmetric in X and Y). Lengths count items, not tie
+groups. An item whose tie group fills the positions t+1 .. t+z of its ranking (``start`` = t,
+``size`` = z) is present at depth d = 1, 2, ... to the degree
+
+* ``w`` (ties are true equality): 1 once d > t, the whole group enters at its first position;
+* ``a`` and ``b`` (ties are uncertainty): the chance that a random order of the group puts the item
+  among the first d positions, clip((d - t) / z, 0, 1).
+
+X_d is the sum, over the items of both rankings, of the product of their two presences (for a and
+b the expected overlap of the first d items). The agreement at depth d is A_d = X_d / D_d, where
+D_d is d for ``a``; the mean of the two rankings' summed presences for ``w``; and for ``b`` the
+geometric mean of their summed squared presences (a cosine, so that RBO^b(X, X) = 1). Past its end S
+is read as going on with untied items, so for d > s its summed presence and squared presence are d.
+RBO = (1-p)/p sum_{d>=1} p^d A_d, and the scores differ in what they assume about the unseen items:
+
+* ``min``: nothing more is shared. For s < d <= l, X_d is the overlap seen; for d > l,
+  A_d = X_l / d, with X_l = |S ∩ L| (every item is fully present at depth l).
+* ``max``: for s < d <= l, the d - s items S goes on with are the first d - s items of L that S
+  lacks (in L order), each adding its presence in L to X_d; for d > l, with f = l + s - X_l,
+  A_d = (2d - f) / d up to f and 1 after it.
+* ``ext``: the agreement A_s seen at the end of S goes on: for s < d <= l each of the d - s further
+  items of S adds A_s times m_d, the mean presence at d of the items of L outside S that are present
+  at all (1 for ``w``); for d > l, A_d = (X_l + (l - s) A_s) / l.
+* ``res`` = max - min.
+
+Without ties all three variants coincide with Webber, Moffat & Zobel's RBO_min, RBO_max and RBO_ext.
+
+Empty rankings (the paper's definitions need both lists non-empty): a query with an empty ranking
+gets the general formulas with no overlap, so min = 0; max per the formulas above (1 when both are
+empty or the other ranking is untied; below 1 for ``w``/``a``/``b`` when L has ties); ext = 0, as
+there is no agreement to extrapolate (A_s is taken as 0 when s = 0); res = max - min.
+
+Method. Every score is exact up to rounding; no sum is cut short. Past depth l the sums have closed
+forms in p^k and in tail[k] = sum_{d>k} p^d / d, which is summed from the far end (-log(1-p) minus
+a head would cancel badly; past the last depth tabulated the series is summed to double precision).
+The depths 1 .. l of all queries are laid end to end in flat arrays (s+1 .. l in a second one). A
+presence is a step (0, then 1) plus, inside its tie group, the ramp (d - t) / z, and at any depth
+only the group holding that depth ramps; so X_d, the extra overlap of ``max`` and the mean of
+``ext`` are integer counts of items (intervals of depths turned into +1/-1 events, counted with
+``bincount`` and ``cumsum``: exact) times the ramp of the group at depth d. Matching the items of X
+and Y is one sort. Queries are taken in blocks of about ``BLOCK_ROWS`` rows, which keeps the
+temporaries small (a large fresh array costs page faults, on some machines more than the arithmetic).
+"""
+from __future__ import annotations
+
+import math
+from typing import Dict, Tuple
+
+import numpy as np
+
+__all__ = ["rbo_variants", "VARIANTS", "SCORES", "BLOCK_ROWS"]
+
+VARIANTS = ("w", "a", "b")
+SCORES = ("min", "max", "res", "ext")
+BLOCK_ROWS = 1 << 17                             # rows of X and Y per block of queries (a whole query at least)
+
+_Cols = Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def rbo_variants(p: float, variant: str, n: int,
+                 x_seg, x_item, x_start, x_size,
+                 y_seg, y_item, y_start, y_size) -> Dict[str, np.ndarray]:
+    """The tie-aware RBO of every query: ``{"min", "max", "res", "ext"}``, float64 arrays of length n.
+
+    X and Y are flat arrays, one row per item: ``*_seg`` the query (0..n-1; the rows of a query
+    contiguous and in rank order), ``*_item`` an int64 code of the item (equal codes in X and Y of a
+    query are the same item; codes unique within one ranking of a query), ``*_start`` the 0-based
+    position where the item's tie group starts within its query, ``*_size`` the size of that group
+    (1 when untied). ``variant`` is the paper's treatment of ties, "w", "a" or "b"; p in (0, 1).
+    See the module docstring for the scores and for empty rankings.
+    """
+    if variant not in VARIANTS:
+        raise ValueError(f"ties must be one of 'w', 'a' or 'b' (RBO^w, RBO^a, RBO^b), got {variant!r}")
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"p must lie strictly between 0 and 1, got {p!r}")
+    x = _columns("X", n, x_seg, x_item, x_start, x_size)
+    y = _columns("Y", n, y_seg, y_item, y_start, y_size)
+    len_x = np.bincount(x[0], minlength=n)
+    len_y = np.bincount(y[0], minlength=n)
+    pw, tail = _tables(p, 2 * int(np.maximum(len_x, len_y).max(initial=0)) + 1)
+    out = {score: np.empty(n) for score in SCORES}
+    # blocks of whole queries, about BLOCK_ROWS rows each
+    rows = np.cumsum(len_x + len_y)
+    cuts = np.searchsorted(rows, np.arange(BLOCK_ROWS, int(rows[-1]) if n else 0, BLOCK_ROWS)) + 1
+    bounds = np.unique(np.concatenate(([0], cuts, [n]))).tolist()
+    first_x = np.concatenate(([0], np.cumsum(len_x)))
+    first_y = np.concatenate(([0], np.cumsum(len_y)))
+    for q0, q1 in zip(bounds[:-1], bounds[1:], strict=True):
+        xs, ys = slice(first_x[q0], first_x[q1]), slice(first_y[q0], first_y[q1])
+        part = _block(p, variant, pw, tail, len_x[q0:q1], len_y[q0:q1],
+                      (x[0][xs] - q0, x[1][xs], x[2][xs], x[3][xs]),
+                      (y[0][ys] - q0, y[1][ys], y[2][ys], y[3][ys]))
+        for score in SCORES:
+            out[score][q0:q1] = part[score]
+    return out
+
+
+def _columns(name: str, n: int, seg, item, start, size) -> _Cols:
+    """The four columns of one ranking as int64, rows ordered by query (kept in order within it)."""
+    cols = tuple(np.asarray(a, dtype=np.int64).reshape(-1) for a in (seg, item, start, size))
+    if len({len(a) for a in cols}) > 1:
+        raise ValueError(f"the columns of {name} must have the same length")
+    q = cols[0]
+    if len(q) and (int(q.min()) < 0 or int(q.max()) >= n):
+        raise ValueError(f"the query indices of {name} must lie in 0..{n - 1}")
+    if len(q) and not bool(np.all(q[1:] >= q[:-1])):
+        order = np.argsort(q, kind="stable")
+        cols = tuple(a[order] for a in cols)
+    return cols[0], cols[1], cols[2], cols[3]
+
+
+def _tables(p: float, top: int) -> Tuple[np.ndarray, np.ndarray]:
+    """p^k and tail[k] = sum_{d>k} p^d / d for k = 0 .. top.
+
+    The tails are summed from the far end (no cancellation against -log(1-p)); past ``top`` the
+    series is summed until what is left is below 2^-60 of it, i.e. exactly in double precision, or
+    (p so close to 1 that this takes millions of terms) taken as -log(1-p) minus the rest."""
+    pw = np.power(p, np.arange(top + 1, dtype=np.float64))
+    terms = pw[1:] / np.arange(1, top + 1, dtype=np.float64)
+    more = math.ceil((60 * math.log(2) - math.log1p(-p)) / -math.log(p))
+    if more <= 4_000_000:
+        d = np.arange(top + 1, top + more + 1, dtype=np.float64)
+        far = float(np.sum(np.power(p, d) / d))
+    else:
+        far = max(-math.log1p(-p) - math.fsum(terms.tolist()), 0.0)
+    tail = np.concatenate((np.cumsum(terms[::-1])[::-1], [0.0])) + far
+    return pw, tail
+
+
+def _match(x_seg: np.ndarray, x_item: np.ndarray, y_seg: np.ndarray,
+           y_item: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Rows (ix, iy) of X and Y holding the same item of the same query: one sort of both lists."""
+    nx, ny = len(x_item), len(y_item)
+    if nx == 0 or ny == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    item = np.concatenate((x_item, y_item))
+    seg = np.concatenate((x_seg, y_seg))
+    lo = int(item.min())
+    span = int(item.max()) - lo + 1
+    bits = (nx + ny).bit_length()
+    if (int(seg.max()) + 1) * span < (1 << (62 - bits)):
+        # one 64-bit number per row, (query, item) above the row: sorting the numbers sorts the rows
+        packed = seg * span
+        packed += item
+        packed -= lo
+        packed <<= bits
+        packed |= np.arange(nx + ny, dtype=np.int64)
+        packed.sort()
+        key, row = packed >> bits, packed & ((1 << bits) - 1)
+        same = key[1:] == key[:-1]
+    else:
+        row = np.lexsort((item, seg))                    # stable: the row of X before that of Y
+        same = (seg[row[1:]] == seg[row[:-1]]) & (item[row[1:]] == item[row[:-1]])
+    ix, iy = row[:-1][same], row[1:][same] - nx
+    if np.any(ix >= nx) or np.any(iy < 0):
+        raise ValueError("an item code occurs twice in one ranking of a query")
+    return ix, iy
+
+
+def _per_query(values: np.ndarray, first: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Sum of ``values`` over each query's slots first .. first+length-1 (the queries' slots in order)."""
+    out = np.zeros(len(first))
+    some = length > 0
+    if some.any():
+        out[some] = np.add.reduceat(values, first[some])
+    return out
+
+
+def _open(size: int, first: np.ndarray, top: np.ndarray, lo: np.ndarray,
+          q_first: np.ndarray, q_top: np.ndarray, q_count: np.ndarray) -> np.ndarray:
+    """How many of the intervals [lo, end of segment) hold each slot of a flat array of ``size`` slots.
+
+    Interval i lives in the segment of slots first[i] .. first[i]+top[i]-1 (lo: a 0-based offset
+    in it, cut to it). The segments are the queries' (q_first, q_top), holding q_count intervals
+    each: every interval of a query ends on the slot after the query. Integer counts: exact."""
+    steps = np.bincount(first + np.minimum(np.maximum(lo, 0), top), minlength=size + 1)
+    np.subtract.at(steps, q_first + q_top, q_count)
+    return np.cumsum(steps[:size])
+
+
+def _closed(size: int, first: np.ndarray, top: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """As :func:`_open` for the intervals [lo, hi] (0-based inclusive offsets): an empty or wholly
+    cut-off interval puts its +1 and its -1 on the same slot."""
+    lo = np.minimum(np.maximum(lo, 0), top)
+    hi = np.minimum(np.maximum(hi + 1, lo), top)
+    lo += first
+    hi += first
+    steps = np.bincount(lo, minlength=size + 1)
+    steps -= np.bincount(hi, minlength=size + 1)
+    return np.cumsum(steps[:size])
+
+
+def _block(p: float, variant: str, pw: np.ndarray, tail: np.ndarray, len_x: np.ndarray, len_y: np.ndarray,
+           x: _Cols, y: _Cols) -> Dict[str, np.ndarray]:
+    """:func:`rbo_variants` for the queries 0 .. len(len_x)-1, their rows ordered by query."""
+    n = len(len_x)
+    x_long = len_x >= len_y                          # X plays L (Y plays S on equal lengths)
+    s = np.minimum(len_x, len_y)
+    l = np.maximum(len_x, len_y)
+    base = np.cumsum(l) - l                          # the slot of depth 1 of each query
+    T = int(l.sum())
+
+    # one slot per depth 1 .. l of every query: the tie group of L, and of S, holding that depth
+    # (slots T .. 2T-1 of `start`/`size` hold S's; those past the end of S are never read)
+    start = np.zeros(2 * T, np.int64)
+    size = np.ones(2 * T, np.int64)
+    slots = []
+    for name, (q, _, t, z), counts, to_S in (("X", x, len_x, ~x_long), ("Y", y, len_y, x_long)):
+        pos = np.arange(len(q), dtype=np.int64) - (np.cumsum(counts) - counts)[q]
+        if np.any((t > pos) | (pos >= t + z) | (t + z > counts[q])):
+            raise ValueError(f"the start and size of {name} must give the tie group that holds each row")
+        slot = base[q] + pos
+        at = slot + T * to_S[q]
+        start[at] = t
+        size[at] = z
+        slots.append(slot)
+    tL, zL, tS, zS = start[:T], size[:T], start[T:], size[T:]
+    d = np.repeat(1 - base, l)
+    d += np.arange(T)                                # the depth of each slot
+
+    # the items of both rankings: their tie groups in S and in L (positions t+1 .. b, 1-based)
+    ix, iy = _match(x[0], x[1], y[0], y[1])
+    qc = x[0][ix]
+    long_c = x_long[qc]
+    c_slot_L = np.where(long_c, slots[0][ix], slots[1][iy])
+    c_slot_S = np.where(long_c, slots[1][iy], slots[0][ix])
+    ctL, ctS = tL[c_slot_L], tS[c_slot_S]
+    cbL, cbS = ctL + zL[c_slot_L], ctS + zS[c_slot_S]
+    cf, cl = base[qc], l[qc]
+    x_l = np.bincount(qc, minlength=n)               # |S ∩ L| = X_l
+
+    # depths s+1 .. l (past the end of S) on slots of their own
+    g = l - s
+    base2 = np.cumsum(g) - g
+    T2 = int(g.sum())
+    past = np.repeat(-base2, g)
+    past += np.arange(1, T2 + 1)                     # d - s
+    slot2 = np.repeat(base + s - 1, g) + past
+    # the items of L that S lacks, where there is such a depth; j: how many of them come before in L
+    lonely = np.ones(T, bool)
+    lonely[c_slot_L] = False
+    run = np.cumsum(lonely)
+    u = np.flatnonzero(lonely)
+    uq = np.repeat(np.arange(n), l - x_l)
+    j = run[u] - 1 - np.concatenate(([0], run))[base[uq]]
+    keep = g[uq] > 0
+    u, uq, j = u[keep], uq[keep], j[keep]
+    us, uf, ug = s[uq], base2[uq], g[uq]
+    u_count = np.where(g > 0, l - x_l, 0)
+    utL = tL[u] - us                                 # the group's start and end, as offsets past the end of S
+    ubL = utL + zL[u]
+
+    if variant == "w":
+        X = _open(T, cf, cl, np.maximum(ctS, ctL), base, l, x_l).astype(np.float64)
+        extra = _open(T2, uf, ug, np.maximum(j, utL), base2, g, u_count).astype(np.float64)
+        grown = past.astype(np.float64)              # (d - s) times a mean presence of 1
+        in_s = d <= np.repeat(s, l)
+        den = 0.5 * (np.where(in_s, tS + zS, d) + tL + zL)
+    else:
+        rL = (d - tL) / zL                           # the ramp of L's group at depth d
+        rS = (d - tS) / zS
+        # X_d = #(both complete) + rS #(S ramps, L complete) + rL (#(L ramps, S complete) + rS #(both ramp))
+        X = rS * _closed(T, cf, cl, np.maximum(ctS, ctL), np.minimum(cbS, cbL) - 2)
+        X += _closed(T, cf, cl, np.maximum(cbS, ctL + 1) - 1, cbL - 2)
+        X *= rL
+        X += rS * _closed(T, cf, cl, np.maximum(cbL, ctS + 1) - 1, cbS - 2)
+        X += _open(T, cf, cl, np.maximum(cbS, cbL) - 1, base, l, x_l)
+        rL2 = rL[slot2]
+        # S's (j+1)-th further item counts from offset j: complete in L, or ramping in L
+        extra = rL2 * _closed(T2, uf, ug, np.maximum(j, utL), ubL - 2)
+        extra += _open(T2, uf, ug, np.maximum(j, ubL - 1), base2, g, u_count)
+        full = _open(T2, uf, ug, ubL - 1, base2, g, u_count)
+        ramp = _closed(T2, uf, ug, utL, ubL - 2)
+        present = full + ramp                        # > 0 at every depth past the end of S
+        mean = rL2 * ramp
+        mean += full
+        grown = past * np.divide(mean, present, out=np.zeros(T2), where=present > 0)
+        if variant == "a":
+            den = d.astype(np.float64)
+        else:
+            in_s = d <= np.repeat(s, l)
+            den = np.where(in_s, tS + (d - tS) ** 2 / zS, d)
+            den *= tL + (d - tL) ** 2 / zL
+            np.sqrt(den, out=den)
+
+    weight = pw[d]
+    weight /= den
+    head_min = _per_query(X * weight, base, l)
+    weight2 = weight[slot2]
+    head_extra = _per_query(extra * weight2, base2, g)
+    a_s = np.zeros(n)                                # A_s, the agreement at the end of S
+    has = s > 0
+    k = base[has] + s[has] - 1
+    a_s[has] = X[k] / den[k]
+    grown *= weight2
+    head_ext = head_min + a_s * _per_query(grown, base2, g)
+
+    c = (1.0 - p) / p
+    f = l + s - x_l                                  # max: A_d = (2d - f) / d on l < d <= f, then 1
+    rise = 2.0 * pw[l] - pw[f] - c * f * (tail[l] - tail[f])     # (1-p)/p sum_{d>l} p^d A_d of max
+    out_min = c * (head_min + x_l * tail[l])
+    res = c * head_extra + rise - c * x_l * tail[l]        # max - min, from its non-negative parts
+    frac = np.divide(x_l + (l - s) * a_s, l, out=np.zeros(n), where=l > 0)
+    out_ext = c * head_ext + frac * pw[l]
+    return {"min": out_min, "max": out_min + res, "res": res, "ext": out_ext}
