@@ -50,6 +50,21 @@ MEASURES = ["P@10", "AP", "RR", "nDCG@10"]
 #: the bounds over the orders of the ties: stat='min' and stat='max' of each tie-aware measure
 MEASURES_BOUNDS = [f"{m.split('@')[0]}(stat='{stat}')" + (f"@{m.split('@')[1]}" if "@" in m else "")
                    for m in MEASURES_TA for stat in ("min", "max")]
+#: run-vs-reference measures (the reference: tied_ref.run, with ties too), in trec_eval's order of the run
+#: (ties='docid'), as the mean over both rankings' tie orders (the default), with its bounds, and in
+#: Corsi & Urbano's three variants
+def ref_measures(ref: str) -> Dict[str, list]:
+    base = [f"RBR(p=0.9,ref='{ref}'{{x}})@100", f"RBA(p=0.9,ref='{ref}'{{x}})", f"RBO(p=0.9,ref='{ref}'{{x}})",
+            f"RBO_ext(p=0.9,ref='{ref}'{{x}})"]
+    return {
+        "docid": [m.format(x=",ties='docid'") for m in base],
+        "expected": [m.format(x="") for m in base],
+        "bounds": [m.format(x=x) for m in base for x in ("", ",stat='min'", ",stat='max'")],
+        "variants": [f"{n}(p=0.9,ref='{ref}',ties='{t}')" for t in ("a", "b", "w")
+                     for n in ("RBO", "RBO_res", "RBO_ext")],
+    }
+
+
 SKLEARN_K = 10
 SKLEARN_OURS = f"nDCG_TA@{SKLEARN_K}"
 AGREE_TOL = 1e-9
@@ -190,8 +205,9 @@ def main(argv=None) -> int:
     log = h.log
     n_queries = h.n_queries(args)
     with h.session("rbstar-bench-ties-", args) as bench:
-        (qrels, run), gen_msg = h.synthetic(
-            args.data or os.path.join(bench.tmp, "synthetic"), ["tied.qrels", "tied.run"], n_queries, args.depth,
+        (qrels, run, ref), gen_msg = h.synthetic(
+            args.data or os.path.join(bench.tmp, "synthetic"), ["tied.qrels", "tied.run", "tied_ref.run"], n_queries,
+            args.depth,
             ["--ties", "quantised", "--decimals", str(args.decimals)], what="tied synthetic data",
             detail=f", {args.decimals} decimals")
 
@@ -208,6 +224,11 @@ def main(argv=None) -> int:
             "3": ("irm_default", {**files, "measures": MEASURES}),
             "1m": ("rbstar_cli", {"argv": [qrels, run, *MEASURES_TA, *MEASURES_BOUNDS]}),
         }
+        refm = ref_measures(ref)
+        specs.update({"5": ("rbstar_cli", {"argv": [qrels, run, *refm["docid"]]}),
+                      "5e": ("rbstar_cli", {"argv": [qrels, run, *refm["expected"]]}),
+                      "5m": ("rbstar_cli", {"argv": [qrels, run, *refm["bounds"]]}),
+                      "5v": ("rbstar_cli", {"argv": [qrels, run, *refm["variants"]]})})
         if not args.no_api:
             specs["1b"] = ("rbstar_api", {**files, "measures": MEASURES_TA})
             specs["2b"] = ("rbstar_api", {**files, "measures": MEASURES})
@@ -239,13 +260,18 @@ def main(argv=None) -> int:
             "1n": f"1n. ir_rbstar {SKLEARN_OURS} alone (ir-rbstar CLI function)",
             "1m": "1m. as 1, with the bounds: also stat='min' and stat='max' of each (ir-rbstar CLI function)",
             "4": f"4. scikit-learn ndcg_score(k={SKLEARN_K}, ignore_ties=False), pandas reading + dense matrices",
+            "5": "5. ir_rbstar RBR@100 RBA RBO RBO_ext against tied_ref.run, ties='docid' (trec_eval's order)",
+            "5e": "5e. as 5, ties='expected' (default): the mean over both rankings' tie orders",
+            "5m": "5m. as 5e, with stat='min' and stat='max' of each",
+            "5v": "5v. RBO, RBO_res, RBO_ext in Corsi & Urbano's variants a, b, w (9 measures)",
         }
         grid = h.Grid(("contender (end to end from the TREC files)", "seconds", "CPU s", "peak RSS", "runs",
                        "time / 3", "time / 2 (1n: / 4)", "peak RSS / 3"))
         for key in specs:
             r = res[key]
             same_path_base = {"1": t2, "1b": res.get("2b", {}).get("wall"), "1n": res.get("4", {}).get("wall"),
-                              "1m": t1}.get(key)
+                              "1m": t1, "5e": res["5"]["wall"], "5m": res["5e"]["wall"],
+                              "5v": res["5e"]["wall"]}.get(key)
             grid.add(labels[key], h.fmt_s(r["wall"]), h.fmt_s(r["best_cpu"]), h.fmt_mb(r["maxrss_mb"]),
                      f"best of {r['n']}", h.fmt_ratio(r["wall"], t3),
                      h.fmt_ratio(r["wall"], same_path_base) if same_path_base else "", h.fmt_ratio(r["maxrss_mb"], m3))
@@ -257,6 +283,11 @@ def main(argv=None) -> int:
         t1m = res["1m"]["wall"]
         goals.add("tie-aware with min and max (1m) vs the mean alone (1): 1m / 1", f"{t1m / t1:.2f}",
                   f"{res['1m']['best_cpu'] / c1:.2f}", "<= 1.50", h.yes(t1m <= 1.5 * t1))
+        t5, t5e, t5m = (res[k]["wall"] for k in ("5", "5e", "5m"))
+        goals.add("run-vs-reference, both rankings' ties averaged (5e) vs trec_eval's order (5): 5e / 5",
+                  f"{t5e / t5:.2f}", f"{res['5e']['best_cpu'] / res['5']['best_cpu']:.2f}", "info", "")
+        goals.add("run-vs-reference with min and max (5m) vs the means alone (5e): 5m / 5e", f"{t5m / t5e:.2f}",
+                  f"{res['5m']['best_cpu'] / res['5e']['best_cpu']:.2f}", "<= 1.50", h.yes(t5m <= 1.5 * t5e))
         if "4" in res:
             t1n, t4 = res["1n"]["wall"], res["4"]["wall"]
             goals.add(f"{SKLEARN_OURS} (1n) vs scikit-learn's ndcg_score (4): 1n / 4", f"{t1n / t4:.2f}",
@@ -271,6 +302,12 @@ def main(argv=None) -> int:
         bench.add_summary(FAMILY, "the same (1) with stat='min' and stat='max' of each measure too (1m)", shape,
                           h.fmt_s(t1m), "the same measures without the bounds (1)", h.fmt_s(t1), t1m / t1, "<= 1.50",
                           t1m <= 1.5 * t1, peer_dists=["ir_rbstar"])
+        bench.add_summary(FAMILY, "RBR@100 RBA RBO RBO_ext of a tied run against a tied reference, both rankings' "
+                          "ties averaged (5e)", shape, h.fmt_s(t5e), "the same in trec_eval's order (ties='docid') (5)",
+                          h.fmt_s(t5), t5e / t5, "info", peer_dists=["ir_rbstar"])
+        bench.add_summary(FAMILY, "the same (5e) with stat='min' and stat='max' of each measure too (5m)", shape,
+                          h.fmt_s(t5m), "the same measures without the bounds (5e)", h.fmt_s(t5e), t5m / t5e, "<= 1.50",
+                          t5m <= 1.5 * t5e, peer_dists=["ir_rbstar"])
         sk_peer = (f"scikit-learn ndcg_score(k={SKLEARN_K}, ignore_ties=False): pandas reading, dense matrices (4)")
         if "4" in res:
             bench.add_summary(FAMILY, f"{SKLEARN_OURS} alone from the TREC files (1n)", shape, h.fmt_s(t1n), sk_peer,
