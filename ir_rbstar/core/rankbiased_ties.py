@@ -25,7 +25,6 @@ import math
 from typing import Dict, Tuple
 
 import numpy as np
-from scipy.stats import hypergeom
 
 from .rankbiased import _expected_pair_sum, rbo_finish, rbo_tables
 from .segments import seg_sum
@@ -161,6 +160,7 @@ def straddle_mix(group_size: np.ndarray, kind: np.ndarray, kept: np.ndarray):
     """The distribution of how many members of a given kind a straddling tie group puts into B: for each
     group (size g, ``kind`` members of the kind, t positions in B), every possible count h with its
     hypergeometric probability. Returns (group index, h, probability), one row per (group, h)."""
+    from scipy.stats import hypergeom      # here: scipy.stats takes a while to import, and few runs need it
     g = group_size.astype(np.int64)
     m = kind.astype(np.int64)
     t = kept.astype(np.int64)
