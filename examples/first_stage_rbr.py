@@ -144,6 +144,11 @@ def ranked(run: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def untied(order: pd.DataFrame) -> pd.DataFrame:
+    """A run in :func:`ranked`'s order as strictly decreasing scores (-rank): one order, no ties."""
+    return order[["query_id", "doc_id"]].assign(score=-order["rank"].astype(float))
+
+
 def cut_reference(reference: pd.DataFrame, k: int = K) -> Tuple[pd.DataFrame, Dict[str, str]]:
     """(the reference's top ``k`` per query, with ``rank``; {query: why it was left out}). A query is
     left out when its reference has fewer than ``k`` documents or the same score at ranks k and k + 1
@@ -187,9 +192,11 @@ def observations(runs: Mapping[str, pd.DataFrame], reference: pd.DataFrame, p: f
     by :func:`cut_reference` have no rows; ``attrs`` holds ``dropped`` (query -> why), ``short`` (how many
     (ranking, query) pairs had fewer than ``k_prime`` documents) and ``ref_sizes`` (|R| per query).
 
-    The RBR values are the package's (``ir_measures.iter_calc`` with the references registered). The
-    hits come from the run's own top ``k_prime``; the base score recomputed from them must equal the
-    package's, else ValueError (the two would disagree on the run's order or on the ties)."""
+    The RBR values are the package's (``ir_measures.iter_calc`` with the references registered), on the run
+    in trec_eval's order (its ties broken by document id, :func:`untied`: the observations count the hits
+    of one set; the reference's ties stay shared). The hits come from the run's own top ``k_prime``; the
+    base score recomputed from them must equal the package's, else ValueError (the two would disagree on
+    the run's order or on the ties)."""
     cut, dropped = cut_reference(reference, k)
     kept = set(cut["query_id"])
     full_ref = reference[reference["query_id"].isin(kept)]
@@ -204,8 +211,8 @@ def observations(runs: Mapping[str, pd.DataFrame], reference: pd.DataFrame, p: f
             run = run[run["query_id"].isin(kept)]
             if not len(run):
                 continue
-            top = ranked(run)
-            top = top[top["rank"] <= k_prime]
+            order = ranked(run)
+            top = order[order["rank"] <= k_prime]
             size = top.groupby("query_id").size()
             hit = top.merge(cut[["query_id", "doc_id", "rank", "weight"]].rename(columns={"rank": "ref_rank"}),
                             on=["query_id", "doc_id"], how="inner")
@@ -214,7 +221,7 @@ def observations(runs: Mapping[str, pd.DataFrame], reference: pd.DataFrame, p: f
             per = per.reindex(size.index, fill_value=0)
             per["size"] = size
             values = pd.DataFrame([(m.query_id, str(m.measure), m.value)
-                                   for m in ir_measures.iter_calc(measures, None, run)],
+                                   for m in ir_measures.iter_calc(measures, None, untied(order))],
                                   columns=["query_id", "measure", "value"])
             values = values.pivot(index="query_id", columns="measure", values="value")
             cols = [str(m) for m in measures]
