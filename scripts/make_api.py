@@ -25,6 +25,8 @@ MODULES = (
     ("ir_rbstar.twist", "the Twist analysis of a run: RP and CRP curves, balance point, archetypes"),
     ("ir_rbstar.nrg", "NRG's prior sets: each team's best run, scoring a set of runs against the others"),
     ("ir_rbstar.report", "`ir-rbstar report` as a library"),
+    ("ir_rbstar.stats", "statistics on per-query values, on scipy and statsmodels: intervals, paired tests, all "
+                        "pairs, randomised Tukey HSD, agreement of system rankings"),
     ("ir_rbstar.plots", "pictures (needs `ir_rbstar[plot]`)"),
     ("ir_rbstar.datasets", "qrels and runs from ir_datasets ids (needs `ir_rbstar[datasets]`)"),
     ("ir_rbstar.demo", "the bundled Vaswani collection and the demo"),
