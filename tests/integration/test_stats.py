@@ -397,3 +397,31 @@ def test_the_unknown_correction_error_lists_the_allowed_methods():
         all_pairs(frame, correction="tukey")
     for name in CORRECTIONS:
         assert name in str(info.value)
+
+
+# ------------------------------------------------------------------------------------------ PyTerrier
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "permutation", "bootstrap"])
+def test_pt_experiment_takes_the_tests(test):
+    """pt.Experiment(..., baseline=0, test=experiment_test(name)) reports, for the second system, the p-value
+    paired_test gives on the per-query values pt.Experiment(perquery=True) reports."""
+    pt = pytest.importorskip("pyterrier")
+    import ir_rbstar
+    from ir_rbstar.stats import experiment_test, paired_test
+    rng = np.random.default_rng(5)
+    qids = [f"q{i}" for i in range(12)]
+    qrels = pd.DataFrame([(q, f"d{j}", int(rng.integers(0, 3))) for q in qids for j in range(8)],
+                         columns=["qid", "docno", "label"])
+    topics = pd.DataFrame({"qid": qids, "query": "x"})
+    systems = [pd.DataFrame([(q, f"d{j}", float(rng.random())) for q in qids for j in range(8)],
+                            columns=["qid", "docno", "score"]) for _ in range(2)]
+    measures = ir_rbstar.parse("nDCG_TA@5 RBP(p=0.8,max_rel=2)")
+    fn = experiment_test(test, seed=3, n_resamples=999)
+    table = pt.Experiment(systems, topics, qrels, eval_metrics=measures, names=["a", "b"], baseline=0, test=fn)
+    per_query = pt.Experiment(systems, topics, qrels, eval_metrics=measures, names=["a", "b"], perquery=True)
+    for m in measures:
+        values = {n: per_query[(per_query["name"] == n) & (per_query["measure"] == str(m))]
+                  .set_index("qid")["value"].reindex(qids).to_numpy() for n in ("a", "b")}
+        want = paired_test(values["b"], values["a"], test=test, seed=3, n_resamples=999, effect_resamples=0).pvalue
+        got = table.set_index("name").loc["b", f"{m} p-value"]
+        assert got == pytest.approx(want, rel=1e-12), (test, str(m))
