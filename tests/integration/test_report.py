@@ -548,3 +548,19 @@ def test_doc_means_excerpt_is_the_demo_report(demo):
     table = demo["text"].split("## Means", 1)[1].split("## Ranks", 1)[0]
     table = "\n".join(line for line in table.splitlines() if line.startswith("|"))
     assert excerpt.strip() == table.strip()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-40, 40), min_size=2, max_size=12))
+def test_randomization_test_equals_scipys_exact_permutation_test(numerators):
+    """With all 2^n sign flips enumerated, the report's randomization test is scipy.stats.permutation_test
+    (permutation_type='samples', statistic: the mean difference, two-sided), which enumerates them too."""
+    import scipy.stats
+    diffs = np.array(numerators, dtype=np.float64) / 8
+    ours = report.randomization_test(diffs)
+    if not diffs.any():
+        assert ours == 1.0
+        return
+    theirs = scipy.stats.permutation_test((diffs,), lambda x, axis: np.mean(x, axis=axis), vectorized=True,
+                                          permutation_type="samples", n_resamples=10_000).pvalue
+    assert ours == pytest.approx(min(theirs, 1.0), abs=1e-12)
