@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import argparse
 import functools
-import math
 import sys
 from pathlib import Path
 from typing import Iterable, List, Sequence
 
 import numpy as np
+import scipy.stats
 
 #: the study data (NIST and third-party runs that may not be copied here), next to the repository
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
@@ -94,29 +94,21 @@ def data_missing(paths: Iterable[Path]) -> bool:
 
 
 def pearson(x: Sequence[float], y: Sequence[float]) -> float:
-    """Pearson's r; NaN when either side is constant."""
+    """Pearson's r (scipy.stats.pearsonr); NaN when either side is constant."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if np.ptp(x) == 0 or np.ptp(y) == 0:
         return float("nan")
-    return float(np.corrcoef(x, y)[0, 1])
+    return float(scipy.stats.pearsonr(x, y).statistic)
 
 
-def kendall_tau_b(x: Sequence[float], y: Sequence[float], block: int = 2048) -> float:
-    """Kendall's tau-b of two paired samples: (concordant - discordant) pairs divided by the geometric
-    mean of the pairs not tied in x and not tied in y (NaN when either sample is constant). Exact,
-    O(n^2) in blocks of rows (fine for a few thousand values)."""
+def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
+    """Kendall's tau-b of two paired samples (scipy.stats.kendalltau, variant b); NaN when either sample
+    is constant."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError("x and y must be 1-d arrays of the same length")
-    num = untied_x = untied_y = 0.0
-    for i in range(0, len(x), block):
-        sx = np.sign(x[i:i + block, None] - x[None, :])
-        sy = np.sign(y[i:i + block, None] - y[None, :])
-        num += float((sx * sy).sum())
-        untied_x += float(np.abs(sx).sum())
-        untied_y += float(np.abs(sy).sum())
-    if untied_x == 0 or untied_y == 0:
+    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return float("nan")
-    return num / math.sqrt(untied_x * untied_y)
+    return float(scipy.stats.kendalltau(x, y).statistic)
