@@ -27,13 +27,18 @@ class _Groups:
     def __init__(self, tied, marked: np.ndarray):
         rows = tied.rows
         first = rows.rank - 1 == tied.start
-        gid = np.cumsum(first) - 1
+        self.gid = gid = np.cumsum(first) - 1          # each row's group
         self.seg = rows.seg[first]
         self.start = tied.start[first].astype(np.int64)
         self.size = tied.size[first].astype(np.int64)
         self.kept = tied.kept[first].astype(np.int64)
         self.marked = np.bincount(gid, weights=marked.astype(np.float64), minlength=len(self.seg)).astype(np.int64)
         self.straddle = self.kept < self.size
+
+    def steady_marked(self, n: int) -> np.ndarray:
+        """Per query, the marked rows of its groups that do not straddle the cutoff (always in B)."""
+        steady = ~self.straddle
+        return np.bincount(self.seg[steady], weights=self.marked[steady], minlength=n).astype(np.int64)
 
 
 def compute_tied(m, ctx: RunContext, cache: dict) -> np.ndarray:
@@ -81,14 +86,12 @@ def _mix(groups: _Groups, n: int, kind: np.ndarray):
 
 def _rbr_res(m, ctx: RunContext, tied, matched: np.ndarray, weight: np.ndarray, rbr: np.ndarray) -> np.ndarray:
     p, ref, n = m["p"], m["ref"], ctx.n
-    rows = tied.rows
     unknown = ~matched
     if ref is None:
         _, judged = ctx.judgments(m.params.get("cutoff"), tied=True)
         unknown = unknown & ~judged
     groups = _Groups(tied, unknown)
-    steady = ~groups.straddle
-    b0 = np.bincount(groups.seg[steady], weights=groups.marked[steady], minlength=n)
+    b0 = groups.steady_marked(n)
     strad = np.zeros(n, dtype=bool)
     strad[groups.seg[groups.straddle]] = True
     g_idx, h, prob = _mix(groups, n, groups.marked)
@@ -102,8 +105,7 @@ def _rbr_res(m, ctx: RunContext, tied, matched: np.ndarray, weight: np.ndarray, 
     # qrels-derived reference: E[(1 - p^b)(1 - RBR)], both depending on which members are in B
     value = -np.expm1(b0 * math.log(p)) * (1.0 - rbr)
     value[strad] = 0.0
-    gid = np.cumsum(rows.rank - 1 == tied.start) - 1
-    w_group = np.bincount(gid[matched], weights=weight, minlength=len(groups.seg))
+    w_group = np.bincount(groups.gid[matched], weights=weight, minlength=len(groups.seg))
     fixed = rbr - seg_sum(np.where(groups.straddle, w_group * groups.kept / groups.size, 0.0), groups.seg, n)
     judged_members = (groups.size - groups.marked)[g_idx]
     chosen = groups.kept[g_idx] - h
@@ -120,7 +122,7 @@ def _unknown_part(groups: _Groups, n: int, q: float, offset: np.ndarray
     steady = ~groups.straddle
     part = T.pair_sum_groups(n, q, groups.seg[steady], groups.start[steady], groups.size[steady],
                              groups.marked[steady], offset[groups.seg[steady]])
-    u0 = np.bincount(groups.seg[steady], weights=groups.marked[steady], minlength=n).astype(np.int64)
+    u0 = groups.steady_marked(n)
     g_idx, h, prob = _mix(groups, n, groups.marked)
     q_of = groups.seg[g_idx]
     cond = np.power(q, (groups.start[g_idx] + u0[q_of] + offset[q_of]).astype(np.float64)) \
@@ -194,8 +196,7 @@ def _rbo_res_run(p: float, tied, matched: np.ndarray, len_r: np.ndarray, x_l: np
     if not tied.straddles:                                        # |B ∩ R| is the same in every order
         return K.rbo_residual(p, s, l, np.rint(x_l).astype(np.int64), tables)
     groups = _Groups(tied, matched)
-    steady = ~groups.straddle
-    fixed = np.bincount(groups.seg[steady], weights=groups.marked[steady], minlength=n).astype(np.int64)
+    fixed = groups.steady_marked(n)
     out = K.rbo_residual(p, s, l, fixed, tables)
     g_idx, h, prob = _mix(groups, n, groups.marked)
     if len(h):
