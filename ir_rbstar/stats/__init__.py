@@ -18,6 +18,7 @@ Every resampling procedure takes ``n_resamples`` and an integer ``seed`` and dra
   ``statsmodels.stats.multitest.multipletests`` (default Holm 1979).
 * :func:`tukey_hsd_randomized` -- the randomised Tukey HSD test of Carterette (2012).
 * :func:`experiment_test` -- any of :func:`paired_test`'s tests as ``pt.Experiment(..., test=...)`` takes it.
+* :func:`robust_comparison`, :func:`robust_table` -- runs compared with per-query bounds (residuals, tie bounds).
 * :func:`discriminative_power` -- the share of pairs of runs significantly different (Sakai 2006).
 * :func:`ranking_agreement`, :func:`tau_ap` -- Kendall's tau-b (``scipy.stats.kendalltau``) and the AP
   rank correlation tau_AP (Yilmaz, Aslam & Robertson 2008) of two measures' system rankings.
@@ -49,7 +50,8 @@ from .agreement import RankingAgreement, ranking_agreement, tau_ap
 from .paired import MeanInterval, PairedTest, effect_size_dz, mean_interval, paired_test
 from .pairs import CORRECTIONS, all_pairs, discriminative_power, tukey_hsd_randomized
 from .experiment import experiment_test
+from .robust import RobustComparison, robust_comparison, robust_table
 
 __all__ = ["mean_interval", "paired_test", "all_pairs", "tukey_hsd_randomized", "ranking_agreement", "tau_ap",
            "discriminative_power", "effect_size_dz", "MeanInterval", "PairedTest", "RankingAgreement",
-           "CORRECTIONS", "experiment_test"]
+           "CORRECTIONS", "experiment_test", "robust_comparison", "robust_table", "RobustComparison"]
