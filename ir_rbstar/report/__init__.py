@@ -14,7 +14,11 @@ ir_rbstar's), then writes into ``out_dir``:
   between every pair of runs;
 * pictures (PNG, when matplotlib is installed): ``effort_gain.png`` (Twist against AP),
   ``nrg.png`` (NRG@10 against nDCG@10, one point per run), ``distance_med.png`` and
-  ``distance_rbo.png`` (heat maps), ``crp.png`` (the CRP curve of the baseline on one topic).
+  ``distance_rbo.png`` (heat maps), ``crp.png`` (the CRP curve of the baseline on one topic);
+* ``results.json``, ``results.tex`` (a booktabs table for a paper) and ``results.html`` (self-contained,
+  the pictures embedded): the means with 95% t intervals and the significance markers against the
+  baseline (:mod:`.formats`: :func:`write_table` writes the same tables as TSV, JSON, JSONL, Markdown,
+  LaTeX or HTML).
 
 Significance: a paired, two-sided randomization test of the per-query differences (sign flips; exact
 over all 2^n flips when 2^n <= ``permutations``, otherwise ``permutations`` random flips with a fixed
@@ -27,9 +31,9 @@ Command line: ``ir-rbstar report QRELS RUN [RUN ...] --output DIR [--reference R
 Vaswani collection).
 
 
-Modules: :mod:`.stats` (randomization test, Holm), :mod:`.catalogue` (measures and columns),
-:mod:`.inputs` (runs and groups), :mod:`.build` (:func:`build_report`), :mod:`.markdown` (the page) and
-:mod:`.command` (``ir-rbstar report``).
+Modules: :mod:`.stats` (randomization test, Holm), :mod:`.formats` (table writers), :mod:`.catalogue`
+(measures and columns), :mod:`.inputs` (runs and groups), :mod:`.build` (:func:`build_report`),
+:mod:`.markdown` (the page) and :mod:`.command` (``ir-rbstar report``).
 """
 from __future__ import annotations
 
@@ -37,8 +41,10 @@ from .stats import DEFAULT_PERMUTATIONS, DEFAULT_SEED, holm, randomization_pvalu
 from .catalogue import PRIOR_GROUP, default_measures
 from .inputs import read_groups
 from .build import FILES, build_report
+from .formats import Cell, ResultsTable, write_table
 from .command import add_arguments, main
 
-__all__ = ["build_report", "default_measures", "randomization_pvalues", "randomization_test", "holm",
+__all__ = ["build_report", "write_table", "ResultsTable", "Cell",
+           "default_measures", "randomization_pvalues", "randomization_test", "holm",
            "read_groups", "add_arguments", "main", "DEFAULT_PERMUTATIONS", "DEFAULT_SEED", "PRIOR_GROUP",
            "FILES"]

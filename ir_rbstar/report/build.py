@@ -11,6 +11,7 @@ import pandas as pd
 
 from ..errors import MissingQrelsError, ParameterError, RbstarError
 from ..io import QUERY_IDS, Qrels, Ranking, ranking_frame, to_ranking
+from .formats import ResultsTable, write_table
 from .stats import DEFAULT_PERMUTATIONS, DEFAULT_SEED, holm, randomization_pvalues
 from .catalogue import Column, DISTANCES, PRIOR_GROUP, _distances, _parse_columns, default_measures
 from .inputs import _free, _run_inputs, read_groups
@@ -30,6 +31,9 @@ FILES = {
     "distance_med.png": "heat map of the MED_nDCG@10 matrix",
     "distance_rbo.png": "heat map of the 1 - RBO(p=0.9) matrix",
     "crp.png": "CRP curve (and DCG) of the baseline on one topic",
+    "results.json": "the means with 95% t intervals and the significance markers, as JSON",
+    "results.tex": "the same as a LaTeX (booktabs) table for a paper",
+    "results.html": "the same as a self-contained HTML page, the pictures embedded",
 }
 
 
@@ -305,8 +309,40 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
                          seed, measures is None, pictures)
         with open(path("report.md"), "w", encoding="utf-8") as f:
             f.write(text)
+        table = results_table(per_query, means, sig, columns, baseline, alpha)
+        images = [(caption, os.path.join(out_dir, name)) for name, caption in drawn]
+        for name, options in (("results.json", {}), ("results.tex", {"intervals": True}),
+                              ("results.html", {"images": images})):
+            write_table(table, path(name), **options)
     per_query.attrs["files"] = sorted(files, key=lambda n: (n != "report.md", not n.endswith(".tsv"), files.index(n)))
     return per_query
+
+
+def results_table(per_query: pd.DataFrame, means: pd.DataFrame, sig: Optional[pd.DataFrame], columns: List[Column],
+                  baseline: Optional[str], alpha: float) -> ResultsTable:
+    """The report's means as a :class:`~ir_rbstar.report.formats.ResultsTable`: each with its 95% t interval
+    over the queries that have a value (:func:`ir_rbstar.stats.mean_interval`), and, against the baseline,
+    the Holm-corrected p of the randomization test and the direction where it is significant."""
+    from ..stats import mean_interval
+    frame = means[["run", "measure", "mean"]].copy()
+    lows, highs = [], []
+    for run, label in zip(frame["run"], frame["measure"], strict=True):
+        values = per_query.loc[run, label].dropna().to_numpy()
+        if len(values) >= 2:
+            ci = mean_interval(values, confidence=0.95, method="t")
+            lows.append(ci.low)
+            highs.append(ci.high)
+        else:
+            lows.append(np.nan)
+            highs.append(np.nan)
+    frame["low"], frame["high"] = lows, highs
+    if sig is not None:
+        marks = sig[["run", "measure", "p_holm", "significant"]].rename(columns={"p_holm": "p",
+                                                                              "significant": "direction"})
+        frame = frame.merge(marks, on=["run", "measure"], how="left")
+    lower = frozenset(c.label for c in columns if c.better == "lower")
+    plain = frozenset(c.label for c in columns if not c.better)
+    return ResultsTable.from_frame(frame, baseline=baseline, alpha=alpha, lower_is_better=lower, descriptive=plain)
 
 
 def _draw_pictures(out_dir: str, step: "_Steps", q: Qrels, rankings: Dict[str, Ranking], names: List[str],

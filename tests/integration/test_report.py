@@ -536,7 +536,7 @@ def test_cli_prints_progress_on_stderr(tmp_path):
     # not a terminal and not asked: quiet
     quiet = _cli(QRELS, RUNS["bm25"], "--measures", "nDCG@10", "--no-pictures", "--output", str(tmp_path / "q"))
     assert quiet.returncode == 0 and quiet.stderr == ""
-    assert done.stdout.splitlines()[0] == f"5 files written to {tmp_path}:"
+    assert done.stdout.splitlines()[0] == f"8 files written to {tmp_path}:"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -564,3 +564,32 @@ def test_randomization_test_equals_scipys_exact_permutation_test(numerators):
     theirs = scipy.stats.permutation_test((diffs,), lambda x, axis: np.mean(x, axis=axis), vectorized=True,
                                           permutation_type="samples", n_resamples=10_000).pvalue
     assert ours == pytest.approx(min(theirs, 1.0), abs=1e-12)
+
+
+def test_results_tables_hold_the_report_means(demo):
+    """results.json's cells are the means of means.tsv, with the 95% t interval of the per-query values
+    (scipy) and the Holm p of significance.tsv; results.tex and results.html hold the same table."""
+    import json
+
+    import scipy.stats
+    doc = json.loads((demo["dir"] / "results.json").read_text())
+    means = demo["means"].set_index(["run", "measure"])
+    sig = demo["sig"].set_index(["run", "measure"])
+    assert doc["baseline"] == "bm25" and doc["runs"] == list(dict.fromkeys(demo["means"]["run"]))
+    for cell in doc["cells"]:
+        key = (cell["run"], cell["measure"])
+        assert cell["mean"] == pytest.approx(means.at[key, "mean"], abs=1e-12)
+        values = demo["table"].loc[cell["run"], cell["measure"]].dropna().to_numpy()
+        if np.ptp(values) > 0:
+            low, high = scipy.stats.t.interval(0.95, len(values) - 1, loc=values.mean(),
+                                               scale=scipy.stats.sem(values))
+            assert (cell["low"], cell["high"]) == pytest.approx((low, high), abs=1e-12)
+        else:                                           # every query the same value: the interval is that value
+            assert cell["low"] == cell["high"] == pytest.approx(cell["mean"], abs=1e-12)
+        if key in sig.index:
+            assert cell["p"] == pytest.approx(sig.at[key, "p_holm"], abs=1e-12)
+            assert (cell["direction"] or "") == sig.at[key, "significant"]
+    tex = (demo["dir"] / "results.tex").read_text()
+    assert tex.count("\\toprule") == tex.count("\\bottomrule") == 1 and "bm25\\_flat" in tex
+    html = (demo["dir"] / "results.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and html.count("data:image/png;base64,") == 5
