@@ -59,7 +59,9 @@ def _measure_parser() -> argparse.ArgumentParser:
     parser.add_argument("--places", "-p", type=int, default=DEFAULT_PLACES)
     parser.add_argument("--by_query", "-q", action="store_true")
     parser.add_argument("--no_summary", "-n", action="store_true")
-    parser.add_argument("--output_format", "-o", choices=("tsv", "jsonl"), default="tsv")
+    parser.add_argument("--output_format", "-o", choices=("tsv", "jsonl") + TABLE_FORMATS, default="tsv",
+                        help="tsv or jsonl (as ir_measures' command, also with --by_query); json, markdown, "
+                             "latex or html: one table of the means, runs x measures (ir_rbstar.report.formats)")
     parser.add_argument("--provider", choices=sorted(ir_measures.providers.registry.keys()),
                         help="the provider of ir_measures' own measures (ir_rbstar's are always served by ir_rbstar)")
     parser.add_argument("--progress", action="store_true",
@@ -149,11 +151,19 @@ def _split_inputs(inputs: List[str]):
     return runs, texts
 
 
+#: --output_format values that print one table of the means (runs x measures) after every run is evaluated
+TABLE_FORMATS = ("json", "markdown", "latex", "html")
+
+
 def run_measures(argv: List[str], out=None) -> int:
     args = _measure_parser().parse_intermixed_args(argv)
     out = out or sys.stdout
     if args.no_summary and not args.by_query:
         raise errors.ParameterError("--no_summary (-n) is only supported with --by_query (-q)")
+    table = args.output_format in TABLE_FORMATS
+    if table and args.by_query:
+        raise errors.ParameterError(f"--output_format {args.output_format} prints a table of the means: per-query "
+                                    f"values (--by_query) come as tsv or jsonl")
     runs, texts = _split_inputs(args.inputs)
     measures = _parse_measures(texts, args.provider)
     choice = args.provider
@@ -166,6 +176,7 @@ def run_measures(argv: List[str], out=None) -> int:
             job.result()
     progress = reporter(True if args.progress else None)
     several = len(runs) > 1
+    rows: List[Dict[str, Any]] = []
     for i, path in enumerate(runs, 1):
         if progress is not None:
             progress(i, len(runs), f"evaluating {path}")
@@ -176,9 +187,18 @@ def run_measures(argv: List[str], out=None) -> int:
             if args.by_query:
                 print(fmt(metric), file=out)
             aggs[metric.measure].add(metric.value)
-        if not args.no_summary:
+        if table:
+            rows += [{"run": path, "measure": str(m), "mean": aggs[m].result()} for m in measures]
+        elif not args.no_summary:
             for m in measures:
                 print(fmt(Metric(query_id=SUMMARY_QID, measure=m, value=aggs[m].result())), file=out)
+    if table:
+        from .report.formats import ResultsTable, write_table
+        options = {} if args.output_format == "json" or args.places == -1 else {"places": args.places}
+        # no value is set in bold: which direction is better is the reader's to say for these measures
+        frame = pd.DataFrame(rows)
+        means = ResultsTable.from_frame(frame, descriptive=frame["measure"].unique().tolist())
+        print(write_table(means, args.output_format, **options), file=out)
     return 0
 
 

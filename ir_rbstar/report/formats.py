@@ -246,11 +246,14 @@ def _cells(table: ResultsTable, places: int, mean: Callable[[str, bool], str], m
     return out
 
 
-def _best_note(table: ResultsTable, label: Callable[[str], str]) -> str:
+def _best_note(table: ResultsTable, label: Callable[[str], str]) -> List[str]:
+    """The note on the bold values (none when every measure is descriptive: nothing is bold)."""
+    if set(table.measures) <= table.descriptive:
+        return []
     lower = [label(m) for m in table.measures if m in table.lower_is_better]
     plain = [label(m) for m in table.measures if m in table.descriptive]
-    return ("Best value per column in bold" + (f" (lowest for {', '.join(lower)})" if lower else "")
-            + (f"; none for {', '.join(plain)}, which only describe" if plain else "") + ".")
+    return ["Best value per column in bold" + (f" (lowest for {', '.join(lower)})" if lower else "")
+            + (f"; none for {', '.join(plain)}, which only describe" if plain else "") + "."]
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~&])")
@@ -272,13 +275,13 @@ def to_markdown(table: ResultsTable, *, places: int = 4, intervals: bool = False
     for run, row in zip(table.runs, body, strict=True):
         label = _md(run) + (" (baseline)" if run == table.baseline else "")
         lines.append("| " + " | ".join([label] + row) + " |")
-    notes = [_best_note(table, _md)]
+    notes = _best_note(table, _md)
     if intervals:
         notes.append("[low, high]: confidence interval.")
     if table.baseline is not None or table.marked():
         notes.append(f"† / ‡: significantly better / worse than the baseline {_md(table.baseline or '')} "
                      f"(p ≤ {table.alpha:g}).")
-    return "\n".join(lines) + "\n\n" + " ".join(notes) + "\n"
+    return "\n".join(lines) + "\n" + ("\n" + " ".join(notes) + "\n" if notes else "")
 
 
 _TEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "%": r"\%", "&": r"\&",
@@ -304,14 +307,14 @@ def to_latex(table: ResultsTable, *, places: int = 3, intervals: bool = False, c
                   (lambda lo, hi: rf" {{\scriptsize [{lo}, {hi}]}}") if intervals else None, "--")
     head = [latex_escape(run_header)] + [rf"\texttt{{{latex_escape(m)}}}" if texttt else latex_escape(m)
                                          for m in table.measures]
-    notes = ([caption] if caption else []) + [_best_note(table, lambda m: rf"\texttt{{{latex_escape(m)}}}")]
+    notes = ([caption] if caption else []) + _best_note(table, lambda m: rf"\texttt{{{latex_escape(m)}}}")
     if table.baseline is not None or table.marked():
         base = rf"\textit{{{latex_escape(table.baseline)}}}" if table.baseline else "the baseline"
         notes.append(rf"$^{{\dagger}}$/$^{{\ddagger}}$: significantly better/worse than {base} "
                      rf"($p \leq {table.alpha:g}$).")
     if intervals:
         notes.append("In brackets: confidence intervals.")
-    lines = [r"\begin{table}", r"\centering", r"\caption{" + " ".join(notes) + "}"]
+    lines = [r"\begin{table}", r"\centering"] + ([r"\caption{" + " ".join(notes) + "}"] if notes else [])
     if label:
         lines.append(r"\label{" + re.sub(r"[\\{}%#&$~^_ ]", "-", label) + "}")
     lines += [r"\begin{tabular}{" + " ".join(["l"] + ["r"] * len(table.measures)) + "}", r"\toprule",
@@ -360,7 +363,7 @@ def to_html(table: ResultsTable, *, places: int = 4, intervals: bool = True, tit
         cls, tag = (' class="baseline"', " (baseline)") if run == table.baseline else ("", "")
         out.append(f'<tr{cls}><th scope="row">{esc(run)}{tag}</th>' + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
     out += ["</tbody>", "</table>"]
-    notes = [_best_note(table, html.escape)]
+    notes = _best_note(table, html.escape)
     if table.baseline is not None or table.marked():
         notes.append(f"†/‡: significantly better/worse than the baseline {esc(table.baseline or '')} "
                      f"(p ≤ {table.alpha:g}).")

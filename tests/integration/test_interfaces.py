@@ -323,3 +323,32 @@ def test_qrels_converted_once_per_evaluator_and_reference_file_once(setup, monke
     again = provider.PROVIDER.evaluator(ms, setup["qrels"]).calc_aggregate(setup["a"])
     assert calls == {"qrels": 2, "ref": 1}        # one conversion per evaluator; the file read once
     assert first == again and first != second
+
+
+def test_cli_table_formats_print_the_means(setup):
+    from ir_rbstar.errors import ParameterError
+    """-o json / markdown / latex / html: one table of the means (runs x measures), the same numbers as
+    calc_aggregate (json in full precision; the others rounded to --places); --by_query is refused."""
+    import json
+    ms, qrels = setup["measures"], setup["qrels"]
+    paths = [write_run(setup[n], setup["tmp"] / f"{n}.run") for n in ("a", "b")]
+    qrels_path = write_qrels(qrels, setup["tmp"] / "t.qrels")
+    texts = [str(m) for m in ms]
+    out = io.StringIO()
+    assert run_measures([qrels_path, *paths, *texts, "-o", "json"], out=out) == 0
+    doc = json.loads(out.getvalue())
+    assert doc["runs"] == paths and doc["measures"] == texts
+    for name, path in zip(("a", "b"), paths):
+        agg = ir_measures.calc_aggregate(ms, qrels, setup[name])
+        got = {c["measure"]: c["mean"] for c in doc["cells"] if c["run"] == path}
+        for m in ms:
+            assert got[str(m)] == pytest.approx(agg[m], abs=1e-12)
+    agg = ir_measures.calc_aggregate(ms, qrels, setup["a"])
+    for fmt, sep in (("markdown", "|"), ("latex", "&"), ("html", "<td>")):
+        out = io.StringIO()
+        assert run_measures([qrels_path, *paths, *texts, "-o", fmt, "-p", "3"], out=out) == 0
+        text = out.getvalue()
+        assert sep in text and f"{agg[ms[0]]:.3f}" in text, fmt
+        assert "textbf" not in text and "**" not in text and "<strong>" not in text      # nothing set as best
+    with pytest.raises(ParameterError, match="by_query"):
+        run_measures([qrels_path, paths[0], texts[0], "-o", "latex", "-q"], out=io.StringIO())
