@@ -9,7 +9,7 @@ from ..context import RunContext
 from ..core import rankbiased as K
 from ..core.rbo_variants import rbo_variants
 from ..core.segments import seg_sum
-from .rankbiased_bounds import extreme
+from .rankbiased_bounds import extreme, rbr_variance
 from .rankbiased_ties import compute_tied
 
 
@@ -28,7 +28,7 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
             out[m] = _variant(m, ctx)
             continue
         if "stat" in m.SUPPORTED_PARAMS and m["stat"] != "mean":
-            out[m] = extreme(m, ctx)
+            out[m] = rbr_variance(m, ctx) if m["stat"] == "var" else extreme(m, ctx)
             continue
         if ties == "expected" and ctx.run.has_ties() and ctx.tied_observation(cutoff).tied:
             out[m] = compute_tied(m, ctx, rbo_cache)

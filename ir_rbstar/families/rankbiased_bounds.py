@@ -120,3 +120,55 @@ def extreme(m, ctx: RunContext) -> np.ndarray:
     family = ctx.cached(key, lambda: K.rbo_family(n, p, tied.blen, r_lens, seg, rank_b, rank_r - 1,
                                                   np.ones(len(seg), dtype=np.int64)))
     return family[name]
+
+
+def rbr_variance(m, ctx: RunContext) -> np.ndarray:
+    """``RBR(stat='var')``: the variance of RBR over the orders of both rankings' ties, in closed form.
+
+    RBR = sum over the documents e in B of W_e, the weight of e's place in R. Given which members X of a tie
+    group straddling k are in B, the documents of B in one tie group of R (c of its n places) take c of
+    the group's weights without replacement: variance c(n-c)/(n(n-1)) S, S = sum of (w - mean w)^2 over the
+    group's places, and the groups are independent. Over X (t of the straddling group's g members, drawn
+    without replacement) the count of a group's members in B is hypergeometric (so E[c] and E[c^2] are
+    known), and E[RBR | X] = sum over B of the mean weights mu_e varies by t(g-t)/(g(g-1)) sum (mu - mean
+    mu)^2. Var = E[Var(RBR | X)] + Var(E[RBR | X])."""
+    p, cutoff, ref, rel, n = m["p"], m.params.get("cutoff"), m["ref"], m["rel"], ctx.n
+    tied = ctx.tied_observation(cutoff)
+    rows = tied.rows
+    reference, b_in_r, _ = ctx.match(cutoff, ref, rel, m, tied=True)
+    rstart, rsize = reference.tie_groups()
+    found = np.flatnonzero(b_in_r >= 0)
+    src = b_in_r[found]
+    head = src - (reference.row_positions()[src] - rstart[src])          # the first row of e's group in R
+    straddles = tied.kept[found] < tied.size[found]
+    groups, where = np.unique(head, return_inverse=True)
+    fixed = np.bincount(where, weights=~straddles, minlength=len(groups))
+    member = np.bincount(where, weights=straddles, minlength=len(groups))
+    # the straddling group of each query: g members, t of them in B
+    g = np.ones(n)
+    t = np.ones(n)
+    first = np.flatnonzero(tied.kept < tied.size)
+    g[rows.seg[first]] = tied.size[first]
+    t[rows.seg[first]] = tied.kept[first]
+    seg = rows.seg[found][np.unique(where, return_index=True)[1]]       # each R group's query
+    share = member / g[seg]
+    mean_y = t[seg] * share
+    var_y = np.where(g[seg] > 1, t[seg] * share * (1 - share) * (g[seg] - t[seg]) / np.maximum(g[seg] - 1, 1), 0.0)
+    mean_c = fixed + mean_y
+    size, start = rsize[groups].astype(np.float64), rstart[groups].astype(np.float64)
+    total = np.power(p, start) * -np.expm1(size * np.log(p))                # sum of the group's weights
+    squares = (1 - p) ** 2 * np.power(p, 2 * start) * -np.expm1(2 * size * np.log(p)) / (1 - p * p)
+    spread = squares - total * total / size                                 # S
+    within = np.where(size > 1, (mean_c * size - (var_y + mean_c ** 2)) * spread / (size * np.maximum(size - 1, 1)),
+                      0.0)
+    out = seg_sum(within, seg, n)
+    # Var(E[RBR | X]) over the members of the straddling groups (mu = 0 for those not in R)
+    members = np.flatnonzero(tied.kept < tied.size)
+    mu = np.zeros(len(members))
+    in_r = b_in_r[members] >= 0
+    mu[in_r] = K.shared_weight(rstart[b_in_r[members][in_r]], rsize[b_in_r[members][in_r]], p)
+    qm = rows.seg[members]
+    mean_mu = seg_sum(mu, qm, n) / g
+    dev = seg_sum((mu - mean_mu[qm]) ** 2, qm, n)
+    out += np.where(g > 1, t * (g - t) / (g * np.maximum(g - 1, 1)) * dev, 0.0)
+    return out

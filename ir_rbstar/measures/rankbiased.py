@@ -103,12 +103,15 @@ def param_ties(variants: bool = False) -> ParamInfo:
     return ParamInfo(dtype=str, default="expected", choices=choices, desc=desc)
 
 
-def param_stat() -> ParamInfo:
-    """Which value over the tie orders a measure gives: their mean, or the worst or best of them."""
-    return ParamInfo(dtype=str, default="mean", choices=("mean", "min", "max"),
-                     desc="'mean' (default): the mean over the orders of the ties of both rankings; 'min' / "
-                          "'max': the value of the worst / best of those orders (exact; needs "
-                          "ties='expected')")
+def param_stat(variance: bool = False) -> ParamInfo:
+    """Which value over the tie orders a measure gives: their mean, the worst or best of them, or (RBR,
+    linear in the orders) their variance."""
+    desc = ("'mean' (default): the mean over the orders of the ties of both rankings; 'min' / 'max': the value "
+            "of the worst / best of those orders (exact; needs ties='expected')")
+    if variance:
+        desc += "; 'var': the variance of the value over those orders (closed form)"
+    return ParamInfo(dtype=str, default="mean", choices=("mean", "min", "max") + (("var",) if variance else ()),
+                     desc=desc)
 
 
 class _RefMeasure(RbstarMeasure):
@@ -149,7 +152,8 @@ class _RBR(_BoundedMeasure):
     weight equally (the paper's proposal: the expectation over the orders of the tie); a document not
     in R adds 0. A tie group of the run that straddles k puts each member into B with probability
     (k - s)/g (s documents above the group, g in it), so RBR never depends on document ids
-    (``ties='docid'``: trec_eval's order decides who is in B). RBR is at most 1 - p^|B|, reached when B
+    (``ties='docid'``: trec_eval's order decides who is in B; ``stat='var'``: the variance over the tie
+    orders, in closed form). RBR is at most 1 - p^|B|, reached when B
     is R's top |B|, and RBR(B | R) = RBP(R | B)
     (eq. 7). A query the run does not answer, or the reference lacks, scores 0.
     Example: ``RBR(p=0.8,ref='reranked.run')@20`` (a first stage's top 20 against a re-ranked
@@ -159,6 +163,7 @@ class _RBR(_BoundedMeasure):
     NAME = "RBR"
     PRETTY_NAME = "Rank-Biased Recall"
     SHORT_DESC = "rank-biased recall: the run's top k as a set, credited by the reference ranking"
+    SUPPORTED_PARAMS = {**_RefMeasure.SUPPORTED_PARAMS, "stat": param_stat(variance=True)}
 
 
 class _RBR_res(_RefMeasure):

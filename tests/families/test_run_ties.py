@@ -169,6 +169,18 @@ def tied_case(draw):
        name=st.sampled_from(['RBR', 'RBA', 'RBO', 'RBO_ext']), stat=st.sampled_from(['min', 'max']),
        use_ref=st.booleans(), rel=st.integers(1, 2))
 def test_tie_extremes_equal_brute_force(case, p, k, name, stat, use_ref, rel):
+    _check_statistic(case, p, k, name, stat, use_ref, rel)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(case=tied_case(), p=st.sampled_from([0.3, 0.7, 0.95]), k=st.one_of(st.none(), st.integers(1, 5)),
+       use_ref=st.booleans(), rel=st.integers(1, 2))
+def test_rbr_variance_equals_brute_force(case, p, k, use_ref, rel):
+    """RBR(stat='var'): the population variance of RBR over every order of both rankings' ties."""
+    _check_statistic(case, p, k, 'RBR', 'var', use_ref, rel)
+
+
+def _check_statistic(case, p, k, name, stat, use_ref, rel):
     qrels, run, ref_run = case
     from hypothesis import assume
     assume(all(O.count_orders(run[q]) * O.count_orders(ref_run[q] if use_ref else
@@ -183,8 +195,8 @@ def test_tie_extremes_equal_brute_force(case, p, k, name, stat, use_ref, rel):
     want = O.evaluate_extreme(name, qrels, run, p, k, rel, ref_run if use_ref else None, stat)
     for q in qrels:
         assert got[q] == pytest.approx(want[q], abs=1e-12), (q, text, run[q], ref_run[q] if use_ref else qrels[q])
-        # the mean lies between the extremes
-        assert (got[q] <= mean[q] + 1e-12) if stat == 'min' else (got[q] >= mean[q] - 1e-12)
+        if stat != 'var':          # the mean lies between the extremes
+            assert (got[q] <= mean[q] + 1e-12) if stat == 'min' else (got[q] >= mean[q] - 1e-12)
 
 
 def test_engines_agree_on_ties_and_their_bounds():

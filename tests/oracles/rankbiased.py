@@ -476,11 +476,16 @@ def evaluate(name, qrels, run, p=0.8, k=None, rel='default', ref_run=None, ties=
     return out
 
 
+def _population_variance(values):
+    mean = sum(values) / len(values)
+    return sum((v - mean) ** 2 for v in values) / len(values)
+
+
 def evaluate_extreme(name, qrels, run, p=0.8, k=None, rel=1, ref_run=None, stat='max'):
-    """{qid: the smallest (stat='min') or largest ('max') value of RBR, RBA, RBO or RBO_ext} over every order
+    """{qid: the smallest (stat='min') or largest ('max') value, or the variance ('var'), of RBR, RBA, RBO or RBO_ext} over every order
     of the run's ties (cut at k after ordering) and every order of the reference's ties, by enumeration."""
     fn = {'RBR': rbr_untied, 'RBA': rba_untied, 'RBO': rbo_min_untied, 'RBO_ext': rbo_ext_untied}[name]
-    pick = max if stat == 'max' else min
+    pick = {'max': max, 'min': min, 'var': _population_variance}[stat]
     out = {}
     for qid in (list(qrels) if qrels is not None else list(run)):
         run_q = run.get(qid, {})
