@@ -18,7 +18,7 @@ ir_rbstar's), then writes into ``out_dir``:
 * ``results.json``, ``results.tex`` (a booktabs table for a paper) and ``results.html`` (self-contained,
   the pictures embedded): the means with 95% t intervals and the significance markers against the
   baseline (:mod:`.formats`: :func:`write_table` writes the same tables as TSV, JSON, JSONL, Markdown,
-  LaTeX or HTML).
+  LaTeX or HTML); ``results.jsonl``: the per-query values, one JSON object per line.
 
 Significance: a paired, two-sided randomization test of the per-query differences (sign flips; exact
 over all 2^n flips when 2^n <= ``permutations``, otherwise ``permutations`` random flips with a fixed

@@ -1,6 +1,8 @@
 """Building the report: every run evaluated once, means, significance, distances, pictures, files."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import contextlib
 
 import os
@@ -32,6 +34,7 @@ FILES = {
     "distance_rbo.png": "heat map of the 1 - RBO(p=0.9) matrix",
     "crp.png": "CRP curve (and DCG) of the baseline on one topic",
     "results.json": "the means with 95% t intervals and the significance markers, as JSON",
+    "results.jsonl": "the per-query values, one JSON object per run, query and measure",
     "results.tex": "the same as a LaTeX (booktabs) table for a paper",
     "results.html": "the same as a self-contained HTML page, the pictures embedded",
 }
@@ -314,6 +317,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
         for name, options in (("results.json", {}), ("results.tex", {"intervals": True}),
                               ("results.html", {"images": images})):
             write_table(table, path(name), **options)
+        write_table(replace(table, per_query=per_query.reset_index()), path("results.jsonl"))
     per_query.attrs["files"] = sorted(files, key=lambda n: (n != "report.md", not n.endswith(".tsv"), files.index(n)))
     return per_query
 

@@ -536,7 +536,7 @@ def test_cli_prints_progress_on_stderr(tmp_path):
     # not a terminal and not asked: quiet
     quiet = _cli(QRELS, RUNS["bm25"], "--measures", "nDCG@10", "--no-pictures", "--output", str(tmp_path / "q"))
     assert quiet.returncode == 0 and quiet.stderr == ""
-    assert done.stdout.splitlines()[0] == f"8 files written to {tmp_path}:"
+    assert done.stdout.splitlines()[0] == f"9 files written to {tmp_path}:"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -591,5 +591,9 @@ def test_results_tables_hold_the_report_means(demo):
             assert (cell["direction"] or "") == sig.at[key, "significant"]
     tex = (demo["dir"] / "results.tex").read_text()
     assert tex.count("\\toprule") == tex.count("\\bottomrule") == 1 and "bm25\\_flat" in tex
+    lines = (demo["dir"] / "results.jsonl").read_text().splitlines()
+    assert len(lines) == demo["table"].size
+    row = json.loads(lines[0])
+    assert row["value"] == pytest.approx(demo["table"].loc[(row["run"], row["query"]), row["measure"]], abs=1e-12)
     html = (demo["dir"] / "results.html").read_text()
     assert html.startswith("<!DOCTYPE html>") and html.count("data:image/png;base64,") == 5
