@@ -10,6 +10,8 @@ ir_rbstar's), then writes into ``out_dir``:
 * ``per_query.tsv``: one row per run and query, one column per measure (empty: no value);
 * ``means.tsv``: one row per run and measure: mean, number of queries, rank;
 * ``significance.tsv`` (with a baseline): difference, p and Holm-corrected p of every comparison;
+* ``all_pairs.tsv`` (two runs or more): every pair of runs under every ranked measure, by the randomised
+  Tukey HSD test (:func:`ir_rbstar.stats.tukey_hsd_randomized`);
 * ``distance_med.tsv``, ``distance_rbo.tsv`` (two runs or more): MED_nDCG@10 and 1 - RBO(p=0.9)
   between every pair of runs;
 * pictures (PNG, when matplotlib is installed): ``effort_gain.png`` (Twist against AP),

@@ -26,6 +26,7 @@ FILES = {
     "per_query.tsv": "per-query values: run, query_id, one column per measure",
     "means.tsv": "run, measure, mean, queries, rank",
     "significance.tsv": "comparisons with the baseline: differences, p, Holm-corrected p",
+    "all_pairs.tsv": "every pair of runs per ranked measure: means, difference, randomised Tukey HSD p",
     "distance_med.tsv": "MED_nDCG@10 between every pair of runs",
     "distance_rbo.tsv": "1 - RBO(p=0.9) between every pair of runs",
     "effort_gain.png": "Twist against AP, every run x topic",
@@ -226,7 +227,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
     nrg_plot = _nrg_axes(columns) if len(names) > 1 else None
     # qrels, read and evaluate each run, [best of each group], [tests], [matrices and their two heat maps],
     # effort/gain, [NRG], CRP, report.md
-    total = (1 + 2 * len(names) + (group_of is not None) + (baseline is not None) + (len(names) > 1)
+    total = (1 + 2 * len(names) + (group_of is not None) + (baseline is not None) + 2 * (len(names) > 1)
              + pictures * (2 * (len(names) > 1) + 2 + (nrg_plot is not None)) + 1)
     step = _Steps(total, progress)
 
@@ -274,6 +275,10 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
         if baseline is not None:
             step(f"significance tests against {baseline}")
             sig = _significance(per_query, names, baseline, columns, permutations, seed, alpha)
+        pairs = None
+        if len(names) > 1:
+            step("all pairs of runs: randomised Tukey HSD")
+            pairs = all_pairs(per_query, names, columns, permutations, seed, alpha)
 
         os.makedirs(out_dir, exist_ok=True)
         files: List[str] = []
@@ -286,6 +291,8 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
         means.to_csv(path("means.tsv"), sep="\t", index=False)
         if sig is not None:
             sig.to_csv(path("significance.tsv"), sep="\t", index=False)
+        if pairs is not None:
+            pairs.to_csv(path("all_pairs.tsv"), sep="\t", index=False)
 
         matrices: Dict[str, pd.DataFrame] = {}
         if len(names) > 1:
@@ -308,7 +315,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
         step("writing report.md")
         answered = {n: int(np.isin(rankings[n].qcodes, q.qcodes).sum()) for n in names}
         text = _markdown(q, qrels, inputs, names, answered, reference, ref_tag, baseline, base_tag, group_of,
-                         prior_tag, columns, means, sig, matrices, drawn, notes, missing, alpha, permutations,
+                         prior_tag, columns, means, sig, pairs, matrices, drawn, notes, missing, alpha, permutations,
                          seed, measures is None, pictures)
         with open(path("report.md"), "w", encoding="utf-8") as f:
             f.write(text)
@@ -320,6 +327,29 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
         write_table(replace(table, per_query=per_query.reset_index()), path("results.jsonl"))
     per_query.attrs["files"] = sorted(files, key=lambda n: (n != "report.md", not n.endswith(".tsv"), files.index(n)))
     return per_query
+
+
+def all_pairs(per_query: pd.DataFrame, names: List[str], columns: List[Column], resamples: int, seed: int,
+              alpha: float) -> pd.DataFrame:
+    """Every pair of runs under every ranked measure, by the randomised Tukey HSD test (Carterette, TOIS 2012;
+    :func:`ir_rbstar.stats.tukey_hsd_randomized`, ``resamples`` resamples, ``seed``): family-wise over the
+    pairs of one measure. Only the queries where every run has a value take part (``queries``)."""
+    from ..stats import tukey_hsd_randomized
+    parts = []
+    for c in columns:
+        if not c.better:
+            continue
+        frame = per_query[c.label].unstack("query_id").reindex(names).dropna(axis=1)
+        if frame.shape[1] < 2:
+            continue
+        res = tukey_hsd_randomized(frame, n_resamples=resamples, seed=seed, alpha=alpha)
+        res.insert(0, "measure", c.label)
+        res["better"] = c.better
+        res["queries"] = frame.shape[1]
+        parts.append(res)
+    columns_out = ["measure", "run_a", "run_b", "mean_a", "mean_b", "difference", "pvalue", "reject", "better",
+                   "queries"]
+    return pd.concat(parts, ignore_index=True)[columns_out] if parts else pd.DataFrame(columns=columns_out)
 
 
 def results_table(per_query: pd.DataFrame, means: pd.DataFrame, sig: Optional[pd.DataFrame], columns: List[Column],

@@ -77,6 +77,18 @@ def _significance_markdown(sig: pd.DataFrame) -> str:
     return _table(head, rows, "|---|---|---:|---:|---:|---:|---:|---:|:---:|")
 
 
+def _pairs_markdown(pairs: pd.DataFrame) -> str:
+    """The significant pairs: measure, which run is better, the difference of the means and p."""
+    rows = []
+    for r in pairs[pairs["reject"].astype(bool)].itertuples(index=False):
+        a_wins = (r.difference > 0) == (r.better == "higher")
+        winner, loser = (r.run_a, r.run_b) if a_wins else (r.run_b, r.run_a)
+        rows.append([_cell(r.measure), f"`{winner}` over `{loser}`", _num(abs(r.difference)), _p(r.pvalue)])
+    if not rows:
+        return "None."
+    return _table(["measure", "better run", "difference of the means", "p"], rows, "|---|---|---:|---:|")
+
+
 def _matrix_markdown(matrix: pd.DataFrame) -> str:
     head = [""] + [str(c) for c in matrix.columns]
     rows = [[str(i)] + [_num(float(v)) for v in matrix.loc[i]] for i in matrix.index]
@@ -86,7 +98,8 @@ def _matrix_markdown(matrix: pd.DataFrame) -> str:
 def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], answered: Dict[str, int],
               reference: Any, ref_tag: Optional[str], baseline: Optional[str], base_tag: Optional[str],
               group_of: Optional[Dict[str, str]], prior_tag: str, columns: List[Column], means: pd.DataFrame,
-              sig: Optional[pd.DataFrame], matrices: Dict[str, pd.DataFrame], pictures: List[Tuple[str, str]],
+              sig: Optional[pd.DataFrame], pairs: Optional[pd.DataFrame], matrices: Dict[str, pd.DataFrame],
+              pictures: List[Tuple[str, str]],
               notes: List[str], missing: List[str], alpha: float, permutations: int, seed: int,
               defaults: bool, drawing: bool) -> str:
     from .. import __version__
@@ -167,6 +180,16 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
                 f"worse than the baseline at \u03b1 = {alpha:g} after the correction. Only queries with a value "
                 f"for both the run and the baseline are paired (the queries column).", "",
                 _significance_markdown(sig), ""]
+
+    if pairs is not None:
+        out += ["## All pairs of runs", ""]
+        out += [f"Randomised Tukey HSD test (Carterette, TOIS 2012) of every pair of runs under every ranked "
+                f"measure: {permutations:,} resamples (seed {seed}) permute the runs' values within each query and "
+                f"record the range of the runs' means; p = (b + 1) / ({permutations:,} + 1), b the resamples whose "
+                f"range is at least the pair's |difference|, family-wise over the pairs of the measure. Only "
+                f"queries where every run has a value take part. All pairs with their p in `all_pairs.tsv`; "
+                f"significant at \u03b1 = {alpha:g}:", ""]
+        out += [_pairs_markdown(pairs), ""]
 
     if matrices:
         out += ["## Distances between the runs", ""]

@@ -536,7 +536,7 @@ def test_cli_prints_progress_on_stderr(tmp_path):
     # not a terminal and not asked: quiet
     quiet = _cli(QRELS, RUNS["bm25"], "--measures", "nDCG@10", "--no-pictures", "--output", str(tmp_path / "q"))
     assert quiet.returncode == 0 and quiet.stderr == ""
-    assert done.stdout.splitlines()[0] == f"9 files written to {tmp_path}:"
+    assert done.stdout.splitlines()[0] == f"10 files written to {tmp_path}:"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -597,3 +597,22 @@ def test_results_tables_hold_the_report_means(demo):
     assert row["value"] == pytest.approx(demo["table"].loc[(row["run"], row["query"]), row["measure"]], abs=1e-12)
     html = (demo["dir"] / "results.html").read_text()
     assert html.startswith("<!DOCTYPE html>") and html.count("data:image/png;base64,") == 5
+
+
+def test_all_pairs_are_the_randomised_tukey_hsd(demo):
+    """all_pairs.tsv: for each ranked measure, ir_rbstar.stats.tukey_hsd_randomized on the run x query
+    frame of the queries every run answers, with the report's resamples and seed; report.md lists the
+    significant pairs."""
+    from ir_rbstar.stats import tukey_hsd_randomized
+    pairs = pd.read_csv(demo["dir"] / "all_pairs.tsv", sep="\t", dtype={"run_a": str, "run_b": str})
+    table = demo["table"]
+    for label in ("nDCG@10", "RBR(p=0.8,ref='minilm_rerank')@20"):
+        frame = table[label].unstack("query_id").reindex(FIRST_STAGE).dropna(axis=1)
+        want = tukey_hsd_randomized(frame, n_resamples=report.DEFAULT_PERMUTATIONS, seed=report.DEFAULT_SEED)
+        got = pairs[pairs["measure"] == label].reset_index(drop=True)
+        assert list(got["run_a"]) == list(want["run_a"]) and list(got["run_b"]) == list(want["run_b"])
+        np.testing.assert_allclose(got["pvalue"], want["pvalue"], rtol=0, atol=1e-12)
+        assert (got["queries"] == frame.shape[1]).all()
+    significant = pairs[pairs["reject"]]
+    section = demo["text"].split("## All pairs of runs", 1)[1].split("\n## ", 1)[0]
+    assert section.count("` over `") == len(significant) > 0
