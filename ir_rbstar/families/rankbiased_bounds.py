@@ -30,11 +30,7 @@ def _within_groups(pos: np.ndarray, start: np.ndarray, size: np.ndarray, sec: np
         return kernels.reorder_within_groups(pos, size, sec, tie)
     first = pos == start
     group = np.cumsum(first) - 1
-    span_s, span_t = int(sec.max(initial=0)) + 1, int(tie.max(initial=0)) + 1
-    if len(pos) and (int(group[-1]) + 1) * span_s * span_t < 2 ** 62:
-        order = np.argsort((group * span_s + sec) * span_t + tie, kind="stable")
-    else:                                                      # the composite key would overflow
-        order = np.lexsort((tie, sec, group))
+    order = _sort_by(group, sec, tie)
     heads = np.flatnonzero(first)
     out = np.empty(len(pos), dtype=np.int64)
     out[order] = start[order] + np.arange(len(pos)) - heads[group[order]]
@@ -141,7 +137,7 @@ def rbr_variance(m, ctx: RunContext) -> np.ndarray:
     src = b_in_r[found]
     head = src - (reference.row_positions()[src] - rstart[src])          # the first row of e's group in R
     straddles = tied.kept[found] < tied.size[found]
-    groups, where = np.unique(head, return_inverse=True)
+    groups, first_of, where = np.unique(head, return_index=True, return_inverse=True)
     fixed = np.bincount(where, weights=~straddles, minlength=len(groups))
     member = np.bincount(where, weights=straddles, minlength=len(groups))
     # the straddling group of each query: g members, t of them in B
@@ -150,7 +146,7 @@ def rbr_variance(m, ctx: RunContext) -> np.ndarray:
     first = np.flatnonzero(tied.kept < tied.size)
     g[rows.seg[first]] = tied.size[first]
     t[rows.seg[first]] = tied.kept[first]
-    seg = rows.seg[found][np.unique(where, return_index=True)[1]]       # each R group's query
+    seg = rows.seg[found][first_of]                                    # each R group's query
     share = member / g[seg]
     mean_y = t[seg] * share
     var_y = np.where(g[seg] > 1, t[seg] * share * (1 - share) * (g[seg] - t[seg]) / np.maximum(g[seg] - 1, 1), 0.0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Tuple
 
+from ..errors import ParameterError
 from ._checks import Values
 from .paired import PAIRED_TESTS, paired_test
 
@@ -25,7 +26,6 @@ def experiment_test(test: str = "permutation", **options: Any) -> Callable[[Valu
     0.1817
     """
     if test not in PAIRED_TESTS:
-        from ..errors import ParameterError
         raise ParameterError(f"test: {test!r} is not one of {', '.join(PAIRED_TESTS)}")
     options = {"effect_resamples": 0, **options}
 
