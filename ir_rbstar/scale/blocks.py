@@ -1,0 +1,89 @@
+"""One block of whole queries, evaluated by the package's engine: the map step of streaming and Spark.
+
+:func:`evaluate_block` takes the rows of a set of queries (run, qrels, and the rows of the same queries
+of every run a measure names with ``ref=``, ``prior=`` or ``runs=``) and returns their per-query
+values; :func:`aggregate` turns per-query values (of any number of blocks) into each measure's
+aggregate, as ``ir_measures.calc_aggregate`` does. A query's value depends only on its own rows, so
+the blocks' values are exactly those of the whole run, whatever the blocks are, provided that every
+input's rows of a query are in the same block.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
+
+import numpy as np
+import pandas as pd
+import ir_measures
+from ir_measures import Metric
+from ir_measures.measures.base import MeanAgg
+
+from ..parsing import parse
+from ..provider import iter_calc_columnar
+from ..references import run_scope
+from ..io import Qrels, to_qrels, to_ranking
+
+__all__ = ["evaluate_block", "aggregate", "measure_names", "as_measures"]
+
+
+def as_measures(measures: Any) -> list:
+    """Measure objects from objects or strings (one string may hold several, as :func:`ir_rbstar.parse`)."""
+    if isinstance(measures, str):
+        return list(parse(measures))
+    out: list = []
+    for m in measures:
+        out.extend(parse(m) if isinstance(m, str) else [m])
+    return out
+
+
+def measure_names(measures: Sequence) -> List[str]:
+    """The labels of the measures (``str(measure)``), as per-query frames carry them."""
+    return [str(m) for m in measures]
+
+
+def evaluate_block(measures: Any, run: Any, qrels: Any = None, runs: Optional[Mapping[str, Any]] = None,
+                   groups: Optional[Mapping[str, Mapping[str, Any]]] = None,
+                   provider: Optional[str] = None) -> Iterator[Metric]:
+    """Per-query metrics of one block of queries.
+
+    ``run`` and ``qrels`` hold the block's rows in any form the package reads (DataFrames with ir_measures'
+    column names, :class:`~ir_rbstar.io.Ranking`, ...); ``qrels`` None means the measures need none. ``runs``
+    maps each name a measure gives in ``ref=`` (or ``prior=``/``runs=``) to that run's rows of the same
+    queries, and ``groups`` each ``prior=`` string naming several runs to ``{run name: rows}``; a run with
+    no row for the block's queries is given as an empty frame, not left out (left out, the name would be
+    looked up as a file). Queries are those the whole evaluation would give a value for: with qrels, the
+    qrels' queries of the block; without, the run's.
+    """
+    ms = as_measures(measures)
+    ranking = to_ranking(run)
+    judged: Optional[Qrels] = None if qrels is None else to_qrels(qrels)
+    with run_scope(runs, groups):
+        yield from iter_calc_columnar(ms, judged, ranking, provider)
+
+
+def aggregate(measures: Sequence, values: pd.DataFrame) -> Dict[Any, float]:
+    """Each measure's aggregate over a per-query frame (columns ``query_id``, ``measure`` (the label,
+    ``str(measure)``), ``value``), with the measure's own ir_measures aggregator. For a mean (every measure
+    of this package and most of ir_measures'), the sum is exactly rounded (``math.fsum``), so it does not
+    depend on the order in which blocks arrive; it can differ from ``calc_aggregate``'s running sum in
+    the last bits (at most n ulps for n queries)."""
+    by_label = {label: frame["value"].to_numpy(dtype=float)
+                for label, frame in values.groupby("measure", sort=False)}
+    out: Dict[Any, float] = {}
+    for m in measures:
+        vals = by_label.get(str(m), np.empty(0))
+        agg = m.aggregator()
+        if type(agg) is MeanAgg:
+            out[m] = math.fsum(vals.tolist()) / len(vals) if len(vals) else agg.result()
+        else:
+            for v in vals.tolist():
+                agg.add(v)
+            out[m] = agg.result()
+    return out
+
+
+def metrics_frame(metrics: Iterable[Metric]) -> pd.DataFrame:
+    """A per-query frame (``query_id``, ``measure`` label, ``value``) from ir_measures' metrics."""
+    rows = [(m.query_id, str(m.measure), m.value) for m in metrics]
+    return pd.DataFrame(rows, columns=["query_id", "measure", "value"]).astype(
+        {"query_id": object, "measure": object, "value": float})
