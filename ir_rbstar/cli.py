@@ -66,6 +66,22 @@ def _measure_parser() -> argparse.ArgumentParser:
                         help="the provider of ir_measures' own measures (ir_rbstar's are always served by ir_rbstar)")
     parser.add_argument("--progress", action="store_true",
                         help="one line per run on stderr even when it is not a terminal (default: only on a terminal)")
+    streaming = parser.add_argument_group(
+        "out of core", "evaluate inputs larger than memory by blocks of whole queries (ir_rbstar.scale.stream): "
+                       "the same values, memory bounded by the block size; runs, qrels and reference runs may "
+                       "then also be Parquet files or directories (the scale extra: pyarrow)")
+    streaming.add_argument("--stream", action="store_true",
+                           help="read every input (qrels, runs, reference files and prior files of the measures) "
+                                "block by block; per-query lines come block after block")
+    streaming.add_argument("--order", choices=("auto", "sorted", "numeric", "any"), default=None,
+                           help="with --stream: 'sorted' (every file sorted by query id as LC_ALL=C sort -s -k1,1 "
+                                "leaves it: one pass), 'numeric' (sorted by integer query id), 'any' (any order: "
+                                "hash partitions in temporary files), 'auto' (default: checks the order first)")
+    streaming.add_argument("--block-rows", type=int, default=None, metavar="N",
+                           help="with --stream: rows of each input per block (default 1000000)")
+    streaming.add_argument("--tmpdir", default=None,
+                           help="with --stream --order any/auto: where the temporary parts go (default: the "
+                                "system's temporary directory)")
     parser.add_argument("--version", action="version", version=_version())
     return parser
 
@@ -135,11 +151,13 @@ def _provider_of(measure, choice: Optional[str]):
     return serving_provider(measure, choice)
 
 
-def _split_inputs(inputs: List[str]):
-    """(runs, measure texts): the leading arguments that name existing files are runs."""
+def _split_inputs(inputs: List[str], dirs: bool = False):
+    """(runs, measure texts): the leading arguments that name existing files (or, with ``dirs``,
+    directories: Parquet datasets when streaming) are runs."""
     runs = []
     for item in inputs:
-        if not os.path.isfile(os.path.expanduser(item)):
+        path = os.path.expanduser(item)
+        if not (os.path.isfile(path) or (dirs and os.path.isdir(path))):
             break
         runs.append(item)
     texts = inputs[len(runs):]
@@ -164,9 +182,13 @@ def run_measures(argv: List[str], out=None) -> int:
     if table and args.by_query:
         raise errors.ParameterError(f"--output_format {args.output_format} prints a table of the means: per-query "
                                     f"values (--by_query) come as tsv or jsonl")
-    runs, texts = _split_inputs(args.inputs)
+    if not args.stream and (args.order is not None or args.block_rows is not None or args.tmpdir is not None):
+        raise errors.ParameterError("--order, --block-rows and --tmpdir go with --stream")
+    runs, texts = _split_inputs(args.inputs, dirs=args.stream)
     measures = _parse_measures(texts, args.provider)
     choice = args.provider
+    if args.stream:
+        return _run_streamed(args, runs, measures, out, table)
     # reference run files are read on a second thread while the qrels are read here
     refs = sorted({m.params["ref"] for m in measures if isinstance(m.params.get("ref"), str)})
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -199,6 +221,44 @@ def run_measures(argv: List[str], out=None) -> int:
         frame = pd.DataFrame(rows)
         means = ResultsTable.from_frame(frame, descriptive=frame["measure"].unique().tolist())
         print(write_table(means, args.output_format, **options), file=out)
+    return 0
+
+
+def _run_streamed(args, runs: List[str], measures, out, table: bool) -> int:
+    """``--stream``: every run evaluated by blocks (:mod:`ir_rbstar.scale.stream`); the same lines as without
+    it (per-query lines in block order), means summed exactly."""
+    from .scale import stream
+    qrels: Any = None
+    if args.qrels.lower() not in NO_QRELS:
+        qrels = args.qrels if os.path.exists(os.path.expanduser(args.qrels)) else _load_qrels(args.qrels)
+    options = dict(order=args.order or "auto", block_rows=args.block_rows, tmpdir=args.tmpdir,
+                   provider=args.provider, progress=reporter(True if args.progress else None))
+    progress = reporter(True if args.progress else None)
+    several = len(runs) > 1
+    rows: List[Dict[str, Any]] = []
+    for i, path in enumerate(runs, 1):
+        if progress is not None:
+            progress(i, len(runs), f"evaluating {path} (streamed)")
+        fmt = _formatter(args, path if several else None)
+        if args.by_query:
+            means = stream.Means(measures)
+            for metric in stream.stream_calc(measures, path, qrels, **options):
+                print(fmt(metric), file=out)
+                means.add_metric(metric)
+            result = means.result()
+        else:
+            result = stream.stream_aggregate(measures, path, qrels, **options)
+        if table:
+            rows += [{"run": path, "measure": str(m), "mean": result[m]} for m in measures]
+        elif not args.no_summary:
+            for m in measures:
+                print(fmt(Metric(query_id=SUMMARY_QID, measure=m, value=result[m])), file=out)
+    if table:
+        from .report.formats import ResultsTable, write_table
+        options_t = {} if args.output_format == "json" or args.places == -1 else {"places": args.places}
+        frame = pd.DataFrame(rows)
+        means_t = ResultsTable.from_frame(frame, descriptive=frame["measure"].unique().tolist())
+        print(write_table(means_t, args.output_format, **options_t), file=out)
     return 0
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gzip
 import os
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Iterator, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -145,11 +145,12 @@ def shape_error(source: str, line: int, ncols: int, found: int, what: str, layou
 
 
 def _line_columns(data: bytes, source: str, ncols: int, fields: Tuple[int, ...], what: str,
-                  layout: str) -> Dict[int, np.ndarray]:
+                  layout: str, first_line: int = 1) -> Dict[int, np.ndarray]:
     """Line-aware reading (for what the vectorised scanners do not take: indented lines, or an irregular
-    file, whose first offending line it names with the number of columns found)."""
+    file, whose first offending line it names with the number of columns found). ``first_line``: the
+    line number of ``data``'s first line in its file (a chunk of a file read by :func:`iter_trec_chunks`)."""
     cols: Dict[int, list] = {f: [] for f in fields}
-    for lineno, line in enumerate(data.translate(_CONTROL_TO_SPACE).split(b"\n"), 1):
+    for lineno, line in enumerate(data.translate(_CONTROL_TO_SPACE).split(b"\n"), first_line):
         tokens = line.split()
         if not tokens:
             continue
@@ -249,3 +250,98 @@ def ranking_frame(ranking: Ranking) -> pd.DataFrame:
     """A :class:`Ranking` as a DataFrame ``query_id, doc_id, score`` (rows in trec_eval order)."""
     return pd.DataFrame({"query_id": QUERY_IDS.decode(ranking.qcodes[ranking.row_segments()]),
                          "doc_id": _to_str(ranking.dbytes), "score": ranking.scores})
+
+
+# ------------------------------------------------------------------------------------ chunked reading
+
+#: (columns, fields kept, layout, numeric field) of each kind of TREC file
+_LAYOUTS = {"run": (6, (0, 2, 4), "query_id Q0 doc_id rank score tag", 4),
+            "qrels": (4, (0, 2, 3), "query_id iteration doc_id relevance", None)}
+
+
+def _row_lines(buf: np.ndarray, rows: int, first_line: int) -> np.ndarray:
+    """The 1-based line number of each data row of a chunk of whole lines (``buf``, its bytes) whose
+    first line is ``first_line``: rows are the lines holding a byte above 32 (the scanners skip the others)."""
+    lines = int(np.count_nonzero(buf == 10)) + (1 if len(buf) and buf[-1] != 10 else 0)
+    if rows == lines:                        # no blank line: the rows are the lines
+        return np.arange(first_line, first_line + rows, dtype=np.int64)
+    newline = np.flatnonzero(buf == 10)
+    line_of_byte = np.searchsorted(newline, np.flatnonzero(buf > 32))   # newlines before each byte
+    return np.unique(line_of_byte).astype(np.int64) + first_line
+
+
+def _chunk_columns(data: bytes, path: str, what: str, fields: Tuple[int, ...], first_line: int):
+    """The columns of one chunk of whole lines (as :func:`_file_columns` reads a whole file)."""
+    ncols, _, layout, numeric = _LAYOUTS[what]
+    kernels = compiled(len(data) // 40)
+    cols = None if kernels is None else _compiled_columns(kernels, data, ncols, fields,
+                                                          numeric if numeric in fields else None)
+    if cols is None:
+        cols = _scan_columns(data, ncols, fields)
+    if cols is None:
+        cols = _line_columns(data, path, ncols, fields, what, layout, first_line=first_line)
+    return cols
+
+
+def iter_trec_chunks(path: str, what: str = "run", chunk_bytes: int = _CHUNK,
+                     fields: Optional[Tuple[int, ...]] = None) -> Iterator[Dict[Any, np.ndarray]]:
+    """Read a TREC run or qrels file (``what``; ``.gz`` allowed) by chunks of about ``chunk_bytes`` bytes of
+    whole lines, in file order, with the scanners :func:`read_trec_run` uses: memory holds one chunk.
+
+    Each chunk is a dict of columns: the ``fields`` (column indices; by default query id, doc id and score
+    of a run, query id, doc id and grade of qrels) as bytes (``S``) arrays (a run's scores may come as
+    floats already, as from the compiled scanner), ``"line"`` (the 1-based line number of each row) and,
+    when the compiled scanner read it, ``"hash"`` (:func:`~ir_rbstar.io.ids.hash_ids` of the doc ids).
+    Values are not validated here (:func:`~ir_rbstar.io.columns.ranking_from_columns` does, naming lines
+    through ``"line"``); a line with the wrong number of columns raises InputFormatError naming it, and a
+    file without a row raises EmptyInputError."""
+    path = os.fspath(path)
+    if what not in _LAYOUTS:
+        raise ValueError(f"what must be 'run' or 'qrels', not {what!r}")
+    fields = _LAYOUTS[what][1] if fields is None else tuple(fields)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{what} file not found: {path}")
+    if os.path.isdir(path):
+        raise InputFormatError(f"{path}: is a directory, expected a {what} file")
+    chunk_bytes = max(int(chunk_bytes), 1)
+    opener: Any = gzip.open if path.endswith(".gz") else open
+    rows_read = 0
+    try:
+        with opener(path, "rb") as f:
+            rest, first, line = b"", True, 1
+            while True:
+                try:
+                    fresh = f.read(chunk_bytes)
+                except (OSError, EOFError) as e:
+                    raise InputFormatError(f"{path}: cannot read the {what} file ({e})") from None
+                eof = not fresh
+                data = rest + fresh if rest else fresh
+                if first and data:
+                    if len(data) < len(_BOM) and not eof and _BOM.startswith(data):
+                        rest = data
+                        continue
+                    first = False
+                    if data.startswith(_BOM):
+                        data = data[len(_BOM):]
+                if not eof:
+                    cut = data.rfind(b"\n")
+                    if cut < 0:                  # a line longer than the chunk: read on
+                        rest = data
+                        continue
+                    data, rest = data[:cut + 1], data[cut + 1:]
+                else:
+                    rest = b""
+                buf = np.frombuffer(data, dtype=np.uint8)
+                if len(buf) and bool((buf > 32).any()):
+                    cols: Dict[Any, np.ndarray] = dict(_chunk_columns(data, path, what, fields, line))
+                    n = len(cols[fields[0]])
+                    cols["line"] = _row_lines(buf, n, line)
+                    rows_read += n
+                    yield cols
+                line += int(np.count_nonzero(buf == 10))
+                if eof:
+                    break
+    except (OSError, EOFError, gzip.BadGzipFile) as e:
+        raise InputFormatError(f"{path}: cannot read the {what} file ({e})") from None
+    if rows_read == 0:
+        raise EmptyInputError(f"{path}: the {what} file is empty")

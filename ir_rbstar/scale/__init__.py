@@ -8,5 +8,6 @@ values are the very numbers the whole run gives (tested for every family). See d
 from __future__ import annotations
 
 from .blocks import aggregate, evaluate_block, measure_names
+from .stream import stream_aggregate, stream_calc
 
-__all__ = ["evaluate_block", "aggregate", "measure_names"]
+__all__ = ["evaluate_block", "aggregate", "measure_names", "stream_calc", "stream_aggregate"]

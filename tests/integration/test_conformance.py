@@ -3,9 +3,10 @@
 A table of measures (every family, defaults and non-defaults, and ir_measures' own measures next to
 them) x input forms (dict of dicts, DataFrame, namedtuple iterable, TREC file, ir_datasets id) x doors
 (``calc_aggregate`` alone and mixed, ``iter_calc``, a reused ``evaluator``, the ``ir-rbstar`` command,
-``pt.Experiment`` with and without ``batch_size=1``, ``ir-rbstar report``): every door must give every
-query the same value, and every query of the qrels must have one. Evaluating a random subset of the
-queries gives each of them the same value again (a value never depends on the other queries).
+``pt.Experiment`` with and without ``batch_size=1``, ``ir-rbstar report``, streamed by query blocks):
+every door must give every query the same value, and every query of the qrels must have one. Evaluating
+a random subset of the queries gives each of them the same value again (a value never depends on the
+other queries).
 
 The reference value of each (run, query, measure) is computed once, by ``iter_calc`` on DataFrames;
 every other door is compared with it to 1e-12.
@@ -256,3 +257,18 @@ def test_a_query_subset_gives_each_query_the_same_value(world, subset, name, cut
     assert {q for q, _ in got} == set(subset)
     for (q, label), v in got.items():
         assert v == pytest.approx(world["expected"][(name, q, label)], abs=TOL), (q, label)
+
+
+@pytest.mark.parametrize("order", ["sorted", "any"])
+def test_streamed(world, order, tmp_path):
+    """Out of core by query blocks (ir_rbstar.scale.stream), tiny blocks: the TREC files read block by block,
+    the reference file too. GROUP is a registered group of in-memory runs: the streamed door uses it as
+    the whole evaluation does (registered runs are in memory already; file priors are streamed, tested
+    in test_stream.py)."""
+    from ir_rbstar.scale.stream import stream_calc
+    for name in world["runs"]:
+        got = {(m.query_id, str(m.measure)): m.value
+               for m in stream_calc(world["measures"], world["files"][name], world["qrels_path"], order=order,
+                                    block_rows=5, tmpdir=str(tmp_path))}
+        _check(world, name, got, f"streamed, order={order}")
+    assert list(tmp_path.iterdir()) == []
