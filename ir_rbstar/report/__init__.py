@@ -5,11 +5,17 @@ a Markdown report with tables and pictures into one folder.
 ir_rbstar's), then writes into ``out_dir``:
 
 * ``report.md``: the inputs, the measures and why they were chosen, the means (system x measure,
-  with the number of queries), the rank of every system under every measure, the paired significance
-  tests against the baseline, the run-distance matrices and the pictures;
+  with their 95% t intervals and the number of queries), the rank of every system under every measure,
+  the paired significance tests against the baseline with the effect size d_z and its noncentral-t
+  interval, the robust verdicts over bounds (residuals, tie orders), the run-distance matrices and the
+  pictures;
 * ``per_query.tsv``: one row per run and query, one column per measure (empty: no value);
 * ``means.tsv``: one row per run and measure: mean, number of queries, rank;
-* ``significance.tsv`` (with a baseline): difference, p and Holm-corrected p of every comparison;
+* ``significance.tsv`` (with a baseline): difference, p, Holm-corrected p, d_z and its 95% interval of
+  every comparison;
+* ``robust.tsv`` (with a baseline and a measure known within bounds: ``X`` next to ``X_res``, or
+  ``X(stat='min')`` next to ``X(stat='max')``): every run against the baseline over the bounds
+  (:func:`ir_rbstar.stats.robust_table`);
 * ``all_pairs.tsv`` (two runs or more): every pair of runs under every ranked measure, by the randomised
   Tukey HSD test (:func:`ir_rbstar.stats.tukey_hsd_randomized`);
 * ``distance_med.tsv``, ``distance_rbo.tsv`` (two runs or more): MED_nDCG@10 and 1 - RBO(p=0.9)

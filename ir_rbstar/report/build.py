@@ -25,8 +25,9 @@ FILES = {
     "report.md": "the report",
     "per_query.tsv": "per-query values: run, query_id, one column per measure",
     "means.tsv": "run, measure, mean, queries, rank",
-    "significance.tsv": "comparisons with the baseline: differences, p, Holm-corrected p",
+    "significance.tsv": "comparisons with the baseline: differences, p, Holm-corrected p, d_z and its interval",
     "all_pairs.tsv": "every pair of runs per ranked measure: means, difference, randomised Tukey HSD p",
+    "robust.tsv": "runs against the baseline over a measure's bounds (residual, tie orders): robust verdicts",
     "distance_med.tsv": "MED_nDCG@10 between every pair of runs",
     "distance_rbo.tsv": "1 - RBO(p=0.9) between every pair of runs",
     "effort_gain.png": "Twist against AP, every run x topic",
@@ -119,10 +120,84 @@ def _significance(per_query: pd.DataFrame, names: List[str], baseline: str, colu
                                       "difference"])
     out["p"] = randomization_pvalues(diffs, permutations, seed) if diffs else np.zeros(0)
     out["p_holm"] = holm(out["p"].to_numpy())
+    out["d_z"], out["d_z_low"], out["d_z_high"] = _effect_sizes(diffs)
     sign = np.where(out["better"] == "lower", -1.0, 1.0) * np.sign(out["difference"].to_numpy())
     significant = out["p_holm"].to_numpy() <= alpha
     out["significant"] = np.where(significant & (sign > 0), "better", np.where(significant & (sign < 0), "worse", ""))
     return out
+
+
+def _effect_sizes(diffs: List[np.ndarray]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """d_z = mean(d) / sd(d) of each array of per-query differences and its 95% noncentral-t interval
+    (:func:`ir_rbstar.stats.effect_size_dz`, :func:`ir_rbstar.stats.effect_size_dz_interval`); NaN for
+    fewer than 2 differences or constant ones."""
+    from ..stats import effect_size_dz, effect_size_dz_interval
+    out = np.full((3, len(diffs)), np.nan)
+    for k, d in enumerate(diffs):
+        if len(d) >= 2:
+            low, high = effect_size_dz_interval(d, 0.95)
+            out[:, k] = float(effect_size_dz(d)), float(low), float(high)
+    return out[0], out[1], out[2]
+
+
+def bound_pairs(columns: List[Column]) -> List[Tuple[str, str, str, str]]:
+    """(measure, low label, high label, kind) for every ranked, higher-is-better column whose per-query
+    value is known only within bounds the report also evaluates: ``X`` with its residual ``X_res`` (same
+    parameters; the value lies in [X, X + X_res] once the unjudged documents are judged), and
+    ``X(stat='min')`` with ``X(stat='max')`` (the worst and best order of tied scores). ``kind`` is
+    ``'residual'`` or ``'ties'``; for a residual the high label names the residual column."""
+    def same(a: Any, b: Any, skip: Tuple[str, ...] = ()) -> bool:
+        shared = (set(a.SUPPORTED_PARAMS) & set(b.SUPPORTED_PARAMS)) - set(skip)
+        return all(a.params.get(k, a.SUPPORTED_PARAMS[k].default) == b.params.get(k, b.SUPPORTED_PARAMS[k].default)
+                   for k in shared)
+
+    plain = [c for c in columns if not c.complement]
+    out: List[Tuple[str, str, str, str]] = []
+    for c in plain:
+        if c.better != "higher":
+            continue
+        m = c.measure
+        for r in plain:
+            if r.measure.NAME == f"{m.NAME}_res" and same(m, r.measure):
+                out.append((c.label, c.label, r.label, "residual"))
+                break
+        if m.params.get("stat") == "min":
+            for r in plain:
+                if r.measure.NAME == m.NAME and r.measure.params.get("stat") == "max" and same(m, r.measure, ("stat",)):
+                    out.append((c.label, c.label, r.label, "ties"))
+                    break
+    return out
+
+
+def robust(per_query: pd.DataFrame, names: List[str], baseline: str, columns: List[Column],
+           alpha: float) -> Optional[pd.DataFrame]:
+    """Every run against the baseline over the bounds of each measure of :func:`bound_pairs`, by
+    :func:`ir_rbstar.stats.robust_table` (paired t at the two extreme completions, Holm over the runs of
+    the measure, level ``alpha``) on the queries where every run has both bounds. One row per measure and
+    run: ``measure`` (the lower bound's column), ``upper`` (the upper bound: ``X + X_res`` or the
+    ``stat='max'`` column), ``bounds`` (``residual`` / ``ties``), robust_table's columns, ``queries``.
+    None when no measure has bounds or there is only one run."""
+    from ..stats import robust_table
+    pairs = bound_pairs(columns)
+    if not pairs or len(names) < 2:
+        return None
+    parts = []
+    for measure, low_label, high_label, kind in pairs:
+        low = per_query[low_label].unstack("query_id").reindex(names)
+        high = per_query[high_label].unstack("query_id").reindex(names)
+        if kind == "residual":
+            high = low + high
+        ok = low.notna().all(axis=0) & high.notna().all(axis=0)
+        low, high = low.loc[:, ok], high.loc[:, ok]
+        if low.shape[1] < 2:
+            continue
+        table = robust_table(low, high, baseline, test="t", alpha=alpha, correction="holm")
+        table.insert(0, "bounds", kind)
+        table.insert(0, "upper", f"{measure} + {high_label}" if kind == "residual" else high_label)
+        table.insert(0, "measure", measure)
+        table["queries"] = low.shape[1]
+        parts.append(table)
+    return pd.concat(parts, ignore_index=True) if parts else None
 
 
 def _typical_topic(qrels: Qrels, ranking: Ranking) -> Optional[str]:
@@ -167,9 +242,11 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
     replacing :func:`default_measures`; ``1-RBO(...)`` is a distance; the runs are available as
     ``prior='others'``. ``progress(step, total, message)`` is called before each step. ``alpha``,
     ``permutations`` and ``seed`` set the significance tests (:func:`randomization_pvalues`,
-    :func:`holm`); ``topic`` the query of the CRP picture (default: the one whose Twist is nearest the
-    median); ``pictures=False`` draws none. ``max_rel`` is the top of the qrels' grade scale (e.g. 3 for
-    TREC DL), used by the graded measures of the default set and of the distance matrix.
+    :func:`holm`; next to them d_z and its noncentral-t interval, and the robust verdicts of
+    :func:`robust` where a measure has bounds); ``topic`` the query of the CRP picture (default: the one
+    whose Twist is nearest the median); ``pictures=False`` draws none. ``max_rel`` is the top of the
+    qrels' grade scale (e.g. 3 for TREC DL), used by the graded measures of the default set and of the
+    distance matrix.
 
     Returns the per-query values: a DataFrame indexed by (run, query_id) over the qrels' queries, one
     column per measure (every query has a value for every measure, as at every other door);
@@ -275,6 +352,9 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
         if baseline is not None:
             step(f"significance tests against {baseline}")
             sig = _significance(per_query, names, baseline, columns, permutations, seed, alpha)
+        robust_rows = None
+        if baseline is not None:
+            robust_rows = robust(per_query, names, baseline, columns, alpha)
         pairs = None
         if len(names) > 1:
             step("all pairs of runs: randomised Tukey HSD")
@@ -293,6 +373,8 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
             sig.to_csv(path("significance.tsv"), sep="\t", index=False)
         if pairs is not None:
             pairs.to_csv(path("all_pairs.tsv"), sep="\t", index=False)
+        if robust_rows is not None:
+            robust_rows.to_csv(path("robust.tsv"), sep="\t", index=False)
 
         matrices: Dict[str, pd.DataFrame] = {}
         if len(names) > 1:
@@ -316,7 +398,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
         answered = {n: int(np.isin(rankings[n].qcodes, q.qcodes).sum()) for n in names}
         text = _markdown(q, qrels, inputs, names, answered, reference, ref_tag, baseline, base_tag, group_of,
                          prior_tag, columns, means, sig, pairs, matrices, drawn, notes, missing, alpha, permutations,
-                         seed, measures is None, pictures)
+                         seed, measures is None, pictures, per_query=per_query, robust_rows=robust_rows)
         with open(path("report.md"), "w", encoding="utf-8") as f:
             f.write(text)
         table = results_table(per_query, means, sig, columns, baseline, alpha)

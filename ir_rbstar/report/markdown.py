@@ -35,8 +35,25 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def _interval(low: float, high: float) -> str:
+    return "" if math.isnan(low) or math.isnan(high) else f"[{_num(low)}, {_num(high)}]"
+
+
+def mean_intervals(per_query: pd.DataFrame, names: List[str], columns: List[Column]) -> Dict[Tuple[str, str], Any]:
+    """(measure, run) -> the 95% t interval of the run's mean over the queries with a value
+    (:func:`ir_rbstar.stats.mean_interval`; None for fewer than 2 values)."""
+    from ..stats import mean_interval
+    out: Dict[Tuple[str, str], Any] = {}
+    for n in names:
+        mine = per_query.xs(n, level="run")
+        for c in columns:
+            values = mine[c.label].dropna().to_numpy()
+            out[(c.label, n)] = mean_interval(values, 0.95, method="t") if len(values) >= 2 else None
+    return out
+
+
 def _means_markdown(means: pd.DataFrame, names: List[str], columns: List[Column], baseline: Optional[str],
-                    nq: int, answered: Dict[str, int]) -> str:
+                    nq: int, answered: Dict[str, int], intervals: Dict[Tuple[str, str], Any]) -> str:
     head = ["measure"] + [f"{n} (baseline)" if n == baseline else n for n in names]
     rows = [["queries with a ranking"] + [str(answered[n]) for n in names]]
     table = means.set_index(["measure", "run"])
@@ -45,6 +62,9 @@ def _means_markdown(means: pd.DataFrame, names: List[str], columns: List[Column]
         for n in names:
             mean, count = table.at[(c.label, n), "mean"], int(table.at[(c.label, n), "queries"])
             text = _num(mean) if count else "-"
+            ci = intervals.get((c.label, n))
+            if ci is not None and _interval(ci.low, ci.high):
+                text += f" {_interval(ci.low, ci.high)}"
             if count and count != nq:
                 text += f" (n={count})"
             cells.append(text)
@@ -65,16 +85,34 @@ def _ranks_markdown(means: pd.DataFrame, names: List[str], columns: List[Column]
     return _table(head, rows)
 
 
+def _signed(v: float) -> str:
+    return "" if math.isnan(v) else f"{v:+.{_PLACES}f}"
+
+
 def _significance_markdown(sig: pd.DataFrame) -> str:
-    head = ["run", "measure", "queries", "baseline", "run mean", "difference", "p", "p (Holm)", ""]
+    head = ["run", "measure", "queries", "baseline", "run mean", "difference", "p", "p (Holm)", "", "d_z",
+            "d_z 95% interval"]
     marks = {"better": "\u25b2", "worse": "\u25bc", "": ""}
     rows = []
     for r in sig.itertuples(index=False):
         label = f"`{_cell(r.measure)}`" + (" (lower is better)" if r.better == "lower" else "")
-        diff = "" if math.isnan(r.difference) else f"{r.difference:+.{_PLACES}f}"
-        rows.append([r.run, label, str(r.queries), _num(r.baseline_mean), _num(r.run_mean), diff, _p(r.p),
-                     _p(r.p_holm), marks[r.significant]])
-    return _table(head, rows, "|---|---|---:|---:|---:|---:|---:|---:|:---:|")
+        interval = "" if math.isnan(r.d_z_low) else f"[{_signed(r.d_z_low)}, {_signed(r.d_z_high)}]"
+        rows.append([r.run, label, str(r.queries), _num(r.baseline_mean), _num(r.run_mean), _signed(r.difference),
+                     _p(r.p), _p(r.p_holm), marks[r.significant], _signed(r.d_z), interval])
+    return _table(head, rows, "|---|---|---:|---:|---:|---:|---:|---:|:---:|---:|---:|")
+
+
+def _robust_markdown(rows: pd.DataFrame) -> str:
+    head = ["measure", "upper bound", "run", "queries", "run's mean between", "difference from the baseline between",
+            "p (Holm), worst case", "p (Holm), best case", "verdict (A: the run, B: the baseline)"]
+    body = []
+    for r in rows.itertuples(index=False):
+        difference = "" if math.isnan(r.difference_low) else \
+            f"[{_signed(r.difference_low)}, {_signed(r.difference_high)}]"
+        body.append([f"`{_cell(r.measure)}`", f"`{_cell(r.upper)}`", r.run, str(r.queries),
+                     _interval(r.mean_low, r.mean_high), difference, _p(r.pvalue_worst_adjusted),
+                     _p(r.pvalue_best_adjusted), r.verdict])
+    return _table(head, body, "|---|---|---|---:|---:|---:|---:|---:|---|")
 
 
 def _pairs_markdown(pairs: pd.DataFrame) -> str:
@@ -89,6 +127,31 @@ def _pairs_markdown(pairs: pd.DataFrame) -> str:
     return _table(["measure", "better run", "difference of the means", "p"], rows, "|---|---|---:|---:|")
 
 
+def _robust_section(rows: Optional[pd.DataFrame], baseline: Optional[str], alpha: float) -> List[str]:
+    out = ["## Robust to what is not known", ""]
+    if rows is None or not len(rows):
+        return out + ["No measure with bounds among the measures (a residual such as `RBP_res` next to its "
+                      "measure, or a tie-aware measure with both `stat='min'` and `stat='max'`): no robust "
+                      "verdicts.", ""]
+    out += [f"Some values are only known within bounds: a measure with a residual lies between its value and "
+            f"value + residual once the unjudged documents are judged, a tie-aware measure between its values "
+            f"for the worst (`stat='min'`) and the best (`stat='max'`) order of the tied scores. Each run (A) is "
+            f"compared with `{baseline}` (B) at the two extremes: the worst case for the run (A at its lower "
+            f"bounds, B at its upper bounds) and the best case (A at its upper, B at its lower bounds), with the "
+            f"paired t test, Holm-corrected over the runs of the measure (`ir_rbstar.stats.robust_table`, "
+            f"\u03b1 = {alpha:g}; queries where every run has both bounds).", "",
+            "What is guaranteed: whatever the unknown turns out to be (any value of every query within its "
+            "bounds, the bounds of A and B taken independently), the mean difference run - baseline lies in the "
+            "interval shown. **A better, robust** (or **B better, robust**) means the run is significantly "
+            "better (worse) than the baseline in both extreme cases, the worst case for its side included. It "
+            "does not say the test is significant at every value in between: a t test's p-value is not monotone "
+            "in the per-query differences (a larger difference can widen their spread), so an intermediate "
+            "completion can have a larger p than both extremes. **A (B) better only if the unknown favours A "
+            "(B)**: significant only in the case that favours that side. **no conclusion**: neither.", "",
+            _robust_markdown(rows), ""]
+    return out
+
+
 def _matrix_markdown(matrix: pd.DataFrame) -> str:
     head = [""] + [str(c) for c in matrix.columns]
     rows = [[str(i)] + [_num(float(v)) for v in matrix.loc[i]] for i in matrix.index]
@@ -101,7 +164,8 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
               sig: Optional[pd.DataFrame], pairs: Optional[pd.DataFrame], matrices: Dict[str, pd.DataFrame],
               pictures: List[Tuple[str, str]],
               notes: List[str], missing: List[str], alpha: float, permutations: int, seed: int,
-              defaults: bool, drawing: bool) -> str:
+              defaults: bool, drawing: bool, *, per_query: Optional[pd.DataFrame] = None,
+              robust_rows: Optional[pd.DataFrame] = None) -> str:
     from .. import __version__
     nq = len(q.qcodes)
     relevant = int((q.grades >= 1).sum())
@@ -156,10 +220,14 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
         rows.append([f"`{_cell(c.label)}`", family_label(c.measure), about, better])
     out += [_table(["measure", "family", "what", "better"], rows, "|---|---|---|---|"), ""]
 
+    intervals = mean_intervals(per_query, names, columns) if per_query is not None else {}
     out += ["## Means", "",
-            f"Mean over the queries of the qrels ({nq:,}) that have a value; `(n=...)` where fewer queries have "
-            "one (e.g. Twist has no value for a query without a relevant document).", "",
-            _means_markdown(means, names, columns, baseline, nq, answered), ""]
+            f"Mean over the queries of the qrels ({nq:,}) that have a value, with its 95% confidence interval "
+            "[low, high]: Student's t interval over those queries (mean \u00b1 t(0.975, n - 1) x sd / sqrt(n); "
+            "`ir_rbstar.stats.mean_interval`), which treats the queries as a sample from a population of "
+            "queries; `(n=...)` where fewer queries have a value (e.g. Twist has none for a query without a "
+            "relevant document).", "",
+            _means_markdown(means, names, columns, baseline, nq, answered, intervals), ""]
 
     out += ["## Ranks", "", "Rank of each run by its mean (1 = best; equal means share the best rank). Residuals "
             "and measures against the baseline are not ranked.", "", _ranks_markdown(means, names, columns), ""]
@@ -178,8 +246,14 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
                 f"({permutations:,} + 1). Holm-Bonferroni correction (Holm 1979) over all {m} comparisons "
                 f"(every run but the baseline x every ranked measure); \u25b2 / \u25bc: significantly better / "
                 f"worse than the baseline at \u03b1 = {alpha:g} after the correction. Only queries with a value "
-                f"for both the run and the baseline are paired (the queries column).", "",
+                f"for both the run and the baseline are paired (the queries column). The effect size d_z = mean(d) "
+                f"/ sd(d) of the differences d = run - baseline (paired Cohen's d; negative: the run's values are "
+                f"lower, which is better for a lower-is-better measure) says how large a difference is against "
+                f"its query-to-query spread, whatever p; its 95% interval is the exact one for normally "
+                f"distributed differences, from the noncentral t distribution "
+                f"(`ir_rbstar.stats.effect_size_dz_interval`).", "",
                 _significance_markdown(sig), ""]
+        out += _robust_section(robust_rows, baseline, alpha)
 
     if pairs is not None:
         out += ["## All pairs of runs", ""]

@@ -13,9 +13,12 @@ Every resampling procedure takes ``n_resamples`` and an integer ``seed`` and dra
   Pratt 1959), sign-flip randomisation (``scipy.stats.permutation_test``, ``permutation_type='samples'``;
   see Smucker, Allan & Carterette 2007 for these tests in IR) and a shifted-to-null paired bootstrap test
   (Efron & Tibshirani 1993, ch. 16; Sakai 2006), with the paired effect size d_z = mean(d) / sd(d)
-  (Lakens 2013) and its bootstrap percentile interval.
+  (Lakens 2013) and its interval: bootstrap percentile, or exact from the noncentral t distribution.
+* :func:`effect_size_dz_interval` -- the noncentral-t interval of d_z (Steiger & Fouladi 1997; Cumming &
+  Finch 2001), vectorised over any number of difference vectors.
 * :func:`all_pairs` -- :func:`paired_test` on every pair of runs, p-values adjusted by
-  ``statsmodels.stats.multitest.multipletests`` (default Holm 1979).
+  ``statsmodels.stats.multitest.multipletests`` (default Holm 1979); vectorised over the pairs for the t
+  test and the noncentral-t d_z interval (its default).
 * :func:`tukey_hsd_randomized` -- the randomised Tukey HSD test of Carterette (2012).
 * :func:`experiment_test` -- any of :func:`paired_test`'s tests as ``pt.Experiment(..., test=...)`` takes it.
 * :func:`robust_comparison`, :func:`robust_table` -- runs compared with per-query bounds (residuals, tie bounds).
@@ -43,15 +46,25 @@ References:
   Statistical Association 54(287), 1959. doi:10.1080/01621459.1959.10501526
 * S. Holm. A simple sequentially rejective multiple test procedure. Scandinavian Journal of Statistics
   6(2), 1979.
+* J. H. Steiger, R. T. Fouladi. Noncentrality interval estimation and the evaluation of statistical models.
+  In L. L. Harlow, S. A. Mulaik, J. H. Steiger (eds.), What if there were no significance tests? Erlbaum,
+  1997, pp. 221-257.
+* G. Cumming, S. Finch. A primer on the understanding, use, and calculation of confidence intervals that
+  are based on central and noncentral distributions. Educational and Psychological Measurement 61(4),
+  2001. doi:10.1177/0013164401614002
+* M. Dowell, P. Jarratt. A modified regula falsi method for computing the root of an equation. BIT 11,
+  1971. doi:10.1007/BF01934364
 * D. Lakens. Calculating and reporting effect sizes to facilitate cumulative science: a practical primer
   for t-tests and ANOVAs. Frontiers in Psychology 4:863, 2013. doi:10.3389/fpsyg.2013.00863
 """
 from .agreement import RankingAgreement, ranking_agreement, tau_ap
-from .paired import MeanInterval, PairedTest, effect_size_dz, mean_interval, paired_test
+from .paired import (MeanInterval, PairedTest, effect_size_dz, effect_size_dz_interval,
+                     mean_interval, paired_test)
 from .pairs import CORRECTIONS, all_pairs, discriminative_power, tukey_hsd_randomized
 from .experiment import experiment_test
 from .robust import RobustComparison, robust_comparison, robust_table
 
 __all__ = ["mean_interval", "paired_test", "all_pairs", "tukey_hsd_randomized", "ranking_agreement", "tau_ap",
-           "discriminative_power", "effect_size_dz", "MeanInterval", "PairedTest", "RankingAgreement",
+           "discriminative_power", "effect_size_dz", "effect_size_dz_interval", "MeanInterval",
+           "PairedTest", "RankingAgreement",
            "CORRECTIONS", "experiment_test", "robust_comparison", "robust_table", "RobustComparison"]

@@ -8,10 +8,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import scipy.stats
 
 from ..errors import MissingExtraError, ParameterError
 from . import _checks
-from .paired import PAIRED_TESTS, paired_test
+from .paired import (ALTERNATIVES, EFFECT_INTERVALS, PAIRED_TESTS, effect_size_dz, effect_size_dz_interval,
+                     paired_test)
 
 __all__ = ["all_pairs", "tukey_hsd_randomized", "discriminative_power", "CORRECTIONS", "PAIR_COLUMNS",
            "TUKEY_COLUMNS"]
@@ -22,6 +24,9 @@ CORRECTIONS: tuple[str, ...] = ("bonferroni", "sidak", "holm-sidak", "holm", "si
 PAIR_COLUMNS: tuple[str, ...] = ("run_a", "run_b", "mean_a", "mean_b", "difference", "statistic", "pvalue",
                                  "pvalue_adjusted", "reject", "effect_size", "low", "high")
 TUKEY_COLUMNS: tuple[str, ...] = ("run_a", "run_b", "mean_a", "mean_b", "difference", "pvalue", "reject")
+#: keyword options :func:`all_pairs` passes on to :func:`~ir_rbstar.stats.paired_test`
+PAIR_OPTIONS: tuple[str, ...] = ("alternative", "n_resamples", "seed", "zero_method", "confidence",
+                                 "effect_resamples")
 
 
 def _multipletests() -> Any:
@@ -62,8 +67,14 @@ def _adjust(pvalues: np.ndarray, correction: str | None, alpha: float) -> tuple[
     return adjusted, reject
 
 
-def all_pairs(frame: pd.DataFrame, test: str = "t", correction: str | None = "holm", alpha: float = 0.05,
-              **kw: Any) -> pd.DataFrame:
+def _pair_indices(runs: int) -> tuple[np.ndarray, np.ndarray]:
+    """The run indices (i, j) of every unordered pair, in the order of ``itertools.combinations``."""
+    pairs = list(combinations(range(runs), 2))
+    return (np.array([p[0] for p in pairs], dtype=np.intp), np.array([p[1] for p in pairs], dtype=np.intp))
+
+
+def all_pairs(frame: pd.DataFrame, test: str = "t", correction: str | None = "holm", alpha: float = 0.05, *,
+              effect_ci: str | None = "t", **kw: Any) -> pd.DataFrame:
     """:func:`~ir_rbstar.stats.paired_test` on every unordered pair of runs of ``frame`` (rows: runs,
     columns: queries, no missing values), in the order of ``itertools.combinations(frame.index, 2)``.
 
@@ -71,19 +82,60 @@ def all_pairs(frame: pd.DataFrame, test: str = "t", correction: str | None = "ho
     every pair --, ``zero_method``, ``confidence``, ``effect_resamples``). ``pvalue_adjusted`` and
     ``reject`` (at level ``alpha``) come from ``statsmodels.stats.multitest.multipletests(pvalues,
     alpha, method=correction)`` over all pairs (``correction=None``: the raw p-values, reject p <= alpha).
-    ``difference`` = mean_a - mean_b; ``effect_size`` = d_z of a - b; ``low``/``high`` its bootstrap interval."""
+    ``difference`` = mean_a - mean_b; ``effect_size`` = d_z of a - b; ``low``/``high`` its ``confidence``
+    interval by ``effect_ci``.
+
+    Every row equals :func:`paired_test` of the pair with the same arguments, but the work is done for all
+    pairs at once where scipy allows: the t test is one ``scipy.stats.ttest_rel(..., axis=1)`` call on the
+    pairs x queries arrays, and the ``'t'`` interval (:func:`~ir_rbstar.stats.effect_size_dz_interval`)
+    one vectorised root-finding. ``effect_ci`` defaults to ``'t'`` here (paired_test's default is
+    ``'bootstrap'``): the noncentral-t interval is exact for normal differences, agrees with the t test
+    (it excludes 0 exactly when the two-sided t p < 1 - confidence), needs no resampling, and is fast --
+    37 runs (666 pairs) x 43 queries take about 0.07 s with it, against about 5 s with 10,000 bootstrap
+    resamples per pair (benchmarks/bench_stats.py). ``effect_ci='bootstrap'`` gives paired_test's
+    bootstrap percentile interval (``effect_resamples`` resamples, default ``n_resamples``, one call per
+    pair); None (or ``effect_resamples=0``) no interval (NaN)."""
     runs, mat = _checks.frame(frame)
+    key = _checks.choice(test, "test", PAIRED_TESTS)
     method = _correction(correction)
     level = _checks.confidence(alpha, "alpha")
+    eff = None if effect_ci is None else _checks.choice(effect_ci, "effect_ci", EFFECT_INTERVALS)
+    unknown = sorted(set(kw) - set(PAIR_OPTIONS))
+    if unknown:
+        raise ParameterError(f"{unknown[0]}: unknown option; allowed: {', '.join(PAIR_OPTIONS)}")
+    options = dict(kw)
+    if options.get("effect_resamples") == 0:
+        eff = None
     means = mat.mean(axis=1)
-    rows = []
-    for i, j in combinations(range(len(runs)), 2):
-        res = paired_test(mat[i], mat[j], test=test, **kw)
-        rows.append((runs[i], runs[j], means[i], means[j], means[i] - means[j], res.statistic, res.pvalue,
-                     res.effect_size, *res.effect_interval))
-    out = pd.DataFrame(rows, columns=["run_a", "run_b", "mean_a", "mean_b", "difference", "statistic", "pvalue",
-                                      "effect_size", "low", "high"])
-    adjusted, reject = _adjust(out["pvalue"].to_numpy(dtype=float), method, level)
+    i, j = _pair_indices(len(runs))
+    diffs = mat[i] - mat[j]                                     # pairs x queries
+    if key == "t":
+        # the checks of paired_test (alternative, n_resamples, ...) on the first pair, then all pairs at once
+        paired_test(mat[0], mat[1], test="t", effect_ci=None, **options)
+        alternative = _checks.choice(options.get("alternative", "two-sided"), "alternative", ALTERNATIVES)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            res = scipy.stats.ttest_rel(mat[i], mat[j], axis=1, alternative=alternative)
+        statistic = np.asarray(res.statistic, dtype=float)
+        pvalues = np.asarray(res.pvalue, dtype=float)
+    else:                                                       # one scipy call per pair
+        each = "bootstrap" if eff == "bootstrap" else None
+        results = [paired_test(mat[a], mat[b], test=key, **options, effect_ci=each)
+                   for a, b in zip(i, j, strict=True)]
+        statistic = np.array([r.statistic for r in results], dtype=float)
+        pvalues = np.array([r.pvalue for r in results], dtype=float)
+    effect = np.asarray(effect_size_dz(diffs, axis=1), dtype=float)
+    low, high = np.full(len(i), np.nan), np.full(len(i), np.nan)
+    if eff == "t":
+        low, high = effect_size_dz_interval(diffs, _checks.confidence(options.get("confidence", 0.95)), axis=1)
+    elif eff == "bootstrap":
+        for k, (a, b) in enumerate(zip(i, j, strict=True)):
+            interval = (results[k] if key != "t" else
+                        paired_test(mat[a], mat[b], test="t", **options, effect_ci="bootstrap")).effect_interval
+            low[k], high[k] = interval
+    out = pd.DataFrame({"run_a": [runs[k] for k in i], "run_b": [runs[k] for k in j], "mean_a": means[i],
+                        "mean_b": means[j], "difference": means[i] - means[j], "statistic": statistic,
+                        "pvalue": pvalues, "effect_size": effect, "low": low, "high": high})
+    adjusted, reject = _adjust(pvalues, method, level)
     out["pvalue_adjusted"], out["reject"] = adjusted, reject
     return out[list(PAIR_COLUMNS)]
 
@@ -150,5 +202,5 @@ def discriminative_power(frame: pd.DataFrame, test: str = "t", alpha: float = 0.
                                  f"family-wise), got {correction!r}")
         table = tukey_hsd_randomized(frame, alpha=alpha, **kw)
     else:
-        table = all_pairs(frame, test=test, correction=correction, alpha=alpha, **kw)
+        table = all_pairs(frame, test=test, correction=correction, alpha=alpha, **{"effect_ci": None, **kw})
     return float(table["reject"].mean())

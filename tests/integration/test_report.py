@@ -58,7 +58,7 @@ def demo(tmp_path_factory):
 
 def test_demo_report_writes_its_files(demo):
     out = demo["dir"]
-    for name in ("report.md", "per_query.tsv", "means.tsv", "significance.tsv", "distance_med.tsv",
+    for name in ("report.md", "per_query.tsv", "means.tsv", "significance.tsv", "robust.tsv", "distance_med.tsv",
                  "distance_rbo.tsv"):
         assert (out / name).stat().st_size > 0, name
     pictures = ["effort_gain.png", "nrg.png", "distance_med.png", "distance_rbo.png", "crp.png"]
@@ -68,7 +68,7 @@ def test_demo_report_writes_its_files(demo):
             assert f"![{name}]({name})" in demo["text"]
     assert sorted(demo["table"].attrs["files"]) == sorted(os.listdir(out))
     for section in ("## Measures", "## Means", "## Ranks", "## Significance against the baseline",
-                    "## Distances between the runs", "## Pictures"):
+                    "## Robust to what is not known", "## Distances between the runs", "## Pictures"):
         assert section in demo["text"]
     assert "Holm" in demo["text"] and "randomization" in demo["text"]
 
@@ -616,3 +616,130 @@ def test_all_pairs_are_the_randomised_tukey_hsd(demo):
     significant = pairs[pairs["reject"]]
     section = demo["text"].split("## All pairs of runs", 1)[1].split("\n## ", 1)[0]
     assert section.count("` over `") == len(significant) > 0
+
+
+# ---------------------------------------------------------------------------------------------
+# intervals, effect sizes and robust verdicts in report.md, against ir_rbstar.stats on the same values
+
+def _md_rows(text, section):
+    """The body rows of the first Markdown table of ``## section`` (cells stripped, '\\|' unescaped)."""
+    part = text.split(f"## {section}", 1)[1].split("\n## ", 1)[0]
+    lines = [ln for ln in part.splitlines() if ln.startswith("|")][2:]
+    return [[c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", ln)[1:-1]] for ln in lines]
+
+
+def _f4(x):
+    return f"{x:.4f}"
+
+
+def _s4(x):
+    return f"{x:+.4f}"
+
+
+def test_report_means_show_the_t_interval_of_stats(demo):
+    """Every cell of report.md's means table is 'mean [low, high]': ir_rbstar.stats.mean_interval (t, 95%)
+    of the run's per-query values (the report's returned frame), to 4 places."""
+    from ir_rbstar.stats import mean_interval
+    rows = _md_rows(demo["text"], "Means")
+    assert rows[0][0] == "queries with a ranking"
+    checked = 0
+    for row in rows[1:]:
+        label = row[0].strip("`")
+        for run, cell in zip(FIRST_STAGE, row[1:], strict=True):
+            values = demo["table"].loc[run, label].dropna().to_numpy()
+            ci = mean_interval(values, confidence=0.95, method="t")
+            assert cell == f"{_f4(ci.mean)} [{_f4(ci.low)}, {_f4(ci.high)}]", (label, run)
+            checked += 1
+    assert checked == 16 * 4
+
+
+def test_report_effect_sizes_are_stats_dz_with_its_noncentral_t_interval(demo):
+    """significance.tsv's d_z and its interval, and the d_z columns of report.md, equal
+    ir_rbstar.stats.paired_test(run, baseline, effect_ci='t') on the queries both have a value for."""
+    from ir_rbstar.stats import paired_test
+    sig, table = demo["sig"], demo["table"]
+    base = table.xs("bm25", level="run")
+    md = {(r[0], r[1].split("`")[1]): r for r in _md_rows(demo["text"], "Significance against the baseline")}
+    assert len(md) == len(sig)
+    for r in sig.itertuples(index=False):
+        a, b = table.xs(r.run, level="run")[r.measure], base[r.measure]
+        both = a.notna() & b.notna()
+        res = paired_test(a[both], b[both], test="t", effect_ci="t")
+        np.testing.assert_allclose((r.d_z, r.d_z_low, r.d_z_high), (res.effect_size, *res.effect_interval),
+                                   rtol=1e-12, atol=1e-14)
+        cells = md[(r.run, r.measure)]
+        assert cells[-2] == _s4(res.effect_size)
+        assert cells[-1] == f"[{_s4(res.effect_interval[0])}, {_s4(res.effect_interval[1])}]"
+        # the interval excludes 0 exactly when the t test (not the report's randomization test) has p < 0.05
+        assert (res.effect_interval[0] > 0 or res.effect_interval[1] < 0) == (res.pvalue < 0.05)
+
+
+def _robust_want(table, low_label, high_label, residual, baseline="bm25", runs=FIRST_STAGE):
+    from ir_rbstar.stats import robust_table
+    low = table[low_label].unstack("query_id").reindex(runs)
+    high = table[high_label].unstack("query_id").reindex(runs)
+    if residual:
+        high = low + high
+    ok = low.notna().all(axis=0) & high.notna().all(axis=0)
+    return robust_table(low.loc[:, ok], high.loc[:, ok], baseline, test="t", alpha=0.05, correction="holm")
+
+
+def _check_robust(out_dir, table, pairs, runs=FIRST_STAGE, baseline="bm25"):
+    """robust.tsv and report.md's robust table are robust_table on the report's per-query values."""
+    got = pd.read_csv(out_dir / "robust.tsv", sep="\t", dtype={"run": str})
+    md = _md_rows((out_dir / "report.md").read_text(), "Robust to what is not known")
+    assert len(got) == len(md) == len(pairs) * (len(runs) - 1)
+    for (low_label, high_label, kind), start in zip(pairs, range(0, len(got), len(runs) - 1), strict=True):
+        want = _robust_want(table, low_label, high_label, kind == "residual", baseline, runs)
+        part = got.iloc[start:start + len(want)].reset_index(drop=True)
+        assert (part["measure"] == low_label).all() and (part["bounds"] == kind).all()
+        assert list(part["run"]) == list(want["run"]) and list(part["verdict"]) == list(want["verdict"])
+        numbers = ["mean_low", "mean_high", "difference_low", "difference_high", "pvalue_worst_adjusted",
+                   "pvalue_best_adjusted"]
+        np.testing.assert_allclose(part[numbers].to_numpy(float), want[numbers].to_numpy(float), rtol=1e-12,
+                                   atol=1e-14)
+        for w, cells in zip(want.itertuples(index=False), md[start:start + len(want)], strict=True):
+            assert cells[0] == f"`{low_label}`" and cells[2] == w.run and cells[-1] == w.verdict
+            assert cells[4] == f"[{_f4(w.mean_low)}, {_f4(w.mean_high)}]"
+            assert cells[5] == f"[{_s4(w.difference_low)}, {_s4(w.difference_high)}]"
+    return got
+
+
+def test_demo_robust_verdicts_are_robust_tables(demo):
+    """The default measures hold RBP(p=0.8) with its residual: the demo's verdicts are robust_table's on
+    [RBP, RBP + RBP_res]. The Vaswani qrels list relevant documents only, so every other document is
+    unjudged, RBP + RBP_res is 1 on every query, and nothing can be concluded."""
+    got = _check_robust(demo["dir"], demo["table"], [("RBP(p=0.8)", "RBP_res(p=0.8)", "residual")])
+    assert np.allclose(got["mean_high"], 1.0, atol=1e-9) and set(got["verdict"]) == {"no conclusion"}
+    assert "the mean difference run - baseline lies in the interval shown" in demo["text"]
+
+
+def test_robust_verdicts_with_tie_bounds_and_a_robust_winner(tmp_path):
+    """Fully judged toy collection: run good ranks every relevant document first, bad last, mid in
+    between with tied scores; RBP(p=0.5) with its residual and nDCG_TA@5 with stat='min'/'max' give
+    bounds, and the verdicts (one of them robust) are robust_table's."""
+    rng = np.random.default_rng(3)
+    qrels, runs = {}, {"bad": {}, "mid": {}, "good": {}}
+    for q in range(12):
+        docs = [f"d{k}" for k in range(12)]
+        relevant = set(rng.choice(docs, size=3, replace=False).tolist())
+        qrels[f"q{q}"] = {d: int(d in relevant) for d in docs}
+        order = sorted(docs, key=lambda d: (d not in relevant, d))
+        runs["good"][f"q{q}"] = {d: float(12 - k) for k, d in enumerate(order)}
+        runs["bad"][f"q{q}"] = {d: float(k) for k, d in enumerate(order)}
+        runs["mid"][f"q{q}"] = {d: float((12 - k) // 4) for k, d in enumerate(order)}     # ties of 4
+    measures = "RBP(p=0.5) RBP_res(p=0.5) nDCG_TA@5 nDCG_TA(stat='min')@5 nDCG_TA(stat='max')@5"
+    table = report.build_report(qrels, runs, tmp_path, baseline="bad", measures=measures, pictures=False)
+    pairs = [("RBP(p=0.5)", "RBP_res(p=0.5)", "residual"),
+             ("nDCG_TA(stat='min')@5", "nDCG_TA(stat='max')@5", "ties")]
+    got = _check_robust(tmp_path, table, pairs, runs=["bad", "mid", "good"], baseline="bad")
+    verdicts = got.set_index(["measure", "run"])["verdict"]
+    assert verdicts[("RBP(p=0.5)", "good")] == "A better, robust"
+    assert verdicts[("nDCG_TA(stat='min')@5", "good")] == "A better, robust"
+
+
+def test_no_bounds_no_robust_file(tmp_path):
+    report.build_report(QRELS, {"bm25": RUNS["bm25"], "bm25l": RUNS["bm25l"]}, tmp_path, measures="nDCG@10 AP",
+                        baseline="bm25", pictures=False)
+    assert not (tmp_path / "robust.tsv").exists()
+    assert "no robust verdicts" in (tmp_path / "report.md").read_text()

@@ -1,18 +1,20 @@
 """ir_rbstar.stats against scipy / statsmodels called directly, against plain-Python oracles (randomised
-Tukey HSD, tau_AP), a coverage simulation of the bootstrap intervals, and its refusals of bad input."""
+Tukey HSD, tau_AP), coverage simulations of the bootstrap intervals and of the noncentral-t interval of d_z
+(checked also against scipy.optimize.brentq on scipy.stats.nct.cdf), and its refusals of bad input."""
 import itertools
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.optimize
 import scipy.stats
 from hypothesis import given, settings, strategies as st
 from statsmodels.stats.multitest import multipletests
 
 from ir_rbstar.errors import ParameterError
-from ir_rbstar.stats import (CORRECTIONS, all_pairs, discriminative_power, effect_size_dz, mean_interval,
-                             paired_test, ranking_agreement, tau_ap, tukey_hsd_randomized)
+from ir_rbstar.stats import (CORRECTIONS, all_pairs, discriminative_power, effect_size_dz, effect_size_dz_interval,
+                             mean_interval, paired_test, ranking_agreement, tau_ap, tukey_hsd_randomized)
 
 R = 300                       # resamples in the exact-equality checks (speed)
 unit = st.floats(0.0, 1.0, allow_nan=False, allow_subnormal=False)
@@ -176,7 +178,111 @@ def test_effect_size_dz_on_known_values():
     assert math.isnan(effect_size_dz(np.ones(4)))
 
 
+# ------------------------------------------------------------------- d_z interval from the noncentral t
+
+def _nct_oracle(d, confidence):
+    """The noncentral-t interval of d_z by scipy.optimize.brentq on scipy.stats.nct.cdf, one bound at a time:
+    nc with P(T <= t_obs; n - 1, nc) = (1 + confidence) / 2 (low) and (1 - confidence) / 2 (high), / sqrt(n)."""
+    n = d.size
+    t = math.sqrt(n) * np.mean(d) / np.std(d, ddof=1)
+    step = 0.25 * math.sqrt(1.0 + t * t / (2.0 * (n - 1)))
+    bounds = []
+    for p in ((1.0 + confidence) / 2.0, (1.0 - confidence) / 2.0):
+        def f(nc, p=p):
+            return scipy.stats.nct.cdf(t, n - 1, nc) - p        # falls as nc grows
+        lo = hi = t
+        while not f(lo) > 0:         # step outwards in small steps (scipy's cdf is NaN at some far-tail points)
+            lo -= step
+        while not f(hi) < 0:
+            hi += step
+        bounds.append(scipy.optimize.brentq(f, lo, hi, xtol=1e-13, rtol=1e-14) / math.sqrt(n))
+    return tuple(bounds)
+
+
+@settings(max_examples=40, deadline=None)
+@given(ab=paired_vectors(min_n=3), confidence=st.sampled_from([0.8, 0.9, 0.95, 0.99]))
+def test_dz_t_interval_equals_root_finding_on_the_nct_cdf(ab, confidence):
+    a, b = ab
+    d = a - b
+    res = paired_test(a, b, test="t", confidence=confidence, effect_ci="t")
+    if not np.std(d) > 1e-9 * (1 + np.abs(d).max()) or abs(res.statistic) > 50:
+        return                   # constant (NaN interval, below) or beyond the oracle's plain bracket
+    np.testing.assert_allclose(res.effect_interval, _nct_oracle(d, confidence), rtol=1e-9, atol=1e-11)
+    assert res.effect_interval[0] < res.effect_size < res.effect_interval[1]
+
+
+def test_dz_t_interval_on_known_values_and_degenerate_input():
+    # d = (1, 2, 3, 6): d_z = 3 / sqrt(14/3); the interval by the oracle (brentq on scipy.stats.nct.cdf)
+    d = np.array([1.0, 2.0, 3.0, 6.0])
+    low, high = effect_size_dz_interval(d)
+    np.testing.assert_allclose((low, high), _nct_oracle(d, 0.95), rtol=1e-10)
+    np.testing.assert_allclose((low, high), (-0.0917361796, 2.7878204423), atol=1e-9)
+    # symmetric differences: d_z = 0 and a symmetric interval
+    low, high = effect_size_dz_interval(np.array([-0.3, 0.1, -0.1, 0.3]), 0.9)
+    assert low == pytest.approx(-high, abs=1e-12) and high > 0
+    # constant differences: no interval; NaN rows stay NaN beside computed ones
+    assert all(math.isnan(v) for v in effect_size_dz_interval(np.full(5, 0.2)))
+    rows = np.vstack([np.full(4, 0.1), d, [np.nan, 1.0, 2.0, 3.0]])
+    low, high = effect_size_dz_interval(rows, axis=1)
+    assert np.isnan(low[[0, 2]]).all() and np.isnan(high[[0, 2]]).all()
+    np.testing.assert_allclose((low[1], high[1]), _nct_oracle(d, 0.95), rtol=1e-10)
+    # along axis 0 as along axis 1 of the transpose
+    many = rng(8).normal(0.2, 1.0, size=(6, 30))
+    np.testing.assert_array_equal(effect_size_dz_interval(many.T, axis=0)[1], effect_size_dz_interval(many)[1])
+
+
+@pytest.mark.parametrize("n,delta", [(5, 0.0), (12, 0.8), (43, 0.3), (43, 2.0)])
+def test_dz_t_interval_covers_the_true_effect_on_normal_data(n, delta):
+    """4,000 samples of n normal differences with true d_z = delta (sd 2, mean 2 delta); the exact interval
+    must cover delta in 95% of them: accepted [0.938, 0.962] (the binomial sd at 0.95 is 0.0034)."""
+    g = np.random.default_rng(1000 + n)
+    d = g.normal(2.0 * delta, 2.0, size=(4000, n))
+    low, high = effect_size_dz_interval(d, 0.95, axis=1)
+    assert np.isfinite(low).all() and np.isfinite(high).all()
+    share = np.mean((low <= delta) & (delta <= high))
+    assert 0.938 <= share <= 0.962, share
+    # each bound alone misses on its side about 2.5% of the time (an equal-tailed interval)
+    assert 0.018 <= np.mean(low > delta) <= 0.032 and 0.018 <= np.mean(high < delta) <= 0.032
+
+
+@settings(max_examples=60, deadline=None)
+@given(ab=paired_vectors(min_n=3), confidence=st.sampled_from([0.9, 0.95, 0.99]))
+def test_dz_t_interval_excludes_zero_exactly_when_the_t_test_rejects(ab, confidence):
+    a, b = ab
+    res = scipy.stats.ttest_rel(a, b)
+    if not np.isfinite(res.pvalue) or abs(res.pvalue - (1 - confidence)) < 1e-8 or abs(res.statistic) > 1e4:
+        return
+    low, high = effect_size_dz_interval(a - b, confidence)
+    assert (low > 0 or high < 0) == (res.pvalue < 1 - confidence)
+
+
 # ------------------------------------------------------------------------------------------------- all_pairs
+
+@settings(max_examples=15, deadline=None)
+@given(frame=frames(max_runs=5, max_queries=9), test=st.sampled_from(["t", "wilcoxon", "permutation", "bootstrap"]),
+       effect_ci=st.sampled_from(["t", "bootstrap", None]), alternative=st.sampled_from(["two-sided", "less"]))
+@pytest.mark.filterwarnings("ignore::RuntimeWarning", "ignore::UserWarning")
+def test_all_pairs_rows_are_paired_test(frame, test, effect_ci, alternative):
+    """Every row of all_pairs (vectorised over the pairs for the t test and the 't' interval) equals
+    paired_test on that pair with the same options."""
+    out = all_pairs(frame, test=test, effect_ci=effect_ci, alternative=alternative, n_resamples=99, seed=4,
+                    confidence=0.9)
+    for row in out.itertuples(index=False):
+        one = paired_test(frame.loc[row.run_a], frame.loc[row.run_b], test=test, effect_ci=effect_ci,
+                          alternative=alternative, n_resamples=99, seed=4, confidence=0.9)
+        close((row.statistic, row.pvalue, row.effect_size), (one.statistic, one.pvalue, one.effect_size))
+        np.testing.assert_allclose((row.low, row.high), one.effect_interval, rtol=1e-12, atol=1e-13, equal_nan=True)
+
+
+def test_all_pairs_default_interval_is_the_noncentral_t():
+    frame = pd.DataFrame(rng(6).random((4, 20)), index=list("ABCD"))
+    out = all_pairs(frame)
+    d = (frame.loc["A"] - frame.loc["C"]).to_numpy()
+    row = out[(out.run_a == "A") & (out.run_b == "C")].iloc[0]
+    np.testing.assert_allclose((row.low, row.high), _nct_oracle(d, 0.95), rtol=1e-9)
+    assert all_pairs(frame, effect_resamples=0)[["low", "high"]].isna().all().all()
+    assert all_pairs(frame, effect_ci=None)[["low", "high"]].isna().all().all()
+
 
 @settings(max_examples=25)
 @given(frame=frames(), correction=st.sampled_from(["holm", "bonferroni", "fdr_bh", "hommel", "sidak"]))
@@ -198,7 +304,7 @@ def test_all_pairs_adjusts_like_multipletests(frame, correction):
 
 def test_all_pairs_columns_and_a_second_test():
     frame = pd.DataFrame(rng(3).random((4, 12)), index=list("ABCD"))
-    out = all_pairs(frame, test="permutation", correction="fdr_by", n_resamples=500, seed=7)
+    out = all_pairs(frame, test="permutation", correction="fdr_by", n_resamples=500, seed=7, effect_ci="bootstrap")
     assert list(out.columns) == ["run_a", "run_b", "mean_a", "mean_b", "difference", "statistic", "pvalue",
                                  "pvalue_adjusted", "reject", "effect_size", "low", "high"]
     assert len(out) == 6
@@ -371,6 +477,15 @@ def test_bad_input_names_the_parameter():
     _raises("test", paired_test, a, b, test="sign")
     _raises("alternative", paired_test, a, b, alternative="both")
     _raises("zero_method", paired_test, a, b, test="wilcoxon", zero_method="drop")
+    _raises("effect_ci", paired_test, a, b, effect_ci="bca")
+    _raises("effect_ci", all_pairs, frame, effect_ci="normal")
+    _raises("confidence", all_pairs, frame, confidence=1.0)
+    _raises("alternative", all_pairs, frame, alternative="both")
+    _raises("n_resamples", all_pairs, frame, n_resamples=0)
+    _raises("resamples", all_pairs, frame, resamples=10)
+    _raises("confidence", effect_size_dz_interval, a - b, confidence=0.0)
+    _raises("d", effect_size_dz_interval, np.array([0.1]))
+    _raises("d", effect_size_dz_interval, np.ones((2, 1)), axis=1)
     _raises("correction", all_pairs, frame, correction="tukey")
     _raises("correction", discriminative_power, frame, test="tukey", correction="holm")
     _raises("test", all_pairs, frame, test="anova")
