@@ -215,13 +215,18 @@ def run_measures(argv: List[str], out=None) -> int:
             for m in measures:
                 print(fmt(Metric(query_id=SUMMARY_QID, measure=m, value=aggs[m].result())), file=out)
     if table:
-        from .report.formats import ResultsTable, write_table
-        options = {} if args.output_format == "json" or args.places == -1 else {"places": args.places}
-        # no value is set in bold: which direction is better is the reader's to say for these measures
-        frame = pd.DataFrame(rows)
-        means = ResultsTable.from_frame(frame, descriptive=frame["measure"].unique().tolist())
-        print(write_table(means, args.output_format, **options), file=out)
+        _print_means_table(rows, args, out)
     return 0
+
+
+def _print_means_table(rows: List[Dict[str, Any]], args, out) -> None:
+    """``-o json|markdown|latex|html``: one table of the means, runs x measures."""
+    from .report.formats import ResultsTable, write_table
+    options = {} if args.output_format == "json" or args.places == -1 else {"places": args.places}
+    # no value is set in bold: which direction is better is the reader's to say for these measures
+    frame = pd.DataFrame(rows)
+    means = ResultsTable.from_frame(frame, descriptive=frame["measure"].unique().tolist())
+    print(write_table(means, args.output_format, **options), file=out)
 
 
 def _run_streamed(args, runs: List[str], measures, out, table: bool) -> int:
@@ -254,11 +259,7 @@ def _run_streamed(args, runs: List[str], measures, out, table: bool) -> int:
             for m in measures:
                 print(fmt(Metric(query_id=SUMMARY_QID, measure=m, value=result[m])), file=out)
     if table:
-        from .report.formats import ResultsTable, write_table
-        options_t = {} if args.output_format == "json" or args.places == -1 else {"places": args.places}
-        frame = pd.DataFrame(rows)
-        means_t = ResultsTable.from_frame(frame, descriptive=frame["measure"].unique().tolist())
-        print(write_table(means_t, args.output_format, **options_t), file=out)
+        _print_means_table(rows, args, out)
     return 0
 
 

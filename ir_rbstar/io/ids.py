@@ -14,6 +14,10 @@ class _QueryVocab:
     def __init__(self) -> None:
         self._codes: Dict[str, int] = {}
         self._ids: List[str] = []
+        # the ids as an object array for decode, grown by doubling: decoding after new ids were interned
+        # copies only the new ones (streaming interns a block of new queries at a time)
+        self._array = np.empty(0, dtype=object)
+        self._filled = 0
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -29,9 +33,15 @@ class _QueryVocab:
         return np.array(out, dtype=np.int64)
 
     def decode(self, codes: np.ndarray) -> np.ndarray:
-        ids = np.empty(len(self._ids), dtype=object)
-        ids[:] = self._ids
-        return ids[np.asarray(codes, dtype=np.int64)]
+        n = len(self._ids)
+        if self._filled < n:
+            if len(self._array) < n:
+                grown = np.empty(max(n, 2 * len(self._array), 1024), dtype=object)
+                grown[:self._filled] = self._array[:self._filled]
+                self._array = grown
+            self._array[self._filled:n] = self._ids[self._filled:n]
+            self._filled = n
+        return self._array[:n][np.asarray(codes, dtype=np.int64)]
 
 
 QUERY_IDS = _QueryVocab()
