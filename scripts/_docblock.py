@@ -1,7 +1,8 @@
 """What the report scripts (ties_report.py, twist_report.py, nrg_report.py) share: the generated block of
 a document between two marker comments, the command line around it (the data folder, ``--write`` /
 ``--doc``), writing the block, where the shared data lies (:data:`SHARED_DATA`) and the check that it
-is there, Markdown tables, and Pearson's r and Kendall's tau-b for comparing system rankings.
+is there, Markdown tables, and Pearson's r. Kendall's tau-b between two rankings is
+``ir_rbstar.stats.ranking_agreement(x, y).tau_b``.
 
 Each report names its own markers and gets them bound, e.g.::
 
@@ -101,14 +102,3 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> float:
         return float("nan")
     return float(scipy.stats.pearsonr(x, y).statistic)
 
-
-def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
-    """Kendall's tau-b of two paired samples (scipy.stats.kendalltau, variant b); NaN when either sample
-    is constant."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if x.shape != y.shape or x.ndim != 1:
-        raise ValueError("x and y must be 1-d arrays of the same length")
-    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return float("nan")
-    return float(scipy.stats.kendalltau(x, y).statistic)

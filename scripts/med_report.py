@@ -47,6 +47,7 @@ import pandas as pd
 import ir_measures
 import ir_rbstar
 from ir_rbstar.io import to_ranking
+from ir_rbstar.stats import ranking_agreement
 
 # _docblock: what the report scripts share (the docs' marker block, --write/--doc)
 if __package__:      # python -m scripts.med_report (from the repository root), or imported as scripts.med_report
@@ -107,9 +108,6 @@ def level_name(level: float) -> str:
 # =============================================================================================
 # Statistics
 # =============================================================================================
-
-kendall_tau_b = _docblock.kendall_tau_b
-
 
 pearson = _docblock.pearson
 
@@ -379,9 +377,9 @@ def levels_block(result: Result) -> str:
         above = int((p[c] >= p["actual"] - TOL).sum())
         rows.append([c, fmt(p[c].mean()), fmt((p[c] - p["actual"]).mean()), f"{above} of {n_pairs}",
                      f"{bad[c]} of {len(pt):,}",
-                     fmt(pearson(p[c], p["actual"])), fmt(kendall_tau_b(p[c], p["actual"])),
-                     fmt(pearson(p[c], p["standard"])), fmt(kendall_tau_b(p[c], p["standard"])),
-                     fmt(pearson(p[c], p["standard_means"])), fmt(kendall_tau_b(p[c], p["standard_means"]))])
+                     fmt(pearson(p[c], p["actual"])), fmt(ranking_agreement(p[c], p["actual"]).tau_b),
+                     fmt(pearson(p[c], p["standard"])), fmt(ranking_agreement(p[c], p["standard"]).tau_b),
+                     fmt(pearson(p[c], p["standard_means"])), fmt(ranking_agreement(p[c], p["standard_means"]).tau_b)])
     head = ["judgments", "mean MED", "mean MED - actual", "pairs with MED >= actual",
             "(pair, topic) values with MED < actual", "Pearson r", "Kendall tau-b",
             "r, ir_measures nDCG@20", "tau-b, ir_measures nDCG@20",
@@ -399,7 +397,8 @@ def levels_block(result: Result) -> str:
         without = (f"Without {', '.join(f'`{x}`' for x in shallow)} (shorter than 20; {len(q)} pairs), "
                    f"Pearson r at " + "/".join(level_name(x) for x in LEVELS) + " of the judgments is "
                    + "/".join(fmt(pearson(q[level_name(x)], q["actual"]), 3) for x in LEVELS)
-                   + ", Kendall tau-b " + "/".join(fmt(kendall_tau_b(q[level_name(x)], q["actual"]), 3) for x in LEVELS)
+                   + ", Kendall tau-b "
+                   + "/".join(fmt(ranking_agreement(q[level_name(x)], q["actual"]).tau_b, 3) for x in LEVELS)
                    + ", and r with the |difference of the mean nDCG@20| (ir_measures) "
                    + "/".join(fmt(pearson(q[level_name(x)], q["standard_means"]), 3) for x in LEVELS) + ".")
     text = [
@@ -429,7 +428,7 @@ def family_block(result: Result) -> str:
             elif i < j:
                 cells.append(fmt(pearson(fam[x], fam[y]), 3))
             else:
-                cells.append(fmt(kendall_tau_b(fam[x], fam[y]), 3))
+                cells.append(fmt(ranking_agreement(fam[x], fam[y]).tau_b, 3))
         rows.append([x] + cells)
     spread = ", ".join(f"{x} {fam[x].min():.3f}-{fam[x].max():.3f}" for x in labels)
     return "\n\n".join([
@@ -488,7 +487,7 @@ def draw(results: List[Result], out_dir=IMG) -> List[Path]:
             ax.plot([0, x_hi], [0, x_hi], color="grey", linewidth=0.8, linestyle="--", label="MED = actual")
             ax.scatter(p["actual"], p[c], s=14, alpha=0.75, color="C0", edgecolors="none")
             ax.set_title(f"({letter}) {c} of the judgments: r = {pearson(p[c], p['actual']):.2f}, "
-                         f"tau-b = {kendall_tau_b(p[c], p['actual']):.2f}", fontsize="medium")
+                         f"tau-b = {ranking_agreement(p[c], p['actual']).tau_b:.2f}", fontsize="medium")
             ax.set_xlim(0, x_hi)
             ax.set_ylim(0, y_hi)
             ax.grid(True, linewidth=0.3, alpha=0.5)

@@ -42,6 +42,7 @@ import pandas as pd
 
 import ir_measures
 import ir_rbstar
+from ir_rbstar.stats import ranking_agreement
 
 # _docblock: what the report scripts share (the docs' marker block, --write/--doc)
 if __package__:      # python -m scripts.nrg_report (from the repository root), or imported as scripts.nrg_report
@@ -91,9 +92,6 @@ PICTURES = (
 # =============================================================================================
 # Statistics
 # =============================================================================================
-
-kendall_tau_b = _docblock.kendall_tau_b
-
 
 pearson = _docblock.pearson
 
@@ -199,9 +197,10 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
         diff = np.sign(b[:, None] - n[None, :])
         rank = 1 + int((table[col] > base[col].max()).sum())
         rows.append({
-            "measure": col, "tau_all": kendall_tau_b(table[NDCG], table[col]),
+            "measure": col, "tau_all": ranking_agreement(table[NDCG], table[col]).tau_b,
             "r_all": pearson(table[NDCG], table[col]),
-            "tau_baseline": kendall_tau_b(base[NDCG], base[col]), "tau_neural": kendall_tau_b(neural[NDCG], neural[col]),
+            "tau_baseline": ranking_agreement(base[NDCG], base[col]).tau_b,
+            "tau_neural": ranking_agreement(neural[NDCG], neural[col]).tau_b,
             "neural_median": float(np.median(n)), "above_median": int((b > np.median(n)).sum()),
             "above_all_neural": int((b > n.max()).sum()), "pairs_won": float(((diff > 0) + 0.5 * (diff == 0)).mean()),
             "best_baseline_rank": rank,

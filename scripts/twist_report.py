@@ -37,6 +37,7 @@ import pandas as pd
 
 import ir_measures
 from ir_rbstar.io import QUERY_IDS, read_trec_qrels, read_trec_run
+from ir_rbstar.stats import ranking_agreement
 from ir_rbstar.twist import ARCHETYPES, twist_table
 
 # _docblock: what the report scripts share (the docs' marker block, --write/--doc)
@@ -86,9 +87,6 @@ LABELS = {"ideal": "ideal", "worst": "worst", "full_scale": "full-scale", "excel
 # =============================================================================================
 # Statistics
 # =============================================================================================
-
-kendall_tau_b = _docblock.kendall_tau_b
-
 
 #: Twist's column bounds on the paper's effort/gain grid (Figs. 6-10): huge, high, medium, low effort
 TWIST_CUTS = (0.25, 0.5, 0.75)
@@ -323,7 +321,7 @@ def correlation_table(pairs: pd.DataFrame, top_share: float = TOP_SHARE) -> pd.D
         for label, m in subsets:
             row = {"collection": _title(coll), "rel": rel, "runs": label, "n_runs": len(m)}
             for x, y in CORRELATIONS:
-                row[f"{x} vs {y}"] = kendall_tau_b(m[x].to_numpy(), m[y].to_numpy())
+                row[f"{x} vs {y}"] = ranking_agreement(m[x], m[y]).tau_b
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -347,7 +345,7 @@ def effort_gain_table(pairs: pd.DataFrame) -> pd.DataFrame:
                 rows.append({
                     "collection": _title(coll), "rel": rel, "effort": SHOW.get(effort, effort),
                     "gain": gain if gain != "AP" else f"AP(rel={rel})", "pairs": n,
-                    "tau_b": kendall_tau_b(twist, g), "cuts": tuple(float(c) for c in cuts),
+                    "tau_b": ranking_agreement(twist, g).tau_b, "cuts": tuple(float(c) for c in cuts),
                     "same": 100.0 * (col == row).sum() / n, "twist_higher": 100.0 * (col > row).sum() / n,
                     "twist_lower": 100.0 * (col < row).sum() / n,
                     "high_gain_high_effort": 100.0 * ((row == 3) & (col <= 1)).sum() / n,

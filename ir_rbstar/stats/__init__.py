@@ -23,8 +23,10 @@ Every resampling procedure takes ``n_resamples`` and an integer ``seed`` and dra
 * :func:`experiment_test` -- any of :func:`paired_test`'s tests as ``pt.Experiment(..., test=...)`` takes it.
 * :func:`robust_comparison`, :func:`robust_table` -- runs compared with per-query bounds (residuals, tie bounds).
 * :func:`discriminative_power` -- the share of pairs of runs significantly different (Sakai 2006).
-* :func:`ranking_agreement`, :func:`tau_ap` -- Kendall's tau-b (``scipy.stats.kendalltau``) and the AP
-  rank correlation tau_AP (Yilmaz, Aslam & Robertson 2008) of two measures' system rankings.
+* :func:`ranking_agreement`, :func:`tau_ap`, :func:`ranking_rbo` -- Kendall's tau-b
+  (``scipy.stats.kendalltau``), the AP rank correlation tau_AP (Yilmaz, Aslam & Robertson 2008) and the
+  rank-biased overlap (Webber, Moffat & Zobel 2010) of two measures' system rankings; with tied scores
+  tau_AP and RBO are expectations over random orders of the tied systems (RBO^a of Corsi & Urbano 2024).
 
 Resampled p-values use the (b + 1) / (R + 1) convention (never 0), as scipy's permutation_test does.
 
@@ -34,6 +36,10 @@ References:
   experiments. ACM Transactions on Information Systems 30(1), 2012. doi:10.1145/2094072.2094076
 * E. Yilmaz, J. A. Aslam, S. Robertson. A new rank correlation coefficient for information retrieval.
   SIGIR 2008, pp. 587-594. doi:10.1145/1390334.1390435
+* W. Webber, A. Moffat, J. Zobel. A similarity measure for indefinite rankings. ACM Transactions on
+  Information Systems 28(4), 2010. doi:10.1145/1852102.1852106
+* M. Corsi, J. Urbano. The treatment of ties in rank-biased overlap. SIGIR 2024.
+  doi:10.1145/3626772.3657700
 * T. Sakai. Evaluating evaluation metrics based on the bootstrap. SIGIR 2006, pp. 525-532.
   doi:10.1145/1148170.1148261
 * M. D. Smucker, J. Allan, B. Carterette. A comparison of statistical significance tests for information
@@ -57,7 +63,7 @@ References:
 * D. Lakens. Calculating and reporting effect sizes to facilitate cumulative science: a practical primer
   for t-tests and ANOVAs. Frontiers in Psychology 4:863, 2013. doi:10.3389/fpsyg.2013.00863
 """
-from .agreement import RankingAgreement, ranking_agreement, tau_ap
+from .agreement import RankingAgreement, ranking_agreement, ranking_rbo, tau_ap
 from .paired import (MeanInterval, PairedTest, effect_size_dz, effect_size_dz_interval,
                      mean_interval, paired_test)
 from .pairs import CORRECTIONS, all_pairs, discriminative_power, tukey_hsd_randomized
@@ -65,6 +71,7 @@ from .experiment import experiment_test
 from .robust import RobustComparison, robust_comparison, robust_table
 
 __all__ = ["mean_interval", "paired_test", "all_pairs", "tukey_hsd_randomized", "ranking_agreement", "tau_ap",
+           "ranking_rbo",
            "discriminative_power", "effect_size_dz", "effect_size_dz_interval", "MeanInterval",
            "PairedTest", "RankingAgreement",
            "CORRECTIONS", "experiment_test", "robust_comparison", "robust_table", "RobustComparison"]

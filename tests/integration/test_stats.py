@@ -14,7 +14,8 @@ from statsmodels.stats.multitest import multipletests
 
 from ir_rbstar.errors import ParameterError
 from ir_rbstar.stats import (CORRECTIONS, all_pairs, discriminative_power, effect_size_dz, effect_size_dz_interval,
-                             mean_interval, paired_test, ranking_agreement, tau_ap, tukey_hsd_randomized)
+                             mean_interval, paired_test, ranking_agreement, ranking_rbo, tau_ap,
+                             tukey_hsd_randomized)
 
 R = 300                       # resamples in the exact-equality checks (speed)
 unit = st.floats(0.0, 1.0, allow_nan=False, allow_subnormal=False)
@@ -503,7 +504,6 @@ def test_bad_input_names_the_parameter():
     _raises("scores_b", ranking_agreement, s, s.rename({"z": "w"}))
     _raises("scores_b", ranking_agreement, [0.1, 0.2, 0.3], [0.1, 0.2])
     _raises("scores_a", ranking_agreement, [0.1], [0.2])
-    _raises("scores_b", ranking_agreement, s, pd.Series([0.1, 0.1, 0.3], index=list("xyz")))
 
 
 def test_the_unknown_correction_error_lists_the_allowed_methods():
@@ -540,3 +540,149 @@ def test_pt_experiment_takes_the_tests(test):
         want = paired_test(values["b"], values["a"], test=test, seed=3, n_resamples=999, effect_resamples=0).pvalue
         got = table.set_index("name").loc["b", f"{m} p-value"]
         assert got == pytest.approx(want, rel=1e-12), (test, str(m))
+
+
+# -------------------------------------------------------------------------------- ranking agreement with ties, RBO
+
+def strict_orders(scores):
+    """Every order of the systems (dict keys) by decreasing score that breaks the ties some way."""
+    groups = [[k for k in scores if scores[k] == v] for v in sorted(set(scores.values()), reverse=True)]
+    for parts in itertools.product(*(itertools.permutations(g) for g in groups)):
+        yield [k for part in parts for k in part]
+
+
+def rbo_ext_oracle(order_a, order_b, p):
+    """Webber, Moffat & Zobel (2010), eq. (32): RBO_EXT of two rankings seen to depth k,
+    X_k / k * p^k + (1 - p) / p * sum_{d=1..k} X_d / d * p^d, X_d the overlap of the first d items."""
+    k = len(order_a)
+    overlap = [len(set(order_a[:d]) & set(order_b[:d])) for d in range(1, k + 1)]
+    head = sum(overlap[d - 1] / d * p ** d for d in range(1, k + 1))
+    return overlap[-1] / k * p ** k + (1 - p) / p * head
+
+
+def expected_over_tie_orders(a, b, statistic):
+    """The mean of statistic(order by a, order by b) over every way of breaking the ties of a and of b."""
+    values = [statistic(oa, ob) for oa in strict_orders(a) for ob in strict_orders(b)]
+    return math.fsum(values) / len(values)
+
+
+def _as_ranking(order):
+    return {k: -r for r, k in enumerate(order)}       # higher score = ranked higher
+
+
+@st.composite
+def tied_scores(draw, max_n=6, levels=4):
+    """Two score vectors on a coarse grid (many ties), neither constant."""
+    n = draw(st.integers(2, max_n))
+    grid = st.integers(0, levels - 1).map(float)
+    a = draw(st.lists(grid, min_size=n, max_size=n).filter(lambda v: len(set(v)) > 1))
+    b = draw(st.lists(grid, min_size=n, max_size=n).filter(lambda v: len(set(v)) > 1))
+    names = [f"s{i}" for i in range(n)]
+    return pd.Series(a, index=names), pd.Series(b, index=names)
+
+
+@settings(max_examples=80, deadline=None)
+@given(ab=tied_scores(max_n=30, levels=5))
+def test_tau_b_with_ties_equals_scipy(ab):
+    a, b = ab
+    res = ranking_agreement(a, b)
+    ref = scipy.stats.kendalltau(a.to_numpy(), b.to_numpy())
+    assert res.tau_b == ref.statistic and res.tau_b_pvalue == ref.pvalue      # the same call: identical
+    assert res.n == len(a)
+    assert res.tied_a == sum(c for c in a.value_counts() if c > 1)
+    assert res.tied_b == sum(c for c in b.value_counts() if c > 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ab=tied_scores(), shuffle_seed=st.integers(0, 100))
+def test_tau_ap_with_ties_is_the_mean_over_the_orders_that_break_them(ab, shuffle_seed):
+    a, b = ab
+    b = b.sample(frac=1.0, random_state=shuffle_seed)
+    da, db = a.to_dict(), b.to_dict()
+    forward = expected_over_tie_orders(da, db, lambda oa, ob: tau_ap_oracle(_as_ranking(oa), _as_ranking(ob)))
+    backward = expected_over_tie_orders(db, da, lambda ob, oa: tau_ap_oracle(_as_ranking(ob), _as_ranking(oa)))
+    res = ranking_agreement(a, b)
+    close(res.tau_ap, forward)
+    close(res.tau_ap_symmetric, (forward + backward) / 2)
+    close(tau_ap(a, b), forward)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ab=distinct_scores(), p=st.floats(0.05, 0.95), shuffle_seed=st.integers(0, 100))
+def test_rbo_of_the_system_rankings_against_the_definition(ab, p, shuffle_seed):
+    a, b = ab
+    b = b.sample(frac=1.0, random_state=shuffle_seed)
+    oa, ob = next(strict_orders(a.to_dict())), next(strict_orders(b.to_dict()))
+    want = rbo_ext_oracle(oa, ob, p)
+    close(ranking_rbo(a, b, p=p), want)
+    res = ranking_agreement(a, b, p=p)
+    close(res.rbo, want)
+    assert res.rbo_p == p and res.tied_a == res.tied_b == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(ab=tied_scores(), p=st.sampled_from([0.5, 0.8, 0.9, 0.98]))
+def test_rbo_with_ties_is_the_mean_over_the_orders_that_break_them(ab, p):
+    a, b = ab
+    want = expected_over_tie_orders(a.to_dict(), b.to_dict(), lambda oa, ob: rbo_ext_oracle(oa, ob, p))
+    close(ranking_rbo(a, b, p=p), want)
+    close(ranking_agreement(a, b, p=p).rbo, want)
+    close(ranking_rbo(b, a, p=p), want)                                  # symmetric
+
+
+def test_rbo_is_one_for_identical_orders_and_weighs_the_top():
+    a = pd.Series(np.linspace(0.1, 0.9, 8), index=[f"s{i}" for i in range(8)])
+    assert ranking_rbo(a, 3 * a - 1) == pytest.approx(1.0, abs=1e-15)
+    top = a.copy()
+    top[["s7", "s6"]] = top[["s6", "s7"]].to_numpy()
+    bottom = a.copy()
+    bottom[["s0", "s1"]] = bottom[["s1", "s0"]].to_numpy()
+    assert ranking_rbo(a, top) < ranking_rbo(a, bottom) < 1.0
+    assert 0.0 < ranking_rbo(a, -a) < ranking_rbo(a, top)
+
+
+def test_ties_are_expectations_not_dropped_systems():
+    """Two systems tied in b: tau_AP and RBO are the means of the two ways of ordering them (hand values),
+    no system is left out (n = 3)."""
+    a = [0.3, 0.2, 0.1]
+    b = [0.5, 0.5, 0.1]
+    res = ranking_agreement(a, b, p=0.5)
+    # the orders of b: (0, 1, 2) identical to a's: tau_AP 1; (1, 0, 2): C(2) = 0, C(3) = 2, tau_AP = 0
+    assert res.tau_ap == pytest.approx(0.5, abs=1e-15)
+    # RBO_EXT, p = 1/2, (1 - p) / p = 1: (0, 1, 2): 1; (1, 0, 2): overlaps 0, 2, 3 at depths 1, 2, 3,
+    # 0 / 1 * 1/2 + 2 / 2 * 1/4 + 3 / 3 * 1/8 + 3 / 3 * 1/8 = 1/2; the mean 3/4
+    assert rbo_ext_oracle([0, 1, 2], [1, 0, 2], 0.5) == 0.5
+    assert res.rbo == pytest.approx(0.75, abs=1e-15)
+    assert (res.n, res.tied_a, res.tied_b) == (3, 0, 2)
+    assert res.tau_b == pytest.approx(scipy.stats.kendalltau(a, b).statistic)
+
+
+def test_constant_scores_give_nan_as_scipy_does():
+    s = pd.Series([0.4, 0.4, 0.4], index=list("xyz"))
+    t = pd.Series([0.1, 0.2, 0.3], index=list("xyz"))
+    with np.errstate(all="ignore"):
+        ref = scipy.stats.kendalltau(s, t)
+    assert math.isnan(ref.statistic)
+    for res in (ranking_agreement(s, t), ranking_agreement(t, s), ranking_agreement(s, s)):
+        assert all(math.isnan(v) for v in (res.tau_b, res.tau_b_pvalue, res.tau_ap, res.tau_ap_symmetric, res.rbo))
+        assert res.n == 3
+    assert (ranking_agreement(s, t).tied_a, ranking_agreement(s, t).tied_b) == (3, 0)
+    assert math.isnan(tau_ap(s, t)) and math.isnan(tau_ap(t, s)) and math.isnan(ranking_rbo(s, t))
+
+
+def test_ranking_agreement_is_fast_enough_for_many_items():
+    """The studies correlate thousands of (run, topic) pairs: tau_AP is counted in blocks (bounded memory)."""
+    r = rng(3)
+    a, b = r.integers(0, 50, 3000).astype(float), r.integers(0, 50, 3000).astype(float)
+    res = ranking_agreement(a, b)
+    close(res.tau_b, scipy.stats.kendalltau(a, b).statistic)
+    assert -1 <= res.tau_ap <= 1 and 0 <= res.rbo <= 1
+
+
+def test_ranking_agreement_refuses_a_bad_persistence():
+    s = pd.Series([0.1, 0.2, 0.3], index=list("xyz"))
+    for bad in (0, 1, 1.5, -0.1, True, "0.9", None):
+        _raises("p", ranking_agreement, s, s, p=bad)
+        _raises("p", ranking_rbo, s, s, p=bad)
+    _raises("compared", tau_ap, s, s.rename({"z": "w"}))
+    _raises("scores_b", ranking_rbo, [0.1, 0.2, 0.3], [0.1, 0.2])
