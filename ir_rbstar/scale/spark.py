@@ -19,10 +19,13 @@ rows by tag and hands them to :func:`ir_rbstar.scale.blocks.evaluate_block`, the
 A reference run with no row in a bucket is given as an empty frame. Each bucket holds about 1/P of all
 rows and many queries, so the per-call overhead of the engine is paid P times, not once per query.
 
-P (``partitions``) defaults to four times the session's default parallelism: enough buckets to keep
-every core busy while uneven buckets finish, few enough that each pandas call gets many queries. A
-bucket must fit in an executor's memory (about ``rows / P`` rows of every input); for inputs much larger
-than the cluster's memory, give a larger P.
+P (``partitions``) defaults to the larger of four times the session's default parallelism and its
+``spark.sql.shuffle.partitions`` (:func:`default_partitions`): enough buckets to keep every core busy
+while uneven buckets finish, few enough that each pandas call gets many queries. Spark's
+``applyInPandas`` loads a whole bucket at once (in the JVM and in the Python worker), so a bucket must
+fit in an executor's memory: about ``rows / P`` rows of all inputs together, some 250 bytes per row in
+the evaluation. Keep buckets at a few hundred thousand to a few million rows (give ``partitions=``):
+with 8 buckets of 26M rows each, local mode with an 8 GB driver lost its JVM.
 
 What is exact. A query's value depends only on its own rows, so the per-query values are the very
 numbers the single-machine evaluation (``ir_measures.iter_calc`` with the same runs in a
@@ -318,13 +321,20 @@ def _probe(plan: _Plan) -> None:
 
 
 def default_partitions(spark: Any) -> int:
-    """Four buckets per core of the session's default parallelism (Spark Connect: the SQL shuffle
-    partitions), at least 1."""
+    """The larger of four buckets per core of the session's default parallelism and the session's
+    ``spark.sql.shuffle.partitions`` (200 unless set), at least 1: the setting Spark users already size to
+    their data. A bucket is one pandas call holding about 1/P of all input rows (Spark's applyInPandas
+    loads a whole group at once), so P should keep buckets at a few hundred thousand to a few million
+    rows: 200 suits up to some 10^8 rows; give ``partitions=`` (or raise the setting) beyond."""
     try:
-        n = int(spark.sparkContext.defaultParallelism)
+        shuffle = int(spark.conf.get("spark.sql.shuffle.partitions", "200"))
+    except Exception:
+        shuffle = 200
+    try:
+        cores = int(spark.sparkContext.defaultParallelism)
     except Exception:                            # Spark Connect has no SparkContext
-        n = int(spark.conf.get("spark.sql.shuffle.partitions", "200")) // 4
-    return max(1, 4 * n)
+        cores = shuffle // 4
+    return max(1, 4 * cores, shuffle)
 
 
 def evaluate(measures: Any, run: Any, qrels: Any = None, runs: Optional[Mapping[str, Any]] = None,
@@ -338,7 +348,7 @@ def evaluate(measures: Any, run: Any, qrels: Any = None, runs: Optional[Mapping[
     run of ``prior=``/``runs=``); ``groups``: group name -> {run name -> Spark DataFrame}, the runs of a
     ``prior=``/``runs=`` group. A ``prior=`` string may also list given names, comma-separated.
     ``columns``: ir_measures' column names -> the inputs' own (every input). ``partitions``: the number P
-    of buckets of queries (default: 4 x the session's default parallelism). ``provider``: as
+    of buckets of queries (default: :func:`default_partitions`). ``provider``: as
     :func:`ir_rbstar.scale.blocks.evaluate_block`.
 
     Returns a :class:`SparkEvaluation`; nothing is computed until an action (``per_query.collect()``,

@@ -198,3 +198,22 @@ def test_missing_pyspark_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspark.sql", None)
     with pytest.raises(ir_rbstar.errors.MissingExtraError, match=r'pip install "ir-rbstar\[spark\]"'):
         rbspark.evaluate("RBP(p=0.8)", None)
+
+
+def test_the_spark_example_of_docs_scale_md_prints_what_the_page_shows(spark, tmp_path, monkeypatch):
+    """docs/scale.md's Spark example (a ```py block, which tests/test_docs.py does not run: it needs a
+    Spark session) runs here with this module's session and prints what the page shows."""
+    import contextlib
+    import io
+    from tests.helpers import REPO, expected_python_output
+    from tests.test_docs import fenced_blocks
+    blocks = [code for lang, code, _ in fenced_blocks((REPO / "docs" / "scale.md").read_text()) if lang == "py"]
+    assert len(blocks) == 1
+    monkeypatch.chdir(tmp_path)
+    buf = io.StringIO()
+    _quiet_pyspark()
+    with contextlib.redirect_stdout(buf):
+        exec(compile(blocks[0], "docs/scale.md", "exec"), {"spark": spark})
+    printed = [line.rstrip() for line in buf.getvalue().splitlines()]
+    assert printed == [line.rstrip() for line in expected_python_output(blocks[0])]
+    assert len(printed) == 5
