@@ -27,6 +27,10 @@ MODULES = (
     ("ir_rbstar.report", "`ir-rbstar report` as a library"),
     ("ir_rbstar.stats", "statistics on per-query values, on scipy and statsmodels: intervals, paired tests, all "
                         "pairs, randomised Tukey HSD, agreement of system rankings"),
+    ("ir_rbstar.scale", "evaluation by blocks of whole queries: streaming runs larger than memory (docs/scale.md)"),
+    ("ir_rbstar.scale.stream", "streaming TREC files, Parquet files and Arrow datasets by blocks (Parquet needs "
+                               "`ir_rbstar[scale]`)"),
+    ("ir_rbstar.scale.spark", "Spark DataFrames (needs `ir_rbstar[spark]` and Java)"),
     ("ir_rbstar.plots", "pictures (needs `ir_rbstar[plot]`)"),
     ("ir_rbstar.datasets", "qrels and runs from ir_datasets ids (needs `ir_rbstar[datasets]`)"),
     ("ir_rbstar.demo", "the bundled Vaswani collection and the demo"),

@@ -18,7 +18,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Seque
 import numpy as np
 import pandas as pd
 from ir_measures import Metric
-from ir_measures.measures.base import MeanAgg
+from ir_measures import MeanAgg
 
 from ..parsing import parse
 from ..provider import iter_calc_columnar

@@ -60,7 +60,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
-from ir_measures.measures.base import MeanAgg
+from ir_measures import MeanAgg
 
 from ..errors import InputFormatError, MissingExtraError, ParameterError, ReferenceNotFoundError
 from ..measures.base import RbstarMeasure
