@@ -54,6 +54,7 @@ import pandas as pd
 import ir_measures
 import ir_rbstar
 from ir_rbstar.plots import pareto_frontier
+from ir_rbstar.stats import ranking_agreement
 
 try:    # what the report scripts share: the docs' marker block, --write/--doc
     from scripts import _docblock
@@ -465,8 +466,8 @@ def report(data: Data, obs: pd.DataFrame, table: pd.DataFrame) -> str:
     bm25 = means.loc[[name for name in BM25_RUNS if name in means.index]]
     lines.append(f"Over the same {first['query_id'].nunique()} queries, ordering the ten first stages by mean "
                  f"Recall(B | R{K}) of their top {K_PRIME} or by mean RBR(p={P_FIG3})@{K_PRIME} against R gives "
-                 f"Kendall's tau-b = {_f(_docblock.kendall_tau_b(means['recall'], means['full']), 3)}; among the "
-                 f"{len(bm25)} BM25 runs alone {_f(_docblock.kendall_tau_b(bm25['recall'], bm25['full']), 3)}.")
+                 f"Kendall's tau-b = {_f(ranking_agreement(means['recall'], means['full']).tau_b, 3)}; among the "
+                 f"{len(bm25)} BM25 runs alone {_f(ranking_agreement(bm25['recall'], bm25['full']).tau_b, 3)}.")
     return "\n\n".join(lines)
 
 
