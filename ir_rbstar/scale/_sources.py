@@ -10,9 +10,10 @@ from typing import Any, Iterator, List, Mapping, Optional
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..errors import (InputFormatError, MissingExtraError)
-from ..io import QUERY_IDS, to_qrels, to_ranking
+from ..errors import InputFormatError, MissingExtraError
+from ..io import QUERY_IDS, doc_bytes, to_qrels, to_ranking
 from ..io.columns import _as_float
+from ..io.convert import _is_path
 from ..io.trec import iter_trec_chunks
 
 
@@ -266,11 +267,11 @@ class _MemorySource(_Source):
         self.kind, self.name, self.chunk_rows = kind, label, chunk_rows
         if kind == _RUN:
             r = to_ranking(obj, source=label)
-            self.q = _id_bytes(QUERY_IDS.decode(r.qcodes[r.row_segments()]))
+            self.q = doc_bytes(QUERY_IDS.decode(r.qcodes[r.row_segments()]))
             self.d, self.v = r.dbytes, np.asarray(r.scores, dtype=np.float64)
         else:
             j = to_qrels(obj, source=label)
-            self.q, self.d, self.v = _id_bytes(QUERY_IDS.decode(j.rowq)), j.rowb, np.asarray(j.grades)
+            self.q, self.d, self.v = doc_bytes(QUERY_IDS.decode(j.rowq)), j.rowb, np.asarray(j.grades)
 
     def chunks(self, query_only: bool = False, mode: Optional[str] = None) -> Iterator[_Cols]:
         n = len(self.q)
@@ -285,11 +286,6 @@ class _MemorySource(_Source):
         return max(1, len(self.q))
 
 
-def _id_bytes(ids: np.ndarray) -> np.ndarray:
-    from ..io import doc_bytes
-    return doc_bytes(ids)
-
-
 def _is_parquet(obj: Any) -> bool:
     if not isinstance(obj, (str, os.PathLike)):
         return type(obj).__module__.startswith("pyarrow")
@@ -297,10 +293,6 @@ def _is_parquet(obj: Any) -> bool:
     if path.lower().endswith(_PARQUET_SUFFIXES):
         return True
     return os.path.isdir(path)
-
-
-def _is_path(obj: Any) -> bool:
-    return isinstance(obj, (str, os.PathLike)) and "\n" not in str(obj)
 
 
 def _keys(q: np.ndarray, mode: str, src: _Source, line: np.ndarray) -> np.ndarray:
