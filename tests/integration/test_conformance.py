@@ -9,7 +9,8 @@ a random subset of the queries gives each of them the same value again (a value 
 other queries).
 
 The reference value of each (run, query, measure) is computed once, by ``iter_calc`` on DataFrames;
-every other door is compared with it to 1e-12.
+every other door is compared with it to 1e-12. The Spark door (``ir_rbstar.scale.spark``) is checked on
+the same measure list and data builders in tests/integration/test_spark.py, which needs a Spark session.
 """
 import io
 import itertools
