@@ -5,10 +5,12 @@ of every run a measure names with ``ref=``, ``prior=`` or ``runs=``) and returns
 values; :func:`aggregate` turns per-query values (of any number of blocks) into each measure's
 aggregate, as ``ir_measures.calc_aggregate`` does. A query's value depends only on its own rows, so
 the blocks' values are those of the whole run, whatever the blocks are, provided that every input's
-rows of a query are in the same block. Equal to the last bits, not always bit for bit: some rank-biased
-kernels (RBO, RBA, RBR's residual) sum cumulatively over all the queries of one call, so a value can
-move by an ulp or two (1.7e-16 seen) with the queries that share its block, as it does in any subset of
-the queries evaluated on one machine; the tests compare to 1e-12.
+rows of a query are in the same block. Equal to the last bits, not always bit for bit: a few rank-biased
+measures (RBO, RBO_ext, RBA and residuals) choose their kernel for a whole call, not per query (the exact
+tie-averaging one when any query of the call has tied scores; the compiled engine for calls of at least
+2M rows), and the kernels agree to about 1e-16, not bit for bit; so a value can move by an ulp or two
+with the queries that share its block, as it does in any subset of the queries evaluated on one
+machine. The tests compare to 1e-12.
 """
 from __future__ import annotations
 

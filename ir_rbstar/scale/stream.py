@@ -23,8 +23,9 @@ input's rows of a query in the same block) gives each query the value the whole 
 are those of the whole evaluation: with qrels, the qrels' queries (a judged query that the run does not
 retrieve gets its value); without, the run's. Bit for bit for most measures; a few (RBO_res, RBO_ext,
 RBA, ...) can differ in the last one or two bits, as they do whenever the engine evaluates another set
-of queries together (a pt.Experiment batch, a subset of the qrels): some of its vectorised sums run
-over the whole batch, and with ``IR_RBSTAR_ENGINE=auto`` the compiled kernels (numba) serve inputs of
+of queries together (a pt.Experiment batch, a subset of the qrels): their kernel is chosen for the
+whole batch (the tie-averaging one when any query of it has tied scores), and with
+``IR_RBSTAR_ENGINE=auto`` the compiled kernels (numba) serve inputs of
 at least ``ir_rbstar.engine.MIN_ROWS`` rows, so blocks smaller than that are evaluated by numpy
 (``IR_RBSTAR_ENGINE=numba`` makes every block use the compiled kernels).
 
