@@ -207,11 +207,8 @@ def _part_blocks(parts: _Parts, sources: Sequence[_Source], block_rows: int, lev
                 for c in parts.read(part, si):
                     sub.add(si, c)
             parts.drop(part)
-            if int(sub.counts.max(axis=0).max()) < biggest:       # the split did split (not one big query)
-                yield from _part_blocks(sub, sources, block_rows, level + 1)
-                shutil.rmtree(sub.root, ignore_errors=True)
-                continue
-            yield from _part_blocks(sub, sources, block_rows, 3)
+            split = int(sub.counts.max(axis=0).max()) < biggest       # it did split (not one big query)
+            yield from _part_blocks(sub, sources, block_rows, level + 1 if split else 3)
             shutil.rmtree(sub.root, ignore_errors=True)
             continue
         block = [_cat(list(parts.read(part, si)), src.kind) for si, src in enumerate(sources)]

@@ -15,7 +15,7 @@ machine. The tests compare to 1e-12.
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -23,11 +23,11 @@ from ir_measures import Metric
 from ir_measures import MeanAgg
 
 from ..parsing import parse
-from ..provider import iter_calc_columnar
+from ..provider import PROVIDER, iter_calc_columnar, split_by_provider
 from ..references import run_scope
 from ..io import Qrels, to_qrels, to_ranking
 
-__all__ = ["evaluate_block", "aggregate", "measure_names", "as_measures"]
+__all__ = ["evaluate_block", "block_columns", "block_frame", "aggregate", "measure_names", "as_measures"]
 
 
 def as_measures(measures: Any) -> list:
@@ -67,6 +67,40 @@ def evaluate_block(measures: Any, run: Any, qrels: Any = None, runs: Optional[Ma
         yield from iter_calc_columnar(ms, judged, ranking, provider)
 
 
+def block_columns(measures: Any, run: Any, qrels: Any = None, runs: Optional[Mapping[str, Any]] = None,
+                  groups: Optional[Mapping[str, Mapping[str, Any]]] = None, provider: Optional[str] = None,
+                  source: Optional[str] = None) -> Dict[Any, Tuple[np.ndarray, np.ndarray]]:
+    """What :func:`evaluate_block` gives, as whole columns: ``{measure: (query ids, values)}``. The
+    package's measures come as the engine's arrays (no object per value: the path streaming and Spark
+    use for large blocks); ir_measures' own measures through its pipeline, as in :func:`evaluate_block`."""
+    ms = as_measures(measures)
+    ranking = to_ranking(run, source)
+    judged: Optional[Qrels] = None
+    if qrels is not None:
+        judged = to_qrels(qrels, None if source is None else f"qrels of {source}")
+    ours, others = split_by_provider(ms, provider)
+    out: Dict[Any, Tuple[np.ndarray, np.ndarray]] = {}
+    with run_scope(runs, groups):
+        if ours:
+            values = PROVIDER.evaluator(ours, judged).values(ranking)
+            out.update((m, (values["query_id"], values[m])) for m in ours)
+        if others:
+            got: Dict[Any, list] = {m: [] for m in others}
+            for metric in iter_calc_columnar(others, judged, ranking, provider):
+                got[metric.measure].append((metric.query_id, metric.value))
+            for m, pairs in got.items():
+                out[m] = (np.array([q for q, _ in pairs], dtype=object), np.array([v for _, v in pairs], dtype=float))
+    return out
+
+
+def block_frame(*args: Any, **kwargs: Any) -> pd.DataFrame:
+    """:func:`block_columns` (same arguments) as one per-query frame (``query_id``, ``measure`` label, ``value``),
+    in the order of the measures."""
+    parts = [pd.DataFrame({"query_id": q, "measure": str(m), "value": v})
+             for m, (q, v) in block_columns(*args, **kwargs).items()]
+    return pd.concat(parts, ignore_index=True).astype(_FRAME_TYPES) if parts else metrics_frame([])
+
+
 def aggregate(measures: Sequence, values: pd.DataFrame) -> Dict[Any, float]:
     """Each measure's aggregate over a per-query frame (columns ``query_id``, ``measure`` (the label,
     ``str(measure)``), ``value``), with the measure's own ir_measures aggregator. For a mean (every measure
@@ -91,5 +125,7 @@ def aggregate(measures: Sequence, values: pd.DataFrame) -> Dict[Any, float]:
 def metrics_frame(metrics: Iterable[Metric]) -> pd.DataFrame:
     """A per-query frame (``query_id``, ``measure`` label, ``value``) from ir_measures' metrics."""
     rows = [(m.query_id, str(m.measure), m.value) for m in metrics]
-    return pd.DataFrame(rows, columns=["query_id", "measure", "value"]).astype(
-        {"query_id": object, "measure": object, "value": float})
+    return pd.DataFrame(rows, columns=list(_FRAME_TYPES)).astype(_FRAME_TYPES)
+
+
+_FRAME_TYPES = {"query_id": object, "measure": object, "value": float}

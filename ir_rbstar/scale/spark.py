@@ -66,7 +66,7 @@ from ir_measures import MeanAgg
 from ..errors import InputFormatError, MissingExtraError, ParameterError, ReferenceNotFoundError
 from ..measures.base import RbstarMeasure
 from ..references import split_list
-from .blocks import aggregate, as_measures, evaluate_block, metrics_frame
+from .blocks import aggregate, as_measures, block_frame, evaluate_block, metrics_frame
 
 __all__ = ["evaluate", "SparkEvaluation", "PER_QUERY_SCHEMA", "default_partitions"]
 
@@ -164,8 +164,7 @@ def _evaluate_bucket(plan: _Plan, pdf: pd.DataFrame) -> pd.DataFrame:
     runs = {name: of(tag, f"run {name!r}") for name, tag in plan.run_names.items()}
     groups = {g: {m: of(tag, f"run {m!r} of group {g!r}") for m, tag in members.items()}
               for g, members in plan.group_members.items()}
-    return metrics_frame(evaluate_block(plan.measures, run, qrels, runs, groups, plan.provider,
-                                        source="the run (Spark DataFrame)"))
+    return block_frame(plan.measures, run, qrels, runs, groups, plan.provider, source="the run (Spark DataFrame)")
 
 
 class SparkEvaluation:

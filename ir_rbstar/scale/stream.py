@@ -96,8 +96,7 @@ from ..errors import (ParameterError,
 from ..io import Qrels, Ranking, qrels_from_columns, ranking_from_columns
 from ..measures.base import RbstarMeasure
 from ..progress import Progress
-from ..provider import PROVIDER, split_by_provider
-from .blocks import as_measures, evaluate_block
+from .blocks import as_measures, block_columns, evaluate_block
 from ._means import Means
 from ._order import _detect_order, _merged_blocks, _partitioned_blocks
 from ._sources import (_BYTES_PER_LINE, _BYTES_PER_ROW, _PARQUET_COLUMNS, _QRELS, _RUN, DEFAULT_BLOCK_ROWS,
@@ -369,23 +368,6 @@ def stream_calc(measures: Any, run: Source, qrels: Optional[Source] = None, *,
         yield from metrics
 
 
-def _block_arrays(ms: Sequence, block: _Block, provider: Optional[str]) -> Dict[Any, np.ndarray]:
-    """Each measure's per-query values of a block as an array (ir_rbstar's measures without Metric objects)."""
-    ours, others = split_by_provider(ms, provider)
-    out: Dict[Any, np.ndarray] = {}
-    if ours:
-        with references.run_scope(block.runs, block.groups):
-            values = PROVIDER.evaluator(ours, block.qrels).values(block.run)
-        out.update((m, values[m]) for m in ours)
-    if others:
-        got: Dict[Any, List[float]] = {m: [] for m in others}
-        for metric in evaluate_block(others, block.run, block.qrels, block.runs, cast(Any, block.groups),
-                                     provider):
-            got[metric.measure].append(metric.value)
-        out.update((m, np.asarray(v, dtype=np.float64)) for m, v in got.items())
-    return out
-
-
 def stream_aggregate(measures: Any, run: Source, qrels: Optional[Source] = None, **options: Any) -> Dict[Any, float]:
     """Each measure's aggregate (its mean, summed exactly) over every query, streamed as
     :func:`stream_calc` (same arguments): ``{measure: value}`` as ``ir_measures.calc_aggregate`` returns."""
@@ -399,7 +381,8 @@ def stream_aggregate(measures: Any, run: Source, qrels: Optional[Source] = None,
     means = Means(ms)
     for block in _blocks(plan, options.get("order", "auto"), rows, options.get("tmpdir"), options.get("progress")):
         with block.fast():
-            arrays = _block_arrays(ms, block, options.get("provider"))
-        for m, values in arrays.items():
+            columns = block_columns(ms, block.run, block.qrels, block.runs, cast(Any, block.groups),
+                                    options.get("provider"))
+        for m, (_, values) in columns.items():
             means.add(m, values)
     return means.result()
