@@ -40,7 +40,7 @@ def _measure_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ir-rbstar",
         usage="%(prog)s QRELS RUN [RUN ...] MEASURE [MEASURE ...] [options]\n"
-              "       %(prog)s demo | plot | distance | report ... (each with -h)",
+              "       %(prog)s demo | plot | distance | report | explore ... (each with -h)",
         description="Evaluate TREC runs with ir_measures' measures and ir_rbstar's (RBP, RBR, RBA, RBO, ...). "
                     "Accepts what the 'ir_measures' command accepts (the same options and output for one run), "
                     "and more: several runs in one call (every argument after QRELS that names an existing file "
@@ -420,6 +420,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if argv and argv[0] == "report":
             from .report import main as report_main
             return report_main(argv[1:])
+        if argv and argv[0] == "explore":
+            from .explore.command import main as explore_main
+            return explore_main(argv[1:])
         return run_measures(argv)
     except (errors.RbstarError, FileNotFoundError, NameError) as e:
         print(f"ir-rbstar: error: {e}", file=sys.stderr)
