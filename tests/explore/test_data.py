@@ -58,7 +58,8 @@ def test_pair_values_are_iter_calcs_with_the_other_run_as_ref(data, qrels):
     """Each pair is evaluated once, the run listed first as the run and the other as ``ref``."""
     a, b = (ir_rbstar.read_run(str(p)) for p in RUNS.values())
     for k, label in enumerate(data["pair_measures"]):
-        measure = label.replace("@", "(ref='other')@", 1) if "(" not in label else label.replace(")", ",ref='other')", 1)
+        with_ref = label.replace(")", ",ref='other')", 1) if "(" in label else label.replace("@", "(ref='other')@", 1)
+        measure = with_ref
         want = expected.per_query(measure, qrels, a, refs={"other": b})
         got = dict(zip(data["queries"], data["pairs"]["0,1"][k], strict=True))
         for q in want:
@@ -67,7 +68,7 @@ def test_pair_values_are_iter_calcs_with_the_other_run_as_ref(data, qrels):
 
 def test_means_and_intervals(data):
     for r in range(2):
-        for m, label in enumerate(data["measures"]):
+        for m in range(len(data["measures"])):
             values = np.array(data["values"][r][m], dtype=float)
             mean, low, high, n = data["means"][r][m]
             assert n == 93 and mean == pytest.approx(values.mean(), abs=1e-12)

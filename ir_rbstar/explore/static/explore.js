@@ -377,6 +377,7 @@
     $('prev').addEventListener('click', function () { step(-1); });
     $('next').addEventListener('click', function () { step(1); });
     $('depth').addEventListener('change', function () {
+      if ($('depth').value.trim() === '') return;          // being edited
       var v = Math.round(Number($('depth').value));
       S.depth = Math.max(1, Math.min(D.depth, isNaN(v) ? S.depth : v));
       if (S.q !== null) renderQuery();
