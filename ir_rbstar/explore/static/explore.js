@@ -132,8 +132,8 @@
       tb.appendChild(tr);
     });
     t.appendChild(tb);
-    $('interval-note').textContent = 'mean [' + D.interval + '] over the ' + D.queries.length +
-      ' queries of the qrels; A and B are marked. ' + (D.tie ? 'Tie range: ' + D.tie.join(' to ') + '. ' : '') +
+    $('interval-note').textContent = 'Mean over the ' + D.queries.length + ' queries of the qrels and its ' + D.interval +
+      ' in brackets; A and B are marked. ' + (D.tie ? 'Tie range: ' + D.tie.join(' to ') + '. ' : '') +
       'Residual: ' + D.residual.res + ' (the true ' + D.residual.value + ' lies in [value, value + residual]).';
   }
 
@@ -187,7 +187,7 @@
       fmt(n ? mean / n : null) + '; A better on ' + better + ' queries, B on ' + worse + ', equal on ' + (rows.length - better - worse) +
       '; the sign can flip within the tie or residual bounds on ' + flips + '.';
     $('legend').textContent = 'A, B: ' + label + ' per query. MED: ' + (D.pair_measures[0] || '\u2013') + ', RBO: ' +
-      (D.pair_measures[1] || '\u2013') + ' between A and B (symmetric). res A, res B: ' + D.residual.res +
+      (D.pair_measures[1] || '\u2013') + ' between A and B (each pair evaluated once: the run listed first as the run, the other as ref). res A, res B: ' + D.residual.res +
       '. Tie range: the worst and best value over the orders of tied scores' + (D.tie ? ' (' + D.tie.join(', ') + ')' : '') +
       ', for the primary measure. "can flip": A \u2212 B can take both signs within the tie bounds (ties) or within ' +
       D.residual.value + ' + residual (residual). Click a column to sort, a row to open the query.';
@@ -239,7 +239,8 @@
         ' tie ' + t.id + ' (' + (t.start + 1) + '\u2013' + (t.start + t.size) + ')'));
       div.appendChild(meta);
       var mv;
-      if (o === undefined) mv = el('span', { 'class': 'move', 'data-move': 'absent', 'title': 'not in the other run\u2019s top ' + D.depth }, 'only ' + cls.toUpperCase());
+      if (o === undefined) mv = el('span', { 'class': 'move', 'data-move': 'absent', 'title': 'not in the other run\u2019s top ' + D.depth },
+                                   (cls === 'a' ? 'B' : 'A') + ' >' + D.depth);
       else if (o === i) mv = el('span', { 'class': 'move', 'data-move': '0' }, '=');
       else if (cls === 'b') mv = el('span', { 'class': 'move ' + (o > i ? 'up' : 'down'), 'data-move': String(o - i), 'title': 'rank ' + (o + 1) + ' in A' }, (o > i ? '\u2191' : '\u2193') + Math.abs(o - i));
       else mv = el('span', { 'class': 'move', 'data-move': String(o - i), 'title': 'rank ' + (o + 1) + ' in B' }, '\u2192' + (o + 1));
@@ -313,8 +314,9 @@
     var res = D.residual, note = res.res + ': A ' + fmt(val(S.a, res.res, q)) + ', B ' + fmt(val(S.b, res.res, q)) + '.';
     if (wa && wb) {
       note += ' Unjudged documents in the shown top ' + depth + ' carry A ' + fmt(wa.shown) + ', B ' + fmt(wb.shown) +
-        ' of it (the bar under a document is its weight (1 \u2212 p)p^(rank \u2212 1)); the rest lies deeper' +
-        (res.cutoff ? ' (up to the cutoff ' + res.cutoff + ') and in the tail p^' + res.cutoff : ' and in the tail past the end of the run') + '.';
+        ' of it (the bar under a document is its weight (1 \u2212 p)p^(rank \u2212 1)); the rest is ' +
+        (res.cutoff ? (res.cutoff > depth ? 'deeper (to the cutoff ' + res.cutoff + ') and ' : '') + 'the tail p^' + res.cutoff + ' past the cutoff'
+                    : 'deeper and the tail past the end of the run') + '.';
     }
     $('residual-note').textContent = note;
     $('text-note').textContent = D.text ? D.text_note + ' Click a document id for its first lines.' : D.text_note;
