@@ -40,7 +40,7 @@ def explore(qrels: Any, runs: Any, output: Any = "explore.html", measures: Any =
     measure of the per-query table (default ``nDCG@10``). ``depth``: how deep the rankings are kept
     (default 100). ``p``: persistence of the RBP residual (when the primary measure has no residual of
     its own). ``med``, ``rbo``: the measures between two runs, without ``ref`` (default: the MED measure of
-    the primary's family, e.g. ``MED_nDCG(max_rel=G)@10``, and ``RBO(p=0.9)@100``; ``rbo=None`` leaves RBO
+    the primary's family, e.g. ``MED_nDCG(max_rel=G)@10``, and ``RBO(p=0.9)``; ``rbo=None`` leaves RBO
     out). ``max_rel``: the top of the grade scale for graded gains (default: the highest grade of the
     qrels). ``pairs``: ``'all'`` (MED and RBO of every pair of runs) or ``'first'`` (the first run against
     each other run). ``provider``: the provider of ir_measures' own measures (as ``--provider``).

@@ -107,11 +107,18 @@ def intervals(values: np.ndarray) -> Tuple[Optional[float], Optional[float], Opt
     return ci.mean, ci.low, ci.high, ci.n
 
 
+def _symmetric(m) -> bool:
+    """Whether m(run=a, ref=b) = m(run=b, ref=a): MED cuts both lists at k, RBO and RBA without a cutoff
+    are symmetric; with ``@k`` RBO and RBA cut the evaluated run only."""
+    return m is None or m.NAME.startswith("MED_") or not m.params.get("cutoff")
+
+
 def pair_values(plan: Plan, qrels: Qrels, rankings: Dict[str, Ranking], qids: List[str], pairs: str,
                 progress=None) -> Dict[str, List[List[Optional[float]]]]:
-    """``"i,j"`` (run indices, i < j) -> [MED per query, RBO per query], by :func:`ir_rbstar.med.pairwise`
-    (each unordered pair evaluated once; the measures are symmetric). ``pairs``: ``'all'`` or ``'first'``
-    (the pairs of the first run with each other run)."""
+    """``"i,j"`` (run indices) -> [MED per query, RBO per query] with run i evaluated against ``ref`` j, by
+    :func:`ir_rbstar.med.pairwise`. Where both measures are symmetric only ``i < j`` is stored (each pair
+    evaluated once); otherwise both orders. ``pairs``: ``'all'`` or ``'first'`` (the pairs of the first
+    run with each other run)."""
     from ..med import _label, pairwise
     measures = [m for m in (plan.med, plan.rbo) if m is not None]
     names = list(rankings)
@@ -122,17 +129,20 @@ def pair_values(plan: Plan, qrels: Qrels, rankings: Dict[str, Ranking], qids: Li
         groups = [[names[0], other] for other in names[1:]]
     else:
         raise ParameterError(f"pairs={pairs!r}: 'all' or 'first'")
+    both = not (_symmetric(plan.med) and _symmetric(plan.rbo))
+    if both:                                   # pairwise evaluates the earlier run against the later one
+        groups = groups + [list(reversed(g)) for g in groups]
     where = {q: i for i, q in enumerate(qids)}
     out: Dict[str, List[List[Optional[float]]]] = {}
     for g, group in enumerate(groups, 1):
         if progress is not None and len(groups) > 1:
-            progress(g, len(groups), f"MED and RBO of {group[0]} and {group[1]}")
-        frame = pairwise({n: rankings[n] for n in group}, measures, qrels,
-                         progress=progress if len(groups) == 1 else None)
-        frame = frame[frame["run"] != frame["ref"]]
+            progress(g, len(groups), f"MED and RBO of {group[0]} against {', '.join(group[1:])}")
+        frame = pairwise({n: rankings[n] for n in group}, measures, qrels)
+        order = {name: k for k, name in enumerate(group)}
+        frame = frame[frame["run"].map(order) < frame["ref"].map(order)]       # the evaluated direction
         for (a, b), part in frame.groupby(["run", "ref"], sort=False):
             i, j = index[a], index[b]
-            if i >= j:
+            if not both and i > j:
                 continue
             row = []
             for m in (plan.med, plan.rbo):

@@ -16,7 +16,7 @@ TIE_AWARE = {"P": "P_TA", "R": "R_TA", "AP": "AP_TA", "RR": "RR_TA", "nDCG": "nD
 #: measures that have a residual measure of their own (the true value lies in [value, value + residual])
 WITH_RESIDUAL = {"RBP": "RBP_res", "RBR": "RBR_res", "RBA": "RBA_res", "RBO": "RBO_res"}
 DEFAULT_P = 0.8
-DEFAULT_RBO = "RBO(p=0.9)@100"
+DEFAULT_RBO = "RBO(p=0.9)"
 
 
 @dataclass

@@ -39,7 +39,8 @@ def test_measures_of_the_page(data):
                                 "RBP(p=0.8)@10", "RBP_res(p=0.8)@10"]
     assert data["primary"] == "nDCG@10" and data["asked"] == ["nDCG@10", "P@5"]
     assert data["tie"] == ["nDCG_TA(stat='min')@10", "nDCG_TA(stat='max')@10"]
-    assert data["pair_measures"] == ["MED_nDCG@10", "RBO(p=0.9)@100"]
+    assert data["pair_measures"] == ["MED_nDCG@10", "RBO(p=0.9)"]
+    assert list(data["pairs"]) == ["0,1"]              # symmetric measures: each pair evaluated once
     assert len(data["queries"]) == 93 and data["queries"][:3] == ["1", "2", "3"]
 
 
@@ -64,6 +65,19 @@ def test_pair_values_are_iter_calcs_with_the_other_run_as_ref(data, qrels):
         got = dict(zip(data["queries"], data["pairs"]["0,1"][k], strict=True))
         for q in want:
             assert got[q] == pytest.approx(want[q], abs=1e-12), (label, q)
+
+
+def test_a_cutoff_on_rbo_stores_both_orders():
+    """RBO@k cuts the evaluated run only, so RBO(A, ref=B)@k and RBO(B, ref=A)@k differ: both are kept."""
+    runs = {k: ir_rbstar.read_run(str(v)) for k, v in RUNS.items()}
+    qrels = expected.read_qrels(QRELS)
+    data = build_data(qrels, runs, depth=3, rbo="RBO(p=0.9)@50")
+    assert sorted(data["pairs"]) == ["0,1", "1,0"]
+    for key, (run, ref) in {"0,1": ("bm25_round1", "minilm"), "1,0": ("minilm", "bm25_round1")}.items():
+        want = expected.per_query("RBO(p=0.9,ref='other')@50", qrels, runs[run], refs={"other": runs[ref]})
+        got = dict(zip(data["queries"], data["pairs"][key][1], strict=True))
+        assert all(abs(got[q] - want[q]) < 1e-12 for q in want), key
+    assert data["pairs"]["0,1"][1] != data["pairs"]["1,0"][1]
 
 
 def test_means_and_intervals(data):

@@ -19,8 +19,8 @@
   }
   function fmt(v) { return (v === null || v === undefined || isNaN(v)) ? '\u2013' : v.toFixed(PLACES); }
   function val(r, label, q) { var i = M[label]; if (i === undefined) return null; var v = D.values[r][i][q]; return v === null ? null : v; }
-  function pair(i, j, k, q) {       // k: 0 MED, 1 RBO; symmetric
-    var key = Math.min(i, j) + ',' + Math.max(i, j);
+  function pair(i, j, k, q) {       // k: 0 MED, 1 RBO; A as the run, B as ref (one order where symmetric)
+    var key = D.pairs[i + ',' + j] ? i + ',' + j : j + ',' + i;
     if (i === j || !D.pairs[key]) return null;
     var v = D.pairs[key][k][q];
     return v === null ? null : v;
@@ -187,7 +187,7 @@
       fmt(n ? mean / n : null) + '; A better on ' + better + ' queries, B on ' + worse + ', equal on ' + (rows.length - better - worse) +
       '; the sign can flip within the tie or residual bounds on ' + flips + '.';
     $('legend').textContent = 'A, B: ' + label + ' per query. MED: ' + (D.pair_measures[0] || '\u2013') + ', RBO: ' +
-      (D.pair_measures[1] || '\u2013') + ' between A and B (each pair evaluated once: the run listed first as the run, the other as ref). res A, res B: ' + D.residual.res +
+      (D.pair_measures[1] || '\u2013') + ' of A with B as ref. res A, res B: ' + D.residual.res +
       '. Tie range: the worst and best value over the orders of tied scores' + (D.tie ? ' (' + D.tie.join(', ') + ')' : '') +
       ', for the primary measure. "can flip": A \u2212 B can take both signs within the tie bounds (ties) or within ' +
       D.residual.value + ' + residual (residual). Click a column to sort, a row to open the query.';
@@ -306,7 +306,7 @@
     [0, 1].forEach(function (k) {
       if (!D.pair_measures[k]) return;
       var v = pair(S.a, S.b, k, q);
-      var s = el('span', { 'data-pair': D.pair_measures[k], 'data-value': v === null ? '' : String(v) }, D.pair_measures[k] + '(A, B) = ' + fmt(v) + '   ');
+      var s = el('span', { 'data-pair': D.pair_measures[k], 'data-value': v === null ? '' : String(v) }, D.pair_measures[k] + ' of A against B = ' + fmt(v) + '   ');
       pl.appendChild(s);
     });
     var wa = side(S.a, S.b, q, depth, $('side-a'), 'a');
