@@ -2,7 +2,8 @@
 ``ir-rbstar plot crp|effort-gain ...`` (pictures of the Twist analysis, see :mod:`ir_rbstar.plots`),
 ``ir-rbstar distance RUN RUN ... --measure MED_nDCG@20`` (a run-distance matrix, :mod:`ir_rbstar.med`) and
 ``ir-rbstar report QRELS RUN ... --output DIR`` (every family, ranks, significance and pictures in one
-folder, :mod:`ir_rbstar.report`).
+folder, :mod:`ir_rbstar.report`) and ``ir-rbstar explore QRELS RUN_A RUN_B ... -o page.html`` (one HTML page
+to compare runs query by query, :mod:`ir_rbstar.explore`).
 
 The first form accepts exactly what the ``ir_measures`` command accepts (the same options and output),
 with ir_rbstar's measures available, and with two conveniences: a measure may contain spaces inside
@@ -50,7 +51,9 @@ def _measure_parser() -> argparse.ArgumentParser:
                     "bundled Vaswani collection), 'ir-rbstar plot crp|effort-gain ...' (pictures of the Twist "
                     "analysis; needs matplotlib), 'ir-rbstar distance RUN RUN ... --measure MED_nDCG@20' (a "
                     "run-distance matrix and its heat map), 'ir-rbstar report QRELS RUN ... --output DIR' (a "
-                    "report folder: every family, ranks, significance against a baseline, pictures).")
+                    "report folder: every family, ranks, significance against a baseline, pictures), "
+                    "'ir-rbstar explore QRELS RUN_A RUN_B ... -o page.html' (one HTML page to compare runs "
+                    "query by query).")
     parser.add_argument("qrels", help="TREC qrels file, an ir_datasets id ('irds:<id>' or bare, e.g. "
                                       "msmarco-passage/trec-dl-2019), or 'none' (run-vs-reference measures only)")
     parser.add_argument("inputs", nargs="*", metavar="RUN/MEASURE",
