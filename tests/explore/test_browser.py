@@ -227,3 +227,22 @@ def test_screenshot(driver, page, tmp_path):
     shot = tmp_path / "explore.png"
     assert driver.save_screenshot(str(shot))
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+
+
+def test_choose_a_and_b(driver, page, truth):
+    """Swapping A and B in the menus negates A - B and keeps the symmetric MED and RBO; ``&a=..&b=..`` in the
+    fragment chooses them too."""
+    from selenium.webdriver.support.ui import Select
+    path, _ = page
+    values, pairs = truth
+    open_page(driver, path)
+    Select(driver.find_element("id", "run-a")).select_by_visible_text("minilm")
+    Select(driver.find_element("id", "run-b")).select_by_visible_text("bm25_round1")
+    A, B = values["minilm"]["nDCG@10"], values["bm25_round1"]["nDCG@10"]
+    for row in driver.execute_script(TABLE):
+        q = row["q"]
+        assert abs(float(row["diff"]["value"]) - (A[q] - B[q])) < TOL
+        assert abs(float(row["rbo"]["value"]) - pairs["RBO(p=0.9,ref='other')"][q]) < TOL
+    open_page(driver, path, "#q=3&a=bm25&b=minilm")
+    assert driver.find_element("css selector", "#side-a h4").text.startswith("A: bm25 ")
+    assert console_errors(driver) == []

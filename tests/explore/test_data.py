@@ -180,3 +180,11 @@ def test_python_function_writes_the_page(tmp_path):
     assert np.allclose(data["values"], [[[1.0], [1.0], [1.0], [0.2], [0.8]], [[0.0], [0.0], [0.0], [0.0], [1.0]]])
     assert data["pair_measures"] == ["MED_P@1", None]
     assert (tmp_path / "p.html").stat().st_size > 1000
+
+
+def test_pairs_of_the_first_run_only():
+    runs = {"a": {"q1": {"d1": 2.0, "d2": 1.0}}, "b": {"q1": {"d2": 2.0, "d1": 1.0}}, "c": {"q1": {"d3": 1.0}}}
+    data = build_data({"q1": {"d1": 1}}, runs, pairs="first")
+    assert sorted(data["pairs"]) == ["0,1", "0,2"]
+    with pytest.raises(ParameterError, match="pairs"):
+        build_data({"q1": {"d1": 1}}, runs, pairs="some")
