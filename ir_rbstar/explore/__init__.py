@@ -29,8 +29,8 @@ __all__ = ["explore", "build_data", "render", "write_page", "DEFAULT_DEPTH"]
 def explore(qrels: Any, runs: Any, output: Any = "explore.html", measures: Any = None, depth: int = DEFAULT_DEPTH,
             p: float = DEFAULT_P, med: Any = None, rbo: Any = DEFAULT_RBO, max_rel: Optional[int] = None,
             pairs: str = "all", provider: Optional[str] = None, docs: Any = None, queries: Any = None,
-            title: Optional[str] = None,
-            progress: Optional[Callable[[int, int, str], None]] = None) -> Dict[str, Any]:
+            title: Optional[str] = None, progress: Optional[Callable[[int, int, str], None]] = None,
+            aux: Any = None) -> Dict[str, Any]:
     """Write the explorer page of ``runs`` to ``output`` and return its data (the dict embedded as JSON).
 
     ``qrels``: a qrels file, an ir_datasets id, a DataFrame or dict of dicts (the query set). ``runs``: a
@@ -46,8 +46,11 @@ def explore(qrels: Any, runs: Any, output: Any = "explore.html", measures: Any =
     each other run). ``provider``: the provider of ir_measures' own measures (as ``--provider``).
     ``docs``: a TREC ``<DOC>`` file, a ``docid<TAB>text`` file or an ``irds:`` id with its documents
     available offline, for the first lines of the documents shown; ``queries``: a ``qid<TAB>text`` file or
-    an ``irds:`` id. ``progress(step, total, message)`` is called as the work goes on."""
+    an ``irds:`` id. ``aux``: auxiliary judgments (qrels of a second assessor, a model's labels, ...), shown
+    as "auxiliary g" next to each document's grade or "unjudged" and never used in the evaluation.
+    ``progress(step, total, message)`` is called as the work goes on."""
     data = build_data(qrels, runs, measures=measures, depth=depth, p=p, med=med, rbo=rbo, max_rel=max_rel,
-                      pairs=pairs, provider=provider, docs=docs, queries=queries, title=title, progress=progress)
+                      pairs=pairs, provider=provider, docs=docs, queries=queries, title=title, progress=progress,
+                      aux=aux)
     write_page(data, output)
     return data

@@ -42,6 +42,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--docs", default=None, help="document text: a TREC <DOC> file, a docid<TAB>text file or an "
                                                 "irds:<id> with its documents available offline")
     p.add_argument("--queries", default=None, help="query text: a qid<TAB>text file or an irds:<id>")
+    p.add_argument("--aux", default=None, help="auxiliary judgments (a qrels file or irds:<id>): shown next to "
+                                               "the grades as 'auxiliary g', not used in the evaluation")
     p.add_argument("--title", default=None, help="the page's title")
     p.add_argument("--progress", action="store_true",
                    help="one line per step on stderr even when it is not a terminal (default: only on a terminal)")
@@ -63,7 +65,7 @@ def main(argv: Optional[List[str]] = None, out=None) -> int:
     rbo = None if str(args.rbo).lower() == "none" else args.rbo
     data = explore(args.qrels, run_names(args.runs), args.output, measures=measures, depth=args.depth, p=args.p,
                    med=args.med, rbo=rbo, max_rel=args.max_rel, pairs=args.pairs, provider=args.provider,
-                   docs=args.docs, queries=args.queries, title=args.title,
+                   docs=args.docs, queries=args.queries, title=args.title, aux=args.aux,
                    progress=reporter(True if args.progress else None, prefix="ir-rbstar explore"))
     size = os.path.getsize(args.output)
     print(f"{args.output}\t{len(data['runs'])} runs, {len(data['queries'])} queries, depth {data['depth']}, "

@@ -202,24 +202,48 @@ def ranking_tables(qrels: Qrels, rankings: Dict[str, Ranking], qids: List[str], 
         positions.append(run_pos)
         ties.append(run_ties)
         lengths.append(run_len)
+    for qi, table in enumerate(tables):
+        docs[qi] = [d.decode("utf-8") for d in table]
+    grades = table_grades(qrels, qcodes, tables, hashes)
+    return docs, grades, positions, ties, lengths
+
+
+def table_grades(qrels: Qrels, qcodes: np.ndarray, tables: List[Dict[bytes, int]],
+                 hashes: List[List[int]]) -> List[List[Optional[int]]]:
+    """The grade of every document of every query's table in ``qrels`` (None: not judged there)."""
     grades: List[List[Optional[int]]] = []
     for qi, table in enumerate(tables):
         ids = list(table)
-        docs[qi] = [d.decode("utf-8") for d in ids]
         if not ids:
             grades.append([])
             continue
-        dbytes = np.array(ids, dtype=object)
         grade, judged = qrels.lookup(np.full(len(ids), qcodes[qi], dtype=np.int64),
-                                     np.array(hashes[qi], dtype=np.uint64), dbytes)
+                                     np.array(hashes[qi], dtype=np.uint64), np.array(ids, dtype=object))
         grades.append([int(g) if j else None for g, j in zip(grade.tolist(), judged.tolist(), strict=True)])
-    return docs, grades, positions, ties, lengths
+    return grades
+
+
+def aux_grades(aux: Any, data_docs: List[List[str]], qids: List[str]) -> Optional[List[List[Optional[int]]]]:
+    """The grades of the page's documents in auxiliary judgments (a second assessor, a model's labels...),
+    shown next to the qrels' and never used in the evaluation; None without them."""
+    if aux is None:
+        return None
+    from ..datasets import resolve_qrels
+    from ..io.ids import doc_bytes, hash_ids
+    judgments = resolve_qrels(aux)
+    qcodes = QUERY_IDS.encode(np.asarray(qids, dtype=object))
+    tables = [{d.encode("utf-8"): k for k, d in enumerate(table)} for table in data_docs]
+    hashes = []
+    for table in data_docs:
+        ids = doc_bytes(np.asarray(table, dtype=object)) if table else np.empty(0, dtype=object)
+        hashes.append(hash_ids(ids).tolist() if len(table) else [])
+    return table_grades(judgments, qcodes, tables, hashes)
 
 
 def build_data(qrels: Any, runs: Any, measures: Any = None, depth: int = DEFAULT_DEPTH, p: float = DEFAULT_P,
                med: Any = None, rbo: Any = DEFAULT_RBO, max_rel: Optional[int] = None, pairs: str = "all",
                provider: Optional[str] = None, docs: Any = None, queries: Any = None, title: Optional[str] = None,
-               progress: Optional[Callable[[int, int, str], None]] = None) -> Dict[str, Any]:
+               progress: Optional[Callable[[int, int, str], None]] = None, aux: Any = None) -> Dict[str, Any]:
     """The page's data (see :func:`ir_rbstar.explore.explore` for the parameters)."""
     from ..datasets import resolve_qrels
     from . import text
@@ -261,6 +285,7 @@ def build_data(qrels: Any, runs: Any, measures: Any = None, depth: int = DEFAULT
         "depth": int(depth),
         "docs": doc_ids,
         "grades": grades,
+        "aux": aux_grades(aux, doc_ids, qids),
         "rank": positions,
         "ties": tie_groups,
         "length": lengths,

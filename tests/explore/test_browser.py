@@ -246,3 +246,18 @@ def test_choose_a_and_b(driver, page, truth):
     open_page(driver, path, "#q=3&a=bm25&b=minilm")
     assert driver.find_element("css selector", "#side-a h4").text.startswith("A: bm25 ")
     assert console_errors(driver) == []
+
+
+def test_auxiliary_judgments_and_a_query_without_documents(driver, tmp_path):
+    qrels = {"q1": {"d1": 1, "d2": 0}, "q 2&x": {"d9": 1}}
+    runs = {"a": {"q1": {"d1": 2.0, "d2": 1.0, "d3": 0.5}}, "b": {"q1": {"d3": 2.0}, "q 2&x": {"d9": 1.0}}}
+    path = tmp_path / "aux.html"
+    explore(qrels, runs, path, measures="P@3", aux={"q1": {"d3": 2}})
+    open_page(driver, path, "#q=q1")
+    docs = {d.get_attribute("data-doc"): d for d in driver.find_elements("css selector", "#side-a .doc")}
+    assert docs["d3"].get_attribute("data-grade") == "unjudged" and docs["d3"].get_attribute("data-aux") == "2"
+    assert "auxiliary 2" in docs["d3"].text and docs["d1"].get_attribute("data-aux") is None
+    driver.find_element("tag name", "body").send_keys("j")        # the next query: an id that needs escaping
+    assert driver.find_element("id", "qtitle").get_attribute("data-q") == "q 2&x"
+    assert "does not answer" in driver.find_element("id", "side-a").text
+    assert console_errors(driver) == []

@@ -188,3 +188,17 @@ def test_pairs_of_the_first_run_only():
     assert sorted(data["pairs"]) == ["0,1", "0,2"]
     with pytest.raises(ParameterError, match="pairs"):
         build_data({"q1": {"d1": 1}}, runs, pairs="some")
+
+
+def test_auxiliary_judgments_are_shown_not_evaluated():
+    qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d9": 1}}
+    runs = {"a": {"q1": {"d1": 2.0, "d2": 1.0, "d3": 0.5}}, "b": {"q1": {"d3": 2.0}, "q2": {"d9": 1.0}}}
+    aux = {"q1": {"d3": 2, "d1": 0}}
+    plain = build_data(qrels, runs, measures="P@3")
+    data = build_data(qrels, runs, measures="P@3", aux=aux)
+    assert data["docs"][0] == ["d1", "d2", "d3"]
+    assert data["grades"][0] == [1, 0, None] and data["aux"][0] == [0, None, 2] and data["aux"][1] == [None]
+    assert plain["aux"] is None and data["values"] == plain["values"]          # never evaluated
+    # a query the run does not answer: an empty ranking, the value of an empty run
+    assert data["rank"][0][1] == [] and data["length"][0][1] == 0
+    assert data["values"][0][0] == [pytest.approx(1 / 3), 0.0]

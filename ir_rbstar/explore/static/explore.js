@@ -234,6 +234,11 @@
       div.appendChild(id);
       var meta = el('span');
       meta.appendChild(gradeBadge(D.grades[q][d]));
+      var ax = D.aux ? D.aux[q][d] : null;
+      if (ax !== null && ax !== undefined) {
+        div.setAttribute('data-aux', String(ax));
+        meta.appendChild(el('span', { 'class': 'grade g-aux', 'title': 'auxiliary judgment (shown, not used in the evaluation)' }, 'auxiliary ' + ax));
+      }
       if (t) meta.appendChild(el('span', { 'class': 'tie', 'data-tie': String(t.id),
         'title': 'tied scores: ranks ' + (t.start + 1) + '\u2013' + (t.start + t.size) + ' (a group of ' + t.size + ')' },
         ' tie ' + t.id + ' (' + (t.start + 1) + '\u2013' + (t.start + t.size) + ')'));
