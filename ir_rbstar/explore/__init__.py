@@ -38,8 +38,8 @@ def explore(qrels: Any, runs: Any, output: Any = "explore.html", measures: Any =
     file name); the first two are A and B when the page opens (any two can be chosen there).
     ``measures``: measure strings (one string, space-separated, or a list); the first is the primary
     measure of the per-query table (default ``nDCG@10``). ``depth``: how deep the rankings are kept
-    (default 100). ``p``: persistence of the RBP residual (when the primary measure has no residual of
-    its own). ``med``, ``rbo``: the measures between two runs, without ``ref`` (default: the MED measure of
+    (default 100). ``p``: persistence of the RBP residual (over the whole ranking; when the primary measure has no
+    residual of its own). ``med``, ``rbo``: the measures between two runs, without ``ref`` (default: the MED measure of
     the primary's family, e.g. ``MED_nDCG(max_rel=G)@10``, and ``RBO(p=0.9)``; ``rbo=None`` leaves RBO
     out). ``max_rel``: the top of the grade scale for graded gains (default: the highest grade of the
     qrels). ``pairs``: ``'all'`` (MED and RBO of every pair of runs) or ``'first'`` (the first run against

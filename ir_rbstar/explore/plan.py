@@ -75,15 +75,15 @@ def _tie_pair(m):
 
 
 def _residual(m, p: float, max_rel: int):
-    """(value measure, residual measure, p): the primary's own residual, or RBP's at the primary's cutoff."""
+    """(value measure, residual measure, p): the primary's own residual, or RBP's over the whole ranking (no
+    cutoff: the residual is then what the unjudged documents and the end of the run leave open, not the
+    p^k that a cutoff k would add to every query alike)."""
     if m.NAME in WITH_RESIDUAL and getattr(m, "FAMILY", None) == "rankbiased":
         cls = type(parse_measure(WITH_RESIDUAL[m.NAME]))
         params = {k: v for k, v in m.params.items() if k in cls.SUPPORTED_PARAMS}
         return m, cls(**params), float(m.params.get("p", DEFAULT_P))
-    cut = _cutoff(m)
-    at = f"@{cut}" if cut else ""
-    value = parse_measure(f"RBP(p={p},max_rel={max_rel}){at}" if max_rel > 1 else f"RBP(p={p}){at}")
-    return value, parse_measure(f"RBP_res(p={p}){at}"), p
+    value = parse_measure(f"RBP(p={p},max_rel={max_rel})" if max_rel > 1 else f"RBP(p={p})")
+    return value, parse_measure(f"RBP_res(p={p})"), p
 
 
 def _med_for(m, max_rel: int):
@@ -108,9 +108,9 @@ def make_plan(measures: Union[str, Sequence[Any], None], max_rel: int, p: float 
               med: Union[str, Any, None] = None, rbo: Union[str, Any, None] = DEFAULT_RBO) -> Plan:
     """The measures of a page. ``measures``: a string of measures or a list (strings or objects); the first
     is the primary one (default ``nDCG@10``). ``max_rel``: the top of the grade scale (for RBP's and MED's
-    graded gains). ``p``: persistence of the RBP residual shown when the primary measure has no residual of
-    its own. ``med``, ``rbo``: the pair measures (without ``ref``); ``med`` defaults to the MED measure of
-    the primary's family (MED_nDCG for others)."""
+    graded gains). ``p``: persistence of the RBP residual (over the whole ranking) shown when the primary
+    measure has no residual of its own. ``med``, ``rbo``: the pair measures (without ``ref``); ``med``
+    defaults to the MED measure of the primary's family (MED_nDCG for others)."""
     if measures is None:
         measures = "nDCG@10"
     asked = parse(measures) if isinstance(measures, str) else [_one(m, "measure") for m in measures]

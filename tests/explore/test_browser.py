@@ -41,7 +41,7 @@ def truth():
     """run -> measure -> query -> value, and the MED/RBO of A against B, by ir_measures.iter_calc."""
     qrels = expected.read_qrels(VASWANI / "qrels")
     runs = {k: ir_rbstar.read_run(str(v)) for k, v in RUNS.items()}
-    labels = ["nDCG@10", "nDCG_TA(stat='min')@10", "nDCG_TA(stat='max')@10", "RBP(p=0.8)@10", "RBP_res(p=0.8)@10"]
+    labels = ["nDCG@10", "nDCG_TA(stat='min')@10", "nDCG_TA(stat='max')@10", "RBP(p=0.8)", "RBP_res(p=0.8)"]
     values = {name: {m: expected.per_query(m, qrels, run) for m in labels} for name, run in runs.items()}
     pairs = {m: expected.per_query(m, qrels, runs["bm25_round1"], refs={"other": runs["minilm"]})
              for m in ("MED_nDCG(ref='other')@10", "RBO(p=0.9,ref='other')")}
@@ -49,12 +49,27 @@ def truth():
 
 
 def open_page(driver, path, fragment=""):
+    """Load the page afresh (not as a fragment change of the page already open) and wait until it is ready."""
+    driver.get("about:blank")
     driver.get(path.as_uri() + fragment)
     for _ in range(100):
         if driver.execute_script("return document.body.getAttribute('data-ready')") == "true":
             return
         time.sleep(0.05)
     raise AssertionError("the page did not become ready")
+
+
+def until(driver, condition, what):
+    """Wait (up to 5 s) for ``condition(driver)``: a click or a key changes the fragment, and the page
+    follows on the browser's hashchange event."""
+    from selenium.webdriver.support.ui import WebDriverWait
+    WebDriverWait(driver, 5, poll_frequency=0.02).until(condition, message=what)
+
+
+def shows_query(driver, qid):
+    until(driver, lambda d: d.find_element("id", "qtitle").get_attribute("data-q") == qid
+          and d.find_element("id", "query").get_attribute("hidden") is None, f"query {qid} shown")
+    return True
 
 
 def cells(driver, col):
@@ -100,8 +115,8 @@ def test_overview_values_equal_iter_calc(driver, page, truth):
         assert got["a"]["text"] == f"{a:.4f}"
         assert abs(float(got["med"]["value"]) - pairs["MED_nDCG(ref='other')@10"][q]) < TOL
         assert abs(float(got["rbo"]["value"]) - pairs["RBO(p=0.9,ref='other')"][q]) < TOL
-        assert abs(float(got["resA"]["value"]) - A["RBP_res(p=0.8)@10"][q]) < TOL
-        assert abs(float(got["resB"]["value"]) - B["RBP_res(p=0.8)@10"][q]) < TOL
+        assert abs(float(got["resA"]["value"]) - A["RBP_res(p=0.8)"][q]) < TOL
+        assert abs(float(got["resB"]["value"]) - B["RBP_res(p=0.8)"][q]) < TOL
         assert abs(float(got["tieA"]["low"]) - A["nDCG_TA(stat='min')@10"][q]) < TOL
         assert abs(float(got["tieA"]["high"]) - A["nDCG_TA(stat='max')@10"][q]) < TOL
         assert abs(float(got["tieB"]["high"]) - B["nDCG_TA(stat='max')@10"][q]) < TOL
@@ -155,20 +170,17 @@ def test_open_a_query_by_click_and_keyboard(driver, page):
     path, _ = page
     open_page(driver, path)
     driver.find_element("css selector", '#queries tbody tr[data-q="5"]').click()
+    assert shows_query(driver, "5")
     assert driver.execute_script("return location.hash") == "#q=5"
-    assert driver.find_element("id", "qtitle").get_attribute("data-q") == "5"
     assert driver.find_element("id", "overview").get_attribute("hidden") is not None
     body = driver.find_element("tag name", "body")
-    body.send_keys("j")
-    assert driver.find_element("id", "qtitle").get_attribute("data-q") == "6"
-    body.send_keys("k")
-    body.send_keys("k")
-    assert driver.find_element("id", "qtitle").get_attribute("data-q") == "4"
     from selenium.webdriver.common.keys import Keys
-    body.send_keys(Keys.ARROW_RIGHT)
-    assert driver.find_element("id", "qtitle").get_attribute("data-q") == "5"
+    for key, qid in (("j", "6"), ("k", "5"), ("k", "4"), (Keys.ARROW_RIGHT, "5"), (Keys.ARROW_LEFT, "4")):
+        body.send_keys(key)
+        assert shows_query(driver, qid)
     body.send_keys(Keys.ESCAPE)
-    assert driver.find_element("id", "query").get_attribute("hidden") is not None
+    until(driver, lambda d: d.find_element("id", "query").get_attribute("hidden") is not None, "overview shown")
+    assert driver.find_element("id", "overview").get_attribute("hidden") is None
     assert console_errors(driver) == []
 
 
@@ -177,7 +189,7 @@ def test_fragment_link_opens_the_query(driver, page, truth):
     values, pairs = truth
     qid = "11"
     open_page(driver, path, f"#q={qid}")
-    assert driver.find_element("id", "qtitle").get_attribute("data-q") == qid
+    assert shows_query(driver, qid)
     assert "THE EFFECT OF OXIDATION" in driver.find_element("id", "qtext").text
     # every measure of every run on this query
     for tr in driver.find_elements("css selector", "#qvalues tbody tr"):
@@ -211,9 +223,10 @@ def test_fragment_link_opens_the_query(driver, page, truth):
     depth = driver.find_element("id", "depth")
     depth.clear()
     depth.send_keys("7\n")
-    assert len(driver.find_elements("css selector", "#side-a .doc")) == 7
+    until(driver, lambda d: len(d.find_elements("css selector", "#side-a .doc")) == 7, "depth 7")
     first = driver.find_element("css selector", "#side-a .doc .did")
     first.click()
+    until(driver, lambda d: d.find_elements("css selector", "#side-a .doc .text"), "the document's text")
     doc = first.text
     qi = data["queries"].index(qid)
     assert driver.find_element("css selector", "#side-a .doc .text").text.replace("\n", " ") == \
@@ -244,6 +257,7 @@ def test_choose_a_and_b(driver, page, truth):
         assert abs(float(row["diff"]["value"]) - (A[q] - B[q])) < TOL
         assert abs(float(row["rbo"]["value"]) - pairs["RBO(p=0.9,ref='other')"][q]) < TOL
     open_page(driver, path, "#q=3&a=bm25&b=minilm")
+    assert shows_query(driver, "3")
     assert driver.find_element("css selector", "#side-a h4").text.startswith("A: bm25 ")
     assert console_errors(driver) == []
 
@@ -254,10 +268,11 @@ def test_auxiliary_judgments_and_a_query_without_documents(driver, tmp_path):
     path = tmp_path / "aux.html"
     explore(qrels, runs, path, measures="P@3", aux={"q1": {"d3": 2}})
     open_page(driver, path, "#q=q1")
+    assert shows_query(driver, "q1")
     docs = {d.get_attribute("data-doc"): d for d in driver.find_elements("css selector", "#side-a .doc")}
     assert docs["d3"].get_attribute("data-grade") == "unjudged" and docs["d3"].get_attribute("data-aux") == "2"
     assert "auxiliary 2" in docs["d3"].text and docs["d1"].get_attribute("data-aux") is None
     driver.find_element("tag name", "body").send_keys("j")        # the next query: an id that needs escaping
-    assert driver.find_element("id", "qtitle").get_attribute("data-q") == "q 2&x"
+    assert shows_query(driver, "q 2&x")
     assert "does not answer" in driver.find_element("id", "side-a").text
     assert console_errors(driver) == []

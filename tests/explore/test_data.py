@@ -36,7 +36,7 @@ def qrels():
 
 def test_measures_of_the_page(data):
     assert data["measures"] == ["nDCG@10", "P@5", "nDCG_TA(stat='min')@10", "nDCG_TA(stat='max')@10",
-                                "RBP(p=0.8)@10", "RBP_res(p=0.8)@10"]
+                                "RBP(p=0.8)", "RBP_res(p=0.8)"]
     assert data["primary"] == "nDCG@10" and data["asked"] == ["nDCG@10", "P@5"]
     assert data["tie"] == ["nDCG_TA(stat='min')@10", "nDCG_TA(stat='max')@10"]
     assert data["pair_measures"] == ["MED_nDCG@10", "RBO(p=0.9)"]
@@ -141,10 +141,12 @@ def test_page_is_one_file_with_nothing_to_fetch():
 
 
 def test_plan():
-    plan = make_plan("RBP(p=0.9,max_rel=3)@20 nDCG@10", max_rel=3)
+    plan = make_plan("RBP(p=0.9,max_rel=3)@20 nDCG@10", max_rel=3)       # RBP's own residual
     assert (plan.tie_min, plan.res, plan.res_p) == ("RBP_TA(p=0.9,max_rel=3,stat='min')@20", "RBP_res(p=0.9)@20", 0.9)
     assert str(plan.med) == "MED_RBP(p=0.9)@20"
     assert str(make_plan("AP(rel=2)@100", max_rel=3).med) == "MED_AP(rel=2)@100"
+    plan = make_plan("nDCG@10", max_rel=3)                                      # else RBP's, whole ranking
+    assert (plan.res_value, plan.res, plan.res_p) == ("RBP(p=0.8,max_rel=3)", "RBP_res(p=0.8)", 0.8)
     assert str(make_plan("P(rel=2)@10", max_rel=3).med) == "MED_P(rel=2)@10"
     assert make_plan("ERR@20", max_rel=3).tie_min is None
     with pytest.raises(ParameterError, match="ref"):
@@ -175,9 +177,9 @@ def test_command_line(tmp_path, capsys):
 def test_python_function_writes_the_page(tmp_path):
     runs = {"a": {"q1": {"d1": 2.0, "d2": 1.0}}, "b": {"q1": {"d2": 2.0, "d1": 1.0}}}
     data = explore({"q1": {"d1": 1}}, runs, tmp_path / "p.html", measures=["P@1"], rbo=None)
-    assert data["measures"] == ["P@1", "P_TA(stat='min')@1", "P_TA(stat='max')@1", "RBP(p=0.8)@1", "RBP_res(p=0.8)@1"]
-    # a: d1 relevant first (RBP 0.2, residual the tail 0.8); b: d2 unjudged first (residual 0.2 + 0.8)
-    assert np.allclose(data["values"], [[[1.0], [1.0], [1.0], [0.2], [0.8]], [[0.0], [0.0], [0.0], [0.0], [1.0]]])
+    assert data["measures"] == ["P@1", "P_TA(stat='min')@1", "P_TA(stat='max')@1", "RBP(p=0.8)", "RBP_res(p=0.8)"]
+    # a: d1 relevant, d2 unjudged (RBP 0.2; residual 0.16 + the tail 0.8^2); b: d2 unjudged, d1 relevant
+    assert np.allclose(data["values"], [[[1.0], [1.0], [1.0], [0.2], [0.8]], [[0.0], [0.0], [0.0], [0.16], [0.84]]])
     assert data["pair_measures"] == ["MED_P@1", None]
     assert (tmp_path / "p.html").stat().st_size > 1000
 
