@@ -204,3 +204,50 @@ def test_auxiliary_judgments_are_shown_not_evaluated():
     # a query the run does not answer: an empty ranking, the value of an empty run
     assert data["rank"][0][1] == [] and data["length"][0][1] == 0
     assert data["values"][0][0] == [pytest.approx(1 / 3), 0.0]
+
+
+def test_document_text_from_an_ir_datasets_id(monkeypatch):
+    """``docs='irds:<id>'``: the documents shown are asked of the dataset's docs_store (here a stand-in:
+    no network, no ir_datasets home); a store that cannot serve them is a DatasetUnavailableError."""
+    from collections import namedtuple
+
+    import ir_rbstar.datasets
+    from ir_rbstar.errors import DatasetUnavailableError
+    Doc = namedtuple("Doc", ["doc_id", "title", "text"])
+    asked = []
+
+    class Store:
+        def get_many(self, ids):
+            asked.append(sorted(ids))
+            return {d: Doc(d, f"title {d}", f"body of {d}\nsecond line") for d in ids if d != "d3"}
+
+    class Dataset:
+        def docs_store(self):
+            return Store()
+
+    monkeypatch.setattr(ir_rbstar.datasets, "load_dataset", lambda spec: Dataset())
+    qrels = {"q1": {"d1": 1}}
+    runs = {"a": {"q1": {"d1": 2.0, "d2": 1.0}}, "b": {"q1": {"d3": 2.0}}}
+    data = build_data(qrels, runs, docs="irds:some/collection")
+    assert asked == [["d1", "d2", "d3"]]                                   # only the documents shown
+    assert data["text"] == [["title d1\nbody of d1", "title d2\nbody of d2", None]]
+    assert "irds:some/collection" in data["text_note"] and "1 of the 3" in data["text_note"]
+
+    class Broken:
+        def docs_store(self):
+            raise FileNotFoundError("collection.tsv")
+
+    monkeypatch.setattr(ir_rbstar.datasets, "load_dataset", lambda spec: Broken())
+    with pytest.raises(DatasetUnavailableError, match="not available offline"):
+        build_data(qrels, runs, docs="irds:some/collection")
+
+
+def test_missing_text_files_are_errors(tmp_path, capsys):
+    out = str(tmp_path / "page.html")
+    argv = ["explore", str(QRELS), str(RUNS["bm25_round1"]), str(RUNS["minilm"]), "--depth", "2", "-o", out]
+    assert cli.main(argv + ["--docs", str(tmp_path / "no-docs.trec")]) == 2
+    assert "docs file not found" in capsys.readouterr().err
+    bad = tmp_path / "queries.tsv"
+    bad.write_text("1 no tab here\n")
+    assert cli.main(argv + ["--queries", str(bad)]) == 2
+    assert "line 1" in capsys.readouterr().err
