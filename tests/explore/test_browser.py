@@ -276,3 +276,10 @@ def test_auxiliary_judgments_and_a_query_without_documents(driver, tmp_path):
     assert shows_query(driver, "q 2&x")
     assert "does not answer" in driver.find_element("id", "side-a").text
     assert console_errors(driver) == []
+
+
+def test_the_browser_tests_skip_with_a_reason_without_a_browser(monkeypatch):
+    from tests.explore import browser
+    monkeypatch.setattr(browser, "CANDIDATES", {"browser": ("no-such-chromium",), "driver": ("no-such-driver",)})
+    with pytest.raises(pytest.skip.Exception, match="chromium and chromedriver are not installed|selenium"):
+        browser.chrome()
