@@ -2,7 +2,8 @@
 ``ir-rbstar plot crp|effort-gain ...`` (pictures of the Twist analysis, see :mod:`ir_rbstar.plots`),
 ``ir-rbstar distance RUN RUN ... --measure MED_nDCG@20`` (a run-distance matrix, :mod:`ir_rbstar.med`) and
 ``ir-rbstar report QRELS RUN ... --output DIR`` (every family, ranks, significance and pictures in one
-folder, :mod:`ir_rbstar.report`).
+folder, :mod:`ir_rbstar.report`) and ``ir-rbstar explore QRELS RUN_A RUN_B ... -o page.html`` (one HTML page
+to compare runs query by query, :mod:`ir_rbstar.explore`).
 
 The first form accepts exactly what the ``ir_measures`` command accepts (the same options and output),
 with ir_rbstar's measures available, and with two conveniences: a measure may contain spaces inside
@@ -40,7 +41,7 @@ def _measure_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ir-rbstar",
         usage="%(prog)s QRELS RUN [RUN ...] MEASURE [MEASURE ...] [options]\n"
-              "       %(prog)s demo | plot | distance | report ... (each with -h)",
+              "       %(prog)s demo | plot | distance | report | explore ... (each with -h)",
         description="Evaluate TREC runs with ir_measures' measures and ir_rbstar's (RBP, RBR, RBA, RBO, ...). "
                     "Accepts what the 'ir_measures' command accepts (the same options and output for one run), "
                     "and more: several runs in one call (every argument after QRELS that names an existing file "
@@ -50,7 +51,9 @@ def _measure_parser() -> argparse.ArgumentParser:
                     "bundled Vaswani collection), 'ir-rbstar plot crp|effort-gain ...' (pictures of the Twist "
                     "analysis; needs matplotlib), 'ir-rbstar distance RUN RUN ... --measure MED_nDCG@20' (a "
                     "run-distance matrix and its heat map), 'ir-rbstar report QRELS RUN ... --output DIR' (a "
-                    "report folder: every family, ranks, significance against a baseline, pictures).")
+                    "report folder: every family, ranks, significance against a baseline, pictures), "
+                    "'ir-rbstar explore QRELS RUN_A RUN_B ... -o page.html' (one HTML page to compare runs "
+                    "query by query).")
     parser.add_argument("qrels", help="TREC qrels file, an ir_datasets id ('irds:<id>' or bare, e.g. "
                                       "msmarco-passage/trec-dl-2019), or 'none' (run-vs-reference measures only)")
     parser.add_argument("inputs", nargs="*", metavar="RUN/MEASURE",
@@ -420,6 +423,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if argv and argv[0] == "report":
             from .report import main as report_main
             return report_main(argv[1:])
+        if argv and argv[0] == "explore":
+            from .explore.command import main as explore_main
+            return explore_main(argv[1:])
         return run_measures(argv)
     except (errors.RbstarError, FileNotFoundError, NameError) as e:
         print(f"ir-rbstar: error: {e}", file=sys.stderr)

@@ -25,6 +25,7 @@ MODULES = (
     ("ir_rbstar.twist", "the Twist analysis of a run: RP and CRP curves, balance point, archetypes"),
     ("ir_rbstar.nrg", "NRG's prior sets: each team's best run, scoring a set of runs against the others"),
     ("ir_rbstar.report", "`ir-rbstar report` as a library"),
+    ("ir_rbstar.explore", "`ir-rbstar explore` as a library: one HTML page to compare runs query by query"),
     ("ir_rbstar.stats", "statistics on per-query values, on scipy and statsmodels: intervals, paired tests, all "
                         "pairs, randomised Tukey HSD, agreement of system rankings"),
     ("ir_rbstar.scale", "evaluation by blocks of whole queries: streaming runs larger than memory (docs/scale.md)"),

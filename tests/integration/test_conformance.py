@@ -3,7 +3,8 @@
 A table of measures (every family, defaults and non-defaults, and ir_measures' own measures next to
 them) x input forms (dict of dicts, DataFrame, namedtuple iterable, TREC file, ir_datasets id) x doors
 (``calc_aggregate`` alone and mixed, ``iter_calc``, a reused ``evaluator``, the ``ir-rbstar`` command,
-``pt.Experiment`` with and without ``batch_size=1``, ``ir-rbstar report``, streamed by query blocks):
+``pt.Experiment`` with and without ``batch_size=1``, ``ir-rbstar report``, streamed by query blocks, the
+explorer page's data):
 every door must give every query the same value, and every query of the qrels must have one. Evaluating
 a random subset of the queries gives each of them the same value again (a value never depends on the
 other queries).
@@ -240,6 +241,22 @@ def test_report(world, tmp_path):
         part = table.xs(name, level="run")
         got = {(q, label): part.at[q, label] for q in part.index for label in part.columns}
         _check(world, name, got, "report")
+
+
+def test_explore_page(world):
+    """``ir_rbstar.explore`` (the explorer page's data): every measure it takes (those without ref, prior or
+    runs: it shows MED and RBO between the runs itself), each query's value as the other doors give it."""
+    from ir_rbstar.explore import build_data
+    own = [m for m in world["measures"] if not {"ref", "prior", "runs"} & set(m.params)]
+    data = build_data(world["qrels"], world["runs"], measures=own, depth=3, max_rel=3, rbo=None)
+    labels = {str(m) for m in own}
+    for r, name in enumerate(data["runs"]):
+        got = {(q, label): v for m, label in enumerate(data["measures"]) if label in labels
+               for q, v in zip(data["queries"], data["values"][r][m], strict=True)}
+        want = {(q, label): v for (n, q, label), v in world["expected"].items() if n == name and label in labels}
+        assert set(got) == set(want), set(got) ^ set(want)
+        for key, v in want.items():
+            assert got[key] == pytest.approx(v, abs=TOL), ("explore", name, key)
 
 
 # ------------------------------------------------------------------------------ the other queries

@@ -1,0 +1,305 @@
+"""The data of an explorer page: per-query values of every run (through the package's evaluation, the same
+numbers as ``ir_measures.iter_calc``), means with bootstrap intervals, MED and RBO of every pair of runs, and
+the rankings to a depth with grades and tie groups, as one JSON-ready dict."""
+from __future__ import annotations
+
+import math
+import os
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..io import QUERY_IDS, Qrels, Ranking, to_ranking
+from .plan import DEFAULT_P, DEFAULT_RBO, Plan, make_plan
+
+__all__ = ["build_data", "DEFAULT_DEPTH", "FORMAT_VERSION", "INTERVAL"]
+
+DEFAULT_DEPTH = 100
+FORMAT_VERSION = 1
+#: how the means' intervals are made (ir_rbstar.stats.mean_interval): level, resamples, seed
+CONFIDENCE, RESAMPLES, SEED = 0.95, 10000, 0
+INTERVAL = (f"{round(CONFIDENCE * 100)}% bootstrap percentile interval of the mean "
+            f"(scipy.stats.bootstrap, {RESAMPLES} resamples, seed {SEED})")
+
+
+def _natural_key(qid: str):
+    return (0, int(qid), "") if qid.isdigit() else (1, 0, qid)
+
+
+def _rankings(runs: Any) -> Dict[str, Ranking]:
+    if isinstance(runs, Mapping):
+        named = {str(k): v for k, v in runs.items()}
+    else:
+        from ..plots import run_names
+        named = run_names([os.fspath(p) for p in runs])
+    if len(named) < 2:
+        raise ParameterError(f"runs: the explorer compares runs; give at least two (got {len(named)})")
+    return {name: to_ranking(run, source=f"run {name!r}") for name, run in named.items()}
+
+
+def _clean(x: float) -> Optional[float]:
+    return None if x is None or not math.isfinite(x) else float(x)
+
+
+def _run_dict(ranking: Ranking, qcodes: np.ndarray, qids: List[str]) -> Dict[str, Dict[str, float]]:
+    """The rankings of the given queries as a dict of dicts (ir_measures' own input form)."""
+    seg = ranking.segment_of(qcodes)
+    out: Dict[str, Dict[str, float]] = {}
+    for qid, s in zip(qids, seg.tolist(), strict=True):
+        if s >= 0:
+            lo, hi = int(ranking.offsets[s]), int(ranking.offsets[s + 1])
+            docs = [bytes(d).decode("utf-8") for d in ranking.dbytes[lo:hi]]
+            out[qid] = dict(zip(docs, ranking.scores[lo:hi].tolist(), strict=True))
+    return out
+
+
+def evaluate(plan: Plan, qrels: Qrels, rankings: Dict[str, Ranking], qids: List[str],
+             provider: Optional[str] = None, progress=None) -> Dict[str, Dict[str, np.ndarray]]:
+    """run -> measure label -> per-query values (NaN where a provider gives a query no value), in ``qids``
+    order. This package's measures through its provider's evaluator (``ir_rbstar.PROVIDER``), the others
+    through ``ir_measures.iter_calc`` (or the provider named ``provider``) on the run as a dict of dicts
+    of the qrels' queries: the numbers of ``ir_measures.iter_calc``."""
+    import ir_measures
+
+    from ..provider import PROVIDER, split_by_provider
+    where = {q: i for i, q in enumerate(qids)}
+    qcodes = QUERY_IDS.encode(np.asarray(qids, dtype=object))
+    ours, others = split_by_provider(plan.measures, provider)
+    evaluator = PROVIDER.evaluator(ours, qrels) if ours else None
+    calc = ir_measures.providers.registry[provider] if provider else ir_measures
+    qrels_dict: Dict[str, Dict[str, int]] = {}
+    if others:
+        frame = qrels.frame()
+        for q, d, g in zip(frame["query_id"].tolist(), frame["doc_id"].tolist(), frame["relevance"].tolist(),
+                           strict=True):
+            qrels_dict.setdefault(str(q), {})[str(d)] = int(g)
+    out: Dict[str, Dict[str, np.ndarray]] = {}
+    for step, (name, ranking) in enumerate(rankings.items(), 1):
+        if progress is not None:
+            progress(step, len(rankings), f"evaluating {name}")
+        values = {str(m): np.full(len(qids), np.nan) for m in plan.measures}
+        if evaluator is not None:
+            got = evaluator.values(ranking)
+            rows = np.array([where.get(str(q), -1) for q in got["query_id"]], dtype=np.int64)
+            keep = rows >= 0
+            for m in ours:
+                values[str(m)][rows[keep]] = np.asarray(got[m], dtype=float)[keep]
+        if others:
+            for metric in calc.iter_calc(others, qrels_dict, _run_dict(ranking, qcodes, qids)):
+                i = where.get(str(metric.query_id))
+                if i is not None:
+                    values[str(metric.measure)][i] = metric.value
+        out[name] = values
+    return out
+
+
+def intervals(values: np.ndarray) -> Tuple[Optional[float], Optional[float], Optional[float], int]:
+    """(mean, low, high, n) of the values present: a bootstrap percentile interval of the mean
+    (:func:`ir_rbstar.stats.mean_interval`), which lies within the range of the values."""
+    from ..stats import mean_interval
+    x = values[np.isfinite(values)]
+    if len(x) == 0:
+        return None, None, None, 0
+    if len(x) == 1 or np.all(x == x[0]):
+        return float(x[0]), float(x[0]), float(x[0]), int(len(x))
+    ci = mean_interval(x, confidence=CONFIDENCE, method="percentile", n_resamples=RESAMPLES, seed=SEED)
+    return ci.mean, ci.low, ci.high, ci.n
+
+
+def _symmetric(m) -> bool:
+    """Whether m(run=a, ref=b) = m(run=b, ref=a): MED cuts both lists at k, RBO and RBA without a cutoff
+    are symmetric; with ``@k`` RBO and RBA cut the evaluated run only."""
+    return m is None or m.NAME.startswith("MED_") or not m.params.get("cutoff")
+
+
+def pair_values(plan: Plan, qrels: Qrels, rankings: Dict[str, Ranking], qids: List[str], pairs: str,
+                progress=None) -> Dict[str, List[List[Optional[float]]]]:
+    """``"i,j"`` (run indices) -> [MED per query, RBO per query] with run i evaluated against ``ref`` j, by
+    :func:`ir_rbstar.med.pairwise`. Where both measures are symmetric only ``i < j`` is stored (each pair
+    evaluated once); otherwise both orders. ``pairs``: ``'all'`` or ``'first'`` (the pairs of the first
+    run with each other run)."""
+    from ..med import _label, pairwise
+    measures = [m for m in (plan.med, plan.rbo) if m is not None]
+    names = list(rankings)
+    index = {name: i for i, name in enumerate(names)}
+    if pairs == "all":
+        groups = [names]
+    elif pairs == "first":
+        groups = [[names[0], other] for other in names[1:]]
+    else:
+        raise ParameterError(f"pairs={pairs!r}: 'all' or 'first'")
+    both = not (_symmetric(plan.med) and _symmetric(plan.rbo))
+    if both:                                   # pairwise evaluates the earlier run against the later one
+        groups = groups + [list(reversed(g)) for g in groups]
+    where = {q: i for i, q in enumerate(qids)}
+    out: Dict[str, List[List[Optional[float]]]] = {}
+    for g, group in enumerate(groups, 1):
+        if progress is not None and len(groups) > 1:
+            progress(g, len(groups), f"MED and RBO of {group[0]} against {', '.join(group[1:])}")
+        frame = pairwise({n: rankings[n] for n in group}, measures, qrels)
+        order = {name: k for k, name in enumerate(group)}
+        frame = frame[frame["run"].map(order) < frame["ref"].map(order)]       # the evaluated direction
+        for (a, b), part in frame.groupby(["run", "ref"], sort=False):
+            i, j = index[a], index[b]
+            if not both and i > j:
+                continue
+            row = []
+            for m in (plan.med, plan.rbo):
+                vals: List[Optional[float]] = [None] * len(qids)
+                if m is not None:
+                    sel = part[part["measure"] == _label(m)]
+                    for q, v in zip(sel["query_id"].tolist(), sel["value"].tolist(), strict=True):
+                        if q in where:
+                            vals[where[q]] = _clean(v)
+                row.append(vals)
+            out[f"{i},{j}"] = row
+    return out
+
+
+def ranking_tables(qrels: Qrels, rankings: Dict[str, Ranking], qids: List[str], depth: int):
+    """Per query: the documents any run ranks within ``depth`` (a table), their grades (None: unjudged),
+    and per run the table indices of its top ``depth``, its tie groups there ([start, size] with 0-based
+    start, size over the whole ranking, groups of two or more) and the length of its whole ranking."""
+    qcodes = QUERY_IDS.encode(np.asarray(qids, dtype=object)) if qids else np.empty(0, dtype=np.int64)
+    docs: List[List[str]] = [[] for _ in qids]
+    positions: List[List[List[int]]] = []        # run -> query -> table indices
+    ties: List[List[List[List[int]]]] = []
+    lengths: List[List[int]] = []
+    tables: List[Dict[bytes, int]] = [{} for _ in qids]
+    hashes: List[List[int]] = [[] for _ in qids]
+    for ranking in rankings.values():
+        seg = ranking.segment_of(qcodes)
+        starts, sizes = ranking.tie_groups()
+        run_pos: List[List[int]] = []
+        run_ties: List[List[List[int]]] = []
+        run_len: List[int] = []
+        for qi, s in enumerate(seg.tolist()):
+            if s < 0:
+                run_pos.append([])
+                run_ties.append([])
+                run_len.append(0)
+                continue
+            lo, hi = int(ranking.offsets[s]), int(ranking.offsets[s + 1])
+            top = min(hi, lo + depth)
+            table, idx = tables[qi], []
+            for row in range(lo, top):
+                d = bytes(ranking.dbytes[row])
+                k = table.get(d)
+                if k is None:
+                    k = table[d] = len(table)
+                    hashes[qi].append(int(ranking.docs[row]))
+                idx.append(k)
+            groups: List[List[int]] = []
+            big = np.flatnonzero(sizes[lo:top] > 1)
+            for r in big.tolist():
+                start = int(starts[lo + r])
+                if not groups or groups[-1][0] != start:
+                    groups.append([start, int(sizes[lo + r])])
+            run_pos.append(idx)
+            run_ties.append(groups)
+            run_len.append(hi - lo)
+        positions.append(run_pos)
+        ties.append(run_ties)
+        lengths.append(run_len)
+    for qi, table in enumerate(tables):
+        docs[qi] = [d.decode("utf-8") for d in table]
+    grades = table_grades(qrels, qcodes, tables, hashes)
+    return docs, grades, positions, ties, lengths
+
+
+def table_grades(qrels: Qrels, qcodes: np.ndarray, tables: List[Dict[bytes, int]],
+                 hashes: List[List[int]]) -> List[List[Optional[int]]]:
+    """The grade of every document of every query's table in ``qrels`` (None: not judged there)."""
+    grades: List[List[Optional[int]]] = []
+    for qi, table in enumerate(tables):
+        ids = list(table)
+        if not ids:
+            grades.append([])
+            continue
+        grade, judged = qrels.lookup(np.full(len(ids), qcodes[qi], dtype=np.int64),
+                                     np.array(hashes[qi], dtype=np.uint64), np.array(ids, dtype=object))
+        grades.append([int(g) if j else None for g, j in zip(grade.tolist(), judged.tolist(), strict=True)])
+    return grades
+
+
+def aux_grades(aux: Any, data_docs: List[List[str]], qids: List[str]) -> Optional[List[List[Optional[int]]]]:
+    """The grades of the page's documents in auxiliary judgments (a second assessor, a model's labels...),
+    shown next to the qrels' and never used in the evaluation; None without them."""
+    if aux is None:
+        return None
+    from ..datasets import resolve_qrels
+    from ..io.ids import doc_bytes, hash_ids
+    judgments = resolve_qrels(aux)
+    qcodes = QUERY_IDS.encode(np.asarray(qids, dtype=object))
+    tables = [{d.encode("utf-8"): k for k, d in enumerate(table)} for table in data_docs]
+    hashes = []
+    for table in data_docs:
+        ids = doc_bytes(np.asarray(table, dtype=object)) if table else np.empty(0, dtype=object)
+        hashes.append(hash_ids(ids).tolist() if len(table) else [])
+    return table_grades(judgments, qcodes, tables, hashes)
+
+
+def build_data(qrels: Any, runs: Any, measures: Any = None, depth: int = DEFAULT_DEPTH, p: float = DEFAULT_P,
+               med: Any = None, rbo: Any = DEFAULT_RBO, max_rel: Optional[int] = None, pairs: str = "all",
+               provider: Optional[str] = None, docs: Any = None, queries: Any = None, title: Optional[str] = None,
+               progress: Optional[Callable[[int, int, str], None]] = None, aux: Any = None) -> Dict[str, Any]:
+    """The page's data (see :func:`ir_rbstar.explore.explore` for the parameters)."""
+    from ..datasets import resolve_qrels
+    from . import text
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
+        raise ParameterError(f"depth={depth!r}: a positive integer")
+    qrels_spec = qrels
+    qrels = resolve_qrels(qrels)
+    if qrels is None:
+        raise ParameterError("qrels: the explorer needs relevance judgments")
+    top = int(max_rel) if max_rel is not None else max(1, qrels.max_grade)
+    plan = make_plan(measures, top, p=p, med=med, rbo=rbo)
+    rankings = _rankings(runs)
+    qids = sorted((str(q) for q in QUERY_IDS.decode(qrels.qcodes)), key=_natural_key)
+    values = evaluate(plan, qrels, rankings, qids, provider, progress)
+    labels = [str(m) for m in plan.measures]
+    means = [[list(intervals(values[name][label])) for label in labels] for name in rankings]
+    pair = pair_values(plan, qrels, rankings, qids, pairs, progress)
+    doc_ids, grades, positions, tie_groups, lengths = ranking_tables(qrels, rankings, qids, depth)
+    texts, text_note = text.document_texts(docs, qrels_spec, doc_ids)
+    qtext = text.query_texts(queries, qrels_spec, qids)
+    return {
+        "version": FORMAT_VERSION,
+        "title": title or "ir_rbstar explorer",
+        "runs": list(rankings),
+        "queries": qids,
+        "qtext": qtext,
+        "measures": labels,
+        "asked": plan.asked,
+        "primary": plan.primary,
+        "tie": [plan.tie_min, plan.tie_max] if plan.tie_min else None,
+        "residual": {"value": plan.res_value, "res": plan.res, "p": plan.res_p,
+                     "rbp": str(plan.res).startswith("RBP_res"), "cutoff": plan.res_cutoff},
+        "pair_measures": [None if m is None else _pair_label(m) for m in (plan.med, plan.rbo)],
+        "max_rel": top,
+        "values": [[[_clean(v) for v in values[name][label].tolist()] for label in labels] for name in rankings],
+        "means": means,
+        "interval": INTERVAL,
+        "pairs": pair,
+        "depth": int(depth),
+        "docs": doc_ids,
+        "grades": grades,
+        "aux": aux_grades(aux, doc_ids, qids),
+        "rank": positions,
+        "ties": tie_groups,
+        "length": lengths,
+        "text": texts,
+        "text_note": text_note,
+    }
+
+
+def _pair_label(m) -> str:
+    from ..med import _label
+    return _label(m)
+
+
+def query_values(data: Dict[str, Any], run: str, measure: str) -> Dict[str, Optional[float]]:
+    """query -> value of ``measure`` for ``run`` in a page's data (for checks and tests)."""
+    r, m = data["runs"].index(run), data["measures"].index(measure)
+    return dict(zip(data["queries"], data["values"][r][m], strict=True))

@@ -1,0 +1,44 @@
+"""Headless Chromium through Selenium, pointed at Debian's ``chromium`` and ``chromedriver`` (no browser or
+driver is downloaded: Selenium Manager is not used). :func:`chrome` skips the test, with the reason, when
+selenium, the browser or the driver is missing."""
+import os
+import shutil
+
+import pytest
+
+CANDIDATES = {"browser": ("chromium", "chromium-browser", "/usr/bin/chromium"),
+              "driver": ("chromedriver", "/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver")}
+
+
+def _find(kind: str):
+    for name in CANDIDATES[kind]:
+        path = shutil.which(name) or (name if os.path.isabs(name) and os.access(name, os.X_OK) else None)
+        if path:
+            return path
+    return None
+
+
+def chrome(width: int = 1400, height: int = 1000):
+    """A headless Chromium WebDriver whose console messages ``get_log('browser')`` returns; or skip."""
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.options import Options
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.skip("selenium is not installed (it is in the test extra: pip install '.[test]')")
+    browser, driver = _find("browser"), _find("driver")
+    if browser is None or driver is None:
+        pytest.skip("chromium and chromedriver are not installed (Debian: apt-get install chromium chromium-driver)")
+    os.environ.setdefault("SE_OFFLINE", "true")           # Selenium Manager must never download anything
+    options = Options()
+    options.binary_location = browser
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                f"--window-size={width},{height}", "--allow-file-access-from-files"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(executable_path=driver), options=options)
+
+
+def console_errors(driver) -> list:
+    """The console messages of level SEVERE (errors) since the last call."""
+    return [entry for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
