@@ -2,7 +2,8 @@
 ``ir-rbstar plot crp|effort-gain ...`` (pictures of the Twist analysis, see :mod:`ir_rbstar.plots`),
 ``ir-rbstar distance RUN RUN ... --measure MED_nDCG@20`` (a run-distance matrix, :mod:`ir_rbstar.med`) and
 ``ir-rbstar report QRELS RUN ... --output DIR`` (every family, ranks, significance and pictures in one
-folder, :mod:`ir_rbstar.report`).
+folder, :mod:`ir_rbstar.report`), ``ir-rbstar judge QRELS RUN ... --budget N`` and ``ir-rbstar
+simulate-judging QRELS RUN ...`` (what to judge next, :mod:`ir_rbstar.judging`).
 
 The first form accepts exactly what the ``ir_measures`` command accepts (the same options and output),
 with ir_rbstar's measures available, and with two conveniences: a measure may contain spaces inside
@@ -420,6 +421,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if argv and argv[0] == "report":
             from .report import main as report_main
             return report_main(argv[1:])
+        if argv and argv[0] in ("judge", "simulate-judging"):
+            from .judging import cli as judging_cli
+            return (judging_cli.judge_main if argv[0] == "judge" else judging_cli.simulate_main)(argv[1:])
         return run_measures(argv)
     except (errors.RbstarError, FileNotFoundError, NameError) as e:
         print(f"ir-rbstar: error: {e}", file=sys.stderr)
