@@ -9,9 +9,12 @@ judgments (issue 29).
 * :func:`aux_split` -- values with auxiliary judgments, split into the human part, the auxiliary part and
   the residual that remains (see :mod:`ir_rbstar.judging.aux`).
 """
+from .aux import AUX_COLUMNS, aux_split, aux_verdicts, merge_judgments
 from .pool import Pool, Weights, build_pool, weights_of
 from .select import SELECTION_COLUMNS, select, write_selection, write_stub
+from .simulate import SIMULATION_COLUMNS, needed, plot_simulation, replay, simulate
 from .strategies import BASELINES, GOALS, STRATEGIES, choose
 
 __all__ = ["select", "write_selection", "write_stub", "SELECTION_COLUMNS", "STRATEGIES", "GOALS", "BASELINES",
-           "build_pool", "weights_of", "Pool", "Weights", "choose"]
+           "build_pool", "weights_of", "Pool", "Weights", "choose", "simulate", "replay", "needed",
+           "plot_simulation", "SIMULATION_COLUMNS", "aux_split", "aux_verdicts", "merge_judgments", "AUX_COLUMNS"]

@@ -108,12 +108,12 @@ class RevealedEvaluator:
                 else:
                     v = self._sum(rows, wt * w.gain(g))
             elif w.name == "nDCG":
-                k = int(w.cutoff)
+                k = int(w.cutoff or 0)
                 dcg = self._sum(rows, np.clip(g, 0, None) / np.log2(rows.rank + 1.0))
                 ideal = np.broadcast_to(self._ideal(grade, revealed, k)[None, :], dcg.shape)
                 v = np.divide(dcg, ideal, out=np.zeros_like(dcg), where=ideal > 0)
             else:
-                v = self._sum(rows, (g >= 1).astype(np.float64)) / float(w.cutoff)
+                v = self._sum(rows, (g >= 1).astype(np.float64)) / float(w.cutoff or 1)
             out[text] = v
         return out
 

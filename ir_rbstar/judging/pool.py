@@ -164,8 +164,8 @@ def build_pool(runs: Any, measure: Any, queries: Optional[Sequence[str]] = None,
     names = list(rankings)
     if queries is None:
         seen: List[int] = []
-        for r in rankings.values():
-            seen.extend(int(q) for q in r.qcodes)
+        for ranking in rankings.values():
+            seen.extend(int(q) for q in ranking.qcodes)
         qcodes = np.array(list(dict.fromkeys(seen)), dtype=np.int64)
     else:
         qcodes = QUERY_IDS.encode(np.asarray([str(q) for q in queries], dtype=object))

@@ -72,7 +72,7 @@ def select(runs: Any, qrels: Any = None, measure: Any = "RBP(p=0.8)", budget: in
     ``ranking`` to the comparisons with that run. Fewer than ``budget`` rows come back when the pool (the
     documents ranked within ``depth`` by some run) runs out. ``priority`` is the strategy's score (higher
     first), ``reason`` what the judgment can change."""
-    budget = positive_int(budget, "budget")
+    budget = int(positive_int(budget, "budget") or 0)
     batch = positive_int(batch, "batch", allow_none=True) or budget
     cap = positive_int(per_query, "per_query", allow_none=True)
     if strategy not in STRATEGIES:
