@@ -34,16 +34,16 @@ DATA = os.path.normpath(os.path.join(REPO, "..", "shared", "data"))
 FRACTIONS = (0.02, 0.04, 0.06, 0.08, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
 
 
-def collections(quick: bool):
+def collections(quick: bool, data: str = DATA):
     if quick:
         from ir_rbstar.demo import data_dir
         v = data_dir()
         yield "vaswani", f"{v}/qrels", sorted(glob.glob(f"{v}/bm25*.run.gz")), 1
         return
-    yield ("DL19 passage", f"{DATA}/dl19-passage/qrels.dl19-passage.txt",
-           sorted(glob.glob(f"{DATA}/dl19-passage/runs/*.gz")), 3)
-    yield ("Robust04 (TREC 2004 runs)", f"{DATA}/robust04/qrels.robust2004.txt.gz",
-           sorted(glob.glob(f"{DATA}/robust04/runs-trec2004/*.gz")), 2)
+    yield ("DL19 passage", f"{data}/dl19-passage/qrels.dl19-passage.txt",
+           sorted(glob.glob(f"{data}/dl19-passage/runs/*.gz")), 3)
+    yield ("Robust04 (TREC 2004 runs)", f"{data}/robust04/qrels.robust2004.txt.gz",
+           sorted(glob.glob(f"{data}/robust04/runs-trec2004/*.gz")), 2)
 
 
 def markdown(frame, index: bool = False) -> str:
@@ -79,6 +79,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--data", default=DATA, help="the shared data folder (default: ../shared/data)")
     parser.add_argument("--strategies", default=None, help="comma-separated (default: all)")
     args = parser.parse_args(argv)
     import pandas as pd
@@ -88,9 +89,9 @@ def main(argv=None) -> int:
     strategies = args.strategies.split(",") if args.strategies else list(STRATEGIES)
     if args.out:
         os.makedirs(args.out, exist_ok=True)
-    for name, qrels_path, run_paths, top in collections(args.quick):
+    for name, qrels_path, run_paths, top in collections(args.quick, args.data):
         if not run_paths or not os.path.exists(qrels_path):
-            print(f"## {name}: data not found under {DATA}, skipped\n")
+            print(f"## {name}: data not found under {args.data}, skipped\n")
             continue
         t0 = time.perf_counter()
         qrels = read_trec_qrels(qrels_path)
