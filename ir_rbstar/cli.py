@@ -41,7 +41,7 @@ def _measure_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ir-rbstar",
         usage="%(prog)s QRELS RUN [RUN ...] MEASURE [MEASURE ...] [options]\n"
-              "       %(prog)s demo | plot | distance | report ... (each with -h)",
+              "       %(prog)s demo | plot | distance | report | judge | simulate-judging ... (each with -h)",
         description="Evaluate TREC runs with ir_measures' measures and ir_rbstar's (RBP, RBR, RBA, RBO, ...). "
                     "Accepts what the 'ir_measures' command accepts (the same options and output for one run), "
                     "and more: several runs in one call (every argument after QRELS that names an existing file "
