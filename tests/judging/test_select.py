@@ -119,3 +119,14 @@ def test_unsupported_measure_is_a_typed_error():
         select(RUNS, None, "AP", budget=3)
     with pytest.raises(ParameterError, match="cutoff"):
         select(RUNS, None, "nDCG", budget=3)
+
+
+@pytest.mark.parametrize("strategy", ["depth", "rbp_sum", "rbp_max", "residual", "pairs", "ranking"])
+def test_ties_are_broken_the_same_whatever_the_order_of_the_runs(strategy):
+    # tied scores inside runs and tied priorities between documents (x and z: rank 1 of one run each)
+    runs = {"A": {"q": {"x": 2.0, "y": 1.0, "w": 1.0}}, "B": {"q": {"z": 2.0, "y": 1.0, "v": 1.0}}}
+    flipped = {"B": runs["B"], "A": runs["A"]}
+    a = select(runs, None, "RBP(p=0.8)@3", budget=5, strategy=strategy)
+    b = select(flipped, None, "RBP(p=0.8)@3", budget=5, strategy=strategy)
+    assert list(a["doc_id"]) == list(b["doc_id"])
+    assert np.allclose(a["priority"], b["priority"])
