@@ -90,3 +90,19 @@ def test_verdicts_that_depend_on_aux():
     with pytest.raises(ParameterError, match="baseline"):
         aux_verdicts(runs, human, aux, baseline="C")
     assert isinstance(table, pd.DataFrame)
+
+
+def test_the_aux_parameter_of_rbp_agrees_with_the_split(tmp_path):
+    path = tmp_path / "aux.qrels"
+    path.write_text("".join(f"q 0 {d} {g}\n" for d, g in AUX["q"].items()))
+    ms = ir_rbstar.parse(f"RBP(p=0.5,aux='{path}') RBP_res(p=0.5,aux='{path}') RBP(p=0.5)@2 RBP(p=0.5,aux='{path}')@2")
+    got = {str(v.measure): v.value for v in ir_measures.iter_calc(ms, HUMAN, RUN)}
+    row = aux_split({"A": RUN}, HUMAN, AUX, "RBP(p=0.5)").iloc[0]
+    assert got[str(ms[0])] == pytest.approx(row["value"]) and got[str(ms[1])] == pytest.approx(row["residual"])
+    assert got[str(ms[3])] == pytest.approx(0.75) and got[str(ms[2])] == pytest.approx(0.5)
+    path.write_text("q 0 d2 4\n")
+    with pytest.raises(GradeScaleError, match=r"auxiliary judgments .*grade 4 of document 'd2' for query 'q'"):
+        ir_measures.calc_aggregate(ir_rbstar.parse(f"RBP(p=0.5,max_rel=3,aux='{path}')"), HUMAN, RUN)
+    # the human grade stands, and a document only the auxiliary judge saw is no longer in the residual
+    plain = ir_measures.calc_aggregate(ir_rbstar.parse("RBP_res(p=0.5)"), HUMAN, RUN)
+    assert plain[ir_rbstar.parse("RBP_res(p=0.5)")[0]] == pytest.approx(0.5)
