@@ -215,6 +215,10 @@ def plot_simulation(table: pd.DataFrame, path: Optional[str] = None):
         sub = table[table["measure"] == m]
         for j, col in enumerate(cols):
             ax = axes[i][j]
+            if sub[col].isna().all():
+                ax.axis("off")
+                ax.text(0.5, 0.5, f"{m}: no {col}", ha="center", va="center", fontsize=9)
+                continue
             for s, g in sub.groupby("strategy", sort=False):
                 ax.plot(g["judged"], g[col], marker=".", label=s)
             ax.set_title(f"{m}: {col}", fontsize=9)
