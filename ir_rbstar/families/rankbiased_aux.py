@@ -21,10 +21,12 @@ def load_aux(spec: str) -> Qrels:
     from ..datasets import resolve_qrels
     path = os.path.abspath(os.path.expanduser(spec))
     key: tuple = (path, os.stat(path).st_mtime_ns, os.stat(path).st_size) if os.path.exists(path) else (spec,)
-    if key not in _LOADED:
+    found = _LOADED.get(key)
+    if found is None:
+        found = resolve_qrels(spec)
         _LOADED.clear()                      # one auxiliary qrels at a time is kept
-        _LOADED[key] = resolve_qrels(spec)
-    return _LOADED[key]
+        _LOADED[key] = found
+    return found
 
 
 def with_aux(m, ctx: RunContext, cutoff, grade: np.ndarray, judged: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
