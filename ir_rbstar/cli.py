@@ -2,8 +2,9 @@
 ``ir-rbstar plot crp|effort-gain ...`` (pictures of the Twist analysis, see :mod:`ir_rbstar.plots`),
 ``ir-rbstar distance RUN RUN ... --measure MED_nDCG@20`` (a run-distance matrix, :mod:`ir_rbstar.med`) and
 ``ir-rbstar report QRELS RUN ... --output DIR`` (every family, ranks, significance and pictures in one
-folder, :mod:`ir_rbstar.report`) and ``ir-rbstar explore QRELS RUN_A RUN_B ... -o page.html`` (one HTML page
-to compare runs query by query, :mod:`ir_rbstar.explore`).
+folder, :mod:`ir_rbstar.report`), ``ir-rbstar explore QRELS RUN_A RUN_B ... -o page.html`` (one HTML page
+to compare runs query by query, :mod:`ir_rbstar.explore`), ``ir-rbstar judge QRELS RUN ... --budget N`` and
+``ir-rbstar simulate-judging QRELS RUN ...`` (what to judge next, :mod:`ir_rbstar.judging`).
 
 The first form accepts exactly what the ``ir_measures`` command accepts (the same options and output),
 with ir_rbstar's measures available, and with two conveniences: a measure may contain spaces inside
@@ -41,7 +42,7 @@ def _measure_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ir-rbstar",
         usage="%(prog)s QRELS RUN [RUN ...] MEASURE [MEASURE ...] [options]\n"
-              "       %(prog)s demo | plot | distance | report | explore ... (each with -h)",
+              "       %(prog)s demo | plot | distance | report | explore | judge | simulate-judging ... (each with -h)",
         description="Evaluate TREC runs with ir_measures' measures and ir_rbstar's (RBP, RBR, RBA, RBO, ...). "
                     "Accepts what the 'ir_measures' command accepts (the same options and output for one run), "
                     "and more: several runs in one call (every argument after QRELS that names an existing file "
@@ -426,6 +427,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if argv and argv[0] == "explore":
             from .explore.command import main as explore_main
             return explore_main(argv[1:])
+        if argv and argv[0] in ("judge", "simulate-judging"):
+            from .judging import cli as judging_cli
+            return (judging_cli.judge_main if argv[0] == "judge" else judging_cli.simulate_main)(argv[1:])
         return run_measures(argv)
     except (errors.RbstarError, FileNotFoundError, NameError) as e:
         print(f"ir-rbstar: error: {e}", file=sys.stderr)

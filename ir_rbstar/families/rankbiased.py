@@ -9,6 +9,7 @@ from ..context import RunContext
 from ..core import rankbiased as K
 from ..core.rbo_variants import rbo_variants
 from ..core.segments import seg_sum
+from .rankbiased_aux import with_aux
 from .rankbiased_bounds import extreme, rbr_variance
 from .rankbiased_ties import compute_tied
 
@@ -161,6 +162,8 @@ def _rbp(m, ctx: RunContext, p: float, cutoff) -> np.ndarray:
     ctx.require_qrels(m)
     b = ctx.observation(cutoff)
     grade, judged = ctx.judgments(cutoff)
+    if m.params.get("aux") is not None:
+        grade, judged = with_aux(m, ctx, cutoff, grade, judged)
     # the weights of B's ranks, shared by RBP and RBP_res of the same p and cutoff
     weight = ctx.cached(("rbp weights", cutoff, p), lambda: K.rank_weights(b.rank, p))
     if m.NAME == "RBP_res":

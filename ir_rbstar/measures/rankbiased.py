@@ -33,6 +33,15 @@ __all__ = ["RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO", "RBO_res
            "_RBP_rbstar", "RANKBIASED"]
 
 
+def param_aux() -> ParamInfo:
+    """Auxiliary judgments (issue 29): a second qrels filling the documents the qrels leave unjudged."""
+    return ParamInfo(dtype=str, default=None,
+                     desc="auxiliary judgments (a TREC qrels file or an ir_datasets id, e.g. from an LLM or a "
+                          "second assessor) for the documents the qrels leave unjudged (the qrels' grade "
+                          "stands where both judge): RBP counts their gains, RBP_res only what neither "
+                          "judged; ir_rbstar.judging.aux_split splits a value by provenance")
+
+
 #: the class of ir_measures' own RBP (reached through its public object)
 _IR_MEASURES_RBP = type(_ir_measures.RBP)
 
@@ -62,7 +71,7 @@ class _RBP_rbstar(RbstarMeasure, _IR_MEASURES_RBP):  # type: ignore[misc,valid-t
     FAMILY = "rankbiased"
     ALWAYS_SHOWN = ("p",)
     SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "rel": param_rel(NOT_PROVIDED),
-                        "max_rel": param_max_rel()}
+                        "max_rel": param_max_rel(), "aux": param_aux()}
 
     def _check_ranges(self) -> None:
         super()._check_ranges()
@@ -87,7 +96,7 @@ class _RBP_res(RbstarMeasure):
     FAMILY = "rankbiased"
     ALWAYS_SHOWN = ("p",)
     DEFAULT = 1.0
-    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "rel": param_rel(NOT_PROVIDED)}
+    SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "p": param_p(), "rel": param_rel(NOT_PROVIDED), "aux": param_aux()}
 
 
 def param_ties(variants: bool = False) -> ParamInfo:

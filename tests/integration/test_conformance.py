@@ -290,3 +290,22 @@ def test_streamed(world, order, tmp_path):
                                     block_rows=5, tmpdir=str(tmp_path))}
         _check(world, name, got, f"streamed, order={order}")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_judging_simulation_evaluator(world):
+    """ir_rbstar.judging's simulation evaluator (every run at once, the revealed judgments as a mask), with
+    every judged document of the runs revealed, gives the reference values of the measures it computes."""
+    from ir_rbstar.io import to_qrels, to_ranking
+    from ir_rbstar.judging import build_pool
+    from ir_rbstar.judging.evaluate import RevealedEvaluator
+    labels = ["RBP(p=0.8,max_rel=3)@10", "RBP(p=0.9,rel=2)", "RBP_res(p=0.8)@5", "P@5"]
+    qrels = to_qrels(world["qrels"])
+    runs = {name: to_ranking(df) for name, df in world["runs"].items()}
+    pool = build_pool(runs, "RBP(p=0.8)", queries=sorted(set(world["qrels"].query_id)), depth=1000)
+    grades, judged = pool.lookup(qrels)
+    values = RevealedEvaluator(pool, runs, labels, grades).values(judged)
+    qpos = {q: i for i, q in enumerate(pool.queries)}
+    for r, name in enumerate(pool.runs):
+        for (n, q, label), v in world["expected"].items():
+            if n == name and label in labels:
+                assert values[label][r, qpos[q]] == pytest.approx(v, abs=TOL), ("judging evaluator", name, q, label)

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""How many judgments each judging strategy needs (ir_rbstar.judging), on real collections.
+
+    python -m benchmarks.bench_judging                 # DL19 passage (37 runs) and Robust04 (TREC 2004 runs)
+    python -m benchmarks.bench_judging --quick         # the bundled Vaswani runs: a smoke run of a few seconds
+    python -m benchmarks.bench_judging --out DIR       # also write the tables (TSV) and the curves (PNG) there
+
+For each collection and each measure (nDCG@10 and RBP(p=0.8) graded with the collection's top grade), the
+strategies of :mod:`ir_rbstar.judging.strategies` are replayed with the qrels as the oracle (a document the
+qrels lack counts as non-relevant; :func:`ir_rbstar.judging.simulate`), the measure itself choosing (its
+pool: the documents the runs rank within the cutoff, or within rank 31 for RBP(p=0.8) -- where the weight
+falls below 0.1% of rank 1's), one document per query per round, seed 0. Budgets: 2% to 100% of the pool.
+Printed: per strategy, the number of judgments from which on it stays at Kendall's tau_b >= 0.9 with the
+full-judgment ranking of the runs, and at >= 95% of the full judgments' pairwise verdicts (paired t test,
+Holm, alpha 0.05), and the curves' table; and the time of one selection round of the ``pairs`` goal on
+DL19 (37 runs, 43 queries, one document per query: the issue's goal is under a second).
+
+Nothing is timed against a peer tool: no packaged tool chooses judgments (trectools builds static pools;
+its depth-k and RBP-weighted pools are reproduced here as the ``depth``, ``rbp_sum`` and ``rbp_max``
+strategies). The runs under ../shared/data are NIST's and never copied into the repository; only the
+derived numbers go into docs/judging.md.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+DATA = os.path.normpath(os.path.join(REPO, "..", "shared", "data"))
+FRACTIONS = (0.02, 0.04, 0.06, 0.08, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
+
+
+def collections(quick: bool, data: str = DATA):
+    if quick:
+        from ir_rbstar.demo import data_dir
+        v = data_dir()
+        yield "vaswani", f"{v}/qrels", sorted(glob.glob(f"{v}/bm25*.run.gz")), 1
+        return
+    yield ("DL19 passage", f"{data}/dl19-passage/qrels.dl19-passage.txt",
+           sorted(glob.glob(f"{data}/dl19-passage/runs/*.gz")), 3)
+    yield ("Robust04 (TREC 2004 runs)", f"{data}/robust04/qrels.robust2004.txt.gz",
+           sorted(glob.glob(f"{data}/robust04/runs-trec2004/*.gz")), 2)
+
+
+def markdown(frame, index: bool = False) -> str:
+    """A DataFrame as a markdown table (numbers as they print; NaN as '-')."""
+    frame = frame.reset_index() if index else frame
+    head = [str(c) for c in frame.columns]
+    rows = [["-" if v != v else (f"{v:.3f}" if isinstance(v, float) and v != int(v) else
+             (str(int(v)) if isinstance(v, float) else str(v))) for v in row] for row in frame.itertuples(index=False)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def round_time(runs, qrels, measure: str, repeat: int = 3) -> float:
+    """Best of ``repeat`` times of one selection round (pairs goal, one document per query) with the judgments
+    of the first 20% of a pairs replay made."""
+    import numpy as np
+
+    from ir_rbstar.io import QUERY_IDS
+    from ir_rbstar.judging import build_pool, choose
+    pool = build_pool(runs, measure, queries=list(QUERY_IDS.decode(qrels.qcodes)))
+    grades, judged = pool.lookup(qrels)
+    judged = judged & (np.arange(pool.n_candidates) % 5 == 0)
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        choose(pool, judged, grades, "pairs", len(pool.queries))
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--out", default=None)
+    parser.add_argument("--data", default=DATA, help="the shared data folder (default: ../shared/data)")
+    parser.add_argument("--strategies", default=None, help="comma-separated (default: all)")
+    args = parser.parse_args(argv)
+    import pandas as pd
+
+    from ir_rbstar.io import read_trec_qrels, read_trec_run
+    from ir_rbstar.judging import STRATEGIES, build_pool, needed, plot_simulation, simulate
+    strategies = args.strategies.split(",") if args.strategies else list(STRATEGIES)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+    for name, qrels_path, run_paths, top in collections(args.quick, args.data):
+        if not run_paths or not os.path.exists(qrels_path):
+            print(f"## {name}: data not found under {args.data}, skipped\n")
+            continue
+        t0 = time.perf_counter()
+        qrels = read_trec_qrels(qrels_path)
+        runs = {os.path.basename(p).replace(".run.gz", "").replace(".gz", ""): read_trec_run(p) for p in run_paths}
+        print(f"## {name}: {len(runs)} runs, {len(qrels.qcodes)} queries, {len(qrels.grades)} judgments "
+              f"(read in {time.perf_counter() - t0:.1f} s)\n", flush=True)
+        tables = []
+        for measure in ("nDCG@10", f"RBP(p=0.8,max_rel={top})"):
+            from ir_rbstar.io import QUERY_IDS
+            size = build_pool(runs, measure, queries=list(QUERY_IDS.decode(qrels.qcodes))).n_candidates
+            budgets = sorted({max(1, int(round(f * size))) for f in FRACTIONS})
+            t = time.perf_counter()
+            table = simulate(qrels, runs, measures=[measure], strategies=strategies, budgets=budgets, seed=0)
+            print(f"{measure}: pool of {size} documents, {len(budgets)} budgets, simulated in "
+                  f"{time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
+            tables.append(table)
+        table = pd.concat(tables, ignore_index=True)
+        need = needed(table, tau=0.9, verdicts=0.95)
+        print(markdown(need), "\n")
+        for measure, sub in table.groupby("measure", sort=False):
+            for col, what in (("tau_b", "Kendall's tau_b with the full-judgment ranking"),
+                              ("verdicts_agree", "share of pairwise verdicts as with full judgments")):
+                wide = sub.pivot_table(index="strategy", columns="judged", values=col, sort=False)
+                print(f"{measure}: {what}, by judgments made:\n")
+                print(markdown(wide.round(3), index=True), "\n", flush=True)
+        if args.out:
+            slug = name.split()[0].lower()
+            table.to_csv(os.path.join(args.out, f"judging_{slug}.tsv"), sep="\t", index=False, float_format="%.4f")
+            import matplotlib.pyplot as plt
+            plt.close(plot_simulation(table, os.path.join(args.out, f"judging_{slug}.png")))
+        if name.startswith("DL19") or args.quick:
+            seconds = round_time(runs, qrels, f"RBP(p=0.8,max_rel={top})")
+            print(f"one selection round (pairs goal, {len(qrels.qcodes)} documents) on {name}: {seconds:.3f} s\n",
+                  flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

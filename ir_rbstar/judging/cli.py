@@ -1,0 +1,104 @@
+"""``ir-rbstar judge ...`` and ``ir-rbstar simulate-judging ...`` (registered in :mod:`ir_rbstar.cli`)."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import List
+
+from ..errors import ParameterError
+from .strategies import GOALS, STRATEGIES
+
+
+def _runs(paths: List[str]) -> dict:
+    from ..io import read_trec_run
+    runs = {}
+    for path in paths:
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"run file not found: {path}")
+        name = os.path.basename(path)
+        for suffix in (".gz", ".run", ".txt", ".trec"):
+            name = name[:-len(suffix)] if name.endswith(suffix) else name
+        if name in runs:
+            name = path
+        runs[name] = read_trec_run(path)
+    return runs
+
+
+def _ints(text: str, name: str) -> List[int]:
+    try:
+        return [int(x) for x in text.replace(",", " ").split()]
+    except ValueError:
+        raise ParameterError(f"{name}: expected integers separated by commas, got {text!r}") from None
+
+
+def judge_main(argv: List[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="ir-rbstar judge",
+        description="The next (query, document) pairs to judge: a TSV file (query_id, doc_id, priority, round, "
+                    "strategy, reason) and, with --stub, a qrels-like file for the assessors.")
+    parser.add_argument("qrels", help="judgments so far: a TREC qrels file, an ir_datasets id, or 'none'")
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (.gz allowed)")
+    parser.add_argument("--measure", default="RBP(p=0.8)", help="the measure whose weights drive the choice: "
+                        "RBP(...)[@k], nDCG@k or P@k (default RBP(p=0.8))")
+    parser.add_argument("--budget", type=int, required=True, help="how many documents to choose")
+    parser.add_argument("--goal", choices=GOALS, default=None,
+                        help="residual (shrink the runs' residuals), pairs (settle comparisons, default), "
+                             "ranking (settle the order of the runs)")
+    parser.add_argument("--strategy", choices=STRATEGIES, default=None,
+                        help="a baseline instead of a goal: depth, rbp_sum, rbp_max, mtf, bandit")
+    parser.add_argument("--per-query", type=int, default=None, metavar="N", help="at most N documents per query")
+    parser.add_argument("--batch", type=int, default=None, metavar="K", help="K documents per round")
+    parser.add_argument("--depth", type=int, default=None, help="pool depth (default: the cutoff, or where "
+                                                                "the RBP weight falls below 0.1%% of rank 1's)")
+    parser.add_argument("--baseline", default=None, metavar="RUN", help="with pairs/ranking: only the "
+                        "comparisons with this run (its name: the file name without .gz)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("-o", "--output", default="-", help="TSV file (default: standard output)")
+    parser.add_argument("--stub", default=None, help="also write a qrels stub 'query 0 doc _' here")
+    args = parser.parse_args(argv)
+    if args.goal is not None and args.strategy is not None and args.goal != args.strategy:
+        raise ParameterError("--goal and --strategy: give one of them")
+    from .select import select, write_selection, write_stub
+    table = select(_runs(args.runs), args.qrels, args.measure, budget=args.budget,
+                   strategy=args.strategy or args.goal or "pairs", batch=args.batch, per_query=args.per_query,
+                   depth=args.depth, baseline=args.baseline, seed=args.seed)
+    if args.output == "-":
+        table.to_csv(sys.stdout, sep="\t", index=False, float_format="%.6g")
+    else:
+        write_selection(table, args.output)
+    if args.stub:
+        write_stub(table, args.stub)
+    return 0
+
+
+def simulate_main(argv: List[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="ir-rbstar simulate-judging",
+        description="Replay judging strategies with the qrels as the oracle (a document the qrels lack counts "
+                    "as non-relevant) and print, per strategy, budget and measure: tau_b, tau_AP, the share of "
+                    "pairwise verdicts agreeing with the full judgments, the robust share, the mean residual.")
+    parser.add_argument("qrels", help="the real judgments (the oracle): a TREC qrels file or an ir_datasets id")
+    parser.add_argument("runs", nargs="+", metavar="RUN")
+    parser.add_argument("--measures", nargs="+", default=["RBP(p=0.8)"], help="measures to evaluate")
+    parser.add_argument("--select-measure", default=None, help="the measure whose weights the strategies "
+                                                               "use (default: the first of --measures)")
+    parser.add_argument("--strategies", default=",".join(STRATEGIES), help="comma-separated")
+    parser.add_argument("--budgets", default="100,200,400", help="comma-separated numbers of judgments")
+    parser.add_argument("--batch", type=int, default=None, help="documents per round (default: one per query)")
+    parser.add_argument("--depth", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument("-o", "--output", default="-", help="TSV table (default: standard output)")
+    parser.add_argument("--picture", default=None, help="a picture of the curves (png, pdf, svg)")
+    args = parser.parse_args(argv)
+    from .simulate import plot_simulation, simulate
+    table = simulate(args.qrels, _runs(args.runs), measures=args.measures,
+                     strategies=[s.strip() for s in args.strategies.split(",") if s.strip()],
+                     budgets=_ints(args.budgets, "--budgets"), batch=args.batch, select_measure=args.select_measure,
+                     depth=args.depth, seed=args.seed, alpha=args.alpha)
+    table.to_csv(sys.stdout if args.output == "-" else args.output, sep="\t", index=False, float_format="%.4f")
+    if args.picture:
+        import matplotlib.pyplot as plt
+        plt.close(plot_simulation(table, args.picture))
+    return 0

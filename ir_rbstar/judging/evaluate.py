@@ -1,0 +1,128 @@
+"""Per-query values of RBP, RBP_res, nDCG@k and P@k with a *revealed subset* of judgments, for every run at
+once: the simulation's evaluator (many budgets x strategies), vectorised over the runs' rows.
+
+It computes what the package's own evaluation gives with qrels made of the revealed documents (their true
+grades, 0 for a document the true qrels lack): ``RBP``/``RBP_res`` as :mod:`ir_rbstar.measures.rankbiased`
+defines them (trec_eval's run order, gain grade / max_rel or grade >= rel, RBP_res with the tail p^n),
+``nDCG@k`` and ``P@k`` as trec_eval does (gain = grade, log2(rank + 1) discount, ideal from the revealed
+grades; relevant = grade >= 1). tests/judging/test_replay.py checks it against ``ir_measures`` with the
+revealed qrels. A query a run does not answer scores 0 (RBP_res 1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List
+
+import numpy as np
+
+from ..errors import GradeScaleError, ParameterError
+from ..io import Ranking
+from .pool import Pool, weights_of
+
+__all__ = ["RevealedEvaluator"]
+
+
+@dataclass
+class _Rows:
+    run: np.ndarray       # run index of each row
+    query: np.ndarray     # query index
+    rank: np.ndarray      # 1-based rank
+    cand: np.ndarray      # candidate index, -1 when the document is no candidate
+
+
+def _candidate_rows(pool: Pool, runs: Dict[str, Ranking], depth: int) -> _Rows:
+    """Every row of every run with rank <= depth in the pool's queries, mapped to its candidate."""
+    qindex = {int(q): i for i, q in enumerate(pool.qcodes)}
+    hashes = np.unique(pool.cand_hash)
+    cand_key = pool.cand_query.astype(np.int64) * (len(hashes) + 1) + np.searchsorted(hashes, pool.cand_hash)
+    parts: List[tuple] = []
+    for r, name in enumerate(pool.runs):
+        run = runs[name]
+        qi = np.array([qindex.get(int(q), -1) for q in run.qcodes], dtype=np.int64)
+        seg_qi = np.repeat(qi, np.diff(run.offsets))
+        ranks = run.row_ranks()
+        keep = (seg_qi >= 0) & (ranks <= depth)
+        h = run.docs[keep]
+        hi = np.minimum(np.searchsorted(hashes, h), max(len(hashes) - 1, 0))
+        known = hashes[hi] == h if len(hashes) else np.zeros(len(h), dtype=bool)
+        key = seg_qi[keep] * (len(hashes) + 1) + hi
+        pos = np.minimum(np.searchsorted(cand_key, key), max(len(cand_key) - 1, 0))
+        hit = known & (cand_key[pos] == key) if len(cand_key) else known
+        cand = np.where(hit, pos, -1)
+        if hit.any() and not np.array_equal(run.dbytes[keep][hit], pool.cand_doc[cand[hit]]):
+            raise ParameterError("runs: a document id differs from the pool's for the same hash")
+        parts.append((np.full(len(cand), r), seg_qi[keep], ranks[keep], cand))
+    cat = [np.concatenate([p[i] for p in parts]) for i in range(4)]
+    return _Rows(*cat)
+
+
+class RevealedEvaluator:
+    """Values of ``measures`` (strings) for the pool's runs, given the revealed candidates."""
+
+    def __init__(self, pool: Pool, runs: Dict[str, Ranking], measures: List[str], oracle_grades: np.ndarray):
+        self.pool = pool
+        self.measures = list(measures)
+        self.oracle = np.asarray(oracle_grades, dtype=np.int64)
+        self.R, self.Q = len(pool.runs), len(pool.queries)
+        self._specs = []
+        longest = max(int(np.diff(runs[n].offsets).max(initial=0)) for n in pool.runs)
+        for text in self.measures:
+            w = weights_of(text)
+            name = str(text).split("(")[0].split("@")[0]
+            residual = name.endswith("_res")
+            top = int(self.oracle.max()) if self.oracle.size else 0
+            if w.name == "RBP" and not residual and w.rel is None and top > w.max_rel:
+                raise GradeScaleError(f"measure {text}: the qrels hold grade {top}, above "
+                                      f"max_rel={w.max_rel}")
+            depth = w.cutoff if w.cutoff is not None else longest
+            self._specs.append((w, residual, _candidate_rows(pool, runs, depth)))
+        self._lengths = np.zeros((self.R, self.Q), dtype=np.int64)
+        self._answered = np.zeros((self.R, self.Q), dtype=bool)
+        qindex = {int(q): i for i, q in enumerate(pool.qcodes)}
+        for r, name in enumerate(pool.runs):
+            run = runs[name]
+            for q, n in zip(run.qcodes, np.diff(run.offsets), strict=True):
+                i = qindex.get(int(q))
+                if i is not None:
+                    self._lengths[r, i], self._answered[r, i] = n, True
+
+    def _sum(self, rows: _Rows, values: np.ndarray) -> np.ndarray:
+        out = np.bincount(rows.run * self.Q + rows.query, weights=values, minlength=self.R * self.Q)
+        return out.reshape(self.R, self.Q)
+
+    def values(self, revealed: np.ndarray) -> Dict[str, np.ndarray]:
+        """{measure: runs x queries values} with the candidates ``revealed`` (a boolean mask) judged."""
+        grade = np.where(revealed, self.oracle, 0)
+        out = {}
+        for text, (w, residual, rows) in zip(self.measures, self._specs, strict=True):
+            c = rows.cand
+            has = c >= 0
+            g = np.where(has, grade[np.where(has, c, 0)], 0)
+            known = has & revealed[np.where(has, c, 0)]
+            if w.name == "RBP":
+                wt = (1.0 - w.p) * w.p ** (rows.rank - 1.0)
+                if residual:
+                    n = self._lengths if w.cutoff is None else np.minimum(self._lengths, w.cutoff)
+                    v = self._sum(rows, np.where(known, 0.0, wt)) + w.p ** n
+                    v[~self._answered] = 1.0
+                else:
+                    v = self._sum(rows, wt * w.gain(g))
+            elif w.name == "nDCG":
+                k = int(w.cutoff or 0)
+                dcg = self._sum(rows, np.clip(g, 0, None) / np.log2(rows.rank + 1.0))
+                ideal = np.broadcast_to(self._ideal(grade, revealed, k)[None, :], dcg.shape)
+                v = np.divide(dcg, ideal, out=np.zeros_like(dcg), where=ideal > 0)
+            else:
+                v = self._sum(rows, (g >= 1).astype(np.float64)) / float(w.cutoff or 1)
+            out[text] = v
+        return out
+
+    def _ideal(self, grade: np.ndarray, revealed: np.ndarray, k: int) -> np.ndarray:
+        g = np.where(revealed, np.clip(grade, 0, None), 0).astype(np.float64)
+        order = np.lexsort((-g, self.pool.cand_query))
+        q = self.pool.cand_query[order]
+        start = np.r_[0, np.flatnonzero(q[1:] != q[:-1]) + 1]
+        place = np.arange(len(q)) - np.repeat(start, np.diff(np.r_[start, len(q)]))
+        top = place < k
+        ideal = np.bincount(q[top], weights=g[order][top] / np.log2(place[top] + 2.0), minlength=self.Q)
+        return ideal

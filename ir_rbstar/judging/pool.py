@@ -1,0 +1,220 @@
+"""The candidate pool of a judging session: every (query, document) the runs rank within a depth, with each
+run's rank weight for it, in columnar (numpy) form.
+
+A measure string decides the weights (:class:`Weights`): ``RBP(p)@k`` weighs rank i by (1-p) p^(i-1),
+``nDCG@k`` by 1/log2(i+1) and ``P@k`` by 1/k (both rescaled to sum to 1 over the first k ranks); gains are
+grade / ``max_rel`` (graded) or grade >= ``rel`` (binary). The candidates are the documents ranked within
+``depth`` by some run (default: the cutoff; without one, the first rank whose RBP weight falls below 0.1%
+of the first rank's, e.g. 31 for p = 0.8). Nothing else is ever proposed for judging.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+import numpy as np
+
+from ..errors import ParameterError, RbstarError
+from ..io import QUERY_IDS, Qrels, Ranking, to_ranking
+from ..io.ids import _to_str
+
+__all__ = ["Weights", "Pool", "weights_of", "build_pool", "MAX_CELLS"]
+
+#: the dense run x candidate weight matrix may hold at most this many cells (about 400 MB); above it a
+#: :class:`~ir_rbstar.errors.ParameterError` asks for a smaller ``depth`` or fewer runs
+MAX_CELLS = 50_000_000
+_TAIL_SHARE = 1e-3
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Rank weights and gains of the measure that drives a selection."""
+    name: str                       # 'RBP', 'nDCG' or 'P'
+    cutoff: Optional[int]
+    p: float = 0.8
+    rel: Optional[int] = None
+    max_rel: int = 1
+
+    def default_depth(self) -> int:
+        if self.cutoff is not None:
+            return int(self.cutoff)
+        return max(1, int(math.ceil(math.log(_TAIL_SHARE) / math.log(self.p))))
+
+    def of_ranks(self, ranks: np.ndarray, depth: int) -> np.ndarray:
+        """The weight of each 1-based rank (0 beyond the cutoff or ``depth``)."""
+        ranks = np.asarray(ranks, dtype=np.float64)
+        limit = min(depth, self.cutoff) if self.cutoff is not None else depth
+        if self.name == "RBP":
+            w = (1.0 - self.p) * self.p ** (ranks - 1.0)
+        elif self.name == "nDCG":
+            w = 1.0 / np.log2(ranks + 1.0)
+            w /= float(np.sum(1.0 / np.log2(np.arange(2, limit + 2))))
+        else:
+            w = np.full(ranks.shape, 1.0 / limit)
+        return np.where(ranks <= limit, w, 0.0)
+
+    def gain(self, grades: np.ndarray) -> np.ndarray:
+        """Gain in [0, 1] of each grade (negative grades gain 0)."""
+        g = np.asarray(grades, dtype=np.float64)
+        if self.rel is not None:
+            return (g >= self.rel).astype(np.float64)
+        return np.clip(g, 0.0, None) / float(self.max_rel)
+
+
+def weights_of(measure: Any) -> Weights:
+    """The :class:`Weights` of a measure (a string such as ``"RBP(p=0.8,max_rel=3)"`` or a parsed measure).
+    ``RBP``, ``RBP_res``, ``nDCG`` and ``P`` (with their ``_TA`` forms) are supported."""
+    if isinstance(measure, Weights):
+        return measure
+    from ..parsing import parse_measure
+    m = parse_measure(measure) if isinstance(measure, str) else measure
+    name = str(getattr(m, "NAME", ""))
+    params = dict(getattr(m, "params", {}) or {})
+    cutoff = params.get("cutoff")
+    base = name.replace("_TA", "").replace("_res", "")
+    if base == "RBP":
+        return Weights("RBP", cutoff, p=float(params.get("p", 0.8)), rel=params.get("rel"),
+                       max_rel=int(params.get("max_rel", 1) or 1))
+    if base in ("nDCG", "P"):
+        if cutoff is None:
+            raise ParameterError(f"measure {measure}: selecting judgments for {base} needs a cutoff, "
+                                 f"e.g. {base}@10")
+        return Weights(base, int(cutoff), rel=1 if base == "P" else None,
+                       max_rel=int(params.get("max_rel", 1) or 1))
+    raise ParameterError(f"measure {measure}: judging supports RBP, RBP_res, nDCG@k and P@k "
+                         "(the measures whose rank weights say what a judgment can change)")
+
+
+@dataclass
+class Pool:
+    """Candidates (one per query and document) and the runs' weights for them.
+
+    ``W[r, c]`` is run r's weight for candidate c (0 if r does not rank c within the depth), ``rank[r, c]``
+    its 1-based rank (0 if absent). ``cand_query`` is the index into ``queries`` (query ids, in order),
+    ``cand_doc`` the document ids (bytes), ``tail[r, q]`` the weight of run r's ranks after ``depth`` in
+    query q (what no candidate can settle)."""
+    runs: List[str]
+    queries: np.ndarray              # query ids (str), in the order of the qrels (or first seen)
+    qcodes: np.ndarray               # their codes
+    cand_query: np.ndarray           # query index of each candidate
+    cand_doc: np.ndarray             # document id bytes of each candidate
+    cand_hash: np.ndarray
+    W: np.ndarray
+    rank: np.ndarray
+    tail: np.ndarray
+    weights: Weights
+    depth: int
+    _cache: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def n_candidates(self) -> int:
+        return int(len(self.cand_query))
+
+    def min_rank(self) -> np.ndarray:
+        """The best (smallest) rank of each candidate over the runs."""
+        if "minrank" not in self._cache:
+            r = np.where(self.rank > 0, self.rank, np.iinfo(np.int64).max)
+            self._cache["minrank"] = r.min(axis=0) if len(self.runs) else np.zeros(0, dtype=np.int64)
+        return self._cache["minrank"]
+
+    def doc_ids(self, index: np.ndarray) -> np.ndarray:
+        return _to_str(self.cand_doc[index])
+
+    def query_ids(self, index: np.ndarray) -> np.ndarray:
+        return self.queries[self.cand_query[index]]
+
+    def lookup(self, qrels: Optional[Qrels]) -> tuple[np.ndarray, np.ndarray]:
+        """(grade, judged) of every candidate in ``qrels`` (none judged without qrels)."""
+        n = self.n_candidates
+        if qrels is None or len(qrels.grades) == 0:
+            return np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
+        return qrels.lookup(self.qcodes[self.cand_query], self.cand_hash, self.cand_doc)
+
+
+def _as_rankings(runs: Any) -> Dict[str, Ranking]:
+    if isinstance(runs, Mapping):
+        items = list(runs.items())
+    else:
+        items = []
+        for i, run in enumerate(runs):
+            name = str(run) if isinstance(run, (str, bytes)) or hasattr(run, "__fspath__") else f"run{i + 1}"
+            items.append((name, run))
+    if not items:
+        raise ParameterError("runs: at least one run is needed to choose documents to judge")
+    out: Dict[str, Ranking] = {}
+    for name, run in items:
+        if str(name) in out:
+            raise ParameterError(f"runs: the name {name!r} is given twice")
+        out[str(name)] = run if isinstance(run, Ranking) else to_ranking(run)
+    return out
+
+
+def build_pool(runs: Any, measure: Any, queries: Optional[Sequence[str]] = None,
+               depth: Optional[int] = None) -> Pool:
+    """The candidate pool of ``runs`` (a mapping name -> run in any form the package reads, or a list of
+    run files) for ``measure``. ``queries`` (ids) restricts and orders the queries (default: every query
+    of some run, in order of first appearance)."""
+    weights = weights_of(measure)
+    depth = weights.default_depth() if depth is None else depth
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth <= 0:
+        raise ParameterError(f"depth: must be a positive integer, got {depth!r}")
+    depth = int(depth) if weights.cutoff is None else min(int(depth), int(weights.cutoff))
+    rankings = _as_rankings(runs)
+    names = list(rankings)
+    if queries is None:
+        seen: List[int] = []
+        for ranking in rankings.values():
+            seen.extend(int(q) for q in ranking.qcodes)
+        qcodes = np.array(list(dict.fromkeys(seen)), dtype=np.int64)
+    else:
+        qcodes = QUERY_IDS.encode(np.asarray([str(q) for q in queries], dtype=object))
+    qindex = {int(q): i for i, q in enumerate(qcodes)}
+    parts = []
+    tail = np.zeros((len(names), len(qcodes)))
+    for r, name in enumerate(names):
+        run = rankings[name]
+        rowq = run.row_queries()
+        ranks = run.row_ranks()
+        qi = np.array([qindex.get(int(q), -1) for q in run.qcodes], dtype=np.int64)
+        lengths = np.diff(run.offsets)
+        present = qi >= 0
+        if weights.name == "RBP":
+            n = np.minimum(lengths[present], weights.cutoff if weights.cutoff is not None else lengths[present])
+            tail[r, qi[present]] = weights.p ** np.minimum(n, depth)
+        seg_qi = np.repeat(qi, lengths)
+        keep = (seg_qi >= 0) & (ranks <= depth)
+        parts.append((np.full(int(keep.sum()), r), seg_qi[keep], rowq[keep], run.docs[keep], run.dbytes[keep],
+                      ranks[keep]))
+    if weights.name == "RBP":
+        absent = np.ones_like(tail, dtype=bool)
+        for r, name in enumerate(names):
+            q = [qindex[int(c)] for c in rankings[name].qcodes if int(c) in qindex]
+            absent[r, q] = False
+        tail[absent] = 1.0                       # a query the run does not answer: everything unknown
+    e_run = np.concatenate([p[0] for p in parts]).astype(np.int64)
+    e_qi = np.concatenate([p[1] for p in parts])
+    e_hash = np.concatenate([p[3] for p in parts])
+    e_bytes = np.concatenate([p[4] for p in parts]) if parts else np.zeros(0, dtype="S1")
+    e_rank = np.concatenate([p[5] for p in parts])
+    order = np.lexsort((e_hash, e_qi))
+    new = np.ones(len(order), dtype=bool)
+    if len(order):
+        new[1:] = (e_qi[order][1:] != e_qi[order][:-1]) | (e_hash[order][1:] != e_hash[order][:-1])
+    cand_of_sorted = np.cumsum(new) - 1
+    cand = np.empty(len(order), dtype=np.int64)
+    cand[order] = cand_of_sorted
+    firsts = order[new]
+    if len(order) and not np.array_equal(e_bytes[order], e_bytes[firsts][cand_of_sorted]):
+        raise RbstarError("runs: 64-bit hash collision between two document ids; please report this")
+    n_cand = int(new.sum())
+    if len(names) * n_cand > MAX_CELLS:
+        raise ParameterError(f"depth: {len(names)} runs x {n_cand} candidates exceed the budget of {MAX_CELLS} "
+                             "weight cells; give a smaller depth (or fewer runs)")
+    W = np.zeros((len(names), n_cand))
+    rank = np.zeros((len(names), n_cand), dtype=np.int64)
+    W[e_run, cand] = weights.of_ranks(e_rank, depth)
+    rank[e_run, cand] = e_rank
+    return Pool(runs=names, queries=QUERY_IDS.decode(qcodes).astype(object), qcodes=qcodes,
+                cand_query=e_qi[firsts], cand_doc=e_bytes[firsts], cand_hash=e_hash[firsts], W=W, rank=rank,
+                tail=tail, weights=weights, depth=depth)

@@ -1,0 +1,231 @@
+"""Simulating judging strategies with the real qrels as the oracle.
+
+:func:`simulate` hides the judgments, lets each strategy choose documents round by round (``batch`` per
+round) from the pool of the runs, reveals their true grades, and at every budget records, for each measure:
+
+* ``tau_b``, ``tau_ap`` -- Kendall's tau-b and tau_AP (:func:`ir_rbstar.stats.ranking_agreement`) of the
+  ranking of the runs by their mean against the ranking with every judgment of the qrels;
+* ``verdicts_agree`` -- the share of the pairs of runs whose verdict (paired t test, Holm-corrected at
+  ``alpha``, :func:`ir_rbstar.stats.all_pairs`: A better, B better, or no significant difference) is the
+  one the full judgments give;
+* ``robust_agree`` (RBP only) -- the share of the full judgments' significant verdicts already reached
+  *robustly*: significant in the same direction at the point values and at both extreme completions of the
+  residual bounds (as :mod:`ir_rbstar.stats.robust` defines them; Holm over the pairs for each completion);
+* ``mean_residual`` (RBP only) -- the mean RBP_res over runs and queries.
+
+A document the true qrels do not hold counts as **non-relevant** once revealed (grade 0), as in the
+pooling literature (Losada et al. 2017; Moffat et al. 2007): the real qrels are the oracle. Every value at a
+budget equals the package's evaluation with the revealed documents as qrels (tests/judging/test_replay.py).
+The full-judgment values are the package's evaluation with the whole qrels. Deterministic for a ``seed``.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+import pandas as pd
+import scipy.stats
+
+from ..errors import ParameterError
+from ..io import Ranking
+from ..stats import all_pairs, ranking_agreement
+from .pool import Pool, _as_rankings, build_pool, weights_of
+from .evaluate import RevealedEvaluator
+from .select import load_judgments, positive_int
+from .strategies import STRATEGIES, choose
+
+__all__ = ["simulate", "replay", "SIMULATION_COLUMNS", "needed", "full_values", "plot_simulation"]
+
+SIMULATION_COLUMNS = ("strategy", "budget", "judged", "measure", "tau_b", "tau_ap", "verdicts_agree",
+                      "robust_agree", "mean_residual")
+
+
+def _residual_text(measure: str) -> Optional[str]:
+    w = weights_of(measure)
+    if w.name != "RBP":
+        return None
+    return f"RBP_res(p={w.p})" + (f"@{w.cutoff}" if w.cutoff is not None else "")
+
+
+def _trimmed(run: Ranking, qcodes: np.ndarray, depth: Optional[int]) -> Ranking:
+    """The rows of ``run`` in the queries ``qcodes`` with rank <= ``depth`` (all ranks for None), in the same
+    order: what a measure with cutoff ``depth`` reads of it."""
+    from ..io import ranking_frame, to_ranking
+    keep = np.isin(run.row_queries(), qcodes)
+    if depth is not None:
+        keep &= run.row_ranks() <= depth
+    if keep.all():
+        return run
+    frame = ranking_frame(run)[keep]
+    return to_ranking(frame.reset_index(drop=True), source=run.source)
+
+
+def full_values(qrels, runs: Dict[str, Ranking], measures: Sequence[str], queries: np.ndarray) -> Dict[str, np.ndarray]:
+    """{measure: runs x queries} by the package's own evaluation with the whole qrels (0 where a run does
+    not answer a query). Measures with a cutoff read the runs' top k only (the same values, less work)."""
+    from ..io import QUERY_IDS
+    from ..parsing import parse_measure
+    from ..provider import iter_calc_columnar
+    where = {q: i for i, q in enumerate(queries)}
+    qcodes = QUERY_IDS.encode(list(queries))
+    out = {m: np.zeros((len(runs), len(queries))) for m in measures}
+    for m in measures:
+        pm = parse_measure(m)
+        cutoff = weights_of(m).cutoff
+        for r, run in enumerate(runs.values()):
+            for metric in iter_calc_columnar([pm], qrels, _trimmed(run, qcodes, cutoff)):
+                if metric.query_id in where:
+                    out[m][r, where[metric.query_id]] = metric.value
+    return out
+
+
+def holm(pvalues: np.ndarray, alpha: float) -> np.ndarray:
+    """Holm's (1979) step-down rejections at level ``alpha``; equals
+    ``statsmodels.stats.multitest.multipletests(p, alpha, 'holm')[0]`` (tests/judging), written out because
+    that call runs ``gc.collect()`` each time (0.2 s in a large process, measured), and a simulation makes
+    thousands of them."""
+    p = np.asarray(pvalues, dtype=np.float64)
+    m = len(p)
+    order = np.argsort(p, kind="stable")
+    adjusted = np.minimum(1.0, np.maximum.accumulate(p[order] * (m - np.arange(m))))
+    reject = np.empty(m, dtype=bool)
+    reject[order] = adjusted <= alpha
+    return reject
+
+
+def _verdicts(values: np.ndarray, runs: List[str], alpha: float) -> np.ndarray:
+    frame = pd.DataFrame(values, index=runs)
+    table = all_pairs(frame, alpha=alpha, effect_ci=None, correction=None)
+    p = np.where(np.isnan(table["pvalue"].to_numpy(float)), 1.0, table["pvalue"].to_numpy(float))
+    return np.where(holm(p, alpha), np.sign(table["difference"].to_numpy(float)), 0.0)
+
+
+def _robust_verdicts(low: np.ndarray, high: np.ndarray, alpha: float) -> np.ndarray:
+    a, b = (np.array(x, dtype=np.int64) for x in zip(*itertools.combinations(range(len(low)), 2), strict=True))
+    sig = []
+    for xa, xb in ((low[a], low[b]), (low[a], high[b]), (high[a], low[b])):
+        d = xa - xb
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = scipy.stats.ttest_rel(xa, xb, axis=1).pvalue
+        p = np.where(np.isnan(p), 1.0, p)
+        reject = holm(p, alpha)
+        sig.append(np.where(reject, np.sign(d.mean(axis=1)), 0.0))
+    s = np.stack(sig)
+    return np.where((s == s[0]).all(axis=0), s[0], 0.0)
+
+
+def replay(pool: Pool, grades: np.ndarray, strategy: str, budgets: Sequence[int], batch: int,
+           seed: int = 0) -> Iterator[Tuple[int, np.ndarray]]:
+    """(budget, revealed mask) at every budget (ascending) of ``strategy`` run round by round from no
+    judgment, each round revealing the true ``grades`` of the ``batch`` documents it chose."""
+    rng = np.random.default_rng(seed)
+    revealed = np.zeros(pool.n_candidates, dtype=bool)
+    for budget in budgets:
+        while int(revealed.sum()) < budget:
+            pick = choose(pool, revealed, grades, strategy, min(batch, budget - int(revealed.sum())), rng=rng,
+                          explain=False)
+            if len(pick.index) == 0:
+                break
+            revealed[pick.index] = True
+        yield budget, revealed.copy()
+
+
+def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), strategies: Sequence[str] = STRATEGIES,
+             budgets: Sequence[int] = (100, 200, 400), batch: Optional[int] = None,
+             select_measure: Optional[str] = None, depth: Optional[int] = None, seed: int = 0,
+             alpha: float = 0.05, progress=None) -> pd.DataFrame:
+    """Replay ``strategies`` with ``qrels`` as the oracle; one row per strategy, budget and measure
+    (:data:`SIMULATION_COLUMNS`). ``select_measure`` (default: the first of ``measures``) gives the pool
+    and the weights the strategies use; ``batch`` documents per round (default: one per query of the
+    qrels). ``judged`` is the number of documents revealed (less than ``budget`` once the pool is exhausted)."""
+    oracle = load_judgments(qrels)
+    if oracle is None or len(oracle.grades) == 0:
+        raise ParameterError("qrels: a simulation needs the real judgments as its oracle")
+    measures = [str(m) for m in measures]
+    if not measures:
+        raise ParameterError("measures: give at least one measure")
+    for s in strategies:
+        if s not in STRATEGIES:
+            raise ParameterError(f"strategies: unknown strategy {s!r}; one of {', '.join(STRATEGIES)}")
+    budgets = sorted({int(positive_int(b, "budgets") or 0) for b in budgets})
+    rankings = _as_rankings(runs)
+    if len(rankings) < 2:
+        raise ParameterError("runs: a simulation compares at least 2 runs")
+    from ..io import QUERY_IDS
+    pool = build_pool(rankings, select_measure or measures[0], queries=list(QUERY_IDS.decode(oracle.qcodes)),
+                      depth=depth)
+    batch = positive_int(batch, "batch", allow_none=True) or len(pool.queries)
+    grades, in_qrels = pool.lookup(oracle)
+    grades = np.where(in_qrels, grades, 0)
+    extra = [r for r in (_residual_text(m) for m in measures) if r is not None and r not in measures]
+    evaluator = RevealedEvaluator(pool, rankings, measures + extra, grades)
+    full = full_values(oracle, rankings, measures, pool.queries)
+    full_mean = {m: full[m].mean(axis=1) for m in measures}
+    full_verdict = {m: _verdicts(full[m], pool.runs, alpha) for m in measures}
+    rows = []
+    for strategy in strategies:
+        for budget, revealed in replay(pool, grades, strategy, budgets, batch, seed):
+            values = evaluator.values(revealed)
+            for m in measures:
+                v = values[m]
+                agree = ranking_agreement(pd.Series(full_mean[m], index=pool.runs),
+                                          pd.Series(v.mean(axis=1), index=pool.runs))
+                verdict = _verdicts(v, pool.runs, alpha)
+                res = _residual_text(m)
+                robust = mean_res = float("nan")
+                if res is not None:
+                    mean_res = float(values[res].mean())
+                    rv = _robust_verdicts(v, v + values[res], alpha)
+                    sig = full_verdict[m] != 0
+                    robust = float((rv[sig] == full_verdict[m][sig]).mean()) if sig.any() else float("nan")
+                rows.append((strategy, budget, int(revealed.sum()), m, agree.tau_b, agree.tau_ap,
+                             float((verdict == full_verdict[m]).mean()), robust, mean_res))
+            if progress is not None:
+                progress(f"{strategy}: {int(revealed.sum())} judged")
+    return pd.DataFrame(rows, columns=list(SIMULATION_COLUMNS))
+
+
+def needed(table: pd.DataFrame, tau: float = 0.9, verdicts: float = 0.95) -> pd.DataFrame:
+    """The smallest budget from which on each strategy stays at tau_b >= ``tau`` (and, separately, at
+    verdicts_agree >= ``verdicts``), per measure; NaN when no budget of the table reaches it."""
+    out = []
+    for (m, s), g in table.groupby(["measure", "strategy"], sort=False):
+        g = g.sort_values("budget")
+        row = {"measure": m, "strategy": s}
+        for col, target in (("tau_b", tau), ("verdicts_agree", verdicts)):
+            ok = (g[col].to_numpy() >= target)
+            tail_ok = np.flip(np.cumprod(np.flip(ok))).astype(bool)
+            row[f"{col}>={target:g}"] = float(g["judged"].to_numpy()[tail_ok][0]) if tail_ok.any() else float("nan")
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def plot_simulation(table: pd.DataFrame, path: Optional[str] = None):
+    """Curves of tau_b, verdicts_agree and mean_residual against the judgments made, one line per
+    strategy, one row of panels per measure (matplotlib). Returns the figure; saved to ``path`` if given."""
+    import matplotlib
+    if path is not None:
+        matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+    measures = list(dict.fromkeys(table["measure"]))
+    cols = ["tau_b", "verdicts_agree", "mean_residual"]
+    fig, axes = plt.subplots(len(measures), len(cols), figsize=(4 * len(cols), 3 * len(measures)), squeeze=False)
+    for i, m in enumerate(measures):
+        sub = table[table["measure"] == m]
+        for j, col in enumerate(cols):
+            ax = axes[i][j]
+            if sub[col].isna().all():
+                ax.axis("off")
+                ax.text(0.5, 0.5, f"{m}: no {col}", ha="center", va="center", fontsize=9)
+                continue
+            for s, g in sub.groupby("strategy", sort=False):
+                ax.plot(g["judged"], g[col], marker=".", label=s)
+            ax.set_title(f"{m}: {col}", fontsize=9)
+            ax.set_xlabel("judgments")
+            ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=110)
+    return fig

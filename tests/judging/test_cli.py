@@ -1,0 +1,60 @@
+"""The judge and simulate-judging commands, in process (cli.main)."""
+import pandas as pd
+import pytest
+
+from ir_rbstar import cli
+from ir_rbstar.judging import select
+from tests.helpers import VASWANI
+
+QRELS = str(VASWANI / "qrels")
+RUNS = [str(VASWANI / "bm25.run.gz"), str(VASWANI / "bm25_flat.run.gz")]
+
+
+def test_judge_writes_the_selection_and_a_stub(tmp_path):
+    out, stub = tmp_path / "next.tsv", tmp_path / "next.qrels"
+    code = cli.main(["judge", QRELS, *RUNS, "--measure", "RBP(p=0.8)@10", "--budget", "12", "--batch", "5",
+                     "--goal", "pairs", "-o", str(out), "--stub", str(stub)])
+    assert code == 0
+    table = pd.read_csv(out, sep="\t", dtype={"query_id": str, "doc_id": str})
+    assert list(table.columns) == ["query_id", "doc_id", "priority", "round", "strategy", "reason"]
+    assert len(table) == 12 and list(table["round"]) == [1] * 5 + [2] * 5 + [3] * 2
+    same = select({"bm25": RUNS[0], "bm25_flat": RUNS[1]}, QRELS, "RBP(p=0.8)@10", budget=12, batch=5)
+    assert list(table["doc_id"]) == list(same["doc_id"]) and list(table["query_id"]) == list(same["query_id"])
+    lines = stub.read_text().splitlines()
+    assert lines[0] == f"{table['query_id'][0]} 0 {table['doc_id'][0]} _" and len(lines) == 12
+
+
+def test_judge_to_stdout_with_a_baseline_strategy_and_no_qrels(capsys):
+    assert cli.main(["judge", "none", *RUNS, "--measure", "nDCG@10", "--budget", "3", "--strategy", "depth"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("query_id\tdoc_id") and len(lines) == 4 and "depth: best rank 1" in lines[1]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--budget", "0"], "budget: must be a positive integer"),
+    (["--budget", "5", "--baseline", "nope"], "baseline: unknown run 'nope'"),
+    (["--budget", "5", "--measure", "MAP"], "judging supports"),
+    (["--budget", "5", "--per-query", "-1"], "per_query"),
+])
+def test_judge_bad_input_is_one_line_and_exit_2(capsys, args, message):
+    assert cli.main(["judge", QRELS, *RUNS, *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ir-rbstar: error: ") and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_judge_unknown_run_file(capsys):
+    assert cli.main(["judge", QRELS, RUNS[0], "missing.run", "--budget", "5"]) == 2
+    assert "missing.run" in capsys.readouterr().err
+
+
+def test_simulate_judging_table_and_picture(tmp_path, capsys):
+    picture = tmp_path / "curves.png"
+    code = cli.main(["simulate-judging", QRELS, *RUNS, str(VASWANI / "bm25l.run.gz"), "--measures",
+                     "RBP(p=0.8)@10", "--strategies", "pairs,depth", "--budgets", "40,80", "--picture", str(picture)])
+    assert code == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split("\t") == ["strategy", "budget", "judged", "measure", "tau_b", "tau_ap", "verdicts_agree",
+                                  "robust_agree", "mean_residual"]
+    assert len(out) == 1 + 2 * 2 and picture.stat().st_size > 1000
+    assert cli.main(["simulate-judging", QRELS, *RUNS, "--budgets", "a,b"]) == 2
+    assert "--budgets" in capsys.readouterr().err

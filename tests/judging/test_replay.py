@@ -1,0 +1,108 @@
+"""Replaying a simulation equals evaluating with the revealed subset of the judgments, through the package's
+own evaluation (ir_measures doors), on the bundled Vaswani runs."""
+import ir_measures
+import numpy as np
+import pandas as pd
+import pytest
+
+import ir_rbstar
+from ir_rbstar.errors import GradeScaleError, ParameterError
+from ir_rbstar.io import QUERY_IDS, read_trec_qrels, to_ranking
+from ir_rbstar.judging import build_pool
+from ir_rbstar.judging.evaluate import RevealedEvaluator
+from ir_rbstar.judging.simulate import SIMULATION_COLUMNS, needed, replay, simulate
+from tests.helpers import VASWANI
+
+NAMES = ("bm25", "bm25_flat", "bm25l")
+MEASURES = ["RBP(p=0.8)", "RBP_res(p=0.8)", "RBP(p=0.8)@10", "RBP_res(p=0.8)@10", "nDCG@10", "P@10"]
+
+
+@pytest.fixture(scope="module")
+def data():
+    qrels = read_trec_qrels(str(VASWANI / "qrels"))
+    # each run's top 100 (the same rows for both sides of the comparison; keeps the test fast)
+    frames = {n: pd.read_csv(VASWANI / f"{n}.run.gz", sep=r"\s+", header=None, usecols=[0, 2, 3, 4],
+                             names=["query_id", "doc_id", "rank", "score"], dtype={"query_id": str, "doc_id": str})
+              for n in NAMES}
+    frames = {n: f[f["rank"] <= 100][["query_id", "doc_id", "score"]].reset_index(drop=True) for n, f in frames.items()}
+    runs = {n: to_ranking(f) for n, f in frames.items()}
+    return qrels, runs, frames
+
+
+@pytest.mark.parametrize("strategy", ["pairs", "bandit"])
+def test_replay_equals_evaluation_with_the_revealed_qrels(data, strategy):
+    qrels, runs, frames = data
+    pool = build_pool(runs, "RBP(p=0.8)", queries=list(QUERY_IDS.decode(qrels.qcodes)))
+    grades, in_qrels = pool.lookup(qrels)
+    grades = np.where(in_qrels, grades, 0)                 # not in the qrels: non-relevant once revealed
+    ev = RevealedEvaluator(pool, runs, MEASURES, grades)
+    parsed = ir_rbstar.parse(" ".join(MEASURES))
+    for budget, revealed in replay(pool, grades, strategy, [40, 400], batch=25, seed=1):
+        assert int(revealed.sum()) == budget
+        idx = np.flatnonzero(revealed)
+        frame = pd.DataFrame({"query_id": pool.query_ids(idx), "doc_id": pool.doc_ids(idx),
+                              "relevance": grades[idx]})
+        mine = ev.values(revealed)
+        qpos = {q: i for i, q in enumerate(pool.queries)}
+        checked = 0
+        for r, name in enumerate(pool.runs):
+            for metric in ir_measures.iter_calc(parsed, frame, frames[name]):
+                got = mine[str(metric.measure)][r, qpos[metric.query_id]]
+                assert got == pytest.approx(metric.value, abs=1e-9), (strategy, name, metric)
+                checked += 1
+        assert checked >= len(NAMES) * len(MEASURES) * len(set(frame["query_id"]))
+
+
+def test_simulate_table_is_deterministic_and_complete(data):
+    qrels, runs, _ = data
+    kw = dict(measures=["RBP(p=0.8)@10", "nDCG@10"], strategies=["pairs", "depth", "bandit"], budgets=[30, 90],
+              seed=2)
+    a = simulate(qrels, runs, **kw)
+    b = simulate(qrels, runs, **kw)
+    pd.testing.assert_frame_equal(a, b)
+    assert tuple(a.columns) == SIMULATION_COLUMNS and len(a) == 3 * 2 * 2
+    assert a["tau_b"].dropna().between(-1, 1).all() and a["verdicts_agree"].between(0, 1).all()
+    assert a.loc[a["measure"] == "nDCG@10", "mean_residual"].isna().all()
+    rbp = a[a["measure"] == "RBP(p=0.8)@10"]
+    assert rbp["mean_residual"].between(0, 1).all()
+    # more judgments never leave more residual weight
+    for _, g in rbp.groupby("strategy"):
+        assert np.all(np.diff(g.sort_values("budget")["mean_residual"].to_numpy()) <= 1e-12)
+    table = needed(a, tau=2.0, verdicts=0.0)              # tau_b never reaches 2; every share is >= 0
+    assert table["tau_b>=2"].isna().all() and (table["verdicts_agree>=0"] == 30).all()
+
+
+def test_simulation_with_every_document_revealed_matches_full_judgments(data):
+    # at a budget covering the whole pool of RBP@5, the top 5 of every run is judged: RBP@5 equals the full value
+    qrels, runs, _ = data
+    table = simulate(qrels, runs, measures=["RBP(p=0.8)@5"], strategies=["residual"], budgets=[100_000])
+    row = table.iloc[0]
+    assert row["tau_b"] == pytest.approx(1.0) and row["verdicts_agree"] == 1.0
+    assert row["mean_residual"] == pytest.approx(0.8 ** 5)          # only the tail p^k is left
+
+
+def test_simulate_bad_input(data):
+    qrels, runs, _ = data
+    with pytest.raises(ParameterError, match="oracle"):
+        simulate(None, runs)
+    with pytest.raises(ParameterError, match="strategies"):
+        simulate(qrels, runs, strategies=["nope"])
+    with pytest.raises(ParameterError, match="budgets"):
+        simulate(qrels, runs, budgets=[0])
+    with pytest.raises(ParameterError, match="at least 2"):
+        simulate(qrels, {"bm25": runs["bm25"]})
+    graded = {"1": {"1": 3}}
+    with pytest.raises(GradeScaleError, match="max_rel"):
+        simulate(graded, runs, measures=["RBP(p=0.8)@5"], budgets=[5])
+
+
+def test_holm_equals_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    from ir_rbstar.judging.simulate import holm
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        p = rng.uniform(0, 0.2, size=rng.integers(1, 30))
+        p[rng.integers(0, len(p))] = p[0]                  # a tie
+        for alpha in (0.05, 0.1):
+            assert np.array_equal(holm(p, alpha), multipletests(p, alpha=alpha, method="holm")[0])

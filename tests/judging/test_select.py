@@ -1,0 +1,132 @@
+"""Selection strategies on small hand-checked cases (RBP weights (1-p) p^(rank-1) with p = 0.8: 0.2, 0.16)."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from ir_rbstar.errors import ParameterError
+from ir_rbstar.io import to_qrels
+from ir_rbstar.judging import STRATEGIES, build_pool, choose, select
+
+# A ranks x then y, B ranks z then y: y is shared at rank 2, x and z are each one run's top document.
+RUNS = {"A": {"q": {"x": 2.0, "y": 1.0}}, "B": {"q": {"z": 2.0, "y": 1.0}}}
+M = "RBP(p=0.8)@2"
+
+
+def order(strategy, runs=RUNS, qrels=None, **kw):
+    table = select(runs, qrels, M, budget=kw.pop("budget", 10), strategy=strategy, **kw)
+    return list(table["doc_id"])
+
+
+def test_pool_weights_by_hand():
+    pool = build_pool(RUNS, M)
+    docs = list(pool.doc_ids(np.arange(pool.n_candidates)))
+    W = {d: tuple(np.round(pool.W[:, i], 6)) for i, d in enumerate(docs)}
+    assert W == {"x": (0.2, 0.0), "y": (0.16, 0.16), "z": (0.0, 0.2)}
+    assert pool.depth == 2 and np.allclose(pool.tail, 0.8 ** 2)
+
+
+def test_residual_and_rbp_sum_take_the_shared_document_first():
+    # y: 0.16 + 0.16 = 0.32 of residual weight, x and z 0.2 each
+    assert order("residual")[0] == "y"
+    assert order("rbp_sum")[0] == "y"
+
+
+def test_rbp_max_and_depth_take_the_top_documents_first():
+    # max: x 0.2, z 0.2, y 0.16; depth: x and z at rank 1, y at rank 2
+    assert order("rbp_max")[2] == "y" and set(order("rbp_max")[:2]) == {"x", "z"}
+    assert order("depth")[2] == "y" and set(order("depth")[:2]) == {"x", "z"}
+
+
+def test_pairs_ignores_a_document_both_runs_weigh_equally():
+    # judging y moves RBP(A) - RBP(B) by |0.16 - 0.16| = 0: it comes last, with priority 0
+    table = select(RUNS, None, M, budget=3, strategy="pairs")
+    assert list(table["doc_id"])[2] == "y"
+    assert table["priority"].iloc[2] == 0.0
+    assert table["priority"].iloc[0] == pytest.approx(0.5 * 0.2)      # P(relevant) 1/2 (nothing judged) x 0.2
+    assert "A vs B" in table["reason"].iloc[0]
+
+
+def test_unsettled_pairs_by_hand():
+    # low / residual of runs A, B, C on one query: A in [0.5, 1.0], B in [0, 0.5], C in [0, 1.0]
+    from ir_rbstar.judging.strategies import _unsettled
+    low, res = np.array([[0.5], [0.0], [0.0]]), np.array([[0.5], [0.5], [1.0]])
+    u = _unsettled(low, res, adjacent=False)
+    assert u.tolist() == [[0, 0, 1], [0, 0, 1], [0, 0, 0]]     # A-B settled (A >= B at every completion)
+    adj = _unsettled(low, res, adjacent=True)                   # ranking A, B, C: adjacent (A,B), (B,C)
+    assert adj.tolist() == [[0, 0, 0], [0, 0, 1], [0, 0, 0]]
+    base = _unsettled(low, res, adjacent=False, baseline=0)     # pairs with A only
+    assert base.tolist() == [[0, 0, 1], [0, 0, 0], [0, 0, 0]]
+
+
+def test_nothing_left_to_choose_once_all_candidates_are_judged():
+    runs = {"A": {"q": {"x": 2.0}}, "B": {"q": {"z": 2.0}}}
+    pool = build_pool(runs, "RBP(p=0.5)@1")
+    grades, judged = pool.lookup(to_qrels({"q": {"x": 1, "z": 0}}))
+    assert judged.all() and len(choose(pool, judged, grades, "pairs", 5).index) == 0
+
+
+def test_mtf_follows_a_run_until_a_non_relevant_document():
+    assert order("mtf") == ["x", "y", "z"]                 # A first (equal priorities: run order), then B
+    # x judged non-relevant: A's priority drops to -1, B goes first
+    assert order("mtf", qrels={"q": {"x": 0}}) == ["z", "y"]
+
+
+def test_bandit_is_seeded_and_takes_each_runs_next_document():
+    runs = {f"r{i}": {"q": {f"d{(i + j) % 7}": 10.0 - j for j in range(5)}} for i in range(4)}
+    a = select(runs, None, "RBP(p=0.8)@5", budget=6, strategy="bandit", seed=3)
+    b = select(runs, None, "RBP(p=0.8)@5", budget=6, strategy="bandit", seed=3)
+    pd.testing.assert_frame_equal(a, b)
+    assert a["doc_id"].is_unique and len(a) == 6
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_budget_batches_no_repeats_and_judged_documents_skipped(strategy):
+    runs = {f"r{i}": {f"q{q}": {f"d{(i + j + q) % 9}": 10.0 - j for j in range(6)} for q in range(3)}
+            for i in range(5)}
+    qrels = {"q0": {"d0": 1, "d1": 0}}
+    table = select(runs, qrels, "RBP(p=0.8)@6", budget=7, strategy=strategy, batch=3, queries=["q0", "q1", "q2"])
+    assert len(table) == 7 and list(table["round"]) == [1, 1, 1, 2, 2, 2, 3]
+    assert not table.duplicated(["query_id", "doc_id"]).any()
+    assert not ((table["query_id"] == "q0") & table["doc_id"].isin(["d0", "d1"])).any()
+    capped = select(runs, qrels, "RBP(p=0.8)@6", budget=7, strategy=strategy, per_query=2,
+                    queries=["q0", "q1", "q2"])
+    assert capped["query_id"].value_counts().max() <= 2 and len(capped) == 6
+    # a budget beyond the pool returns the whole pool once
+    everything = select(runs, None, "RBP(p=0.8)@6", budget=10_000, strategy=strategy)
+    assert len(everything) == build_pool(runs, "RBP(p=0.8)@6").n_candidates
+
+
+def test_ranking_goal_uses_adjacent_pairs_only():
+    # C is far below A and B; the pair (A, B) is the only adjacent unsettled one once C is last
+    runs = {"A": {"q": {"x": 2.0, "y": 1.0}}, "B": {"q": {"z": 2.0, "y": 1.0}}, "C": {"q": {"w": 2.0}}}
+    table = select(runs, None, M, budget=4, strategy="ranking")
+    assert table["reason"].str.contains("unsettled").all()
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"budget": 0}, "budget"), ({"budget": -3}, "budget"), ({"budget": 2.5}, "budget"),
+    ({"budget": 5, "batch": 0}, "batch"), ({"budget": 5, "per_query": 0}, "per_query"),
+    ({"budget": 5, "strategy": "random"}, "strategy"), ({"budget": 5, "baseline": "nope"}, "baseline"),
+    ({"budget": 5, "depth": 0}, "depth"),
+])
+def test_bad_parameters_are_typed_errors(kw, match):
+    with pytest.raises(ParameterError, match=match):
+        select(RUNS, None, M, **kw)
+
+
+def test_unsupported_measure_is_a_typed_error():
+    with pytest.raises(ParameterError, match="judging supports"):
+        select(RUNS, None, "AP", budget=3)
+    with pytest.raises(ParameterError, match="cutoff"):
+        select(RUNS, None, "nDCG", budget=3)
+
+
+@pytest.mark.parametrize("strategy", ["depth", "rbp_sum", "rbp_max", "residual", "pairs", "ranking"])
+def test_ties_are_broken_the_same_whatever_the_order_of_the_runs(strategy):
+    # tied scores inside runs and tied priorities between documents (x and z: rank 1 of one run each)
+    runs = {"A": {"q": {"x": 2.0, "y": 1.0, "w": 1.0}}, "B": {"q": {"z": 2.0, "y": 1.0, "v": 1.0}}}
+    flipped = {"B": runs["B"], "A": runs["A"]}
+    a = select(runs, None, "RBP(p=0.8)@3", budget=5, strategy=strategy)
+    b = select(flipped, None, "RBP(p=0.8)@3", budget=5, strategy=strategy)
+    assert list(a["doc_id"]) == list(b["doc_id"])
+    assert np.allclose(a["priority"], b["priority"])
