@@ -156,33 +156,72 @@ def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: O
         _check_duplicates((first, later), qc, dbytes, "run", source, line_of)
     return ranking
 
+_INT64_LIMIT = 2.0 ** 63          # grades are whole numbers in [-2^63, 2^63): int64
+
+
+def grade_column(grades: Any, source: str, qids, dids, line_of=None) -> np.ndarray:
+    """Grades as int64, validated: a grade must be a whole number within int64 (``3``, ``-1``, ``2.0``,
+    ``1e3``); a fractional, non-finite (nan, inf) or out-of-range (``1e20``, 22 digits) grade is an
+    :class:`InputFormatError` naming the source, line, query and document, at every door (never cast
+    silently to another number)."""
+    raw = np.asarray(grades)
+    if raw.dtype.kind in "ib":
+        return raw.astype(np.int64)
+    if raw.dtype.kind == "u" and not (raw > np.iinfo(np.int64).max).any():
+        return raw.astype(np.int64)
+    out = np.zeros(len(raw), dtype=np.int64)
+    if raw.dtype.kind == "S":
+        try:
+            return raw.astype(np.int64)         # plain integers within int64: exact
+        except (ValueError, OverflowError):
+            pass
+        body = np.char.lstrip(np.char.strip(raw), b"+-")
+        digits = np.char.isdigit(body)
+        plain = digits & (np.char.str_len(body) < 19)     # below 10^18: int64 for sure
+        out[plain] = raw[plain].astype(np.int64)
+        conv = np.zeros(len(raw), dtype=np.float64)
+        conv[~plain] = _grade_floats(raw[~plain])
+        for i in np.flatnonzero(digits & ~plain).tolist():         # 19 digits or more: exactly, one by one
+            value = int(raw[i])
+            if -(2 ** 63) <= value < 2 ** 63:
+                out[i], plain[i] = value, True
+            else:
+                conv[i] = np.inf if value > 0 else -np.inf
+    else:
+        plain = np.zeros(len(raw), dtype=bool)
+        conv = _grade_floats(raw)
+    with np.errstate(invalid="ignore"):
+        bad = ~plain & (~np.isfinite(conv) | (conv != np.round(conv)) | (conv >= _INT64_LIMIT)
+                        | (conv < -_INT64_LIMIT))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        where = f" line {line_of(i)}:" if line_of is not None else ""
+        why = ("is not an integer grade" if np.isnan(conv[i]) or conv[i] != np.round(conv[i])
+               else "is out of range (a grade is an integer of at most 64 bits, below 2^63 in magnitude)")
+        raise InputFormatError(f"{source}:{where} relevance {_show(_item(raw[i]))!r} of document "
+                               f"{_show(_item(dids[i]))!r} for query {_show(_item(qids[i]))!r} {why}")
+    out[~plain] = conv[~plain]
+    return out
+
+
+def _item(v: Any) -> Any:
+    """A numpy scalar as the Python value it holds (messages show ``b'x'`` or ``nan``, not numpy's reprs)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _grade_floats(raw: np.ndarray) -> np.ndarray:
+    try:                                   # Python numbers (a dict of dicts): one C pass
+        return raw.astype(np.float64)
+    except (TypeError, ValueError, OverflowError):
+        return pd.to_numeric(pd.Series(raw, dtype=object).map(_show), errors="coerce").to_numpy(dtype=np.float64)
+
 
 def qrels_from_columns(qids, dids, grades, source: str, line_of=None, dhash: Optional[np.ndarray] = None) -> Qrels:
     """:class:`Qrels` from columns (query ids or :class:`CodedIds`, document ids, integer grades), validated."""
     dbytes = doc_bytes(dids if isinstance(dids, np.ndarray) else np.asarray(dids, dtype=object))
     qids, qc = _query_column(qids, source, line_of)
     check_utf8(dbytes, "document id", source, line_of)
-    raw = np.asarray(grades)
-    g = None
-    if raw.dtype.kind in "iub":
-        g = raw.astype(np.int64)
-    elif raw.dtype.kind == "S":
-        try:
-            g = raw.astype(np.int64)
-        except ValueError:
-            g = None
-    if g is None:
-        try:                                   # Python numbers (a dict of dicts): one C pass
-            conv = raw.astype(np.float64)
-        except (TypeError, ValueError):
-            conv = pd.to_numeric(pd.Series(raw, dtype=object).map(_show), errors="coerce").to_numpy(dtype=np.float64)
-        bad = np.isnan(conv) | (conv != np.round(conv))
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            where = f" line {line_of(i)}:" if line_of is not None else ""
-            raise InputFormatError(f"{source}:{where} relevance {_show(raw[i])!r} of document {_show(dbytes[i])!r} "
-                                   f"for query {_show(qids[i])!r} is not an integer grade")
-        g = conv.astype(np.int64)
+    g = grade_column(grades, source, qids, dbytes, line_of)
     dh = hash_ids(dbytes) if dhash is None else dhash
     index = DocIndex(qc, dh)
     _check_duplicates(index.clashes, qc, dbytes, "qrels", source, line_of)

@@ -64,6 +64,7 @@ import pandas as pd
 from ir_measures import MeanAgg
 
 from ..errors import InputFormatError, MissingExtraError, ParameterError, ReferenceNotFoundError
+from ..io.columns import grade_column
 from ..measures.base import RbstarMeasure
 from ..references import split_list
 from .blocks import aggregate, as_measures, block_frame, evaluate_block, metrics_frame
@@ -133,13 +134,8 @@ def _rows(frame: pd.DataFrame, columns: Sequence[str], what: str) -> pd.DataFram
     if "score" in columns:
         out["score"] = out["score"].astype(float)
     if "relevance" in columns:
-        grades = out["relevance"].to_numpy(dtype=float)
-        bad = np.flatnonzero(~np.isfinite(grades) | (grades != np.round(grades)))
-        if len(bad):
-            i = int(bad[0])
-            raise InputFormatError(f"{what}: relevance must be an integer grade, got {out['relevance'].iloc[i]!r} "
-                                   f"(query {out['query_id'].iloc[i]!r}, document {out['doc_id'].iloc[i]!r})")
-        out["relevance"] = grades.astype(np.int64)
+        out["relevance"] = grade_column(out["relevance"].to_numpy(), what, out["query_id"].to_numpy(),
+                                        out["doc_id"].to_numpy())
     return out
 
 
