@@ -157,6 +157,9 @@ def _split_inputs(inputs: List[str], dirs: bool = False):
     runs = []
     for item in inputs:
         path = os.path.expanduser(item)
+        if os.path.isdir(path) and not dirs:
+            raise errors.InputFormatError(f"{item}: is a directory, expected a run file (a directory of Parquet "
+                                          f"files is read as a run only with --stream)")
         if not (os.path.isfile(path) or (dirs and os.path.isdir(path))):
             break
         runs.append(item)

@@ -10,7 +10,7 @@ import pandas as pd
 from ..engine import compiled
 from ..errors import DuplicateDocumentError, InputFormatError, RbstarError
 from .docindex import DocIndex, MovedIndex, input_rows
-from .ids import QUERY_IDS, CodedIds, _show, _to_str, check_utf8, doc_bytes, hash_ids
+from .ids import QUERY_IDS, CodedIds, _raw, _show, _to_str, check_utf8, doc_bytes, hash_ids
 from .tables import Qrels, Ranking, _build_ranking, _query_codes
 
 
@@ -29,8 +29,8 @@ def _check_duplicates(clashes: Optional[Tuple[np.ndarray, np.ndarray]], qcodes: 
     repeat = np.flatnonzero((q[1:] == q[:-1]) & (d[1:] == d[:-1]))
     if len(repeat) == 0:
         a, b = int(clashes[0][0]), int(clashes[1][0])
-        raise RbstarError(f"{source}: 64-bit hash collision between document ids {dbytes[a]!r} and "
-                          f"{dbytes[b]!r}; please report this (it should practically never happen)")
+        raise RbstarError(f"{source}: 64-bit hash collision between document ids {_raw(dbytes[a])!r} and "
+                          f"{_raw(dbytes[b])!r}; please report this (it should practically never happen)")
     firsts = repeat[np.r_[True, repeat[1:] != repeat[:-1] + 1]]      # the first repeat of each document
     i = firsts[np.argmin(rows[firsts + 1])]
     a, b = int(rows[i]), int(rows[i + 1])
@@ -46,7 +46,7 @@ def _check_scores(scores: np.ndarray, source: str, qids, dids, line_of=None) -> 
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         where = f" line {line_of(i)}:" if line_of is not None else ""
-        raise InputFormatError(f"{source}:{where} score {scores[i]!r} of document {_show(dids[i])!r} for query "
+        raise InputFormatError(f"{source}:{where} score {_show(scores[i])!r} of document {_show(dids[i])!r} for query "
                                f"{_show(qids[i])!r} is not a finite number")
 
 
@@ -198,15 +198,21 @@ def grade_column(grades: Any, source: str, qids, dids, line_of=None) -> np.ndarr
         where = f" line {line_of(i)}:" if line_of is not None else ""
         why = ("is not an integer grade" if np.isnan(conv[i]) or conv[i] != np.round(conv[i])
                else "is out of range (a grade is an integer of at most 64 bits, below 2^63 in magnitude)")
-        raise InputFormatError(f"{source}:{where} relevance {_show(_item(raw[i]))!r} of document "
-                               f"{_show(_item(dids[i]))!r} for query {_show(_item(qids[i]))!r} {why}")
+        hint = ""
+        if raw.dtype.kind == "S" and _not_a_number(raw[i]):
+            hint = "; are the columns in the order query_id iteration doc_id relevance?"
+        raise InputFormatError(f"{source}:{where} relevance {_show(raw[i])!r} of document "
+                               f"{_show(dids[i])!r} for query {_show(qids[i])!r} {why}{hint}")
     out[~plain] = conv[~plain]
     return out
 
 
-def _item(v: Any) -> Any:
-    """A numpy scalar as the Python value it holds (messages show ``b'x'`` or ``nan``, not numpy's reprs)."""
-    return v.item() if isinstance(v, np.generic) else v
+def _not_a_number(token: bytes) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return True
+    return False
 
 
 def _grade_floats(raw: np.ndarray) -> np.ndarray:

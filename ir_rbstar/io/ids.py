@@ -132,7 +132,7 @@ def check_utf8(ids: np.ndarray, column: str, source: str, line_of=None) -> None:
             ids[i].decode("utf-8")
         except UnicodeDecodeError:
             where = f" line {line_of(i)}:" if line_of is not None else ""
-            raise InputFormatError(f"{source}:{where} {column} {ids[i]!r} is not UTF-8 text; ids must be UTF-8: "
+            raise InputFormatError(f"{source}:{where} {column} {_raw(ids[i])!r} is not UTF-8 text; ids must be UTF-8: "
                                    f"re-encode the file (e.g. iconv -f latin1 -t utf-8)") from None
 
 
@@ -145,7 +145,16 @@ def _to_str(values: np.ndarray) -> np.ndarray:
 
 
 def _show(v: Any) -> Any:
+    """A value for a message: a numpy scalar as the Python value it holds (numpy 2's reprs, such as
+    ``np.float64(nan)``, never reach a message), bytes as text."""
+    if isinstance(v, np.generic):
+        v = v.item()
     return v.decode("utf-8", "replace") if isinstance(v, bytes) else v
+
+
+def _raw(v: Any) -> Any:
+    """A numpy scalar as the Python value it holds (bytes stay bytes: for ids that are not UTF-8)."""
+    return v.item() if isinstance(v, np.generic) else v
 
 
 class CodedIds:

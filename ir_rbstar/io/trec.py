@@ -11,7 +11,7 @@ import pandas as pd
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..engine import compiled
-from ..errors import EmptyInputError, InputFormatError
+from ..errors import DuplicateDocumentError, EmptyInputError, InputFormatError
 from .columns import _POW10, _as_float, _check_scores, qrels_from_columns, ranking_from_columns
 from .ids import QUERY_IDS, _to_str, doc_bytes
 from .tables import Qrels, Ranking
@@ -233,7 +233,21 @@ def read_trec_qrels(path: str) -> Qrels:
     """Read a TREC qrels file (``qid iteration docno grade``; ``.gz`` allowed)."""
     path = os.fspath(path)
     cols = _file_columns(path, 4, (0, 2, 3), "qrels", "query_id iteration doc_id relevance")
-    return qrels_from_columns(cols[0], cols[2], cols[3], path, _line_mapper(path), dhash=cols.get("hash"))
+    try:
+        return qrels_from_columns(cols[0], cols[2], cols[3], path, _line_mapper(path), dhash=cols.get("hash"))
+    except DuplicateDocumentError as e:
+        raise DuplicateDocumentError(f"{e}{column_order_hint(cols[2])}") from None
+
+
+def column_order_hint(docs: np.ndarray) -> str:
+    """A hint for qrels whose columns are in another order (``query_id doc_id iteration relevance``...):
+    their third column, read as document ids, then holds a handful of distinct values."""
+    distinct = np.unique(docs[:100_000])
+    if len(distinct) > 5 or len(docs) < 2 * len(distinct) + 1:
+        return ""
+    shown = ", ".join(repr(v) for v in _to_str(distinct[:3]))
+    return (f"; the third column (doc_id) holds only {len(distinct)} distinct value{'s' * (len(distinct) > 1)} "
+            f"({shown}): are the columns in the order query_id iteration doc_id relevance?")
 
 
 def read_run_frame(path: str) -> pd.DataFrame:

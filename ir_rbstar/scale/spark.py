@@ -65,6 +65,7 @@ from ir_measures import MeanAgg
 
 from ..errors import InputFormatError, MissingExtraError, ParameterError, ReferenceNotFoundError
 from ..io.columns import grade_column
+from ..io.ids import _show
 from ..measures.base import RbstarMeasure
 from ..references import split_list
 from .blocks import aggregate, as_measures, block_frame, evaluate_block, metrics_frame
@@ -129,7 +130,8 @@ def _rows(frame: pd.DataFrame, columns: Sequence[str], what: str) -> pd.DataFram
         missing = np.flatnonzero(out[c].isna().to_numpy())
         if len(missing):
             row = out.iloc[int(missing[0])]
-            raise InputFormatError(f"{what}: a null {c} (row {dict(row)!r})")
+            shown = ", ".join(f"{k}={_show(v)!r}" for k, v in row.items())
+            raise InputFormatError(f"{what}: a null {c} (row {shown})")
         out[c] = out[c].astype(object)
     if "score" in columns:
         out["score"] = out["score"].astype(float)
@@ -142,10 +144,11 @@ def _rows(frame: pd.DataFrame, columns: Sequence[str], what: str) -> pd.DataFram
 def _evaluate_bucket(plan: _Plan, pdf: pd.DataFrame) -> pd.DataFrame:
     """The per-query values of one bucket's queries (the pandas side of ``applyInPandas``)."""
     parts = {int(t): part for t, part in pdf.groupby(_TAG, sort=False)}
-    run = _rows(parts[_RUN], _RUN_COLS, "run") if _RUN in parts else _empty(_RUN_COLS)
+    run = _rows(parts[_RUN], _RUN_COLS, "the run (Spark DataFrame)") if _RUN in parts else _empty(_RUN_COLS)
     qrels = None
     if plan.with_qrels:
-        qrels = _rows(parts[_QRELS], _QREL_COLS, "qrels") if _QRELS in parts else _empty(_QREL_COLS)
+        qrels = (_rows(parts[_QRELS], _QREL_COLS, "the qrels (Spark DataFrame)") if _QRELS in parts
+                 else _empty(_QREL_COLS))
         if qrels.empty:                      # no judged query in this bucket: nothing to evaluate
             return metrics_frame([])
     elif run.empty:                          # without qrels the queries are the run's
@@ -157,8 +160,8 @@ def _evaluate_bucket(plan: _Plan, pdf: pd.DataFrame) -> pd.DataFrame:
             cache[tag] = _rows(parts[tag], _RUN_COLS, what) if tag in parts else _empty(_RUN_COLS)
         return cache[tag]
 
-    runs = {name: of(tag, f"run {name!r}") for name, tag in plan.run_names.items()}
-    groups = {g: {m: of(tag, f"run {m!r} of group {g!r}") for m, tag in members.items()}
+    runs = {name: of(tag, f"the run {name!r} (Spark DataFrame)") for name, tag in plan.run_names.items()}
+    groups = {g: {m: of(tag, f"the run {m!r} of group {g!r} (Spark DataFrame)") for m, tag in members.items()}
               for g, members in plan.group_members.items()}
     return block_frame(plan.measures, run, qrels, runs, groups, plan.provider, source="the run (Spark DataFrame)")
 
