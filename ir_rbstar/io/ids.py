@@ -106,6 +106,8 @@ def doc_bytes(values: Any) -> np.ndarray:
         return arr
     if len(arr) == 0:
         return np.empty(0, dtype="S1")
+    if arr.dtype.kind == "O":
+        _check_widths(arr)
     try:
         return arr.astype("S")
     except UnicodeEncodeError:
@@ -116,6 +118,21 @@ def doc_bytes(values: Any) -> np.ndarray:
             except UnicodeEncodeError as e:
                 raise InputFormatError(f"id {v!r} cannot be written as UTF-8 ({e.reason})") from None
         return np.array(out, dtype="S")
+
+
+def _check_widths(arr: np.ndarray) -> None:
+    """Ids become a fixed-width column (rows x the longest id): refuse an id so long that this would
+    exceed max(64 MiB, 8 x the ids' total length) (as the TREC readers do), rather than allocate it."""
+    try:
+        lens = np.fromiter(map(len, arr.tolist()), dtype=np.int64, count=len(arr))
+    except TypeError:                       # numbers among the ids: short once written
+        return
+    i = int(np.argmax(lens))
+    budget = max(64 << 20, 8 * int(lens.sum()))
+    if len(arr) * int(lens[i]) > budget:
+        raise InputFormatError(f"row {i}: an id of {int(lens[i]):,} characters; with {len(arr):,} rows the longest "
+                               f"id may have {budget // len(arr):,}: ids are held in fixed-width columns (rows x the "
+                               f"longest id), limited to max(64 MiB, 8 x the ids' total size)")
 
 
 def check_utf8(ids: np.ndarray, column: str, source: str, line_of=None) -> None:
