@@ -175,8 +175,8 @@ def grade_column(grades: Any, source: str, qids, dids, line_of=None) -> np.ndarr
             return raw.astype(np.int64)         # plain integers within int64: exact
         except (ValueError, OverflowError):
             pass
-        body = np.char.lstrip(np.char.strip(raw), b"+-")
-        digits = np.char.isdigit(body)
+        body = np.char.lstrip(raw, b"+-")
+        digits = np.char.isdigit(body) & (np.char.str_len(raw) - np.char.str_len(body) <= 1)   # one sign at most
         plain = digits & (np.char.str_len(body) < 19)     # below 10^18: int64 for sure
         out[plain] = raw[plain].astype(np.int64)
         conv = np.zeros(len(raw), dtype=np.float64)
