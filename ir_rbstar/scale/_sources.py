@@ -312,11 +312,13 @@ def _keys(q: np.ndarray, mode: str, src: _Source, line: np.ndarray) -> np.ndarra
     except (ValueError, OverflowError):
         for i, x in enumerate(q.tolist()):          # only to name the offending id
             try:
-                int(x)
+                ok = -(2 ** 63) <= int(x) < 2 ** 63
             except ValueError:
+                ok = False
+            if not ok:
                 shown = x.decode("utf-8", "replace")
                 raise InputFormatError(f"{src.name}: {src.word} {int(line[i])}: query id {shown!r} "
-                                       f"is not an integer; order='numeric' needs integer query ids (use "
+                                       f"is not an integer of 64 bits; order='numeric' needs integer query ids (use "
                                        f"order='sorted' for files sorted by the ids' bytes, or order='any')") from None
         raise
 

@@ -111,3 +111,10 @@ def test_the_offline_dataset_message_names_the_guide_section():
     assert "docs/guide.md" in text and "'Test collections from ir_datasets (offline)'" in text
     guide = open("docs/guide.md", encoding="utf-8").read()
     assert "## Test collections from ir_datasets (offline)" in guide
+
+
+def test_a_query_id_beyond_64_bits_with_order_numeric(files, capsys):
+    (files / "n.run").write_text("1 Q0 a 1 1.0 t\n" + "9" * 30 + " Q0 a 1 1.0 t\n")
+    line = _one_line_error(*_cli([files / "q.txt", files / "n.run", "P@1", "--stream", "--order", "numeric"],
+                                 capsys)[::2])
+    assert "line 2: query id '" + "9" * 30 + "' is not an integer of 64 bits" in line
