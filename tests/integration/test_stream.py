@@ -455,3 +455,23 @@ def test_an_error_after_per_query_lines_says_the_output_is_partial(tmp_path, cap
     n = out.count("\n")
     assert code == 2 and n >= 5 and "all\t" not in out
     assert err.strip().endswith("the output above is partial (per-query lines of the queries done so far, no means)")
+
+
+def test_blocks_agree_with_the_whole_within_the_documented_magnitude(tmp_path):
+    """docs/scale.md states the measured magnitude of the block-vs-whole differences: the bundled run where
+    it was measured (bm25_flat, against the qrels and a reference), in small blocks, stays within it."""
+    import re
+    from ir_rbstar.demo import data_dir
+    text = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "scale.md"), encoding="utf-8").read()
+    bound = float(re.search(r"evaluation: differences up to ([0-9.e-]+) ", text).group(1))
+    assert "about 1e-16" not in text and bound < 1e-12          # and the tests' tolerance (TOL) covers it
+    d = data_dir()
+    run, ref, qrels = (os.path.join(d, n) for n in ("bm25_flat.run.gz", "minilm_rerank.run.gz", "qrels"))
+    ms = ir_rbstar.parse(f"RBO(p=0.9)@100 RBO_res(p=0.9)@100 RBA(p=0.9)@100 RBO_ext(p=0.9,ref='{ref}')@100 "
+                         f"RBA_res(p=0.9,ref='{ref}')@100")
+    whole = {(m.query_id, str(m.measure)): m.value
+             for m in ir_measures.iter_calc(ms, ir_rbstar.read_qrels(qrels), ir_rbstar.read_run(run))}
+    blocks = {(m.query_id, str(m.measure)): m.value for m in stream_calc(ms, run, qrels, block_rows=1500)}
+    assert set(blocks) == set(whole)
+    worst = max(abs(blocks[k] - v) for k, v in whole.items())
+    assert worst <= bound, worst
