@@ -226,9 +226,10 @@ def _compiled_columns(kernels, data: bytes, ncols: int, fields: Tuple[int, ...],
     rows, starts, lens = kernels.scan_columns(buf, ncols, np.array(fields, dtype=np.int64))
     if rows <= 0:
         return None
-    for j in range(len(fields)):
-        i = int(np.argmax(lens[:rows, j]))
-        check_token_width(source, len(data), rows, int(lens[i, j]), _line_at(data, starts[i, j], first_line))
+    if rows * int(lens[:rows].max()) > _WIDTH_FLOOR:      # one pass; the per-column look only for long tokens
+        for j in range(len(fields)):
+            i = int(np.argmax(lens[:rows, j]))
+            check_token_width(source, len(data), rows, int(lens[i, j]), _line_at(data, starts[i, j], first_line))
     every = np.arange(rows)
 
     def tokens(j: int, which: np.ndarray, hashed: bool = False) -> np.ndarray:
