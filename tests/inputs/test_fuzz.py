@@ -16,7 +16,6 @@ import random
 import warnings
 from contextlib import redirect_stderr, redirect_stdout
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 

@@ -16,7 +16,8 @@ RUN = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": [2.0,
 MEASURES = ir_rbstar.parse("RBP(p=0.5,max_rel=3)")
 Qrel = namedtuple("Qrel", "query_id doc_id relevance")
 
-BAD_TOKENS = ["--10", "+-1", "1e20", "1e300", "-1e300", "1234567890123456789012", "9223372036854775808", "1.5", "nan", "inf", "0x1F"]
+BAD_TOKENS = ["--10", "+-1", "1e20", "1e300", "-1e300", "1234567890123456789012", "9223372036854775808", "1.5", "nan",
+              "inf", "0x1F"]
 BAD_VALUES = [1e20, 1e300, float("nan"), 1.5, float("inf"), -float("inf"), 2 ** 70, np.uint64(2 ** 63)]
 
 

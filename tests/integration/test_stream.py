@@ -417,7 +417,6 @@ def test_an_interrupt_ends_with_one_line_its_status_and_no_temporary_file(tmp_pa
     import signal
     import subprocess
     import sys
-    import time
     qrels, run = _big_inputs(str(tmp_path))
     parts = tmp_path / "parts"
     parts.mkdir()
