@@ -93,17 +93,30 @@ def _plain_decimals(tokens: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return values, ok
 
 
+def underscored(tokens: np.ndarray) -> np.ndarray:
+    """Which byte tokens hold ``_``: Python's float() and numpy read ``1_000`` as 1000 (trec_eval's atof as 1),
+    so a number written so is refused, not read as either."""
+    return np.char.find(tokens, b"_") >= 0
+
+
 def _as_float(scores: Any, qids, dids, source: str, line_of=None) -> np.ndarray:
     try:
-        if isinstance(scores, np.ndarray) and scores.dtype.kind == "S" and 0 < scores.dtype.itemsize <= 17:
-            values, ok = _plain_decimals(scores)
-            if not ok.all():
-                values[~ok] = np.asarray(scores[~ok], dtype=np.float64)
-            return values
+        if isinstance(scores, np.ndarray) and scores.dtype.kind == "S":
+            if 0 < scores.dtype.itemsize <= 17:
+                values, ok = _plain_decimals(scores)
+                if not ok.all():
+                    if underscored(scores[~ok]).any():
+                        raise ValueError("an underscore in a number")
+                    values[~ok] = np.asarray(scores[~ok], dtype=np.float64)
+                return values
+            if underscored(scores).any():
+                raise ValueError("an underscore in a number")
         return np.asarray(scores, dtype=np.float64)
     except (TypeError, ValueError):
         raw = np.asarray(scores, dtype=object)
-        conv = pd.to_numeric(pd.Series(raw), errors="coerce").to_numpy(dtype=np.float64)
+        conv = np.array(pd.to_numeric(pd.Series(raw), errors="coerce"), dtype=np.float64)
+        if isinstance(scores, np.ndarray) and scores.dtype.kind == "S":
+            conv[underscored(scores)] = np.nan
         i = int(np.flatnonzero(np.isnan(conv))[0])
         where = f" line {line_of(i)}:" if line_of is not None else ""
         raise InputFormatError(f"{source}:{where} score {_show(raw[i])!r} of document {_show(dids[i])!r} for query "
@@ -171,16 +184,20 @@ def grade_column(grades: Any, source: str, qids, dids, line_of=None) -> np.ndarr
         return raw.astype(np.int64)
     out = np.zeros(len(raw), dtype=np.int64)
     if raw.dtype.kind == "S":
-        try:
-            return raw.astype(np.int64)         # plain integers within int64: exact
-        except (ValueError, OverflowError):
-            pass
+        any_underscore = raw.dtype.itemsize > 0 and bool((raw.view(np.uint8) == ord("_")).any())
+        if not any_underscore:
+            try:
+                return raw.astype(np.int64)         # plain integers within int64: exact
+            except (ValueError, OverflowError):
+                pass
         body = np.char.lstrip(raw, b"+-")
         digits = np.char.isdigit(body) & (np.char.str_len(raw) - np.char.str_len(body) <= 1)   # one sign at most
         plain = digits & (np.char.str_len(body) < 19)     # below 10^18: int64 for sure
         out[plain] = raw[plain].astype(np.int64)
         conv = np.zeros(len(raw), dtype=np.float64)
         conv[~plain] = _grade_floats(raw[~plain])
+        if any_underscore:
+            conv[underscored(raw)] = np.nan                # 1_0: no number (Python would read 10, atof 1)
         for i in np.flatnonzero(digits & ~plain).tolist():         # 19 digits or more: exactly, one by one
             value = int(raw[i])
             if -(2 ** 63) <= value < 2 ** 63:

@@ -12,7 +12,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..engine import compiled
 from ..errors import DuplicateDocumentError, EmptyInputError, InputFormatError
-from .columns import _POW10, _as_float, _check_scores, qrels_from_columns, ranking_from_columns
+from .columns import _POW10, _as_float, _check_scores, qrels_from_columns, ranking_from_columns, underscored
 from .ids import QUERY_IDS, _to_str, doc_bytes
 from .tables import Qrels, Ranking
 
@@ -247,7 +247,10 @@ def _compiled_columns(kernels, data: bytes, ncols: int, fields: Tuple[int, ...],
         bad = np.flatnonzero(~ok)
         if len(bad):
             try:
-                values[bad] = np.asarray(tokens(j, bad), dtype=np.float64)
+                odd = tokens(j, bad)
+                if underscored(odd).any():           # 1_000: refused (numpy would read 1000)
+                    raise ValueError(odd)
+                values[bad] = np.asarray(odd, dtype=np.float64)
             except ValueError:
                 values = tokens(j, every)
         out[f] = values

@@ -82,3 +82,24 @@ def test_a_float_column_of_whole_grades_is_accepted():
     qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1.0, 3.0]})
     ints = qrels.assign(relevance=[1, 3])
     assert ir_measures.calc_aggregate(MEASURES, qrels, RUN) == ir_measures.calc_aggregate(MEASURES, ints, RUN)
+
+
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
+@pytest.mark.parametrize("stream", [False, True], ids=["file", "stream"])
+def test_an_underscore_in_a_number_is_refused(tmp_path, capsys, engine, stream):
+    """Python's float() and numpy read 1_000 as 1000, trec_eval's atof as 1: neither is taken."""
+    if engine == "numba":
+        pytest.importorskip("numba")
+    from ir_rbstar import engine as eng
+    before = eng.get_engine()
+    eng.set_engine(engine)
+    try:
+        extra = ["--stream"] if stream else []
+        run = tmp_path / "u.run"
+        run.write_text("1 Q0 a 1 1_000 t\n1 Q0 b 2 2.5 t\n")
+        code, out, err = _cli([_qrels_file(tmp_path, "1"), str(run), "P@1"] + extra, capsys)
+        assert code == 2 and "line 1: score '1_000' of document 'a' for query '1' is not a number" in err
+        code, out, err = _cli([_qrels_file(tmp_path, "1_0"), _run_file(tmp_path), "P@1"] + extra, capsys)
+        assert code == 2 and "line 2: relevance '1_0' of document 'b' for query '1' is not an integer grade" in err
+    finally:
+        eng.set_engine(before)
