@@ -66,16 +66,17 @@ def check_token_width(source: str, nbytes: int, rows: int, width: int, line_of) 
         f"longest id), limited to max(64 MiB, 8 x the input's size)")
 
 
-def _line_at(data, start: int, first_line: int):
+def _line_at(data, start: int, first_line: Any):
     """A callable giving the line number of byte ``start`` of ``data`` (bytes or a uint8 array)."""
     def line_of() -> int:
         head = data[:max(int(start), 0)]
-        return first_line + (head.count(b"\n") if isinstance(head, bytes) else int(np.count_nonzero(head == 10)))
+        first = first_line() if callable(first_line) else first_line
+        return first + (head.count(b"\n") if isinstance(head, bytes) else int(np.count_nonzero(head == 10)))
     return line_of
 
 
 def _scan_chunk(buf: np.ndarray, ncols: int, fields: Tuple[int, ...], source: str = "<input>",
-                first_line: int = 1, nbytes: int = 0) -> Optional[Dict[int, np.ndarray]]:
+                first_line: Any = 1, nbytes: int = 0) -> Optional[Dict[int, np.ndarray]]:
     """Tokenise one chunk of whole lines; None if some line does not have exactly ``ncols`` columns."""
     ws = buf <= 32                     # space, tab, CR, LF (and other control bytes) separate columns
     nonws = ~ws
@@ -136,7 +137,8 @@ def _scan_columns(data: bytes, ncols: int, fields: Tuple[int, ...], source: str 
         whole = np.r_[whole, np.uint8(10)]
         bounds[-1] = (bounds[-1][0], n + 1)
     jobs = [whole[a:b] for a, b in bounds]
-    lines = [first_line + data.count(b"\n", 0, a) for a, _ in bounds]
+    # each chunk's first line, counted only when a message needs it
+    lines = [lambda a=a: first_line + data.count(b"\n", 0, a) for a, _ in bounds]
     if len(jobs) > 1:
         from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
