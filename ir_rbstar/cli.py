@@ -25,6 +25,7 @@ import pandas as pd
 from ir_measures import Metric
 
 from . import errors
+from ._signals import interrupt_of, interrupts, signal_name
 from .io import read_trec_run
 from .measures.base import RbstarMeasure
 from .parsing import check_measure, parse_measure, split_measures
@@ -161,6 +162,9 @@ def _split_inputs(inputs: List[str], dirs: bool = False):
     runs = []
     for item in inputs:
         path = os.path.expanduser(item)
+        if os.path.isdir(path) and not dirs:
+            raise errors.InputFormatError(f"{item}: is a directory, expected a run file (a directory of Parquet "
+                                          f"files is read as a run only with --stream)")
         if not (os.path.isfile(path) or (dirs and os.path.isdir(path))):
             break
         runs.append(item)
@@ -211,6 +215,7 @@ def run_measures(argv: List[str], out=None) -> int:
         aggs = {m: m.aggregator() for m in measures}
         for metric in _iter_calc(measures, qrels, run, choice):
             if args.by_query:
+                _PRINTED[0] += 1                  # before the line: an interrupt may come right after it
                 print(fmt(metric), file=out)
             aggs[metric.measure].add(metric.value)
         if table:
@@ -252,6 +257,7 @@ def _run_streamed(args, runs: List[str], measures, out, table: bool) -> int:
         if args.by_query:
             means = stream.Means(measures)
             for metric in stream.stream_calc(measures, path, qrels, **options):
+                _PRINTED[0] += 1                  # before the line: an interrupt may come right after it
                 print(fmt(metric), file=out)
                 means.add_metric(metric)
             result = means.result()
@@ -411,8 +417,31 @@ def run_distance(argv: List[str], out=None) -> int:
     return 0
 
 
+#: per-query lines printed by the command (so far): a failure or an interrupt then says the output is partial
+_PRINTED = [0]
+
+
+def _partial() -> str:
+    return ("; the output above is partial (per-query lines of the queries done so far, no means)"
+            if _PRINTED[0] else "")
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _PRINTED[0] = 0
+    with interrupts():
+        try:
+            return _main(argv)
+        except (KeyboardInterrupt, SystemError) as e:
+            signum = interrupt_of(e)
+            if signum is None:
+                raise
+            print(f"ir-rbstar: interrupted by {signal_name(signum)}; temporary files removed{_partial()}",
+                  file=sys.stderr)
+            return 128 + signum
+
+
+def _main(argv: List[str]) -> int:
     try:
         if argv and argv[0] == "demo":
             from .demo import main as demo_main
@@ -432,7 +461,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             return (judging_cli.judge_main if argv[0] == "judge" else judging_cli.simulate_main)(argv[1:])
         return run_measures(argv)
     except (errors.RbstarError, FileNotFoundError, NameError) as e:
-        print(f"ir-rbstar: error: {e}", file=sys.stderr)
+        print(f"ir-rbstar: error: {e}{_partial()}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

@@ -330,10 +330,19 @@ class RunContext:
         i = rows[np.flatnonzero(qrels.grades[rows] > top)[0]]
         qid = QUERY_IDS.decode(qrels.rowq[i:i + 1])[0]
         doc = qrels.rowb[i].decode("utf-8", "replace")
+        give = f"give max_rel={highest} or more (e.g. max_rel=3 for TREC DL)"
+        if not type(measure).__module__.startswith("ir_rbstar"):
+            # ir_measures' own measure object (ir_measures.parse_measure) has no max_rel parameter
+            text = str(measure)
+            at = text.find(")") if "(" in text else -1
+            graded = (text[:at] + f",max_rel={highest}" + text[at:] if at >= 0 else
+                      text.replace("@", f"(max_rel={highest})@", 1) if "@" in text else f"{text}(max_rel={highest})")
+            give = (f"ir_measures' own {text} takes no max_rel: parse it with ir_rbstar.parse({graded!r}) "
+                    f"(max_rel={highest} or more, e.g. 3 for TREC DL; the ir-rbstar command line takes that text "
+                    f"too)")
         raise GradeScaleError(f"{measure}: query {qid!r} judges document {doc!r} with grade "
                               f"{int(qrels.grades[i])}, above max_rel={top} (the top of the grade "
-                              f"scale); give max_rel={highest} or more (e.g. max_rel=3 for TREC DL), or "
-                              f"{otherwise}")
+                              f"scale); {give}, or {otherwise}")
 
     def relevant_counts(self, rel: int) -> np.ndarray:
         """Number of judged documents with grade >= rel of each universe query."""

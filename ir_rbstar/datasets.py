@@ -79,8 +79,8 @@ def _unavailable(shown: str, what: str, error: BaseException) -> DatasetUnavaila
     reason = error.args[0] if error.args and isinstance(error.args[0], str) else str(error)
     return DatasetUnavailableError(f"{shown}: ir_datasets could not provide the {what} ({type(error).__name__}: "
                                    f"{reason}); to work offline "
-                                   f"place the files at their cache paths under {home} (see the README, "
-                                   f"'Test collections from ir_datasets')")
+                                   f"place the files at their cache paths under {home} (see docs/guide.md, "
+                                   f"section 'Test collections from ir_datasets (offline)')")
 
 
 def _rows(read, shown: str, what: str) -> list:

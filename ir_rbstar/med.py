@@ -38,7 +38,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 import numpy as np
 import pandas as pd
 
-from .errors import ParameterError, ReferenceNotFoundError
+from .errors import ParameterError, RbstarError, ReferenceNotFoundError
 from .io import Ranking, to_ranking
 from .measures import ALL as MEASURES
 
@@ -87,8 +87,6 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None,
     is called before each run's evaluation (:func:`ir_rbstar.progress.reporter` makes one).
     """
     from .datasets import resolve_qrels
-    from .provider import PROVIDER
-    from .references import run_scope
     if isinstance(measures, str):
         from .parsing import parse
         measures = parse(measures)
@@ -99,6 +97,22 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None,
     qrels = None if qrels is None else resolve_qrels(qrels)      # converted once for every evaluator below
     names = list(rankings)
     tags = {name: f"\x00pairwise:{i}" for i, name in enumerate(names)}
+    try:
+        out = _pairwise_frames(measures, rankings, qrels, tags, progress)
+    except RbstarError as e:
+        # the internal reference names never reach a message: the run's own name does
+        text = str(e)
+        for name, tag in tags.items():
+            text = text.replace(repr(tag), repr(name)).replace(tag, name)
+        raise type(e)(text) from None
+    out["query_id"] = out["query_id"].astype(str)
+    return out
+
+
+def _pairwise_frames(measures, rankings, qrels, tags, progress) -> pd.DataFrame:
+    from .provider import PROVIDER
+    from .references import run_scope
+    names = list(rankings)
     frames = []
     with run_scope(runs={tags[name]: rankings[name] for name in names}):     # seen by these evaluators only
         for i, a in enumerate(names):
@@ -121,9 +135,7 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None,
                     else:
                         frames.append(pd.DataFrame({"run": b, "ref": a, "query_id": qids, "measure": _label(m),
                                                     "value": v}))
-    out = pd.concat(frames, ignore_index=True)
-    out["query_id"] = out["query_id"].astype(str)
-    return out
+    return pd.concat(frames, ignore_index=True)
 
 
 def distance_matrix(runs: Any, measure: Any = "MED_nDCG@20", qrels: Any = None,

@@ -10,7 +10,7 @@ import pandas as pd
 from ..engine import compiled
 from ..errors import DuplicateDocumentError, InputFormatError, RbstarError
 from .docindex import DocIndex, MovedIndex, input_rows
-from .ids import QUERY_IDS, CodedIds, _show, _to_str, check_utf8, doc_bytes, hash_ids
+from .ids import QUERY_IDS, CodedIds, _raw, _show, _to_str, check_utf8, doc_bytes, hash_ids
 from .tables import Qrels, Ranking, _build_ranking, _query_codes
 
 
@@ -29,8 +29,8 @@ def _check_duplicates(clashes: Optional[Tuple[np.ndarray, np.ndarray]], qcodes: 
     repeat = np.flatnonzero((q[1:] == q[:-1]) & (d[1:] == d[:-1]))
     if len(repeat) == 0:
         a, b = int(clashes[0][0]), int(clashes[1][0])
-        raise RbstarError(f"{source}: 64-bit hash collision between document ids {dbytes[a]!r} and "
-                          f"{dbytes[b]!r}; please report this (it should practically never happen)")
+        raise RbstarError(f"{source}: 64-bit hash collision between document ids {_raw(dbytes[a])!r} and "
+                          f"{_raw(dbytes[b])!r}; please report this (it should practically never happen)")
     firsts = repeat[np.r_[True, repeat[1:] != repeat[:-1] + 1]]      # the first repeat of each document
     i = firsts[np.argmin(rows[firsts + 1])]
     a, b = int(rows[i]), int(rows[i + 1])
@@ -46,7 +46,7 @@ def _check_scores(scores: np.ndarray, source: str, qids, dids, line_of=None) -> 
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         where = f" line {line_of(i)}:" if line_of is not None else ""
-        raise InputFormatError(f"{source}:{where} score {scores[i]!r} of document {_show(dids[i])!r} for query "
+        raise InputFormatError(f"{source}:{where} score {_show(scores[i])!r} of document {_show(dids[i])!r} for query "
                                f"{_show(qids[i])!r} is not a finite number")
 
 
@@ -93,17 +93,30 @@ def _plain_decimals(tokens: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return values, ok
 
 
+def underscored(tokens: np.ndarray) -> np.ndarray:
+    """Which byte tokens hold ``_``: Python's float() and numpy read ``1_000`` as 1000 (trec_eval's atof as 1),
+    so a number written so is refused, not read as either."""
+    return np.char.find(tokens, b"_") >= 0
+
+
 def _as_float(scores: Any, qids, dids, source: str, line_of=None) -> np.ndarray:
     try:
-        if isinstance(scores, np.ndarray) and scores.dtype.kind == "S" and 0 < scores.dtype.itemsize <= 17:
-            values, ok = _plain_decimals(scores)
-            if not ok.all():
-                values[~ok] = np.asarray(scores[~ok], dtype=np.float64)
-            return values
+        if isinstance(scores, np.ndarray) and scores.dtype.kind == "S":
+            if 0 < scores.dtype.itemsize <= 17:
+                values, ok = _plain_decimals(scores)
+                if not ok.all():
+                    if underscored(scores[~ok]).any():
+                        raise ValueError("an underscore in a number")
+                    values[~ok] = np.asarray(scores[~ok], dtype=np.float64)
+                return values
+            if underscored(scores).any():
+                raise ValueError("an underscore in a number")
         return np.asarray(scores, dtype=np.float64)
     except (TypeError, ValueError):
         raw = np.asarray(scores, dtype=object)
-        conv = pd.to_numeric(pd.Series(raw), errors="coerce").to_numpy(dtype=np.float64)
+        conv = np.array(pd.to_numeric(pd.Series(raw), errors="coerce"), dtype=np.float64)
+        if isinstance(scores, np.ndarray) and scores.dtype.kind == "S":
+            conv[underscored(scores)] = np.nan
         i = int(np.flatnonzero(np.isnan(conv))[0])
         where = f" line {line_of(i)}:" if line_of is not None else ""
         raise InputFormatError(f"{source}:{where} score {_show(raw[i])!r} of document {_show(dids[i])!r} for query "
@@ -156,33 +169,82 @@ def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: O
         _check_duplicates((first, later), qc, dbytes, "run", source, line_of)
     return ranking
 
+_INT64_LIMIT = 2.0 ** 63          # grades are whole numbers in [-2^63, 2^63): int64
+
+
+def grade_column(grades: Any, source: str, qids, dids, line_of=None) -> np.ndarray:
+    """Grades as int64, validated: a grade must be a whole number within int64 (``3``, ``-1``, ``2.0``,
+    ``1e3``); a fractional, non-finite (nan, inf) or out-of-range (``1e20``, 22 digits) grade is an
+    :class:`InputFormatError` naming the source, line, query and document, at every door (never cast
+    silently to another number)."""
+    raw = np.asarray(grades)
+    if raw.dtype.kind in "ib":
+        return raw.astype(np.int64)
+    if raw.dtype.kind == "u" and not (raw > np.iinfo(np.int64).max).any():
+        return raw.astype(np.int64)
+    out = np.zeros(len(raw), dtype=np.int64)
+    if raw.dtype.kind == "S":
+        any_underscore = raw.dtype.itemsize > 0 and bool((raw.view(np.uint8) == ord("_")).any())
+        if not any_underscore:
+            try:
+                return raw.astype(np.int64)         # plain integers within int64: exact
+            except (ValueError, OverflowError):
+                pass
+        body = np.char.lstrip(raw, b"+-")
+        digits = np.char.isdigit(body) & (np.char.str_len(raw) - np.char.str_len(body) <= 1)   # one sign at most
+        plain = digits & (np.char.str_len(body) < 19)     # below 10^18: int64 for sure
+        out[plain] = raw[plain].astype(np.int64)
+        conv = np.zeros(len(raw), dtype=np.float64)
+        conv[~plain] = _grade_floats(raw[~plain])
+        if any_underscore:
+            conv[underscored(raw)] = np.nan                # 1_0: no number (Python would read 10, atof 1)
+        for i in np.flatnonzero(digits & ~plain).tolist():         # 19 digits or more: exactly, one by one
+            value = int(raw[i])
+            if -(2 ** 63) <= value < 2 ** 63:
+                out[i], plain[i] = value, True
+            else:
+                conv[i] = np.inf if value > 0 else -np.inf
+    else:
+        plain = np.zeros(len(raw), dtype=bool)
+        conv = _grade_floats(raw)
+    with np.errstate(invalid="ignore"):
+        bad = ~plain & (~np.isfinite(conv) | (conv != np.round(conv)) | (conv >= _INT64_LIMIT)
+                        | (conv < -_INT64_LIMIT))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        where = f" line {line_of(i)}:" if line_of is not None else ""
+        why = ("is not an integer grade" if np.isnan(conv[i]) or conv[i] != np.round(conv[i])
+               else "is out of range (a grade is an integer of at most 64 bits, below 2^63 in magnitude)")
+        hint = ""
+        if raw.dtype.kind == "S" and _not_a_number(raw[i]):
+            hint = "; are the columns in the order query_id iteration doc_id relevance?"
+        raise InputFormatError(f"{source}:{where} relevance {_show(raw[i])!r} of document "
+                               f"{_show(dids[i])!r} for query {_show(qids[i])!r} {why}{hint}")
+    out[~plain] = conv[~plain]
+    return out
+
+
+def _not_a_number(token: bytes) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return True
+    return False
+
+
+def _grade_floats(raw: np.ndarray) -> np.ndarray:
+    try:                                   # Python numbers (a dict of dicts): one C pass
+        return raw.astype(np.float64)
+    except (TypeError, ValueError, OverflowError):
+        return pd.to_numeric(pd.Series(raw, dtype=object).map(_show), errors="coerce").to_numpy(dtype=np.float64)
+
 
 def qrels_from_columns(qids, dids, grades, source: str, line_of=None, dhash: Optional[np.ndarray] = None) -> Qrels:
     """:class:`Qrels` from columns (query ids or :class:`CodedIds`, document ids, integer grades), validated."""
     dbytes = doc_bytes(dids if isinstance(dids, np.ndarray) else np.asarray(dids, dtype=object))
     qids, qc = _query_column(qids, source, line_of)
     check_utf8(dbytes, "document id", source, line_of)
-    raw = np.asarray(grades)
-    g = None
-    if raw.dtype.kind in "iub":
-        g = raw.astype(np.int64)
-    elif raw.dtype.kind == "S":
-        try:
-            g = raw.astype(np.int64)
-        except ValueError:
-            g = None
-    if g is None:
-        try:                                   # Python numbers (a dict of dicts): one C pass
-            conv = raw.astype(np.float64)
-        except (TypeError, ValueError):
-            conv = pd.to_numeric(pd.Series(raw, dtype=object).map(_show), errors="coerce").to_numpy(dtype=np.float64)
-        bad = np.isnan(conv) | (conv != np.round(conv))
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            where = f" line {line_of(i)}:" if line_of is not None else ""
-            raise InputFormatError(f"{source}:{where} relevance {_show(raw[i])!r} of document {_show(dbytes[i])!r} "
-                                   f"for query {_show(qids[i])!r} is not an integer grade")
-        g = conv.astype(np.int64)
+    g = grade_column(grades, source, qids, dbytes, line_of)
     dh = hash_ids(dbytes) if dhash is None else dhash
     index = DocIndex(qc, dh)
     _check_duplicates(index.clashes, qc, dbytes, "qrels", source, line_of)

@@ -224,5 +224,5 @@ def verify_matches(bytes_a: np.ndarray, bytes_b: np.ndarray, source: str) -> Non
     bad = bytes_a != bytes_b
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise RbstarError(f"{source}: 64-bit hash collision between document ids {bytes_a[i]!r} and "
-                          f"{bytes_b[i]!r}; please report this (it should practically never happen)")
+        raise RbstarError(f"{source}: 64-bit hash collision between document ids {bytes(bytes_a[i])!r} and "
+                          f"{bytes(bytes_b[i])!r}; please report this (it should practically never happen)")

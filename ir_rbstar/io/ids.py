@@ -106,6 +106,8 @@ def doc_bytes(values: Any) -> np.ndarray:
         return arr
     if len(arr) == 0:
         return np.empty(0, dtype="S1")
+    if arr.dtype.kind == "O":
+        _check_widths(arr)
     try:
         return arr.astype("S")
     except UnicodeEncodeError:
@@ -116,6 +118,21 @@ def doc_bytes(values: Any) -> np.ndarray:
             except UnicodeEncodeError as e:
                 raise InputFormatError(f"id {v!r} cannot be written as UTF-8 ({e.reason})") from None
         return np.array(out, dtype="S")
+
+
+def _check_widths(arr: np.ndarray) -> None:
+    """Ids become a fixed-width column (rows x the longest id): refuse an id so long that this would
+    exceed max(64 MiB, 8 x the ids' total length) (as the TREC readers do), rather than allocate it."""
+    try:
+        lens = np.fromiter(map(len, arr.tolist()), dtype=np.int64, count=len(arr))
+    except TypeError:                       # numbers among the ids: short once written
+        return
+    i = int(np.argmax(lens))
+    budget = max(64 << 20, 8 * int(lens.sum()))
+    if len(arr) * int(lens[i]) > budget:
+        raise InputFormatError(f"row {i}: an id of {int(lens[i]):,} characters; with {len(arr):,} rows the longest "
+                               f"id may have {budget // len(arr):,}: ids are held in fixed-width columns (rows x the "
+                               f"longest id), limited to max(64 MiB, 8 x the ids' total size)")
 
 
 def check_utf8(ids: np.ndarray, column: str, source: str, line_of=None) -> None:
@@ -132,7 +149,7 @@ def check_utf8(ids: np.ndarray, column: str, source: str, line_of=None) -> None:
             ids[i].decode("utf-8")
         except UnicodeDecodeError:
             where = f" line {line_of(i)}:" if line_of is not None else ""
-            raise InputFormatError(f"{source}:{where} {column} {ids[i]!r} is not UTF-8 text; ids must be UTF-8: "
+            raise InputFormatError(f"{source}:{where} {column} {_raw(ids[i])!r} is not UTF-8 text; ids must be UTF-8: "
                                    f"re-encode the file (e.g. iconv -f latin1 -t utf-8)") from None
 
 
@@ -145,7 +162,16 @@ def _to_str(values: np.ndarray) -> np.ndarray:
 
 
 def _show(v: Any) -> Any:
+    """A value for a message: a numpy scalar as the Python value it holds (numpy 2's reprs, such as
+    ``np.float64(nan)``, never reach a message), bytes as text."""
+    if isinstance(v, np.generic):
+        v = v.item()
     return v.decode("utf-8", "replace") if isinstance(v, bytes) else v
+
+
+def _raw(v: Any) -> Any:
+    """A numpy scalar as the Python value it holds (bytes stay bytes: for ids that are not UTF-8)."""
+    return v.item() if isinstance(v, np.generic) else v
 
 
 class CodedIds:

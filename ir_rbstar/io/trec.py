@@ -11,8 +11,8 @@ import pandas as pd
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..engine import compiled
-from ..errors import EmptyInputError, InputFormatError
-from .columns import _POW10, _as_float, _check_scores, qrels_from_columns, ranking_from_columns
+from ..errors import DuplicateDocumentError, EmptyInputError, InputFormatError
+from .columns import _POW10, _as_float, _check_scores, qrels_from_columns, ranking_from_columns, underscored
 from .ids import QUERY_IDS, _to_str, doc_bytes
 from .tables import Qrels, Ranking
 
@@ -48,7 +48,35 @@ def _read_bytes(path: str, what: str) -> bytes:
     return data
 
 
-def _scan_chunk(buf: np.ndarray, ncols: int, fields: Tuple[int, ...]) -> Optional[Dict[int, np.ndarray]]:
+#: ids are held in fixed-width (``S``) columns, rows x the longest id: a file may hold ids as long as keep
+#: that within max(_WIDTH_FLOOR, _WIDTH_FACTOR x its size), else InputFormatError (never a memory blow-up)
+_WIDTH_FLOOR = 64 << 20
+_WIDTH_FACTOR = 8
+
+
+def check_token_width(source: str, nbytes: int, rows: int, width: int, line_of) -> None:
+    """Refuse a token ``width`` bytes long when ``rows`` x ``width`` exceeds the memory an input of ``nbytes``
+    bytes allows (docs/guide.md, "Bad input"); ``line_of()`` gives the token's line, for the message."""
+    budget = max(_WIDTH_FLOOR, _WIDTH_FACTOR * nbytes)
+    if rows * width <= budget:
+        return
+    raise InputFormatError(
+        f"{source}: line {line_of()}: a column of {width:,} bytes (an id this long?); with {rows:,} rows the "
+        f"longest id may have {budget // max(rows, 1):,} bytes: ids are held in fixed-width columns (rows x the "
+        f"longest id), limited to max(64 MiB, 8 x the input's size)")
+
+
+def _line_at(data, start: int, first_line: Any):
+    """A callable giving the line number of byte ``start`` of ``data`` (bytes or a uint8 array)."""
+    def line_of() -> int:
+        head = data[:max(int(start), 0)]
+        first = first_line() if callable(first_line) else first_line
+        return first + (head.count(b"\n") if isinstance(head, bytes) else int(np.count_nonzero(head == 10)))
+    return line_of
+
+
+def _scan_chunk(buf: np.ndarray, ncols: int, fields: Tuple[int, ...], source: str = "<input>",
+                first_line: Any = 1, nbytes: int = 0) -> Optional[Dict[int, np.ndarray]]:
     """Tokenise one chunk of whole lines; None if some line does not have exactly ``ncols`` columns."""
     ws = buf <= 32                     # space, tab, CR, LF (and other control bytes) separate columns
     nonws = ~ws
@@ -69,6 +97,15 @@ def _scan_chunk(buf: np.ndarray, ncols: int, fields: Tuple[int, ...]) -> Optiona
         s = st[f::ncols]
         w = 16
         while True:
+            if w > 16 and len(s) * w > 2 * len(buf):    # long tokens: their exact widths, before a big window
+                ends = np.flatnonzero(ws[1:] & nonws[:-1]) + 1       # token ends, in the order of the starts
+                if nonws[-1]:
+                    ends = np.r_[ends, len(buf)]
+                widths = ends[f::ncols] - s
+                longest = int(np.argmax(widths))
+                check_token_width(source, nbytes or len(buf), len(s), int(widths[longest]),
+                                  _line_at(buf, s[longest], first_line))
+                w = int(widths[longest]) + 1
             # a window of w bytes from each token start; the token ends at its first whitespace
             padded = np.concatenate([buf, np.full(w, 32, dtype=np.uint8)])
             mat = sliding_window_view(padded, w)[s]
@@ -84,7 +121,8 @@ def _scan_chunk(buf: np.ndarray, ncols: int, fields: Tuple[int, ...]) -> Optiona
     return out
 
 
-def _scan_columns(data: bytes, ncols: int, fields: Tuple[int, ...]) -> Optional[Dict[int, np.ndarray]]:
+def _scan_columns(data: bytes, ncols: int, fields: Tuple[int, ...], source: str = "<input>",
+                  first_line: int = 1) -> Optional[Dict[int, np.ndarray]]:
     """Tokenise whitespace-separated columns with numpy, in chunks of whole lines on two threads;
     None if the layout is irregular (the caller then takes the line-aware path)."""
     n = len(data)
@@ -99,12 +137,14 @@ def _scan_columns(data: bytes, ncols: int, fields: Tuple[int, ...]) -> Optional[
         whole = np.r_[whole, np.uint8(10)]
         bounds[-1] = (bounds[-1][0], n + 1)
     jobs = [whole[a:b] for a, b in bounds]
+    # each chunk's first line, counted only when a message needs it
+    lines = [lambda a=a: first_line + data.count(b"\n", 0, a) for a, _ in bounds]
     if len(jobs) > 1:
         from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-            parts = list(pool.map(lambda b: _scan_chunk(b, ncols, fields), jobs))
+            parts = list(pool.map(lambda b, line: _scan_chunk(b, ncols, fields, source, line, n), jobs, lines))
     else:
-        parts = [_scan_chunk(b, ncols, fields) for b in jobs]
+        parts = [_scan_chunk(b, ncols, fields, source, line, n) for b, line in zip(jobs, lines, strict=True)]
     done = [p for p in parts if p is not None]
     if len(done) < len(parts):
         return None
@@ -160,11 +200,26 @@ def _line_columns(data: bytes, source: str, ncols: int, fields: Tuple[int, ...],
             cols[f].append(tokens[f])
     if not cols[fields[0]]:
         raise EmptyInputError(f"{source}: the {what} file is empty")
+    for v in cols.values():
+        lens = np.fromiter(map(len, v), dtype=np.int64, count=len(v))
+        i = int(np.argmax(lens))
+        check_token_width(source, len(data), len(v), int(lens[i]), lambda i=i: _row_line(data, i, first_line))
     return {f: np.array(v, dtype="S") for f, v in cols.items()}
 
 
-def _compiled_columns(kernels, data: bytes, ncols: int, fields: Tuple[int, ...],
-                      numeric: Optional[int]) -> Optional[Dict[Any, np.ndarray]]:
+def _row_line(data: bytes, row: int, first_line: int) -> int:
+    """The line number of the ``row``-th non-blank line of ``data`` (for a message)."""
+    seen = -1
+    for lineno, line in enumerate(data.translate(_CONTROL_TO_SPACE).split(b"\n"), first_line):
+        if line.strip():
+            seen += 1
+            if seen == row:
+                return lineno
+    return first_line
+
+
+def _compiled_columns(kernels, data: bytes, ncols: int, fields: Tuple[int, ...], numeric: Optional[int],
+                      source: str = "<input>", first_line: int = 1) -> Optional[Dict[Any, np.ndarray]]:
     """The columns by the compiled scanner: bytes (``S``) arrays, and for the ``numeric`` field its values
     as floats when they all convert (else its tokens, for :func:`_as_float` to name the bad one); under
     ``"hash"`` the :func:`hash_ids` of the document ids (the field at index 2). None when the layout is
@@ -173,6 +228,10 @@ def _compiled_columns(kernels, data: bytes, ncols: int, fields: Tuple[int, ...],
     rows, starts, lens = kernels.scan_columns(buf, ncols, np.array(fields, dtype=np.int64))
     if rows <= 0:
         return None
+    if rows * int(lens[:rows].max()) > _WIDTH_FLOOR:      # one pass; the per-column look only for long tokens
+        for j in range(len(fields)):
+            i = int(np.argmax(lens[:rows, j]))
+            check_token_width(source, len(data), rows, int(lens[i, j]), _line_at(data, starts[i, j], first_line))
     every = np.arange(rows)
 
     def tokens(j: int, which: np.ndarray, hashed: bool = False) -> np.ndarray:
@@ -190,7 +249,10 @@ def _compiled_columns(kernels, data: bytes, ncols: int, fields: Tuple[int, ...],
         bad = np.flatnonzero(~ok)
         if len(bad):
             try:
-                values[bad] = np.asarray(tokens(j, bad), dtype=np.float64)
+                odd = tokens(j, bad)
+                if underscored(odd).any():           # 1_000: refused (numpy would read 1000)
+                    raise ValueError(odd)
+                values[bad] = np.asarray(odd, dtype=np.float64)
             except ValueError:
                 values = tokens(j, every)
         out[f] = values
@@ -202,9 +264,9 @@ def _file_columns(path: str, ncols: int, fields: Tuple[int, ...], what: str, lay
     path = os.fspath(path)
     data = _read_bytes(path, what)
     kernels = compiled(len(data) // 40)            # about 40 bytes per line of a run
-    cols = None if kernels is None else _compiled_columns(kernels, data, ncols, fields, numeric)
+    cols = None if kernels is None else _compiled_columns(kernels, data, ncols, fields, numeric, path)
     if cols is None:
-        cols = _scan_columns(data, ncols, fields)
+        cols = _scan_columns(data, ncols, fields, path)
     if cols is None:
         cols = _line_columns(data, path, ncols, fields, what, layout)
     return cols
@@ -233,7 +295,21 @@ def read_trec_qrels(path: str) -> Qrels:
     """Read a TREC qrels file (``qid iteration docno grade``; ``.gz`` allowed)."""
     path = os.fspath(path)
     cols = _file_columns(path, 4, (0, 2, 3), "qrels", "query_id iteration doc_id relevance")
-    return qrels_from_columns(cols[0], cols[2], cols[3], path, _line_mapper(path), dhash=cols.get("hash"))
+    try:
+        return qrels_from_columns(cols[0], cols[2], cols[3], path, _line_mapper(path), dhash=cols.get("hash"))
+    except DuplicateDocumentError as e:
+        raise DuplicateDocumentError(f"{e}{column_order_hint(cols[2])}") from None
+
+
+def column_order_hint(docs: np.ndarray) -> str:
+    """A hint for qrels whose columns are in another order (``query_id doc_id iteration relevance``...):
+    their third column, read as document ids, then holds a handful of distinct values."""
+    distinct = np.unique(docs[:100_000])
+    if len(distinct) > 5 or len(docs) < 2 * len(distinct) + 1:
+        return ""
+    shown = ", ".join(repr(v) for v in _to_str(distinct[:3]))
+    return (f"; the third column (doc_id) holds only {len(distinct)} distinct value{'s' * (len(distinct) > 1)} "
+            f"({shown}): are the columns in the order query_id iteration doc_id relevance?")
 
 
 def read_run_frame(path: str) -> pd.DataFrame:
@@ -275,9 +351,9 @@ def _chunk_columns(data: bytes, path: str, what: str, fields: Tuple[int, ...], f
     ncols, _, layout, numeric = _LAYOUTS[what]
     kernels = compiled(len(data) // 40)
     cols = None if kernels is None else _compiled_columns(kernels, data, ncols, fields,
-                                                          numeric if numeric in fields else None)
+                                                          numeric if numeric in fields else None, path, first_line)
     if cols is None:
-        cols = _scan_columns(data, ncols, fields)
+        cols = _scan_columns(data, ncols, fields, path, first_line)
     if cols is None:
         cols = _line_columns(data, path, ncols, fields, what, layout, first_line=first_line)
     return cols

@@ -7,8 +7,10 @@ registered run). Both are cut at the depth k; a list shorter than k is filled up
 Documents judged in the qrels are fixed to their value; the others are free. With no qrels (``None`` in
 Python, ``none`` on the command line), or with ``judgments=False`` (the qrels then only give the query set, as
 inside ``pt.Experiment``), MED is a pure rank distance; with every document of both lists judged (and lists of
-depth k) it is exactly |S(A) - S(B)|. MED is a metric: non-negative, symmetric, zero for identical lists
-(except MED_RBP without a cutoff, where the unseen tail keeps p^K), and it satisfies the triangle inequality.
+depth k) it is exactly |S(A) - S(B)|. MED is a metric: non-negative, symmetric, zero for identical lists at
+least k deep (a shorter list is filled with unseen documents that may differ between the two copies: MED_P@10
+of a 7-document list against itself is 0.3; and MED_RBP without a cutoff keeps the unseen tail p^K), and it
+satisfies the triangle inequality.
 
 Binary measures (P, RBP, AP) count a judged document as relevant (value 1) when its grade is
 >= ``rel``. Graded measures (nDCG, ERR) give grade j the value r_j = (2^j - 1) / 2^G (eq. 15), with

@@ -187,9 +187,16 @@ class _RBR_res(_RefMeasure):
       grade, and one that reaches ``rel`` enters R *by its grade*, possibly above every judged document
       or into a tie group. Such an insertion never lowers RBR (the document gains w(j), those below lose
       at most w(j)), and the highest value puts all b above every judged document:
-      residual = (1 - p^b)(1 - RBR). A judged document below ``rel`` is known not to be in R. Documents
-      in neither the run nor the qrels stay not relevant (the pooling assumption): if one of them were
-      found relevant it would take a place in R above some of B's documents and RBR could only drop.
+      residual = (1 - p^b)(1 - RBR). A judged document below ``rel`` is known not to be in R.
+
+    Exactly when the lower end holds: RBR <= true RBR when the newly judged documents are unjudged
+    documents that are in B under every order of the run's ties (ranked above k, or in a tie group that
+    ends at k; with ``ties='docid'``, trec_eval's top k). Judging any other document can lower RBR: it
+    may enter R above documents of B while it is not (always) in B itself. That is a document of the
+    run below k (run {a:3, y:2, x:1}, qrels {a:1}: RBR(p=0.5)@2 = 0.5 drops to 0.25 when x is judged
+    2), a member of a tie group that straddles k, which is in B only in some orders (run {a:2, x:1,
+    y:1, z:1}, same qrels: 0.5 drops to 0.41667), or a document in neither the run nor the qrels. The
+    upper end RBR + RBR_res holds for every judging of the unjudged documents.
 
     With ties in the run (``ties='expected'``) the residual is the exact mean of this over the run's tie
     orders (a straddling group's members of each kind enter B in hypergeometric numbers).

@@ -10,7 +10,7 @@ from typing import Any, Iterator, List, Mapping, Optional
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..errors import InputFormatError, MissingExtraError
+from ..errors import EmptyInputError, InputFormatError, MissingExtraError
 from ..io import QUERY_IDS, doc_bytes, to_qrels, to_ranking
 from ..io.columns import _as_float
 from ..io.convert import _is_path
@@ -101,6 +101,8 @@ class _Source:
 class _TrecSource(_Source):
     def __init__(self, path: str, kind: str, chunk_bytes: int):
         self.path, self.kind, self.name, self.chunk_bytes = path, kind, path, chunk_bytes
+        if os.path.isdir(path):
+            raise InputFormatError(f"{path}: is a directory, expected a {kind} file")
         if not os.path.isfile(path):
             raise FileNotFoundError(f"{kind} file not found: {path}")
 
@@ -128,8 +130,11 @@ class _TrecSource(_Source):
                 f.seek(max(size - 4, 0))
                 trailer = int.from_bytes(f.read(4), "little")
             size = max(trailer, 4 * size)
-        with opener(self.path, "rb") as f:
-            sample = f.read(1 << 16)
+        try:
+            with opener(self.path, "rb") as f:
+                sample = f.read(1 << 16)
+        except (OSError, EOFError) as e:                  # a truncated or corrupt .gz: the reader's own error
+            raise InputFormatError(f"{self.path}: cannot read the {self.kind} file ({e})") from None
         lines = max(sample.count(b"\n"), 1)
         return max(1, int(size / (len(sample) / lines)) if sample else 1)
 
@@ -193,6 +198,9 @@ class _ParquetSource(_Source):
                 self.dataset = ds.dataset(path, format="parquet")
             except (pa.ArrowInvalid, OSError) as e:
                 raise InputFormatError(f"{path}: cannot read the {kind} as Parquet ({e})") from None
+            if os.path.isdir(path) and not self.dataset.files:
+                raise EmptyInputError(f"{path}: is a directory without a Parquet file, expected a {kind} file "
+                                      f"or a directory of Parquet files")
             self.name = path
         names = self.dataset.schema.names
         value = "score" if kind == _RUN else "relevance"
@@ -304,11 +312,13 @@ def _keys(q: np.ndarray, mode: str, src: _Source, line: np.ndarray) -> np.ndarra
     except (ValueError, OverflowError):
         for i, x in enumerate(q.tolist()):          # only to name the offending id
             try:
-                int(x)
+                ok = -(2 ** 63) <= int(x) < 2 ** 63
             except ValueError:
+                ok = False
+            if not ok:
                 shown = x.decode("utf-8", "replace")
                 raise InputFormatError(f"{src.name}: {src.word} {int(line[i])}: query id {shown!r} "
-                                       f"is not an integer; order='numeric' needs integer query ids (use "
+                                       f"is not an integer of 64 bits; order='numeric' needs integer query ids (use "
                                        f"order='sorted' for files sorted by the ids' bytes, or order='any')") from None
         raise
 

@@ -64,6 +64,9 @@ import pandas as pd
 from ir_measures import MeanAgg
 
 from ..errors import InputFormatError, MissingExtraError, ParameterError, ReferenceNotFoundError
+from ..io.columns import grade_column
+from ..io.ids import _show
+from ._spark_support import check_driver, surfaced
 from ..measures.base import RbstarMeasure
 from ..references import split_list
 from .blocks import aggregate, as_measures, block_frame, evaluate_block, metrics_frame
@@ -89,6 +92,8 @@ def _quiet() -> Iterator[None]:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
         warnings.filterwarnings("ignore", message="The copy keyword is deprecated", module="pyspark")
+        # its copy of an executor's traceback, when toPandas fails: the error itself follows (surfaced())
+        warnings.filterwarnings("ignore", message="toPandas attempted Arrow optimization", category=UserWarning)
         yield
 
 
@@ -128,28 +133,25 @@ def _rows(frame: pd.DataFrame, columns: Sequence[str], what: str) -> pd.DataFram
         missing = np.flatnonzero(out[c].isna().to_numpy())
         if len(missing):
             row = out.iloc[int(missing[0])]
-            raise InputFormatError(f"{what}: a null {c} (row {dict(row)!r})")
+            shown = ", ".join(f"{k}={_show(v)!r}" for k, v in row.items())
+            raise InputFormatError(f"{what}: a null {c} (row {shown})")
         out[c] = out[c].astype(object)
     if "score" in columns:
         out["score"] = out["score"].astype(float)
     if "relevance" in columns:
-        grades = out["relevance"].to_numpy(dtype=float)
-        bad = np.flatnonzero(~np.isfinite(grades) | (grades != np.round(grades)))
-        if len(bad):
-            i = int(bad[0])
-            raise InputFormatError(f"{what}: relevance must be an integer grade, got {out['relevance'].iloc[i]!r} "
-                                   f"(query {out['query_id'].iloc[i]!r}, document {out['doc_id'].iloc[i]!r})")
-        out["relevance"] = grades.astype(np.int64)
+        out["relevance"] = grade_column(out["relevance"].to_numpy(), what, out["query_id"].to_numpy(),
+                                        out["doc_id"].to_numpy())
     return out
 
 
 def _evaluate_bucket(plan: _Plan, pdf: pd.DataFrame) -> pd.DataFrame:
     """The per-query values of one bucket's queries (the pandas side of ``applyInPandas``)."""
     parts = {int(t): part for t, part in pdf.groupby(_TAG, sort=False)}
-    run = _rows(parts[_RUN], _RUN_COLS, "run") if _RUN in parts else _empty(_RUN_COLS)
+    run = _rows(parts[_RUN], _RUN_COLS, "the run (Spark DataFrame)") if _RUN in parts else _empty(_RUN_COLS)
     qrels = None
     if plan.with_qrels:
-        qrels = _rows(parts[_QRELS], _QREL_COLS, "qrels") if _QRELS in parts else _empty(_QREL_COLS)
+        qrels = (_rows(parts[_QRELS], _QREL_COLS, "the qrels (Spark DataFrame)") if _QRELS in parts
+                 else _empty(_QREL_COLS))
         if qrels.empty:                      # no judged query in this bucket: nothing to evaluate
             return metrics_frame([])
     elif run.empty:                          # without qrels the queries are the run's
@@ -161,8 +163,8 @@ def _evaluate_bucket(plan: _Plan, pdf: pd.DataFrame) -> pd.DataFrame:
             cache[tag] = _rows(parts[tag], _RUN_COLS, what) if tag in parts else _empty(_RUN_COLS)
         return cache[tag]
 
-    runs = {name: of(tag, f"run {name!r}") for name, tag in plan.run_names.items()}
-    groups = {g: {m: of(tag, f"run {m!r} of group {g!r}") for m, tag in members.items()}
+    runs = {name: of(tag, f"the run {name!r} (Spark DataFrame)") for name, tag in plan.run_names.items()}
+    groups = {g: {m: of(tag, f"the run {m!r} of group {g!r} (Spark DataFrame)") for m, tag in members.items()}
               for g, members in plan.group_members.items()}
     return block_frame(plan.measures, run, qrels, runs, groups, plan.provider, source="the run (Spark DataFrame)")
 
@@ -175,20 +177,35 @@ class SparkEvaluation:
         #: Spark DataFrame (query_id string, measure string (``str(measure)``), value double), one row per
         #: (query, measure), in no particular order; lazy: every action re-evaluates unless persisted
         self.per_query = per_query
+        self._frame: Optional[pd.DataFrame] = None       # the per-query values, once collected
+        self._means: Dict[bool, pd.DataFrame] = {}
+        self._kept = False                               # per_query persisted by means(), not by the user
 
     def persist(self) -> "SparkEvaluation":
         """Keep the per-query values once computed (``DataFrame.persist``), for several actions."""
         self.per_query = self.per_query.persist()
         return self
 
+    def unpersist(self) -> "SparkEvaluation":
+        """Release what :meth:`persist` or :meth:`means` kept in Spark."""
+        self.per_query = self.per_query.unpersist()
+        self._kept = False
+        return self
+
     def to_pandas(self) -> pd.DataFrame:
-        """The per-query values collected to the driver, sorted by measure (in the order given) and query."""
-        with _quiet():
-            frame = self.per_query.toPandas()
-        order = {str(m): i for i, m in enumerate(self.measures)}
-        frame = frame.assign(_order=frame["measure"].map(order)).sort_values(["_order", "query_id"], kind="stable")
-        return frame.drop(columns="_order").reset_index(drop=True).astype(
-            {"query_id": object, "measure": object, "value": float})
+        """The per-query values collected to the driver, sorted by measure (in the order given) and query.
+        Collected once: :meth:`means` then aggregates this frame instead of running the pipeline again."""
+        if self._frame is None:
+            with _quiet(), surfaced():
+                frame = self.per_query.toPandas()
+            order = {str(m): i for i, m in enumerate(self.measures)}
+            frame = frame.assign(_order=frame["measure"].map(order)).sort_values(["_order", "query_id"],
+                                                                                   kind="stable")
+            self._frame = frame.drop(columns="_order").reset_index(drop=True).astype(
+                {"query_id": object, "measure": object, "value": float})
+            if self._kept:                       # kept by means(): the driver now holds the values
+                self.unpersist()
+        return self._frame.copy()
 
     def means(self, exact: bool = True) -> pd.DataFrame:
         """Each measure's aggregate (columns ``measure`` (label), ``value``), in the order of the measures,
@@ -200,10 +217,28 @@ class SparkEvaluation:
         (no per-measure memory; the last bits may depend on the order); measures with another aggregator
         still go through the exact path.
         """
-        with _quiet():
-            return self._means(exact)
+        if self._frame is not None:              # collected already: aggregate it, no Spark job
+            return self._local_means()
+        if exact not in self._means:
+            if not self.per_query.is_cached:    # kept for a later to_pandas(), which releases it
+                self.per_query = self.per_query.persist()
+                self._kept = True
+            with _quiet(), surfaced():
+                self._means[exact] = self._spark_means(exact)
+        return self._means[exact].copy()
 
-    def _means(self, exact: bool) -> pd.DataFrame:
+    def _local_means(self) -> pd.DataFrame:
+        labels = [str(m) for m in self.measures]
+        frame = self._frame if self._frame is not None else metrics_frame([])
+        result = {}
+        for m in self.measures:
+            rows = frame[frame["measure"] == str(m)]
+            result[str(m)] = float(aggregate([m], rows.assign(query_id=""))[m]) if len(rows) else \
+                aggregate([m], metrics_frame([]))[m]
+        return pd.DataFrame({"measure": labels, "value": [result[label] for label in labels]}).astype(
+            {"measure": object, "value": float})
+
+    def _spark_means(self, exact: bool) -> pd.DataFrame:
         _, F = _pyspark()
         labels = [str(m) for m in self.measures]
         values = self.per_query.select("measure", "value")
@@ -391,6 +426,7 @@ def evaluate(measures: Any, run: Any, qrels: Any = None, runs: Optional[Mapping[
         _probe(plan)
 
         spark = run.sparkSession
+        check_driver(spark)
         p = partitions if partitions is not None else default_partitions(spark)
         union = parts[0]
         for part in parts[1:]:

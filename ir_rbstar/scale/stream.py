@@ -91,9 +91,10 @@ import numpy as np
 from ir_measures import Metric
 
 from .. import engine, references
-from ..errors import (ParameterError,
+from ..errors import (DuplicateDocumentError, ParameterError,
                       ReferenceNotFoundError, RbstarError)
 from ..io import Qrels, Ranking, qrels_from_columns, ranking_from_columns
+from ..io.trec import column_order_hint
 from ..measures.base import RbstarMeasure
 from ..progress import Progress
 from .blocks import as_measures, block_columns, evaluate_block
@@ -221,6 +222,8 @@ def _table(src: _Source, cols: _Cols):
         return qrels_from_columns(cols.q, cols.d, cols.v, src.name, line_of, dhash=cols.h)
     except RbstarError as e:
         if src.word == "line":
+            if isinstance(e, DuplicateDocumentError) and src.kind != _RUN:
+                raise DuplicateDocumentError(f"{e}{column_order_hint(cols.d)}") from None
             raise
         text = str(e).replace(f"{src.name}: line ", f"{src.name}: row ").replace("(lines ", "(rows ")
         raise type(e)(text) from None

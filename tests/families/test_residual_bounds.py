@@ -143,9 +143,9 @@ def test_rba_with_a_judged_document_below_rel():
 
 def test_documents_outside_the_run_and_the_qrels_are_not_covered_as_documented():
     """qrels {d:3, e:0}, run {d}: RBR@3 = 0.5; a document in neither, judged 3, would lower it to 0.375.
-    The docs state that such documents stay not relevant (the pooling assumption)."""
+    The docs state that judging such a document can lower RBR (outside the lower end's claim)."""
     v, res = _values("RBR(p=0.5)@3 RBR_res(p=0.5)@3", {"q": {"d": 3, "e": 0}}, {"q": {"d": 3.0}})
     assert (v, res) == (0.5, 0.0)
     assert O.rbr(["d"], O.ref_from_qrels({"d": 3, "e": 0, "n0": 3}, 1), 0.5) == pytest.approx(0.375)
     doc = " ".join(ir_rbstar.RBR_res.__doc__.split())
-    assert "in neither the run nor the qrels stay not relevant" in doc
+    assert "or a document in neither the run nor the qrels" in doc and "Judging any other document can lower RBR" in doc

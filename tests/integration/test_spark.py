@@ -50,6 +50,7 @@ def spark():
                    .config("spark.ui.showConsoleProgress", "false")
                    .config("spark.sql.shuffle.partitions", "4")
                    .config("spark.default.parallelism", "2")
+                   .config("spark.driver.memory", "2g")      # local mode: see docs/scale.md, 'Memory on Spark'
                    .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     yield session
@@ -188,10 +189,71 @@ def test_clear_errors(world, spark):
         rbspark.evaluate("RBP(p=0.8)", world["pandas"]["run"], s["qrels"])
     with pytest.raises(ir_rbstar.errors.ParameterError, match="partitions"):
         rbspark.evaluate("RBP(p=0.8)", s["run"], s["qrels"], partitions=0)
-    # an error in the data surfaces when an action runs, with the executor's typed message
+    # an error in the data surfaces when an action runs, as the package's own one-line error
     graded = _sdf(spark, world["pandas"]["qrels"].assign(relevance=lambda d: d.relevance + 0.5))
-    with pytest.raises(Exception, match=r"InputFormatError: qrels: relevance must be an integer grade, got"):
-        rbspark.evaluate("P_TA@5", s["run"], graded, partitions=2).per_query.collect()
+    for action in ("to_pandas", "means"):
+        with pytest.raises(InputFormatError, match=r"^the qrels \(Spark DataFrame\): relevance \d\.5 of document "
+                                                   r"'\w+' for query '\w+' is not an integer grade$") as e:
+            getattr(rbspark.evaluate("P_TA@5", s["run"], graded, partitions=2), action)()
+        assert "\n" not in str(e.value) and "Traceback" not in str(e.value)
+    huge = _sdf(spark, world["pandas"]["qrels"].assign(relevance=lambda d: d.relevance * 1e20 + 1e20))
+    with pytest.raises(InputFormatError, match=r"relevance [0-9.]+e\+20 of document .* is out of range"):
+        rbspark.evaluate("P_TA@5", s["run"], huge, partitions=2).to_pandas()
+    nulls = _sdf(spark, world["pandas"]["run"].assign(doc_id=lambda d: d.doc_id.where(d.index != 3, None)))
+    with pytest.raises(InputFormatError, match=r"^the run \(Spark DataFrame\): a null doc_id \(row query_id="):
+        rbspark.evaluate("P_TA@5", nulls, s["qrels"], partitions=2).to_pandas()
+
+
+def test_means_after_to_pandas_run_no_spark_job(world, spark):
+    evaluation = rbspark.evaluate(MEASURES, partitions=3, **world["spark"])
+    frame = evaluation.to_pandas()
+    evaluation.per_query = None                  # any Spark action would now fail
+    means = evaluation.means()
+    assert dict(zip(means.measure, means.value)) == pytest.approx(
+        {str(m): v for m, v in world["means"].items()}, abs=TOL)
+    assert len(frame) == len(world["per_query"])
+
+
+def test_means_keep_the_values_for_to_pandas_then_release_them(world):
+    evaluation = rbspark.evaluate(MEASURES, partitions=3, **world["spark"])
+    first = evaluation.means()
+    assert evaluation.per_query.is_cached            # kept: to_pandas() will not run the pipeline again
+    assert evaluation.means().equals(first)
+    evaluation.to_pandas()
+    assert not evaluation.per_query.is_cached        # released once the driver holds the values
+
+
+def test_a_small_local_driver_is_warned_about_before_any_job():
+    from ir_rbstar.scale import _spark_support as support
+
+    class Conf(dict):
+        def get(self, key, default=None):
+            return super().get(key, default)
+
+    class Session:
+        def __init__(self, **conf):
+            self.sparkContext = type("SC", (), {"getConf": lambda _self: Conf(conf)})()
+
+    with pytest.warns(ir_rbstar.errors.RbstarWarning, match="spark.driver.memory=1g.*4g or more"):
+        support.check_driver(Session(**{"spark.master": "local[2]"}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert support.check_driver(Session(**{"spark.master": "local[*]", "spark.driver.memory": "4g"})) is None
+        assert support.check_driver(Session(**{"spark.master": "yarn"})) is None
+
+
+def test_spark_wrapped_errors_become_the_package_s_own():
+    from ir_rbstar.scale._spark_support import own_error
+    wrapped = ("An exception was thrown from the Python worker.\nTraceback (most recent call last):\n"
+               "  File \"/x/spark.py\", line 140, in _rows\n"
+               "ir_rbstar.errors.DuplicateDocumentError: the run (Spark DataFrame): document 'd1' appears twice\n"
+               "\tat org.apache.spark.api.python.BasePythonRunner$ReaderIterator.handlePythonException")
+    error = own_error(RuntimeError(wrapped))
+    assert type(error) is ir_rbstar.errors.DuplicateDocumentError
+    assert str(error) == "the run (Spark DataFrame): document 'd1' appears twice"
+    heap = own_error(RuntimeError("Py4JJavaError: ... java.lang.OutOfMemoryError: Java heap space"))
+    assert "spark.driver.memory" in str(heap)
+    assert own_error(RuntimeError("something else")) is None
 
 
 def test_missing_pyspark_is_a_clear_error(monkeypatch):
