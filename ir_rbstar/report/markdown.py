@@ -14,11 +14,34 @@ from .inputs import _describe
 _PLACES = 4
 
 
+#: which interval the Means table shows, and why
+INTERVAL_TEXT = ("The interval respects the measure's range (`ir_rbstar.stats.mean_intervals`, the range from the "
+                 "measure's declaration: [0, 1] for the trec_eval ratios, the tie-aware, rank-biased, Twist, NRG and "
+                 "MED measures and the 1-RBO distance): Student's t interval, mean \u00b1 t(0.975, n - 1) x sd / sqrt(n), "
+                 "where it stays inside the range; a t interval near a bound of the range would leave it (a mean near 0 "
+                 "with a few large values), where a bootstrap interval, which can only hold possible means, is used.")
+
+
+#: the widest Markdown table the report writes (columns); a wider one is cut into parts that repeat the first column
+MAX_COLUMNS = 25
+
+
 def _table(head: List[str], rows: List[List[str]], align: Optional[str] = None) -> str:
-    align = align or "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"
-    lines = ["| " + " | ".join(head) + " |", align]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
+    """A pipe table; wider than :data:`MAX_COLUMNS` it becomes several tables of at most that many columns,
+    each repeating the first column (the row labels)."""
+    marks = (align.strip("|").split("|") if align else ["---"] + ["---:"] * (len(head) - 1))
+    if len(head) <= MAX_COLUMNS:
+        parts = [list(range(len(head)))]
+    else:
+        rest = list(range(1, len(head)))
+        step = MAX_COLUMNS - 1
+        parts = [[0] + rest[i:i + step] for i in range(0, len(rest), step)]
+    out = []
+    for cols in parts:
+        lines = ["| " + " | ".join(head[j] for j in cols) + " |", "|" + "|".join(marks[j] for j in cols) + "|"]
+        lines += ["| " + " | ".join(r[j] for j in cols) + " |" for r in rows]
+        out.append("\n".join(lines))
+    return "\n\n".join(out)
 
 
 def _num(v: float, places: int = _PLACES) -> str:
@@ -40,49 +63,97 @@ def _interval(low: float, high: float) -> str:
 
 
 def mean_intervals(per_query: pd.DataFrame, names: List[str], columns: List[Column]) -> Dict[Tuple[str, str], Any]:
-    """(measure, run) -> the 95% t interval of the run's mean over the queries with a value
-    (:func:`ir_rbstar.stats.mean_interval`; None for fewer than 2 values)."""
-    from ..stats import mean_interval
+    """(measure, run) -> (low, high), the 95% interval of the run's mean over the queries with a value, inside
+    the measure's range (:func:`~ir_rbstar.report.catalogue.value_range`; through
+    :func:`ir_rbstar.stats.mean_intervals`); None for fewer than 2 values. The one place the report's
+    intervals come from (report.md and results.json/.tex/.html)."""
+    from .catalogue import value_range
     out: Dict[Tuple[str, str], Any] = {}
-    for n in names:
-        mine = per_query.xs(n, level="run")
-        for c in columns:
-            values = mine[c.label].dropna().to_numpy()
-            out[(c.label, n)] = mean_interval(values, 0.95, method="t") if len(values) >= 2 else None
+    for c in columns:
+        frame = per_query[c.label].unstack("run").reindex(columns=names)      # queries x runs
+        low, high = value_range(c.measure, c.complement)
+        bounds = None if low is None or high is None else (low, high)
+        for n in names:
+            values = frame[n].dropna().to_numpy(dtype=float)
+            out[(c.label, n)] = _interval_of(values, bounds) if len(values) >= 2 else None
     return out
+
+
+def _interval_of(values: Any, bounds: Optional[Tuple[float, float]]) -> Tuple[float, float]:
+    """The 95% interval of the mean of ``values`` (one run, one measure): :func:`ir_rbstar.stats.mean_intervals`
+    with the measure's range."""
+    import numpy as np
+    from .. import stats
+    if hasattr(stats, "mean_intervals"):
+        got = stats.mean_intervals(np.asarray(values, dtype=float)[None, :], bounds=bounds, level=0.95)
+        low, high = _first_interval(got)
+        return low, high
+    ci = stats.mean_interval(values, 0.95, method="t")           # until stats.mean_intervals exists
+    return float(ci.low), float(ci.high)
+
+
+def _first_interval(got: Any) -> Tuple[float, float]:
+    """(low, high) of the first row of what :func:`ir_rbstar.stats.mean_intervals` returns."""
+    import numpy as np
+    if isinstance(got, pd.DataFrame):
+        return float(got["low"].iloc[0]), float(got["high"].iloc[0])
+    if isinstance(got, tuple) and len(got) >= 2 and not hasattr(got, "low"):
+        return float(np.ravel(got[0])[0]), float(np.ravel(got[1])[0])
+    if hasattr(got, "low"):
+        return float(np.ravel(got.low)[0]), float(np.ravel(got.high)[0])
+    first = got[0]
+    return (float(first.low), float(first.high)) if hasattr(first, "low") else (float(first[0]), float(first[1]))
+
+
+def runs_as_rows(names: List[str], columns: List[Column]) -> bool:
+    """Whether the means and ranks tables put the runs in rows: when there are more runs than measures
+    (the table then grows downwards, one line a run, at any number of runs)."""
+    return len(names) > len(columns)
+
+
+def _grid(measure_labels: List[str], names: List[str], head_of: Dict[str, str], cells: List[List[str]],
+          extra: Optional[Tuple[str, List[str]]], by_run: bool) -> str:
+    """A measures x runs table (``cells[i][j]``: measure i, run j), or its transpose when ``by_run``;
+    ``extra``: a first line (or column) of per-run facts."""
+    if by_run:
+        head = ["run"] + ([extra[0]] if extra else []) + measure_labels
+        rows = [[head_of[n]] + ([extra[1][j]] if extra else []) + [cells[i][j] for i in range(len(measure_labels))]
+                for j, n in enumerate(names)]
+        return _table(head, rows, "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
+    head = ["measure"] + [head_of[n] for n in names]
+    rows = ([[extra[0]] + extra[1]] if extra else []) + [[label] + cells[i] for i, label in enumerate(measure_labels)]
+    return _table(head, rows)
 
 
 def _means_markdown(means: pd.DataFrame, names: List[str], columns: List[Column], baseline: Optional[str],
                     nq: int, answered: Dict[str, int], intervals: Dict[Tuple[str, str], Any]) -> str:
-    head = ["measure"] + [f"{n} (baseline)" if n == baseline else n for n in names]
-    rows = [["queries with a ranking"] + [str(answered[n]) for n in names]]
+    head_of = {n: f"{n} (baseline)" if n == baseline else n for n in names}
     table = means.set_index(["measure", "run"])
+    cells = []
     for c in columns:
-        cells = []
+        line = []
         for n in names:
             mean, count = table.at[(c.label, n), "mean"], int(table.at[(c.label, n), "queries"])
             text = _num(mean) if count else "-"
             ci = intervals.get((c.label, n))
-            if ci is not None and _interval(ci.low, ci.high):
-                text += f" {_interval(ci.low, ci.high)}"
+            if ci is not None and _interval(ci[0], ci[1]):
+                text += f" {_interval(ci[0], ci[1])}"
             if count and count != nq:
                 text += f" (n={count})"
-            cells.append(text)
-        rows.append([f"`{_cell(c.label)}`"] + cells)
-    return _table(head, rows)
+            line.append(text)
+        cells.append(line)
+    labels = [f"`{_cell(c.label)}`" for c in columns]
+    return _grid(labels, names, head_of, cells, ("queries with a ranking", [str(answered[n]) for n in names]),
+                 runs_as_rows(names, columns))
 
 
 def _ranks_markdown(means: pd.DataFrame, names: List[str], columns: List[Column]) -> str:
-    head = ["measure"] + names
     table = means.set_index(["measure", "run"])
-    rows = []
-    for c in columns:
-        if not c.better:
-            continue
-        label = f"`{_cell(c.label)}`" + (" (lower is better)" if c.better == "lower" else "")
-        ranks = [table.at[(c.label, n), "rank"] for n in names]
-        rows.append([label] + ["" if pd.isna(r) else str(int(r)) for r in ranks])
-    return _table(head, rows)
+    ranked = [c for c in columns if c.better]
+    labels = [f"`{_cell(c.label)}`" + (" (lower is better)" if c.better == "lower" else "") for c in ranked]
+    cells = [["" if pd.isna(r) else str(int(r)) for r in (table.at[(c.label, n), "rank"] for n in names)]
+             for c in ranked]
+    return _grid(labels, names, {n: n for n in names}, cells, None, runs_as_rows(names, columns))
 
 
 def _signed(v: float) -> str:
@@ -115,16 +186,30 @@ def _robust_markdown(rows: pd.DataFrame) -> str:
     return _table(head, body, "|---|---|---|---:|---:|---:|---:|---:|---|")
 
 
-def _pairs_markdown(pairs: pd.DataFrame) -> str:
-    """The significant pairs: measure, which run is better, the difference of the means and p."""
+#: the most rows a list of significant pairs (or of comparisons with the baseline) shows; beyond, a summary
+LIST_ROWS = 40
+
+
+def _pairs_markdown(pairs: pd.DataFrame, names: List[str]) -> str:
+    """The significant pairs: measure, which run is better, the difference of the means and p; when there are
+    more than :data:`LIST_ROWS`, per run and measure how many runs it is significantly better / worse than."""
     rows = []
+    wins: Dict[Tuple[str, str], List[int]] = {}
     for r in pairs[pairs["reject"].astype(bool)].itertuples(index=False):
         a_wins = (r.difference > 0) == (r.better == "higher")
         winner, loser = (r.run_a, r.run_b) if a_wins else (r.run_b, r.run_a)
         rows.append([_cell(r.measure), f"`{winner}` over `{loser}`", _num(abs(r.difference)), _p(r.pvalue)])
+        wins.setdefault((winner, r.measure), [0, 0])[0] += 1
+        wins.setdefault((loser, r.measure), [0, 0])[1] += 1
     if not rows:
         return "None."
-    return _table(["measure", "better run", "difference of the means", "p"], rows, "|---|---|---:|---:|")
+    if len(rows) <= LIST_ROWS:
+        return _table(["measure", "better run", "difference of the means", "p"], rows, "|---|---|---:|---:|")
+    measures = list(dict.fromkeys(pairs["measure"]))
+    body = [[n] + [("{} / {}".format(*wins[(n, m)]) if (n, m) in wins else "0 / 0") for m in measures] for n in names]
+    return (f"{len(rows):,} significant pairs (all in `all_pairs.tsv`). Per run and measure: how many runs it is "
+            f"significantly better / worse than.\n\n"
+            + _table(["run"] + [f"`{_cell(m)}`" for m in measures], body))
 
 
 def _robust_section(rows: Optional[pd.DataFrame], baseline: Optional[str], alpha: float) -> List[str]:
@@ -152,10 +237,46 @@ def _robust_section(rows: Optional[pd.DataFrame], baseline: Optional[str], alpha
     return out
 
 
+def _scale_text(grade_scale: Optional[Tuple[int, str]], columns: List[Column]) -> List[str]:
+    """The grade scale of the graded measures and where it comes from (nothing without a graded measure)."""
+    from .catalogue import graded
+    if grade_scale is None:
+        return []
+    scale, source = grade_scale
+    shown = [c.label for c in columns if graded(c.measure)]
+    if not shown:
+        return []
+    return [f"Grade scale of the graded measures: 0 to {scale} ({source}): graded gains are grade / {scale}, "
+            f"written into each graded measure as `max_rel={scale}` (the default 1 is not shown), so that a label "
+            f"such as `{_cell(shown[0])}` pasted into ir_measures (after `import ir_rbstar`) or `ir-rbstar` gives "
+            f"the report's numbers. `--max-rel` sets another scale.", ""]
+
+
+#: the most runs whose distance matrix report.md shows whole; beyond, each run's nearest run (the matrix is in
+#: its TSV file and its picture)
+MATRIX_RUNS = 12
+
+
 def _matrix_markdown(matrix: pd.DataFrame) -> str:
     head = [""] + [str(c) for c in matrix.columns]
     rows = [[str(i)] + [_num(float(v)) for v in matrix.loc[i]] for i in matrix.index]
     return _table(head, rows)
+
+
+def _nearest_markdown(matrix: pd.DataFrame) -> str:
+    """Per run: the nearest other run, its distance, and the mean distance to the other runs."""
+    import numpy as np
+    values = matrix.to_numpy(dtype=float).copy()
+    np.fill_diagonal(values, np.nan)
+    rows = []
+    for i, name in enumerate(matrix.index):
+        line = values[i]
+        if np.isnan(line).all():
+            rows.append([str(name), "", "", ""])
+            continue
+        j = int(np.nanargmin(line))
+        rows.append([str(name), str(matrix.columns[j]), _num(float(line[j])), _num(float(np.nanmean(line)))])
+    return _table(["run", "nearest run", "distance", "mean distance to the others"], rows, "|---|---|---:|---:|")
 
 
 def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], answered: Dict[str, int],
@@ -165,7 +286,7 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
               pictures: List[Tuple[str, str]],
               notes: List[str], missing: List[str], alpha: float, permutations: int, seed: int,
               defaults: bool, drawing: bool, *, per_query: Optional[pd.DataFrame] = None,
-              robust_rows: Optional[pd.DataFrame] = None) -> str:
+              robust_rows: Optional[pd.DataFrame] = None, grade_scale: Optional[Tuple[int, str]] = None) -> str:
     from .. import __version__
     nq = len(q.qcodes)
     relevant = int((q.grades >= 1).sum())
@@ -175,6 +296,7 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
     out.append(f"Made by ir_rbstar {__version__}. Qrels: {_describe(qrels)}: {nq:,} queries, {len(q.grades):,} "
                f"judgments ({grades}), {relevant:,} with grade >= 1.")
     out.append("")
+    out += _scale_text(grade_scale, columns)
     rows = []
     for n in names:
         role = "baseline" if n == baseline else ""
@@ -223,10 +345,10 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
     intervals = mean_intervals(per_query, names, columns) if per_query is not None else {}
     out += ["## Means", "",
             f"Mean over the queries of the qrels ({nq:,}) that have a value, with its 95% confidence interval "
-            "[low, high]: Student's t interval over those queries (mean \u00b1 t(0.975, n - 1) x sd / sqrt(n); "
-            "`ir_rbstar.stats.mean_interval`), which treats the queries as a sample from a population of "
-            "queries; `(n=...)` where fewer queries have a value (e.g. Twist has none for a query without a "
-            "relevant document).", "",
+            f"[low, high] over those queries (the queries taken as a sample from a population of queries). "
+            f"{INTERVAL_TEXT} `(n=...)` where fewer queries have a value. Every query of the qrels has a value for "
+            f"the default measures: a query without a relevant document scores 0 under Twist, as under AP and "
+            f"nDCG.", "",
             _means_markdown(means, names, columns, baseline, nq, answered, intervals), ""]
 
     out += ["## Ranks", "", "Rank of each run by its mean (1 = best; equal means share the best rank). Residuals "
@@ -263,7 +385,7 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
                 f"range is at least the pair's |difference|, family-wise over the pairs of the measure. Only "
                 f"queries where every run has a value take part. All pairs with their p in `all_pairs.tsv`; "
                 f"significant at \u03b1 = {alpha:g}:", ""]
-        out += [_pairs_markdown(pairs), ""]
+        out += [_pairs_markdown(pairs, names), ""]
 
     if matrices:
         out += ["## Distances between the runs", ""]
@@ -272,7 +394,11 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
             judged = "; judged documents count with their grades" if matrix.attrs["measure"].startswith("MED") else ""
             out += [f"{matrix.attrs['distance']}, mean over the queries (rows: run, columns: the run it is "
                     f"compared with{judged}):", ""]
-            out += [_matrix_markdown(matrix) if len(names) <= 12 else f"(in `distance_{key}.tsv`)", ""]
+            if len(names) <= MATRIX_RUNS:
+                out += [_matrix_markdown(matrix), ""]
+            else:
+                out += [f"The {len(names)} x {len(names)} matrix is in `distance_{key}.tsv` (and its heat map below); "
+                        f"here each run's nearest run:", "", _nearest_markdown(matrix), ""]
 
     out += ["## Pictures", ""]
     if not drawing:
