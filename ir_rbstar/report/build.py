@@ -15,7 +15,7 @@ from ..errors import MissingQrelsError, ParameterError, RbstarError
 from ..io import QUERY_IDS, Qrels, Ranking, ranking_frame, to_ranking
 from .formats import ResultsTable, write_table
 from .stats import DEFAULT_PERMUTATIONS, DEFAULT_SEED, holm, randomization_pvalues
-from .catalogue import Column, PRIOR_GROUP, _distances, _parse_columns, default_measures
+from .catalogue import Column, PRIOR_GROUP, _distances, _parse_columns, default_measures, grade_scale
 from .inputs import _free, _run_inputs, read_groups
 from .markdown import _markdown
 from .pictures import _draw_pictures, _nrg_axes
@@ -214,7 +214,7 @@ class _Steps:
 def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, baseline: Optional[str] = None,
                  groups: Any = None, measures: Any = None, progress: Optional[Progress] = None,
                  alpha: float = 0.05, permutations: int = DEFAULT_PERMUTATIONS, seed: int = DEFAULT_SEED,
-                 topic: Optional[str] = None, pictures: bool = True, max_rel: int = 1) -> pd.DataFrame:
+                 topic: Optional[str] = None, pictures: bool = True, max_rel: Optional[int] = None) -> pd.DataFrame:
     """Evaluate ``runs`` against ``qrels`` with every measure family and write a report into ``out_dir``.
 
     ``qrels``: a TREC qrels file (or anything :func:`ir_rbstar.read_qrels` reads), a DataFrame
@@ -233,8 +233,9 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
     :func:`holm`; next to them d_z and its noncentral-t interval, and the robust verdicts of
     :func:`robust` where a measure has bounds); ``topic`` the query of the CRP picture (default: the one
     whose Twist is nearest the median); ``pictures=False`` draws none. ``max_rel`` is the top of the
-    qrels' grade scale (e.g. 3 for TREC DL), used by the graded measures of the default set and of the
-    distance matrix.
+    qrels' grade scale (e.g. 3 for TREC DL), written into every graded measure (those of the default set,
+    of ``measures`` and of the distance matrix); None: the collection's
+    (:func:`~ir_rbstar.report.catalogue.grade_scale`: the ir_datasets ``qrels_defs``, else the highest grade).
 
     Returns the per-query values: a DataFrame indexed by (run, query_id) over the qrels' queries, one
     column per measure (every query has a value for every measure, as at every other door);
@@ -285,8 +286,8 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
     base_tag = _free(baseline, claimed) if baseline is not None else None
     prior_tag = PRIOR_GROUP
     asked = measures if measures is not None else \
-        default_measures(ref_tag, base_tag, prior_tag if len(names) > 1 else None, max_rel)
-    columns = _parse_columns(asked, base_tag)
+        default_measures(ref_tag, base_tag, prior_tag if len(names) > 1 else None)
+    columns = _parse_columns(asked, base_tag)           # checked before the work starts; on its scale below
     wanted = {str(v) for c in columns for k, v in c.measure.params.items() if k in ("ref", "prior", "runs")}
 
     nrg_plot = _nrg_axes(columns) if len(names) > 1 else None
@@ -304,6 +305,11 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
         q = resolve_qrels(qrels)
         if not len(q.qcodes):
             raise MissingQrelsError("qrels: no judgments")
+        # [26C] the grade scale: --max-rel, else the collection's; written into every graded measure
+        scale = (max_rel, "given (max_rel)") if max_rel is not None else grade_scale(qrels, q.max_grade)
+        asked = measures if measures is not None else \
+            default_measures(ref_tag, base_tag, prior_tag if len(names) > 1 else None, scale[0])
+        columns = _parse_columns(asked, base_tag, scale[0], override=max_rel is not None)
         if topic is not None and pictures and str(topic) not in set(QUERY_IDS.decode(q.qcodes).astype(str).tolist()):
             raise ParameterError(f"topic={topic!r} is not a query of the qrels")
         rankings: Dict[str, Ranking] = {}
@@ -366,7 +372,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
 
         matrices: Dict[str, pd.DataFrame] = {}
         if len(names) > 1:
-            distances = _distances(max_rel)
+            distances = _distances(scale[0])
             step("distance matrices: " + ", ".join(m for _, m in distances))
             values = pairwise(rankings, [m for _, m in distances], q)
             for key, m in distances:
@@ -386,7 +392,8 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
         answered = {n: int(np.isin(rankings[n].qcodes, q.qcodes).sum()) for n in names}
         text = _markdown(q, qrels, inputs, names, answered, reference, ref_tag, baseline, base_tag, group_of,
                          prior_tag, columns, means, sig, pairs, matrices, drawn, notes, missing, alpha, permutations,
-                         seed, measures is None, pictures, per_query=per_query, robust_rows=robust_rows)
+                         seed, measures is None, pictures, per_query=per_query, robust_rows=robust_rows,
+                         grade_scale=scale)
         with open(path("report.md"), "w", encoding="utf-8") as f:
             f.write(text)
         table = results_table(per_query, means, sig, columns, baseline, alpha)
