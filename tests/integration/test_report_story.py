@@ -1,0 +1,134 @@
+"""``ir-rbstar report`` as a reviewer reads it: the grade scale taken from the collection and written into
+every graded measure it prints, one story across its sections, and tables readable at any number of runs.
+
+Independent checks: the printed measure strings are parsed again and evaluated with
+``ir_measures.calc_aggregate``; the grade scale is the highest grade written into the toy qrels."""
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ir_measures
+import ir_rbstar
+from ir_rbstar import report
+from ir_rbstar.report.command import main as report_main
+
+
+# ---------------------------------------------------------------------------------------------
+# toy collections
+
+def _graded(n_queries=14, n_docs=12, top=3, seed=5):
+    """A fully judged collection with grades 0..top and three runs: good (grades descending), mid
+    (shuffled) and bad (grades ascending)."""
+    rng = np.random.default_rng(seed)
+    qrels, runs = {}, {"bad": {}, "mid": {}, "good": {}}
+    for q in range(n_queries):
+        docs = [f"d{k}" for k in range(n_docs)]
+        grades = rng.integers(0, top + 1, size=n_docs)
+        grades[0] = top                                       # every query reaches the top grade somewhere
+        qrels[f"q{q}"] = {d: int(g) for d, g in zip(docs, grades, strict=True)}
+        order = sorted(docs, key=lambda d: (-qrels[f"q{q}"][d], d))
+        runs["good"][f"q{q}"] = {d: float(n_docs - k) for k, d in enumerate(order)}
+        runs["bad"][f"q{q}"] = {d: float(k) for k, d in enumerate(order)}
+        shuffled = rng.permutation(order).tolist()
+        runs["mid"][f"q{q}"] = {d: float(n_docs - k) for k, d in enumerate(shuffled)}
+    return qrels, runs
+
+
+def _write_trec(tmp_path, qrels, runs):
+    q = tmp_path / "qrels.txt"
+    q.write_text("".join(f"{qid} 0 {d} {g}\n" for qid, docs in qrels.items() for d, g in docs.items()))
+    paths = []
+    for name, run in runs.items():
+        p = tmp_path / f"{name}.run"
+        p.write_text("".join(f"{qid} Q0 {d} {k} {s} {name}\n" for qid, docs in run.items()
+                             for k, (d, s) in enumerate(sorted(docs.items(), key=lambda x: -x[1]), 1)))
+        paths.append(str(p))
+    return str(q), paths
+
+
+def _means(out):
+    return pd.read_csv(out / "means.tsv", sep="\t", dtype={"run": str})
+
+
+def _reproduce(label, qrels, run):
+    """The mean of a printed measure string, evaluated afresh through ir_measures."""
+    complement = label.startswith("1-")
+    measure = ir_rbstar.parse(label[2:] if complement else label)[0]
+    value = ir_measures.calc_aggregate([measure], qrels, run)[measure]
+    return 1.0 - value if complement else value
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. the grade scale from the collection
+
+def test_graded_collection_without_max_rel_prints_measures_that_reproduce_their_numbers(tmp_path):
+    """No --max-rel on grades 0..3: the report works (it used to stop with GradeScaleError), every graded
+    measure it prints carries max_rel=3, and each printed string gives the report's mean when evaluated
+    again through ir_measures (the baseline registered under its name for the measures against it)."""
+    qrels, runs = _graded()
+    qpath, paths = _write_trec(tmp_path, qrels, runs)
+    out = tmp_path / "out"
+    assert report_main([qpath, *paths, "--baseline", "bad", "-O", str(out), "--no-pictures", "-q"]) == 0
+    means = _means(out)
+    labels = list(dict.fromkeys(means["measure"]))
+    assert "RBP(p=0.8,max_rel=3)" in labels and "MED_nDCG(ref='bad',max_rel=3)@10" in labels
+    text = (out / "report.md").read_text()
+    assert "Grade scale of the graded measures: 0 to 3 (the highest grade in the qrels)" in text
+    ir_rbstar.register_run("bad", runs["bad"])
+    try:
+        checked = 0
+        for label in labels:
+            if "prior=" in label:
+                continue                          # NRG's prior set exists only while the report runs
+            for name in runs:
+                want = _reproduce(label, qrels, runs[name])
+                got = means[(means["run"] == name) & (means["measure"] == label)]["mean"].item()
+                assert got == pytest.approx(want, abs=1e-12), (label, name)
+                checked += 1
+        assert checked >= 3 * 10
+    finally:
+        ir_rbstar.unregister_run("bad")
+
+
+def test_max_rel_overrides_the_collection_also_for_given_measures(tmp_path):
+    """--max-rel 5 on grades 0..3 is written into the measures of --measures too, even into one that names
+    its own scale; a measure with a binary rel= is not graded and stays as written."""
+    qrels, runs = _graded()
+    qpath, paths = _write_trec(tmp_path, qrels, runs)
+    out = tmp_path / "out"
+    measures = "nDCG@10 RBP(p=0.8) RBP(p=0.5,max_rel=4) RBP(p=0.8,rel=2)"
+    assert report_main([qpath, *paths, "--measures", measures, "--max-rel", "5", "-O", str(out),
+                        "--no-pictures", "-q"]) == 0
+    labels = list(dict.fromkeys(_means(out)["measure"]))
+    assert labels == ["nDCG@10", "RBP(p=0.8,max_rel=5)", "RBP(p=0.5,max_rel=5)", "RBP(p=0.8,rel=2)"]
+    got = _means(out).set_index(["run", "measure"])["mean"]
+    assert got[("good", "RBP(p=0.8,max_rel=5)")] == pytest.approx(
+        _reproduce("RBP(p=0.8,max_rel=5)", qrels, runs["good"]), abs=1e-12)
+    # without --max-rel, the measures of --measures get the collection's scale, unless they name their own
+    out2 = tmp_path / "out2"
+    assert report_main([qpath, *paths, "--measures", measures, "-O", str(out2), "--no-pictures", "-q"]) == 0
+    labels = list(dict.fromkeys(_means(out2)["measure"]))
+    assert labels == ["nDCG@10", "RBP(p=0.8,max_rel=3)", "RBP(p=0.5,max_rel=4)", "RBP(p=0.8,rel=2)"]
+
+
+def test_binary_qrels_keep_their_measures_unchanged(tmp_path):
+    """Grades 0/1: the scale is 1, the default, and no label changes (no max_rel written, no scale line)."""
+    qrels, runs = _graded(top=1)
+    out = tmp_path / "out"
+    report.build_report(qrels, runs, out, baseline="bad", pictures=False)
+    labels = list(dict.fromkeys(_means(out)["measure"]))
+    assert "RBP(p=0.8)" in labels and "MED_nDCG(ref='bad')@10" in labels
+    assert not any("max_rel" in label for label in labels)
+
+
+def test_grade_scale_reads_the_highest_grade_and_dataset_definitions(monkeypatch):
+    from ir_rbstar.report import catalogue
+    assert catalogue.grade_scale("no/such/file.txt", 2) == (2, "the highest grade in the qrels")
+    monkeypatch.setattr(catalogue, "_defined_grades", lambda did: [0, 1, 2, 3])
+    scale, source = catalogue.grade_scale("irds:msmarco-passage/trec-dl-2019/judged", 2)
+    assert scale == 3 and "msmarco-passage/trec-dl-2019/judged" in source and "qrels_defs" in source
+    # the judgments never lie above the scale: a grade above the definitions wins
+    assert catalogue.grade_scale("irds:x/y", 4)[0] == 4
