@@ -132,3 +132,27 @@ def test_grade_scale_reads_the_highest_grade_and_dataset_definitions(monkeypatch
     assert scale == 3 and "msmarco-passage/trec-dl-2019/judged" in source and "qrels_defs" in source
     # the judgments never lie above the scale: a grade above the definitions wins
     assert catalogue.grade_scale("irds:x/y", 4)[0] == 4
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. notes only where they apply
+
+def test_html_and_markdown_explain_intervals_only_when_the_table_has_them(tmp_path, capsys):
+    """`-o html` of the main command shows means without intervals: no "[low, high]" note under it; a table
+    with intervals keeps the note."""
+    from ir_rbstar.cli import main as cli_main
+    from ir_rbstar.report.formats import ResultsTable, to_html, to_latex, to_markdown
+    qrels, runs = _graded(top=1)
+    qpath, paths = _write_trec(tmp_path, qrels, runs)
+    assert cli_main([qpath, paths[0], "nDCG@10 AP", "-o", "html"]) == 0
+    page = capsys.readouterr().out
+    assert "<table>" in page and "confidence interval" not in page
+    plain = ResultsTable.from_frame(pd.DataFrame({"run": ["a", "b"], "measure": ["AP", "AP"], "mean": [0.2, 0.3]}))
+    assert "confidence interval" not in to_html(plain) + to_markdown(plain, intervals=True)
+    assert "confidence interval" not in to_latex(plain, intervals=True)
+    framed = pd.DataFrame({"run": ["a", "b"], "measure": ["AP", "AP"], "mean": [0.2, 0.3], "low": [0.1, 0.2],
+                           "high": [0.3, 0.4]})
+    both = ResultsTable.from_frame(framed)
+    assert "[low, high]: confidence interval." in to_html(both)
+    assert "[low, high]: confidence interval." in to_markdown(both, intervals=True)
+    assert "confidence interval" not in to_markdown(both)             # intervals not shown: no note
