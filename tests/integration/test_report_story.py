@@ -156,3 +156,35 @@ def test_html_and_markdown_explain_intervals_only_when_the_table_has_them(tmp_pa
     assert "[low, high]: confidence interval." in to_html(both)
     assert "[low, high]: confidence interval." in to_markdown(both, intervals=True)
     assert "confidence interval" not in to_markdown(both)             # intervals not shown: no note
+
+
+def test_crp_picture_of_a_long_run_uses_a_log_rank_axis_and_marks_the_full_scale_end():
+    """A TREC-like query: 1,000 retrieved documents, the 5 relevant ones among the first 12. On a linear axis
+    the curves would fill 12 of 1,000 ranks; the picture uses a log rank axis showing every rank, keeps the
+    run's and the ideal curves whole in its y range, and marks the full-scale run's end (far above) with its
+    value instead of letting a legend name a point the axis does not reach."""
+    pytest.importorskip("matplotlib")
+    from ir_rbstar.plots import plot_crp
+    from ir_rbstar.plots.crp_curves import crp_view
+    from ir_rbstar.twist import crp_curve
+    relevant = ["d0", "d3", "d5", "d8", "d11"]
+    qrels = {"q": {**{d: 2 for d in relevant}, **{f"d{k}": 0 for k in (1, 2, 4)}}}
+    run = {"q": {f"d{k}": 1000.0 - k for k in range(1000)}}
+    curve = crp_curve(qrels, run, "q")
+    view = crp_view(curve)
+    assert view["xscale"] == "log" and view["xlim"][0] <= 1 and view["xlim"][1] >= 1000
+    low, high = view["ylim"]
+    assert low <= curve.crp.min() and high >= curve.crp.max() and low <= 0 <= high
+    end_rank, end_crp = view["full_scale_end"]
+    assert end_rank == len(curve.full_scale_crp) and end_crp == curve.full_scale_crp[-1] > high
+    assert view["end_off_scale"]
+    fig = plot_crp(qrels, run, "q", dcg=True)
+    ax_crp, ax_dcg = fig.axes[:2]
+    assert ax_crp.get_xscale() == "log" and ax_dcg.get_xscale() == "log"
+    assert ax_crp.get_ylim() == pytest.approx(view["ylim"])
+    labels = ax_crp.get_legend_handles_labels()[1]
+    assert any(f"CRP = {int(end_crp):,} at j = {end_rank:,}" in t for t in labels)
+    # a short run keeps a linear axis and shows everything
+    short = {"q": {f"d{k}": 20.0 - k for k in range(12)}}
+    view = crp_view(crp_curve(qrels, short, "q"))
+    assert view["xscale"] == "linear" and view["xlim"][1] >= len(crp_curve(qrels, short, "q").full_scale_crp)
