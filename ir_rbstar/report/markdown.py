@@ -4,105 +4,76 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List, Optional, Tuple
 
+import numpy as np
 import pandas as pd
 
 from ..io import Qrels
 from .catalogue import Column, DISTANCES, about as _about, family_label
 from .inputs import _describe
+from .mdtable import _cell, _interval, _num, _p, _signed, _table
+from .story import _agreement_section, _family_text, _flips_text, _reach_warning, _resamples, _significance_grid
 
 
-_PLACES = 4
 
 
 #: which interval the Means table shows, and why
-INTERVAL_TEXT = ("The interval respects the measure's range (`ir_rbstar.stats.mean_intervals`, the range from the "
-                 "measure's declaration: [0, 1] for the trec_eval ratios, the tie-aware, rank-biased, Twist, NRG and "
-                 "MED measures and the 1-RBO distance): Student's t interval, mean \u00b1 t(0.975, n - 1) x sd / sqrt(n), "
-                 "where it stays inside the range; a t interval near a bound of the range would leave it (a mean near 0 "
-                 "with a few large values), where a bootstrap interval, which can only hold possible means, is used.")
+INTERVAL_TEXT = (
+    "The interval stays within the measure's range (`ir_rbstar.stats.mean_intervals`; the range as the report's "
+    "catalogue declares it: [0, 1] for the trec_eval ratios, the tie-aware, rank-biased, Twist, normalised NRG and "
+    "MED measures and 1-RBO). For a measure with a bounded range it is the BCa bootstrap interval (Efron 1987; "
+    "9,999 resamples of the queries, seed 0): every resampled mean is a mean of observed values, so the interval "
+    "cannot leave the range, and BCa corrects the skew of a mean near a bound (RBP_res near 0, 1-RBO near 1), "
+    "where Student's symmetric t interval would cross it. For an unbounded measure it is Student's t interval, "
+    "mean \u00b1 t(0.975, n - 1) x sd / sqrt(n).")
 
 
-#: the widest Markdown table the report writes (columns); a wider one is cut into parts that repeat the first column
-MAX_COLUMNS = 25
 
 
-def _table(head: List[str], rows: List[List[str]], align: Optional[str] = None) -> str:
-    """A pipe table; wider than :data:`MAX_COLUMNS` it becomes several tables of at most that many columns,
-    each repeating the first column (the row labels)."""
-    marks = (align.strip("|").split("|") if align else ["---"] + ["---:"] * (len(head) - 1))
-    if len(head) <= MAX_COLUMNS:
-        parts = [list(range(len(head)))]
-    else:
-        rest = list(range(1, len(head)))
-        step = MAX_COLUMNS - 1
-        parts = [[0] + rest[i:i + step] for i in range(0, len(rest), step)]
-    out = []
-    for cols in parts:
-        lines = ["| " + " | ".join(head[j] for j in cols) + " |", "|" + "|".join(marks[j] for j in cols) + "|"]
-        lines += ["| " + " | ".join(r[j] for j in cols) + " |" for r in rows]
-        out.append("\n".join(lines))
-    return "\n\n".join(out)
 
 
-def _num(v: float, places: int = _PLACES) -> str:
-    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{places}f}"
 
 
-def _p(v: float) -> str:
-    if math.isnan(v):
-        return ""
-    return f"{v:.1e}" if v < 0.5 * 10 ** -_PLACES else f"{v:.{_PLACES}f}"
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
 
 
-def _interval(low: float, high: float) -> str:
-    return "" if math.isnan(low) or math.isnan(high) else f"[{_num(low)}, {_num(high)}]"
 
 
 def mean_intervals(per_query: pd.DataFrame, names: List[str], columns: List[Column]) -> Dict[Tuple[str, str], Any]:
     """(measure, run) -> (low, high), the 95% interval of the run's mean over the queries with a value, inside
-    the measure's range (:func:`~ir_rbstar.report.catalogue.value_range`; through
-    :func:`ir_rbstar.stats.mean_intervals`); None for fewer than 2 values. The one place the report's
-    intervals come from (report.md and results.json/.tex/.html)."""
+    the measure's range (:func:`~ir_rbstar.report.catalogue.value_range`): :func:`ir_rbstar.stats.mean_intervals`,
+    BCa bootstrap for a bounded measure, Student's t otherwise; None for fewer than 2 values. The one place the
+    report's intervals come from (report.md and results.json/.tex/.html)."""
     from .catalogue import value_range
     out: Dict[Tuple[str, str], Any] = {}
     for c in columns:
         frame = per_query[c.label].unstack("run").reindex(columns=names)      # queries x runs
-        low, high = value_range(c.measure, c.complement)
-        bounds = None if low is None or high is None else (low, high)
-        for n in names:
-            values = frame[n].dropna().to_numpy(dtype=float)
-            out[(c.label, n)] = _interval_of(values, bounds) if len(values) >= 2 else None
+        lows, highs = _intervals_of(frame.to_numpy(dtype=float), value_range(c.measure, c.complement))
+        counts = frame.notna().sum(axis=0).to_numpy()
+        for j, n in enumerate(names):
+            out[(c.label, n)] = (float(lows[j]), float(highs[j])) if counts[j] >= 2 else None
     return out
 
 
-def _interval_of(values: Any, bounds: Optional[Tuple[float, float]]) -> Tuple[float, float]:
-    """The 95% interval of the mean of ``values`` (one run, one measure): :func:`ir_rbstar.stats.mean_intervals`
-    with the measure's range."""
-    import numpy as np
+def _intervals_of(values: Any, bounds: Tuple[Optional[float], Optional[float]]) -> Tuple[Any, Any]:
+    """Low and high ends of the 95% intervals of the means of the columns of ``values`` (queries x runs, NaN: no
+    value) for a measure whose values lie in ``bounds`` (None: an open end)."""
     from .. import stats
-    if hasattr(stats, "mean_intervals"):
-        got = stats.mean_intervals(np.asarray(values, dtype=float)[None, :], bounds=bounds, level=0.95)
-        low, high = _first_interval(got)
-        return low, high
-    ci = stats.mean_interval(values, 0.95, method="t")           # until stats.mean_intervals exists
-    return float(ci.low), float(ci.high)
-
-
-def _first_interval(got: Any) -> Tuple[float, float]:
-    """(low, high) of the first row of what :func:`ir_rbstar.stats.mean_intervals` returns."""
-    import numpy as np
-    if isinstance(got, pd.DataFrame):
-        return float(got["low"].iloc[0]), float(got["high"].iloc[0])
-    if isinstance(got, tuple) and len(got) >= 2 and not hasattr(got, "low"):
-        return float(np.ravel(got[0])[0]), float(np.ravel(got[1])[0])
-    if hasattr(got, "low"):
-        return float(np.ravel(got.low)[0]), float(np.ravel(got.high)[0])
-    first = got[0]
-    return (float(first.low), float(first.high)) if hasattr(first, "low") else (float(first[0]), float(first[1]))
+    from ..errors import ParameterError
+    lo = -np.inf if bounds[0] is None else bounds[0]
+    hi = np.inf if bounds[1] is None else bounds[1]
+    if not hasattr(stats, "mean_intervals"):                      # older ir_rbstar.stats: t intervals
+        cis = [stats.mean_interval(col[~np.isnan(col)], 0.95, method="t") if (~np.isnan(col)).sum() >= 2 else None
+               for col in values.T]
+        return ([np.nan if ci is None else ci.low for ci in cis], [np.nan if ci is None else ci.high for ci in cis])
+    bounded = np.isfinite(lo) or np.isfinite(hi)
+    try:
+        got = stats.mean_intervals(values, bounds=(lo, hi) if bounded else None, level=0.95)
+    except ParameterError:
+        # a value outside the declared range by the last bit of a sum: the BCa interval still stays within
+        # the values seen, hence within the range
+        got = stats.mean_intervals(values, bounds=None, level=0.95, method="bca" if bounded else "t")
+    return got["low"].to_numpy(), got["high"].to_numpy()
 
 
 def runs_as_rows(names: List[str], columns: List[Column]) -> bool:
@@ -156,8 +127,6 @@ def _ranks_markdown(means: pd.DataFrame, names: List[str], columns: List[Column]
     return _grid(labels, names, {n: n for n in names}, cells, None, runs_as_rows(names, columns))
 
 
-def _signed(v: float) -> str:
-    return "" if math.isnan(v) else f"{v:+.{_PLACES}f}"
 
 
 def _significance_markdown(sig: pd.DataFrame) -> str:
@@ -171,6 +140,18 @@ def _significance_markdown(sig: pd.DataFrame) -> str:
         rows.append([r.run, label, str(r.queries), _num(r.baseline_mean), _num(r.run_mean), _signed(r.difference),
                      _p(r.p), _p(r.p_holm), marks[r.significant], _signed(r.d_z), interval])
     return _table(head, rows, "|---|---|---:|---:|---:|---:|---:|---:|:---:|---:|---:|")
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 def _robust_markdown(rows: pd.DataFrame) -> str:
@@ -265,7 +246,6 @@ def _matrix_markdown(matrix: pd.DataFrame) -> str:
 
 def _nearest_markdown(matrix: pd.DataFrame) -> str:
     """Per run: the nearest other run, its distance, and the mean distance to the other runs."""
-    import numpy as np
     values = matrix.to_numpy(dtype=float).copy()
     np.fill_diagonal(values, np.nan)
     rows = []
@@ -360,32 +340,40 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
     elif not len(sig):
         out += ["Nothing to test: the baseline is the only run, or no measure is ranked.", ""]
     else:
-        m = int(sig["p"].notna().sum())
         out += [f"Paired two-sided randomization test (Fisher's sign-flip test; Smucker, Allan and Carterette, "
                 f"CIKM 2007) of the per-query differences run - `{baseline}`: p is the share of the 2^n ways of "
-                f"flipping the signs of the n differences whose |mean| is at least the observed one; all 2^n when "
-                f"2^n <= {permutations:,}, otherwise {permutations:,} random ones (seed {seed}), p = (b + 1) / "
-                f"({permutations:,} + 1). Holm-Bonferroni correction (Holm 1979) over all {m} comparisons "
-                f"(every run but the baseline x every ranked measure); \u25b2 / \u25bc: significantly better / "
-                f"worse than the baseline at \u03b1 = {alpha:g} after the correction. Only queries with a value "
-                f"for both the run and the baseline are paired (the queries column). The effect size d_z = mean(d) "
-                f"/ sd(d) of the differences d = run - baseline (paired Cohen's d; negative: the run's values are "
-                f"lower, which is better for a lower-is-better measure) says how large a difference is against "
+                f"flipping the signs of the n differences whose |mean| is at least the observed one; "
+                f"{_flips_text(permutations, seed)} {_family_text(sig, len(names))} \u25b2 / \u25bc: significantly "
+                f"better / worse than the baseline at \u03b1 = {alpha:g} after the correction. Only queries with a "
+                f"value for both the run and the baseline are paired (the queries column). The effect size d_z = "
+                f"mean(d) / sd(d) of the differences d = run - baseline (paired Cohen's d; negative: the run's values "
+                f"are lower, which is better for a lower-is-better measure) says how large a difference is against "
                 f"its query-to-query spread, whatever p; its 95% interval is the exact one for normally "
                 f"distributed differences, from the noncentral t distribution "
-                f"(`ir_rbstar.stats.effect_size_dz_interval`).", "",
-                _significance_markdown(sig), ""]
+                f"(`ir_rbstar.stats.effect_size_dz_interval`).", ""]
+        out += _reach_warning(sig, permutations, alpha)
+        if len(sig) <= LIST_ROWS:
+            out += [_significance_markdown(sig), ""]
+        else:
+            out += [f"Every one of the {len(sig):,} comparisons, with p, p (Holm), d_z and its interval, is in "
+                    f"`significance.tsv`; here the difference run - baseline of each, marked where significant:", "",
+                    _significance_grid(sig, names, baseline), ""]
         out += _robust_section(robust_rows, baseline, alpha)
 
     if pairs is not None:
         out += ["## All pairs of runs", ""]
         out += [f"Randomised Tukey HSD test (Carterette, TOIS 2012) of every pair of runs under every ranked "
-                f"measure: {permutations:,} resamples (seed {seed}) permute the runs' values within each query and "
-                f"record the range of the runs' means; p = (b + 1) / ({permutations:,} + 1), b the resamples whose "
-                f"range is at least the pair's |difference|, family-wise over the pairs of the measure. Only "
+                f"measure: {_resamples(permutations)} resamples (seed {seed}) permute the runs' values within each "
+                f"query and record the range of the runs' means; p = (b + 1) / (R + 1), b of the R resamples whose "
+                f"range is at least the pair's |difference|. The family is the {len(names) * (len(names) - 1) // 2:,} "
+                f"pairs of the {len(names)} runs, per measure (Tukey's test controls the error over all of them "
+                f"at once, so it needs a larger difference than the comparisons with the baseline alone). Only "
                 f"queries where every run has a value take part. All pairs with their p in `all_pairs.tsv`; "
                 f"significant at \u03b1 = {alpha:g}:", ""]
         out += [_pairs_markdown(pairs, names), ""]
+
+    if sig is not None and len(sig) and baseline is not None:
+        out += _agreement_section(sig, pairs, robust_rows, baseline, len(names))
 
     if matrices:
         out += ["## Distances between the runs", ""]

@@ -636,19 +636,23 @@ def _s4(x):
     return f"{x:+.4f}"
 
 
-def test_report_means_show_the_t_interval_of_stats(demo):
-    """Every cell of report.md's means table is 'mean [low, high]': ir_rbstar.stats.mean_interval (t, 95%)
-    of the run's per-query values (the report's returned frame), to 4 places."""
-    from ir_rbstar.stats import mean_interval
+def test_report_means_show_intervals_within_each_measures_range(demo):
+    """Every cell of report.md's means table is 'mean [low, high]': ir_rbstar.stats.mean_intervals (95%) of
+    the run's per-query values (the report's returned frame) with the measure's range ([0, 1] for every
+    default measure: BCa bootstrap), to 4 places, and the interval lies in [0, 1] and holds the mean."""
+    from ir_rbstar.stats import mean_intervals
     rows = _md_rows(demo["text"], "Means")
     assert rows[0][0] == "queries with a ranking"
     checked = 0
     for row in rows[1:]:
         label = row[0].strip("`")
-        for run, cell in zip(FIRST_STAGE, row[1:], strict=True):
-            values = demo["table"].loc[run, label].dropna().to_numpy()
-            ci = mean_interval(values, confidence=0.95, method="t")
-            assert cell == f"{_f4(ci.mean)} [{_f4(ci.low)}, {_f4(ci.high)}]", (label, run)
+        values = demo["table"][label].unstack("run")[FIRST_STAGE]
+        want = mean_intervals(values.to_numpy(), bounds=(0.0, 1.0), level=0.95)
+        for j, (run, cell) in enumerate(zip(FIRST_STAGE, row[1:], strict=True)):
+            mean, low, high = want["mean"].iloc[j], want["low"].iloc[j], want["high"].iloc[j]
+            assert want["method"].iloc[j] == "bca"
+            assert cell == f"{_f4(mean)} [{_f4(low)}, {_f4(high)}]", (label, run)
+            assert 0.0 <= low <= mean <= high <= 1.0
             checked += 1
     assert checked == 16 * 4
 

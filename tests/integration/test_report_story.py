@@ -3,7 +3,6 @@ every graded measure it prints, one story across its sections, and tables readab
 
 Independent checks: the printed measure strings are parsed again and evaluated with
 ``ir_measures.calc_aggregate``; the grade scale is the highest grade written into the toy qrels."""
-import math
 import re
 
 import numpy as np
@@ -188,3 +187,116 @@ def test_crp_picture_of_a_long_run_uses_a_log_rank_axis_and_marks_the_full_scale
     short = {"q": {f"d{k}": 20.0 - k for k in range(12)}}
     view = crp_view(crp_curve(qrels, short, "q"))
     assert view["xscale"] == "linear" and view["xlim"][1] >= len(crp_curve(qrels, short, "q").full_scale_crp)
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. one story; 3. readable at any number of runs
+
+def _track(n_runs=22, n_queries=45, n_docs=30, seed=11):
+    """A TREC-like track in miniature: graded qrels (0..3) and many runs of one baseline kind: 'base' (a weak
+    ordering), 'strong*' (near the ideal order: large effects over the baseline), 'weak*' (near the reverse:
+    large negative effects) and 'mid*' (the baseline's order lightly shuffled)."""
+    rng = np.random.default_rng(seed)
+    qrels, runs = {}, {}
+    names = ["base"] + [f"strong{k}" for k in range(4)] + [f"weak{k}" for k in range(3)]
+    names += [f"mid{k}" for k in range(n_runs - len(names))]
+    for name in names:
+        runs[name] = {}
+    for q in range(n_queries):
+        qid = f"q{q}"
+        grades = rng.choice(4, size=n_docs, p=[0.55, 0.2, 0.15, 0.1])
+        grades[rng.integers(n_docs)] = 3
+        docs = [f"d{q}_{k}" for k in range(n_docs)]
+        qrels[qid] = {d: int(g) for d, g in zip(docs, grades, strict=True)}
+        base_score = grades + rng.normal(0, 2.0, n_docs)
+        for name in names:
+            if name == "base":
+                score = base_score
+            elif name.startswith("strong"):
+                score = grades + rng.normal(0, 0.4, n_docs)
+            elif name.startswith("weak"):
+                score = -grades + rng.normal(0, 0.4, n_docs)
+            else:
+                score = base_score + rng.normal(0, 0.6, n_docs)
+            runs[name][qid] = {d: float(s) for d, s in zip(docs, score, strict=True)}
+    return qrels, runs
+
+
+@pytest.fixture(scope="module")
+def track(tmp_path_factory):
+    out = tmp_path_factory.mktemp("track")
+    qrels, runs = _track()
+    table = report.build_report(qrels, runs, out, baseline="base", pictures=False)
+    read = dict(sep="\t", keep_default_na=False, na_values=[""])
+    return {"dir": out, "table": table, "runs": runs, "text": (out / "report.md").read_text(),
+            "sig": pd.read_csv(out / "significance.tsv", dtype={"run": str, "significant": str}, **read).fillna(
+                {"significant": ""}),
+            "pairs": pd.read_csv(out / "all_pairs.tsv", dtype={"run_a": str, "run_b": str}, **read),
+            "robust": pd.read_csv(out / "robust.tsv", dtype={"run": str}, **read)}
+
+
+def _section(text, title):
+    return text.split(f"## {title}", 1)[1].split("\n## ", 1)[0]
+
+
+def test_large_effects_are_significant_in_their_direction_in_every_section(track):
+    """Runs near the ideal order beat the baseline, runs near the reverse lose to it, under the ranked
+    measures of the first page and the whole ranking, in the baseline table and in all pairs alike."""
+    sig, pairs = track["sig"], track["pairs"]
+    for measure in ("nDCG@10", "AP", "RBP(p=0.8,max_rel=3)", "nDCG_TA@10"):
+        for run in [r for r in track["runs"] if r.startswith(("strong", "weak"))]:
+            want = "better" if run.startswith("strong") else "worse"
+            row = sig[(sig["run"] == run) & (sig["measure"] == measure)]
+            assert row["significant"].item() == want, (run, measure, row["p_holm"].item())
+            pair = pairs[(pairs["measure"] == measure) & (((pairs["run_a"] == run) & (pairs["run_b"] == "base"))
+                                                          | ((pairs["run_b"] == run) & (pairs["run_a"] == "base")))]
+            assert bool(pair["reject"].item())
+            diff = pair["difference"].item() * (1 if pair["run_a"].item() == run else -1)
+            assert (diff > 0) == (want == "better")
+
+
+def _verdicts(track):
+    """(run, measure) -> {section: 'better' / 'worse' / ''} read straight from the three TSV files."""
+    out = {}
+    for r in track["sig"].itertuples(index=False):
+        out.setdefault((r.run, r.measure), {})["table"] = r.significant
+    for r in track["pairs"].itertuples(index=False):
+        if "base" not in (r.run_a, r.run_b):
+            continue
+        run = r.run_b if r.run_a == "base" else r.run_a
+        diff = r.difference if r.run_a == run else -r.difference
+        up = diff > 0 if r.better == "higher" else diff < 0
+        out.setdefault((run, r.measure), {})["pairs"] = ("better" if up else "worse") if bool(r.reject) else ""
+    robust = {"A better, robust": "better", "B better, robust": "worse"}
+    for r in track["robust"].itertuples(index=False):
+        out.setdefault((r.run, r.measure), {})["robust"] = robust.get(r.verdict, "")
+    return out
+
+
+def test_sections_never_contradict_and_every_difference_is_explained(track):
+    """No (run, measure) is called better by one section and worse by another; where two sections differ in
+    significance, the report's "Do the sections agree?" section names the run, the measure and a reason."""
+    verdicts = _verdicts(track)
+    agree = _section(track["text"], "Do the sections agree?")
+    assert "none contradicts another in direction" in agree
+    differing = 0
+    for (run, measure), said in verdicts.items():
+        directions = {v for v in said.values() if v}
+        assert len(directions) <= 1, (run, measure, said)
+        if len(set(said.values())) > 1:
+            differing += 1
+            lines = [line for line in agree.splitlines() if f"`{measure}`" in line and f"{run}" in line]
+            assert lines and ("another test" in lines[0] or "bounds" in lines[0]), (run, measure)
+    assert differing > 0                    # the case has some, so the check above is not vacuous
+    assert "differ in significance only" in agree
+
+
+
+def test_no_markdown_table_is_wider_than_25_columns_and_runs_are_rows(track):
+    text = track["text"]
+    widths = [line.count("|") - 1 for line in text.splitlines() if line.startswith("|")]
+    assert widths and max(widths) <= 25
+    means = _section(text, "Means")
+    head = next(line for line in means.splitlines() if line.startswith("|"))
+    assert head.startswith("| run | queries with a ranking | `nDCG@10`")          # runs as rows
+    assert sum(line.startswith("| mid") for line in means.splitlines()) == len(track["runs"]) - 8
