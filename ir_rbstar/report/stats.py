@@ -50,16 +50,17 @@ _CHUNK = 1 << 21                 # sign-matrix (and sums-matrix) entries per blo
 
 def max_permutations(family: int = 1, alpha: float = 0.05) -> int:
     """The most random sign flips the adaptive test gives one comparison in a family of ``family``
-    comparisons at level ``alpha``: the first of 10,000 x 2^k (k = 0, 1, ...) reaching 64 x family / alpha,
-    at most :data:`MAX_PERMUTATIONS`. At that many flips a comparison whose flips never reach its statistic
-    is resolved below alpha / family (it takes about 11.5 x family / alpha) and its p, 1 / (R + 1), is
-    below alpha / (64 x family).
+    comparisons at level ``alpha``: the first of 10,000 x 2^k (k = 0, 1, ...) reaching both 64 x family /
+    alpha and 100,000, at most :data:`MAX_PERMUTATIONS`. At that many flips a comparison whose flips never
+    reach its statistic is resolved below alpha / family (it takes about 11.5 x family / alpha) and its p,
+    1 / (R + 1), is below alpha / (64 x family); and a p near a threshold t is known to about
+    +-2 sqrt(t / R) (0.05: +-0.0014).
 
     >>> max_permutations(580, 0.05)
     1280000
     """
     family, alpha = _family(family), _alpha(alpha)
-    need = 64.0 * family / alpha
+    need = max(64.0 * family / alpha, 100_000.0)
     r = DEFAULT_PERMUTATIONS
     while r < need and r < MAX_PERMUTATIONS:
         r *= 2

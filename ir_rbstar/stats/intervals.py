@@ -75,8 +75,10 @@ def mean_intervals(values: Any, bounds: Bounds = None, level: float = 0.95, meth
         raise ParameterError(f"values: column {frame_labels[c]!r} has {mat[q, c]!r} (row {q}) outside its "
                              f"bounds [{lo[c]}, {hi[c]}]")
     n = present.sum(axis=0)
-    with np.errstate(invalid="ignore"):
-        mean = np.where(n > 0, np.nansum(mat, axis=0) / np.maximum(n, 1), np.nan)
+    mean = np.full(cols, np.nan)
+    for size in np.unique(n[n > 0]):                   # each column summed alone, without its NaN
+        group = np.flatnonzero(n == size)
+        mean[group] = np.ascontiguousarray(_packed(mat[:, group], int(size)).T).sum(axis=1) / size
     bounded = np.isfinite(lo) | np.isfinite(hi)
     chosen = np.where(bounded, "bca", "t") if key == "auto" else np.full(cols, key)
     low, high = np.full(cols, np.nan), np.full(cols, np.nan)

@@ -38,8 +38,8 @@ def _multipletests() -> Any:
 
 def _correction(name: Any) -> str | None:
     """``name`` if statsmodels' multipletests accepts it (None: no correction)."""
-    if name is None:
-        return None
+    if name is None or name == "holm":
+        return name
     if isinstance(name, str):
         try:
             _multipletests()(np.array([0.5]), method=name)
@@ -60,6 +60,10 @@ def _adjust(pvalues: np.ndarray, correction: str | None, alpha: float) -> tuple[
     if correction is None:
         adjusted[ok] = pvalues[ok]
         reject[ok] = pvalues[ok] <= alpha
+    elif correction == "holm":       # numpy: multipletests takes 0.19 s a call here (2026-11-26), Holm microseconds
+        from ..report.stats import holm
+        adjusted[ok] = holm(pvalues[ok])
+        reject[ok] = adjusted[ok] <= alpha
     else:
         rej, padj, _, _ = _multipletests()(pvalues[ok], alpha=alpha, method=correction)
         adjusted[ok], reject[ok] = padj, rej
