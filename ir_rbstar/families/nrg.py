@@ -18,9 +18,21 @@ from ..references import resolve_runs
 
 def same_per_query(a: Ranking, b: Ranking, universe: np.ndarray) -> np.ndarray:
     """For each universe query, whether ``b`` ranks the same documents in the same order as ``a`` (both
-    rankings of the query empty counts as the same)."""
+    rankings of the query empty counts as the same). Symmetric: computed once per unordered pair and
+    universe (kept with the pair's rankings), so that evaluating every run of a set against the others
+    tests each pair once."""
     if a is b:
         return np.ones(len(universe), dtype=bool)
+    for x, y in ((a, b), (b, a)):
+        entry = x._cache.get(("same rankings", id(y)))
+        if entry is not None and entry[0] is y and np.array_equal(entry[1], universe):
+            return entry[2]
+    same = _same_per_query(a, b, universe)
+    a._cache[("same rankings", id(b))] = (b, universe.copy(), same)
+    return same
+
+
+def _same_per_query(a: Ranking, b: Ranking, universe: np.ndarray) -> np.ndarray:
     seg_a, seg_b = a.segment_of(universe), b.segment_of(universe)
     none = np.zeros(len(universe), dtype=np.int64)
     len_a = np.where(seg_a >= 0, a.segment_lengths()[np.maximum(seg_a, 0)], 0) if len(a.qcodes) else none
@@ -99,12 +111,19 @@ def judged_residuals(ctx: RunContext, spec: str, base: str, p: float, cutoff: Op
         gain = _gain(base, qrels.grades[mine], np.ones(len(mine), dtype=bool), rel)
         useful = gain > 0
         mine, q, gain = mine[useful], q[useful], gain[useful]
-        small = DocIndex(qrels.rowq[mine], qrels.rowd[mine])
+        small = None
         for _, prior, counts in priors(ctx, spec):
-            at, src = top_hits(prior, small, cutoff, qrels.rowb[mine])
+            key = ("nrg hits", base, p, cutoff, rel)
+            entry = prior._cache.get(key)      # a prior's hits serve every run it is a prior of
+            if entry is None or entry[0] is not qrels or not np.array_equal(entry[1], mine):
+                if small is None:
+                    small = DocIndex(qrels.rowq[mine], qrels.rowd[mine])
+                at, src = top_hits(prior, small, cutoff, qrels.rowb[mine])
+                entry = (qrels, mine, at, 1.0 - K.seen(base, prior.row_positions()[src] + 1, p, cutoff))
+                prior._cache[key] = entry
+            at, factor = entry[2], entry[3]
             ok = counts[q[at]]
-            at, src = at[ok], src[ok]
-            gain[at] *= 1.0 - K.seen(base, prior.row_positions()[src] + 1, p, cutoff)
+            gain[at[ok]] *= factor[ok]
         return mine, q, gain
     return ctx.cached(("nrg_judged", spec, base, p, cutoff, rel), make)
 

@@ -52,7 +52,8 @@ def mean_intervals(values: Any, bounds: Bounds = None, level: float = 0.95, meth
       own values, n, ``seed`` and ``n_resamples``. The same seed gives the same intervals.
     * ``'percentile'`` -- the same resampled means, quantiles (1 -/+ level) / 2.
     * ``'t'`` -- Student's t: mean -/+ t_{n-1, (1 + level) / 2} x sd / sqrt(n)
-      (``scipy.stats.t.interval``), for unbounded measures.
+      (``scipy.stats.t.interval``), for unbounded measures (asked for a bounded column, it is cut at the
+      bounds, where it may leave them).
     * ``'auto'`` (default) -- ``'bca'`` for columns with a finite bound, ``'t'`` for the others.
 
     Guarantees (property-tested): low <= mean <= high, and lo <= low, high <= hi where bounds are given.
