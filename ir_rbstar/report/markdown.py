@@ -55,6 +55,22 @@ def mean_intervals(per_query: pd.DataFrame, names: List[str], columns: List[Colu
     return out
 
 
+def with_intervals(table: Any, per_query: pd.DataFrame, names: List[str], columns: List[Column]) -> Any:
+    """``table`` (a :class:`~ir_rbstar.report.formats.ResultsTable` of the report's means) with the intervals of
+    :func:`mean_intervals`, so results.json/.tex/.html show the same intervals as report.md, inside each
+    measure's range."""
+    from dataclasses import replace
+    intervals = mean_intervals(per_query, names, columns)
+    cells = []
+    for run, row in zip(table.runs, table.cells, strict=True):
+        line = []
+        for label, cell in zip(table.measures, row, strict=True):
+            ci = intervals.get((label, run))
+            line.append(replace(cell, low=None if ci is None else ci[0], high=None if ci is None else ci[1]))
+        cells.append(tuple(line))
+    return replace(table, cells=tuple(cells))
+
+
 def _intervals_of(values: Any, bounds: Tuple[Optional[float], Optional[float]]) -> Tuple[Any, Any]:
     """Low and high ends of the 95% intervals of the means of the columns of ``values`` (queries x runs, NaN: no
     value) for a measure whose values lie in ``bounds`` (None: an open end)."""
@@ -67,6 +83,12 @@ def _intervals_of(values: Any, bounds: Tuple[Optional[float], Optional[float]]) 
                for col in values.T]
         return ([np.nan if ci is None else ci.low for ci in cis], [np.nan if ci is None else ci.high for ci in cis])
     bounded = np.isfinite(lo) or np.isfinite(hi)
+    if bounded:
+        # a value past a bound by the last bits of a sum (nDCG_TA 1.0000000000000002) is that bound: the
+        # interval then respects the range exactly; a larger excess is left to the check below
+        values = np.asarray(values, dtype=float)
+        values = np.where((values > hi) & (values <= hi + 1e-12), hi, values)
+        values = np.where((values < lo) & (values >= lo - 1e-12), lo, values)
     try:
         got = stats.mean_intervals(values, bounds=(lo, hi) if bounded else None, level=0.95)
     except ParameterError:

@@ -291,6 +291,20 @@ def test_sections_never_contradict_and_every_difference_is_explained(track):
     assert "differ in significance only" in agree
 
 
+def test_families_are_stated_and_every_test_can_reach_alpha(track):
+    """The baseline table corrects per measure over the runs compared with the baseline (the family does not
+    grow with the number of measures) and says so; the all-pairs section names its family; no warning,
+    since every comparison can reach alpha."""
+    n = len(track["runs"])
+    sig = track["sig"]
+    from ir_rbstar.report.stats import holm
+    for _, group in sig.groupby("measure"):
+        np.testing.assert_allclose(group["p_holm"], holm(group["p"].to_numpy()), rtol=1e-12)
+    text = _section(track["text"], "Significance against the baseline")
+    assert f"over the {n - 1} runs compared with the baseline, per measure" in text
+    assert "Warning" not in text
+    assert f"pairs of the {n} runs, per measure" in _section(track["text"], "All pairs of runs")
+
 
 def test_no_markdown_table_is_wider_than_25_columns_and_runs_are_rows(track):
     text = track["text"]
@@ -300,3 +314,31 @@ def test_no_markdown_table_is_wider_than_25_columns_and_runs_are_rows(track):
     head = next(line for line in means.splitlines() if line.startswith("|"))
     assert head.startswith("| run | queries with a ranking | `nDCG@10`")          # runs as rows
     assert sum(line.startswith("| mid") for line in means.splitlines()) == len(track["runs"]) - 8
+
+
+def test_intervals_of_unit_range_measures_stay_in_it(track):
+    """report.md's intervals (and results.json's) of [0, 1] measures lie in [0, 1] and hold the mean."""
+    import json
+    cells = re.findall(r"(-?\d\.\d{4}) \[(-?\d\.\d{4}), (-?\d\.\d{4})\]", _section(track["text"], "Means"))
+    assert len(cells) > 100
+    for mean, low, high in cells:
+        assert 0.0 <= float(low) <= float(mean) <= float(high) <= 1.0
+    doc = json.loads((track["dir"] / "results.json").read_text())
+    for cell in doc["cells"]:
+        if cell["low"] is not None:
+            assert 0.0 <= cell["low"] <= cell["mean"] + 1e-12 and cell["mean"] <= cell["high"] + 1e-12 <= 1.0 + 1e-12
+
+
+def test_every_value_lies_in_its_measures_declared_range(track):
+    """catalogue.value_range is the one place the report takes a measure's range from: every default measure
+    has one, and every per-query value of the track lies in it (a range too narrow would be caught here)."""
+    from ir_rbstar.report.catalogue import _parse_columns, default_measures, value_range
+    columns = _parse_columns(default_measures("ref", "base", "others", 3), "base", 3)
+    for c in columns:
+        low, high = value_range(c.measure, c.complement)
+        assert (low, high) == (0.0, 1.0), c.label
+    for label in track["table"].columns:
+        (column,) = _parse_columns(label, "base")
+        low, high = value_range(column.measure, column.complement)
+        values = track["table"][label].dropna().to_numpy()
+        assert low - 1e-12 <= values.min() and values.max() <= high + 1e-12, label      # up to rounding
