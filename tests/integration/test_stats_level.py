@@ -190,6 +190,11 @@ def test_pvalue_floor_and_reachability():
         rs.can_reach_alpha(5, family=0)
     with pytest.raises(ParameterError, match="alpha"):
         rs.randomization_pvalues([[1.0, 2.0]], alpha=1.5)
+    with pytest.raises(ParameterError, match="smaller than the 2 comparisons"):
+        rs.randomization_pvalues([[1.0, 2.0], [1.0, 3.0]], family=1)
+    assert rs.pvalue_floor(np.array([3.0, 54.0]), 10_000).tolist() == [0.25, 1 / 10_001]      # whole floats
+    with pytest.raises(ParameterError, match="whole numbers"):
+        rs.pvalue_floor(2.5)
 
 
 @settings(max_examples=20, deadline=None)                   # multipletests takes 0.2 s a call here
