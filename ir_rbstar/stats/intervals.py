@@ -17,6 +17,10 @@ __all__ = ["mean_intervals", "INTERVALS_METHODS", "INTERVAL_COLUMNS"]
 INTERVALS_METHODS: Tuple[str, ...] = ("auto", "bca", "percentile", "t")
 INTERVAL_COLUMNS: Tuple[str, ...] = ("mean", "low", "high", "n", "method")
 
+#: a value may pass its column's bound by this much (x max(1, |bound|)): the rounding of a measure
+#: computed as a ratio (a DCG over an ideal DCG summed in another order); more is an error
+_BOUND_SLACK = 1e-9
+
 Bounds = Union[None, Tuple[float, float], Sequence[Optional[Tuple[float, float]]]]
 
 
@@ -29,8 +33,9 @@ def mean_intervals(values: Any, bounds: Bounds = None, level: float = 0.95, meth
     method (the one used for that column).
 
     ``bounds``: None (unbounded), one ``(lo, hi)`` for every column, or one ``(lo, hi)`` or None per
-    column; an end may be infinite. Every value must lie within its column's bounds (else
-    :class:`~ir_rbstar.errors.ParameterError` naming the column).
+    column; an end may be infinite. Every value must lie within its column's bounds, up to a rounding
+    allowance of 1e-9 x max(1, |bound|) (else :class:`~ir_rbstar.errors.ParameterError` naming the
+    column).
 
     ``method``:
 
@@ -70,7 +75,9 @@ def mean_intervals(values: Any, bounds: Bounds = None, level: float = 0.95, meth
     cols = mat.shape[1]
     lo, hi = _bounds(bounds, cols, frame_labels)
     present = ~np.isnan(mat)
-    within = (~present) | ((mat >= lo) & (mat <= hi))
+    slack = _BOUND_SLACK * np.maximum(1.0, np.maximum(np.abs(np.where(np.isfinite(lo), lo, 0.0)),
+                                                      np.abs(np.where(np.isfinite(hi), hi, 0.0))))
+    within = (~present) | ((mat >= lo - slack) & (mat <= hi + slack))
     if not within.all():
         q, c = np.argwhere(~within)[0]
         raise ParameterError(f"values: column {frame_labels[c]!r} has {mat[q, c]!r} (row {q}) outside its "
@@ -101,6 +108,7 @@ def mean_intervals(values: Any, bounds: Bounds = None, level: float = 0.95, meth
     some = n >= 2
     low[some] = np.maximum(np.minimum(low[some], mean[some]), lo[some])
     high[some] = np.minimum(np.maximum(high[some], mean[some]), hi[some])
+    low[some] = np.minimum(low[some], high[some])      # a mean past its bound by rounding: [hi, hi]
     return pd.DataFrame({"mean": mean, "low": low, "high": high, "n": n.astype(np.int64), "method": chosen},
                         index=pd.Index(frame_labels) if frame_labels is not None else None)
 

@@ -310,6 +310,8 @@ def test_bca_covers_the_mean_of_a_skewed_bounded_measure():
 def test_mean_intervals_refuse_bad_input():
     with pytest.raises(ParameterError, match="outside its bounds"):
         mean_intervals(np.array([[0.5], [1.2]]), (0, 1))
+    rounded = mean_intervals(np.array([[1.0 + 2e-16], [1.0], [0.9]]), (0, 1))        # a ratio's rounding
+    assert rounded.loc[0, "high"] <= 1.0
     with pytest.raises(ParameterError, match="bounds"):
         mean_intervals(np.zeros((3, 2)), [(0, 1)])
     with pytest.raises(ParameterError, match="lo <= hi"):
