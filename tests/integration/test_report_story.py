@@ -342,3 +342,31 @@ def test_every_value_lies_in_its_measures_declared_range(track):
         low, high = value_range(column.measure, column.complement)
         values = track["table"][label].dropna().to_numpy()
         assert low - 1e-12 <= values.min() and values.max() <= high + 1e-12, label      # up to rounding
+
+
+def test_a_table_wider_than_25_columns_is_cut_into_parts_repeating_its_first_column():
+    from ir_rbstar.report.mdtable import MAX_COLUMNS, _table
+    head = ["run"] + [f"m{k}" for k in range(60)]
+    rows = [[f"r{i}"] + [str(i * 100 + k) for k in range(60)] for i in range(3)]
+    text = _table(head, rows)
+    parts = text.split("\n\n")
+    assert MAX_COLUMNS == 25 and len(parts) == 3                     # 60 columns: 24 + 24 + 12
+    seen = []
+    for part in parts:
+        lines = part.splitlines()
+        cells = [line.strip("|").split(" | ") for line in lines if not line.startswith("|-")]
+        assert all(len(c) <= MAX_COLUMNS for c in cells)
+        assert cells[0][0].strip() == "run" and [c[0].strip() for c in cells[1:]] == ["r0", "r1", "r2"]
+        seen += [c.strip() for c in cells[0][1:]]
+    assert seen == head[1:]
+
+
+def test_a_test_that_cannot_reach_alpha_is_announced(tmp_path):
+    """20 random sign flips: the smallest p is 1/21, and x the family of 2 runs it exceeds 0.05, so no run can
+    be significant against the baseline whatever its data; report.md says so in a plain warning."""
+    qrels, runs = _graded(top=1)
+    report.build_report(qrels, runs, tmp_path, baseline="bad", measures="nDCG@10 AP", permutations=20,
+                        pictures=False)
+    text = _section((tmp_path / "report.md").read_text(), "Significance against the baseline")
+    assert "**Warning:** 4 of the 4 comparisons cannot be significant at \u03b1 = 0.05" in text
+    assert "smallest p the test can give is 0.048" in text
