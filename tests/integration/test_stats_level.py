@@ -246,6 +246,25 @@ def test_mean_intervals_bca_is_scipys_on_data_without_ties():
     np.testing.assert_allclose(pct["low"], ref.low, rtol=1e-10)
 
 
+def test_bca_counts_resampled_means_equal_up_to_rounding_as_ties():
+    """Discrete values (tenths): many resampled means equal the mean, up to the order of summation. The
+    z0 is the share below, ties counted half -- judged in exact arithmetic here."""
+    x = np.array([0.1, 0.3, 0.3, 0.6, 0.0, 0.2, 0.7, 0.1, 0.3, 0.4])
+    n, resamples = x.size, 2000
+    got = mean_intervals(x, (0, 1), n_resamples=resamples, seed=5)
+    idx = np.random.default_rng(5).integers(0, n, (resamples, n))
+    tenths = np.rint(x * 10).astype(int)
+    sums, total = tenths[idx].sum(axis=1), tenths.sum()
+    share = ((sums < total).sum() + (sums <= total).sum()) / (2 * resamples)
+    z0 = scipy.stats.norm.ppf(share)
+    u = x - x.mean()
+    a = (u ** 3).sum() / (6 * ((u ** 2).sum()) ** 1.5)
+    z = scipy.stats.norm.ppf([0.025, 0.975])
+    probs = scipy.stats.norm.cdf(z0 + (z0 + z) / (1 - a * (z0 + z)))
+    expected = np.quantile(np.sort(sums) / (10 * n), probs)                 # linear, as scipy.stats.quantile
+    assert got.loc[0, ["low", "high"]].tolist() == pytest.approx(expected.tolist(), abs=1e-12)
+
+
 def test_mean_intervals_t_is_scipys_and_labels_follow_the_frame():
     x = np.random.default_rng(1).normal(size=(20, 3))
     frame = pd.DataFrame(x, columns=["a", "b", "c"])
