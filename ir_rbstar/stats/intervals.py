@@ -40,24 +40,22 @@ def mean_intervals(values: Any, bounds: Bounds = None, level: float = 0.95, meth
     ``method``:
 
     * ``'bca'`` -- the bias-corrected and accelerated bootstrap interval (Efron 1987), as
-      ``scipy.stats.bootstrap(..., method='BCa')`` computes it: ``n_resamples`` resamples of the column's
-      n values drawn by ``default_rng(seed).integers(0, n, (n_resamples, n))`` (scipy's draw: on data
-      without ties the bounds equal scipy's to rounding, tested); z0 = Phi^-1 of the share of resampled
-      means below the mean, ties counted half, a resampled mean within 1e-9 x max |value| of the mean
-      counting as a tie (scipy compares exactly, so on discrete values such as P@10 its z0 depends on the
-      rounding of the summation order: DL19 bounds moved by up to 0.002); acceleration a = sum(u^3) /
-      (6 (sum u^2)^1.5), u the deviations from the mean (the jackknife of a mean); the bounds are the
-      linear-interpolated
-      quantiles Phi(z0 + (z0 + z) / (1 - a (z0 + z))) of the resampled means, z = Phi^-1((1 -/+ level) /
-      2). Why BCa for bounded measures: every resampled mean is a mean of observed values, so the interval
-      lies within [min, max] of the column and never leaves the measure's range, and BCa corrects the
-      skew of a mean near a bound (RBP_res near 0, 1-RBO near 1) to second order, where a symmetric t
-      interval crosses the bound. A transformed (logit) t interval also stays in range, but needs a
-      special case at the bounds themselves (a mean of exactly 0 or 1 is common) and assumes the
-      transformed mean is normal. The resample indices are shared by all columns with the same n (one
-      matrix product gives every resampled mean: 600 columns of 50 values in about 0.1 s, against
-      about 2 s for scipy's batched call, measured 2026-11-26); a column's interval depends only on its
-      own values, n, ``seed`` and ``n_resamples``. The same seed gives the same intervals.
+      ``scipy.stats.bootstrap(..., method='BCa')`` computes it: ``n_resamples`` resamples of the column's n
+      values drawn by ``default_rng(seed).integers(0, n, (n_resamples, n))`` (scipy's draw: on data without ties
+      the bounds equal scipy's to rounding, tested); z0 = Phi^-1 of the share of resampled means below the mean,
+      ties counted half, a resampled mean within 1e-9 x max |value| of the mean counting as a tie (scipy
+      compares exactly, so on discrete values such as P@10 its z0 depends on the rounding of the summation
+      order: DL19 bounds moved by up to 0.002); acceleration a = sum(u^3) / (6 (sum u^2)^1.5), u the deviations
+      from the mean (the jackknife of a mean); the bounds are the linear-interpolated quantiles Phi(z0 + (z0 +
+      z) / (1 - a (z0 + z))) of the resampled means, z = Phi^-1((1 -/+ level) / 2). Why BCa for bounded
+      measures: every resampled mean is a mean of observed values, so the interval lies within [min, max] of the
+      column and never leaves the measure's range, and BCa corrects the skew of a mean near a bound (RBP_res
+      near 0, 1-RBO near 1) to second order, where a symmetric t interval crosses the bound. A transformed
+      (logit) t interval also stays in range, but needs a special case at the bounds themselves (a mean of
+      exactly 0 or 1 is common) and assumes the transformed mean is normal. The resample indices are shared by
+      all columns with the same n (one matrix product gives every resampled mean: 600 columns of 50 values in
+      about 0.1 s, against about 2 s for scipy's batched call, measured 2026-11-26); a column's interval depends
+      only on its own values, n, ``seed`` and ``n_resamples``. The same seed gives the same intervals.
     * ``'percentile'`` -- the same resampled means, quantiles (1 -/+ level) / 2.
     * ``'t'`` -- Student's t: mean -/+ t_{n-1, (1 + level) / 2} x sd / sqrt(n)
       (``scipy.stats.t.interval``), for unbounded measures (asked for a bounded column, it is cut at the
