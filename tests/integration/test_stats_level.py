@@ -103,6 +103,17 @@ def test_wilcoxon_with_ties_for_small_n_is_the_exact_signed_rank_enumeration():
     assert res.pvalue == pytest.approx(sum(1 for t in stats if t >= observed) / len(stats))
 
 
+def test_wilcoxon_auto_picks_scipys_methods_as_documented():
+    rng = np.random.default_rng(12)
+    continuous = rng.normal(0.1, 1.0, 20)                          # n <= 50, no ties or zeros: exact
+    tied = np.round(rng.normal(0.1, 1.0, 20), 1)                   # 14 <= n <= 50 with ties: normal approximation
+    tied[0] = 0.0
+    large = rng.normal(0.1, 1.0, 60)                               # n > 50: normal approximation
+    for d, method in ((continuous, "exact"), (tied, "asymptotic"), (large, "asymptotic")):
+        got = paired_test(d, np.zeros(d.size), test="wilcoxon", effect_ci=None).pvalue
+        assert got == pytest.approx(scipy.stats.wilcoxon(d, method=method).pvalue, rel=1e-12), method
+
+
 # ------------------------------------------------------------------- report: randomization p-values
 
 def integer_diffs(min_n=1, max_n=10):
