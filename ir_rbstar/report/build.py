@@ -98,7 +98,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
     install instead of drawing the pictures.
     """
     from .. import references
-    from ..med import matrix_of, pairwise
+    from ..matrices import distance_frame
 
     # -- check every input before the work starts
     out_dir = os.fspath(out_dir)
@@ -228,9 +228,8 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
         if len(names) > 1:
             distances = _distances(scale[0])
             step("distance matrices: " + ", ".join(m for _, m in distances))
-            values = pairwise(rankings, [m for _, m in distances], q)
-            for key, m in distances:
-                matrices[key] = matrix_of(values, m)
+            for key, m in distances:           # every unordered pair once, as arrays (ir_rbstar.matrices)
+                matrices[key] = distance_frame(rankings, m, q)
                 matrices[key].to_csv(path(f"distance_{key}.tsv"), sep="\t")
 
         # -- pictures
