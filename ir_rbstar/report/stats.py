@@ -38,7 +38,8 @@ EXACT_LIMIT = 1 << 17
 MAX_PERMUTATIONS = DEFAULT_PERMUTATIONS << 9          # 5,120,000
 
 #: adaptive test: the most multiply-adds (flips x queries x comparisons) one call may spend after its first
-#: block (about 5 s of one core); beyond it the undecided comparisons keep the flips they have (BudgetWarning)
+#: block (about 10 s of one core: 3.5e9 took 1.6 s); beyond it the undecided comparisons keep the flips they
+#: have (BudgetWarning)
 DEFAULT_BUDGET = 2e10
 
 #: adaptive test: the probability, per look, of stopping a comparison on the wrong side of a threshold
@@ -141,7 +142,7 @@ def randomization_pvalues(diffs: Sequence[Any], permutations: Optional[int] = No
       comparisons of 54 queries take about 2 s of CPU (benchmarks/bench_stats.py). ``family`` (at least
       the number of non-empty arrays, its default: the Holm family of one call) counts comparisons
       corrected together with these. The work after the first block is capped at ``budget`` multiply-adds
-      (flips x queries x comparisons; the default is about 5 s of one core): where the next block would
+      (flips x queries x comparisons; the default is about 10 s of one core): where the next block would
       exceed it, the undecided comparisons keep the flips they have and a
       :class:`~ir_rbstar.errors.BudgetWarning` says so.
 
@@ -165,6 +166,8 @@ def randomization_details(diffs: Sequence[Any], permutations: Optional[int] = No
     """(p, flips, exact) of :func:`randomization_pvalues` with the same arguments: ``flips[i]`` the sign
     assignments comparison i was tested with (2^n when ``exact[i]``, 0 for an empty array)."""
     arrays = _arrays(diffs)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ParameterError(f"seed={seed!r}: give a non-negative integer (or None: fresh entropy)")
     fixed = None if permutations is None else _permutations(permutations)
     alpha = _alpha(alpha)
     present = sum(1 for a in arrays if len(a))

@@ -201,6 +201,8 @@ def test_pvalue_floor_and_reachability():
         rs.can_reach_alpha(5, family=0)
     with pytest.raises(ParameterError, match="alpha"):
         rs.randomization_pvalues([[1.0, 2.0]], alpha=1.5)
+    with pytest.raises(ParameterError, match="seed"):
+        rs.randomization_pvalues([[1.0, 2.0]], seed=-1)
     with pytest.raises(ParameterError, match="smaller than the 2 comparisons"):
         rs.randomization_pvalues([[1.0, 2.0], [1.0, 3.0]], family=1)
     assert rs.pvalue_floor(np.array([3.0, 54.0]), 10_000).tolist() == [0.25, 1 / 10_001]      # whole floats
