@@ -126,24 +126,24 @@ def randomization_pvalues(diffs: Sequence[Any], permutations: Optional[int] = No
       all 2^n assignments are enumerated (exact p: the count / 2^n); otherwise ``permutations`` random
       assignments and p = (b + 1) / (permutations + 1), b the draws at least as extreme (never 0).
     * ``permutations=None`` (the default; the adaptive test): exact enumeration where 2^n <=
-      :data:`EXACT_LIMIT`; otherwise every comparison gets 10,000 random assignments, then the comparisons
-      whose Holm verdict is not settled yet get more, in doubling blocks (20,000, 40,000, ... in total),
-      up to :func:`max_permutations` (``family``, ``alpha``). After each block every p gets a
-      Clopper-Pearson interval [lo, up] (each end wrong with probability :data:`DECISION_ERROR`; an exact
-      p is its own interval), and a comparison stops when Holm's step-down procedure (thresholds alpha /
-      family, alpha / (family - 1), ..., alpha) settles it whatever the true p's inside those intervals:
-      rejected when up < alpha / (family - s), s the number of comparisons so settled (found by
-      repeating the rule from s = 0); not rejected when lo > alpha / (family - J + 1), J = the number of
-      comparisons with lo at most its up (plus those of the family not in this call) bounding its rank.
-      Its p is then (b + 1) / (R + 1), b the draws at least as extreme, with its own R; Holm applied to
-      these p's gives the settled verdicts. So a comparison with a large effect gets a p far below
-      alpha / family (it is stopped only once up < alpha / (family - s)), comparisons far above their
-      threshold stop after 10,000, and only those near the threshold at their rank cost many flips: 580
-      comparisons of 54 queries take about 2 s of CPU (benchmarks/bench_stats.py). ``family`` (at least
-      the number of non-empty arrays, its default: the Holm family of one call) counts comparisons
-      corrected together with these. The work after the first block is capped at ``budget`` multiply-adds
-      (flips x queries x comparisons; the default is about 10 s of one core): where the next block would
-      exceed it, the undecided comparisons keep the flips they have and a
+      :data:`EXACT_LIMIT`; otherwise every comparison gets 10,000 random assignments, then the comparisons whose
+      Holm verdict is not settled yet get more, in doubling blocks (20,000, 40,000, ... in total), up to
+      :func:`max_permutations` (``family``, ``alpha``). After each block every p gets a Clopper-Pearson interval
+      [lo, up] (each end wrong with probability :data:`DECISION_ERROR`; an exact p is its own interval), and a
+      comparison stops when Holm's step-down procedure (thresholds alpha / family, alpha / (family - 1), ...,
+      alpha) settles it whatever the true p's inside those intervals: rejected when up < alpha / (family - s), s
+      the number of comparisons so settled (found by repeating the rule from s = 0); not rejected when lo >
+      alpha / (family - J + 1), J = the number of comparisons with lo at most its up (plus those of the family
+      not in this call) bounding its rank. Its p is then (b + 1) / (R + 1), b the draws at least as extreme,
+      with its own R; Holm applied to these p's gives the settled verdicts, and stopping adds at most
+      :data:`DECISION_ERROR` per look (at most 10 looks) to the chance that a verdict differs from the one of
+      the exact p's. So a comparison with a large effect gets a p far below alpha / family (it is stopped only
+      once up < alpha / (family - s)), comparisons far above their threshold stop after 10,000, and only those
+      near the threshold at their rank cost many flips: 580 comparisons of 54 queries take about 2 s of CPU
+      (benchmarks/bench_stats.py). ``family`` (at least the number of non-empty arrays, its default: the Holm
+      family of one call) counts comparisons corrected together with these. The work after the first block is
+      capped at ``budget`` multiply-adds (flips x queries x comparisons; the default is about 10 s of one core):
+      where the next block would exceed it, the undecided comparisons keep the flips they have and a
       :class:`~ir_rbstar.errors.BudgetWarning` says so.
 
     Random flips come from ``numpy.random.default_rng(seed)`` (its raw 64-bit words, one bit per query),
