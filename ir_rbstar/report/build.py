@@ -19,7 +19,7 @@ from .formats import write_table
 from .stats import DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from .catalogue import PRIOR_GROUP, _distances, _parse_columns, default_measures, grade_scale
 from .sections import _means, _significance, all_pairs, bound_pairs, results_table, robust  # noqa: F401
-from .table import judged_only, per_query_table
+from .table import effort_gain_values, judged_only, per_query_table
 from .inputs import _free, _run_inputs, read_groups
 from .markdown import _markdown, with_intervals
 from .story import per_measure
@@ -238,7 +238,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
         missing: List[str] = []
         if pictures:
             _draw_pictures(out_dir, step, q, rankings, names, means, matrices, baseline, group_of, nrg_plot, topic,
-                           drawn, notes, missing)
+                           drawn, notes, missing, points=effort_gain_values(per_query, q))
             files.extend(name for name, _ in drawn)
 
         step("writing report.md")

@@ -109,5 +109,6 @@ def effort_gain_values(per_query: pd.DataFrame, qrels: Qrels, twist: str = "Twis
                            "twist": frame[twist].to_numpy(dtype=np.float64),
                            "gain": frame[gain].to_numpy(dtype=np.float64)})
     points = points[points["twist"].notna() & points["gain"].notna()].reset_index(drop=True)
-    points.attrs["gain"] = gain
+    from ..plots.effort_gain import _gain_measure
+    points.attrs["gain"] = _gain_measure(gain, rel, None)
     return points
