@@ -51,6 +51,17 @@ FILES = {
 Progress = Callable[[int, int, str], None]
 
 
+def _scope(judged: int, unjudged: int, rows: int, kept: int) -> str:
+    """The report's sentence on which queries are evaluated."""
+    text = (f"Every measure is evaluated over the {judged:,} queries of the qrels (a query without judgments "
+            f"has no value under any measure).")
+    if unjudged:
+        text += (f" The runs also rank {unjudged:,} quer{'y' if unjudged == 1 else 'ies'} without judgments: "
+                 f"their {rows - kept:,} rows ({(rows - kept) / rows:.0%} of the {rows:,} rows read) are left out "
+                 f"after reading.")
+    return text
+
+
 class _Steps:
     def __init__(self, total: int, progress: Optional[Progress]):
         self.total, self.done, self.progress = total, 0, progress
@@ -165,6 +176,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
         rankings: Dict[str, Ranking] = {}
         answered: Dict[str, int] = {}
         rows_read = [0, 0]                     # rows read, rows of judged queries
+        unjudged: set = set()                  # queries of the runs without judgments
         for name, run in inputs.items():
             step(f"reading run {name}")
             read = to_ranking(run, source=None if isinstance(run, (str, os.PathLike)) else f"run {name!r}")
@@ -173,6 +185,8 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
             # every measure is evaluated over the qrels' queries: the other queries' rows are never used
             rankings[name] = judged_only(read, q.qcodes)
             rows_read[1] += len(rankings[name])
+            if len(rankings[name].qcodes) < len(read.qcodes):
+                unjudged.update(np.setdiff1d(read.qcodes, q.qcodes).tolist())
             del read
 
         # -- name what the measures name, for this report's evaluations only
@@ -245,7 +259,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
         text = _markdown(q, qrels, inputs, names, answered, reference, ref_tag, baseline, base_tag, group_of,
                          prior_tag, columns, means, sig, pairs, matrices, drawn, notes, missing, alpha, permutations,
                          seed, measures is None, pictures, per_query=per_query, robust_rows=robust_rows,
-                         grade_scale=scale)
+                         grade_scale=scale, scope=_scope(len(q.qcodes), len(unjudged), *rows_read))
         with open(path("report.md"), "w", encoding="utf-8") as f:
             f.write(text)
         table = results_table(per_query, means, sig, columns, baseline, alpha)

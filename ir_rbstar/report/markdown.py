@@ -288,7 +288,8 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
               pictures: List[Tuple[str, str]],
               notes: List[str], missing: List[str], alpha: float, permutations: int, seed: int,
               defaults: bool, drawing: bool, *, per_query: Optional[pd.DataFrame] = None,
-              robust_rows: Optional[pd.DataFrame] = None, grade_scale: Optional[Tuple[int, str]] = None) -> str:
+              robust_rows: Optional[pd.DataFrame] = None, grade_scale: Optional[Tuple[int, str]] = None,
+              scope: Optional[str] = None) -> str:
     from .. import __version__
     nq = len(q.qcodes)
     relevant = int((q.grades >= 1).sum())
@@ -307,6 +308,8 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
         rows.append([n, _describe(inputs[n]), str(answered[n]), role])
     out += [f"Runs ({len(names)}):", "", _table(["run", "from", "queries answered", ""], rows,
                                                  "|---|---|---:|---|"), ""]
+    if scope:                                   # [26A] which queries are evaluated (report.table)
+        out += [scope, ""]
     if reference is not None:
         out.append(f"Reference ranking of RBR, RBA and RBO: `{ref_tag}` ({_describe(reference)}).")
     else:

@@ -125,3 +125,12 @@ def test_effort_gain_values_are_the_plotted_points(made):
     pd.testing.assert_frame_equal(got[key], want[key].astype(got[key].dtypes.to_dict()))
     np.testing.assert_allclose(got[["twist", "gain"]].to_numpy(), want[["twist", "gain"]].to_numpy(), atol=1e-12)
     assert "q0" not in set(got["query_id"])                 # no relevant document: no Twist point
+
+
+def test_the_report_says_which_queries_it_evaluates(made):
+    qrels, runs, _, _, text = made
+    rows = sum(len(docs) for run in runs.values() for docs in run.values())
+    left_out = sum(len(docs) for run in runs.values() for q, docs in run.items() if q not in qrels)
+    assert f"over the {len(qrels)} queries of the qrels" in text
+    share = f"{left_out / rows:.0%}"
+    assert f"rank 5 queries without judgments: their {left_out:,} rows ({share} of the {rows:,} rows" in text
