@@ -138,10 +138,13 @@ def _defined_grades(did: str) -> List[int]:
 
 
 def graded(measure: Any) -> bool:
-    """Whether a measure turns grades into gains on a grade scale ``max_rel`` (graded RBP, RBP_TA, MED_nDCG,
-    MED_ERR...: it has the parameter and no binary ``rel``)."""
-    params = getattr(measure, "SUPPORTED_PARAMS", {})
-    return "max_rel" in params and getattr(measure, "params", {}).get("rel") is None
+    """Whether a measure turns the qrels' grades into gains on a grade scale ``max_rel`` (graded RBP, RBP_TA,
+    MED_nDCG, MED_ERR...: it has the parameter, no binary ``rel`` and reads the judgments). A judgment-free
+    measure (``judgments=False``) reads no grade: its ``max_rel``, where it matters, is the scale it assumes
+    for the unknown documents, which its own string states; the collection's scale is not written into it."""
+    params = getattr(measure, "params", {})
+    return ("max_rel" in getattr(measure, "SUPPORTED_PARAMS", {}) and params.get("rel") is None
+            and params.get("judgments", True) is not False)
 
 
 def on_scale(measure: Any, max_rel: Optional[int], override: bool = False) -> Any:

@@ -98,11 +98,12 @@ def test_max_rel_overrides_the_collection_also_for_given_measures(tmp_path):
     qrels, runs = _graded()
     qpath, paths = _write_trec(tmp_path, qrels, runs)
     out = tmp_path / "out"
-    measures = "nDCG@10 RBP(p=0.8) RBP(p=0.5,max_rel=4) RBP(p=0.8,rel=2)"
+    free = "MED_ERR(ref='bad',judgments=False)@10"       # reads no grade: keeps the scale it states (1)
+    measures = f"nDCG@10 RBP(p=0.8) RBP(p=0.5,max_rel=4) RBP(p=0.8,rel=2) {free}"
     assert report_main([qpath, *paths, "--measures", measures, "--max-rel", "5", "-O", str(out),
                         "--no-pictures", "-q"]) == 0
     labels = list(dict.fromkeys(_means(out)["measure"]))
-    assert labels == ["nDCG@10", "RBP(p=0.8,max_rel=5)", "RBP(p=0.5,max_rel=5)", "RBP(p=0.8,rel=2)"]
+    assert labels == ["nDCG@10", "RBP(p=0.8,max_rel=5)", "RBP(p=0.5,max_rel=5)", "RBP(p=0.8,rel=2)", free]
     got = _means(out).set_index(["run", "measure"])["mean"]
     assert got[("good", "RBP(p=0.8,max_rel=5)")] == pytest.approx(
         _reproduce("RBP(p=0.8,max_rel=5)", qrels, runs["good"]), abs=1e-12)
@@ -110,7 +111,7 @@ def test_max_rel_overrides_the_collection_also_for_given_measures(tmp_path):
     out2 = tmp_path / "out2"
     assert report_main([qpath, *paths, "--measures", measures, "-O", str(out2), "--no-pictures", "-q"]) == 0
     labels = list(dict.fromkeys(_means(out2)["measure"]))
-    assert labels == ["nDCG@10", "RBP(p=0.8,max_rel=3)", "RBP(p=0.5,max_rel=4)", "RBP(p=0.8,rel=2)"]
+    assert labels == ["nDCG@10", "RBP(p=0.8,max_rel=3)", "RBP(p=0.5,max_rel=4)", "RBP(p=0.8,rel=2)", free]
 
 
 def test_binary_qrels_keep_their_measures_unchanged(tmp_path):
