@@ -405,13 +405,13 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
         for key, _ in DISTANCES:
             matrix = matrices[key]
             judged = "; judged documents count with their grades" if matrix.attrs["measure"].startswith("MED") else ""
-            out += [f"{matrix.attrs['distance']}, mean over the queries (rows: run, columns: the run it is "
-                    f"compared with{judged}):", ""]
             if len(names) <= MATRIX_RUNS:
-                out += [_matrix_markdown(matrix), ""]
+                out += [f"{matrix.attrs['distance']}, mean over the queries (rows: run, columns: the run it is "
+                        f"compared with{judged}):", "", _matrix_markdown(matrix), ""]
             else:
-                out += [f"The {len(names)} x {len(names)} matrix is in `distance_{key}.tsv` (and its heat map below); "
-                        f"here each run's nearest run:", "", _nearest_markdown(matrix), ""]
+                out += [f"{matrix.attrs['distance']}, mean over the queries{judged}: the {len(names)} x {len(names)} "
+                        f"matrix is in `distance_{key}.tsv` (and its heat map below); here each run's nearest run "
+                        f"and its mean distance to the others:", "", _nearest_markdown(matrix), ""]
 
     out += ["## Pictures", ""]
     if not drawing:

@@ -371,3 +371,19 @@ def test_a_test_that_cannot_reach_alpha_is_announced(tmp_path):
     text = _section((tmp_path / "report.md").read_text(), "Significance against the baseline")
     assert "**Warning:** 4 of the 4 comparisons cannot be significant at \u03b1 = 0.05" in text
     assert "smallest p the test can give is 0.048" in text
+
+
+def test_many_runs_show_each_runs_nearest_run_instead_of_the_matrix(track):
+    """22 runs: report.md lists each run's nearest run by the distance matrix of the TSV file (the smallest
+    distance to another run) instead of a 23-column matrix."""
+    text = _section(track["text"], "Distances between the runs")
+    matrix = pd.read_csv(track["dir"] / "distance_rbo.tsv", sep="\t", index_col=0)
+    matrix.index = matrix.index.astype(str)
+    rows = [line.strip("|").split(" | ") for line in text.split("1 - RBO", 1)[1].splitlines()
+            if line.startswith("| ") and not line.startswith("| run |")]
+    assert len(rows) == len(track["runs"])
+    for run, nearest, distance, mean in (tuple(c.strip() for c in r) for r in rows):
+        others = matrix.loc[run].drop(run)
+        assert float(distance) == pytest.approx(others.min(), abs=5e-5)
+        assert others[nearest] == pytest.approx(others.min(), abs=1e-12)
+        assert float(mean) == pytest.approx(others.mean(), abs=5e-5)
