@@ -97,9 +97,10 @@ class _Prepared:
         size = np.diff(np.append(first, len(rows)))
         within = np.arange(len(rows)) - np.repeat(first, size)
         count = np.repeat(size, size) - 1 - within                      # rows after this one in its group
-        left = np.repeat(np.arange(len(rows)), count)
-        step = np.arange(len(left)) - np.repeat(np.cumsum(count) - count, count)
-        right = left + 1 + step
+        kind = np.int32 if len(rows) < 2 ** 31 - 1 else np.int64
+        left = np.repeat(np.arange(len(rows), dtype=kind), count)
+        right = left + 1 + (np.arange(len(left), dtype=kind)
+                            - np.repeat((np.cumsum(count) - count).astype(kind), count))
         self._verify(rows[left], rows[right])
         return left, right
 
@@ -151,34 +152,43 @@ def _rbo(rankings: List[Ranking], m, universe: np.ndarray, per_query: np.ndarray
     lmax = int(prep.lens.max(initial=0))
     tables = KR.rbo_tables(p, lmax)
     suffix = T.suffix_tables(p, lmax)
-    H = tables[1]
     pairs = prep.pair_table()
     P = per_query.shape[0]
     px, py = np.triu_indices(prep.runs, k=1)
+    Hs = suffix[0]
+    flat = pairs.reshape(-1).astype(np.int32)
+    R = prep.runs
     for queries, rows in prep.blocks(prep.sorted_rows()):
         nq = len(queries)
-        run, start, size = prep.run[rows], prep.start[rows], prep.size[rows]
-        local = prep.seg[rows] - queries[0]
+        run = prep.run[rows].astype(np.int32)
+        start = prep.start[rows].astype(np.int32)
+        size = prep.size[rows]
+        local = (prep.seg[rows] - queries[0]).astype(np.int32)
         left, right = prep.shared(rows)
-        seg = pairs[run[left], run[right]] * nq + local[left]
+        seg = flat[run[left] * R + run[right]] * nq + local[left]
         sa, sb = start[left], start[right]
-        tied = (size[left] > 1) | (size[right] > 1)
+        lone = size == 1
+        tied = ~(lone[left] & lone[right])
         len_x = prep.lens[:, queries]
         len_b, len_r = len_x[px].reshape(-1), len_x[py].reshape(-1)          # pair-major, then query
         s, l = np.minimum(len_b, len_r), np.maximum(len_b, len_r)
         cells = P * nq
-        # no tie on either side: sum_{d<=l} p^d / d from d0 = max(rank in B, rank in R) = H[l] - H[d0 - 1]
+        # no tie on either side: sum_{d<=l} p^d / d from d0 = max(rank in B, rank in R) + 1, as the
+        # difference Hs[d0] - Hs[l + 1] of suffix sums (small terms: no cancellation over many documents)
         deeper = np.maximum(sa, sb)
-        plain = ~tied
         count = np.bincount(seg, minlength=cells).astype(np.float64)          # X_l = |B ∩ R|
-        sp = seg[plain]
-        head = np.bincount(sp, weights=H[l[sp]] - H[deeper[plain]], minlength=cells)
-        x_s = np.bincount(sp, weights=deeper[plain] < s[sp], minlength=cells).astype(np.float64)
-        if tied.any():
-            t = np.flatnonzero(tied)
+        weight = Hs[deeper + 1]
+        reach = (deeper < s[seg]).astype(np.float64)
+        t = np.flatnonzero(tied)
+        weight[t] = 0.0
+        reach[t] = 0.0
+        plain = count - np.bincount(seg[t], minlength=cells)
+        head = np.bincount(seg, weights=weight, minlength=cells) - plain * Hs[l + 1]
+        x_s = np.bincount(seg, weights=reach, minlength=cells)
+        if len(t):
             st = seg[t]
-            sa_t, ga_t = sa[t], size[left[t]]
-            sb_t, gb_t = sb[t], size[right[t]]
+            sa_t, ga_t = sa[t].astype(np.int64), size[left[t]]
+            sb_t, gb_t = sb[t].astype(np.int64), size[right[t]]
             ea, eb = sa_t + ga_t, sb_t + gb_t
             head += seg_sum(T.stretch_sums(sa_t, ga_t, ea, sb_t, gb_t, eb, l[st], suffix), st, cells)
             s_t = s[st]

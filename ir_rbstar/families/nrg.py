@@ -32,13 +32,32 @@ def same_per_query(a: Ranking, b: Ranking, universe: np.ndarray) -> np.ndarray:
     return same
 
 
+def _signature(r: Ranking, universe: np.ndarray):
+    """Per universe query: the ranking's length there and a 64-bit sum of its (document, position) hashes
+    (the same list gives the same sum; kept with the ranking, one per universe)."""
+    key = ("query signature", universe.tobytes())
+    if key not in r._cache:
+        seg = r.segment_of(universe)
+        ok = seg >= 0
+        lens = np.zeros(len(universe), dtype=np.int64)
+        sig = np.zeros(len(universe), dtype=np.uint64)
+        if len(r):
+            lens[ok] = r.segment_lengths()[seg[ok]]
+            h = r.docs.view(np.uint64) ^ (r.row_positions().astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+            h = (h ^ (h >> np.uint64(29))) * np.uint64(0xBF58476D1CE4E5B9)
+            sig[ok] = np.add.reduceat(h, r.offsets[:-1])[seg[ok]]
+        r._cache[key] = (lens, sig)
+    return r._cache[key]
+
+
 def _same_per_query(a: Ranking, b: Ranking, universe: np.ndarray) -> np.ndarray:
     seg_a, seg_b = a.segment_of(universe), b.segment_of(universe)
-    none = np.zeros(len(universe), dtype=np.int64)
-    len_a = np.where(seg_a >= 0, a.segment_lengths()[np.maximum(seg_a, 0)], 0) if len(a.qcodes) else none
-    len_b = np.where(seg_b >= 0, b.segment_lengths()[np.maximum(seg_b, 0)], 0) if len(b.qcodes) else none
+    len_a, sig_a = _signature(a, universe)
+    len_b, sig_b = _signature(b, universe)
     same = len_a == len_b
-    check = np.flatnonzero(same & (len_a > 0))
+    # only the queries whose lists have equal signatures can be the same: those are checked row by row
+    check = np.flatnonzero(same & (len_a > 0) & (sig_a == sig_b))
+    same[np.flatnonzero(same & (len_a > 0) & (sig_a != sig_b))] = False
     if len(check):
         lens = len_a[check]
         q = np.repeat(np.arange(len(check)), lens)

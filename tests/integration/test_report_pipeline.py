@@ -134,3 +134,28 @@ def test_the_report_says_which_queries_it_evaluates(made):
     assert f"over the {len(qrels)} queries of the qrels" in text
     share = f"{left_out / rows:.0%}"
     assert f"rank 5 queries without judgments: their {left_out:,} rows ({share} of the {rows:,} rows" in text
+
+
+def test_same_ranking_test_of_nrg_priors_equals_a_plain_comparison():
+    """NRG's per-query "is this prior the run itself" test (signatures first, then row by row; cached per
+    pair) against a plain-Python comparison of the lists, both orders of the pair."""
+    from ir_rbstar.families.nrg import same_per_query
+    rng = random.Random(5)
+    base = {f"q{q}": {f"d{d}": float(20 - i) for i, d in enumerate(rng.sample(range(40), 12))} for q in range(9)}
+    other = {q: dict(docs) for q, docs in base.items()}
+    other["q1"] = {d: -s for d, s in base["q1"].items()}                   # same documents, reversed
+    other["q2"] = dict(list(base["q2"].items())[:11])                       # one document fewer
+    del other["q3"]                                                         # not answered
+    other["q4"] = {("x" + d if i == 5 else d): s for i, (d, s) in enumerate(base["q4"].items())}
+    a, b = to_ranking(base), to_ranking(other)
+    universe = to_qrels({q: {"d0": 1} for q in list(base) + ["q99"]}).qcodes
+    names = ir_rbstar.io.QUERY_IDS.decode(universe)
+
+    def plain(x, y, q):
+        order = lambda run: [d for d, _ in sorted(run.get(q, {}).items(), key=lambda t: (-t[1], t[0]))]  # noqa
+        return order(x) == order(y)
+
+    want = np.array([plain(base, other, str(q)) for q in names])
+    assert want.sum() == 6                              # q0, q5..q8 are the same, and q99 is in neither run
+    np.testing.assert_array_equal(same_per_query(a, b, universe), want)
+    np.testing.assert_array_equal(same_per_query(b, a, universe), same_per_query(a, b, universe))
