@@ -152,22 +152,24 @@ def _rbo(rankings: List[Ranking], m, universe: np.ndarray, per_query: np.ndarray
     lmax = int(prep.lens.max(initial=0))
     tables = KR.rbo_tables(p, lmax)
     suffix = T.suffix_tables(p, lmax)
-    pairs = prep.pair_table()
     P = per_query.shape[0]
     px, py = np.triu_indices(prep.runs, k=1)
     Hs = suffix[0]
-    flat = pairs.reshape(-1).astype(np.int32)
     R = prep.runs
     for queries, rows in prep.blocks(prep.sorted_rows()):
         nq = len(queries)
-        run = prep.run[rows].astype(np.int32)
+        run = prep.run[rows]
         start = prep.start[rows].astype(np.int32)
         size = prep.size[rows]
-        local = (prep.seg[rows] - queries[0]).astype(np.int32)
-        left, right = prep.shared(rows)
-        seg = flat[run[left] * R + run[right]] * nq + local[left]
-        sa, sb = start[left], start[right]
+        local = prep.seg[rows] - queries[0]
+        # the cell (pair x query) of an entry, as the sum of a part of its left row and one of its right row:
+        # pair (x, y) = x (2R - x - 3) / 2 + y - 1, cell = pair * nq + query
+        as_left = (((run * (2 * R - run - 3)) // 2 - 1) * nq + local).astype(np.int32)
+        as_right = (run * nq).astype(np.int32)
         lone = size == 1
+        left, right = prep.shared(rows)
+        seg = as_left[left] + as_right[right]
+        sa, sb = start[left], start[right]
         tied = ~(lone[left] & lone[right])
         len_x = prep.lens[:, queries]
         len_b, len_r = len_x[px].reshape(-1), len_x[py].reshape(-1)          # pair-major, then query
