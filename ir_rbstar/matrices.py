@@ -29,6 +29,7 @@ from .core import rankbiased as KR
 from .core import rankbiased_ties as T
 from .core.med import Side
 from .core.segments import seg_sum
+from .errors import ParameterError
 from .io import Qrels, Ranking, verify_matches
 
 __all__ = ["fast", "pair_means", "distance_frame"]
@@ -128,12 +129,15 @@ class _Prepared:
 def pair_means(rankings: List[Ranking], m, qrels: Optional[Qrels], universe: np.ndarray) -> np.ndarray:
     """The runs x runs matrix of the mean of ``m`` over the universe's queries for every pair of runs (the
     measure's value, not 1 - value; the diagonal is NaN: not computed). Symmetric."""
+    if not fast(m, qrels):
+        raise ParameterError(f"{m}: pair_means computes RBO(ties='expected') without a cutoff, and MED_nDCG@k "
+                             "and MED_P@k against qrels; use ir_rbstar.med.distance_matrix for other measures")
     R = len(rankings)
     per_query = np.zeros((R * (R - 1) // 2, len(universe)))
     if R > 1:
         if m.NAME == "RBO":
             _rbo(rankings, m, universe, per_query)
-        else:
+        elif qrels is not None:
             _med(rankings, m, qrels, universe, per_query)
     out = np.full((R, R), np.nan)
     x, y = np.triu_indices(R, k=1)

@@ -95,3 +95,10 @@ def test_a_grade_above_the_scale_raises_as_the_measure_does():
     q = to_qrels(qrels)
     with pytest.raises(ir_rbstar.errors.GradeScaleError):
         pair_means([to_ranking(r) for r in runs.values()], parse_measure("MED_nDCG(max_rel=2)@5"), q, q.qcodes)
+
+
+def test_pair_means_refuses_a_measure_it_does_not_compute():
+    runs, qrels = make_runs(6, n_runs=2)
+    q = to_qrels(qrels)
+    with pytest.raises(ir_rbstar.errors.ParameterError, match="distance_matrix"):
+        pair_means([to_ranking(r) for r in runs.values()], parse_measure("RBA(p=0.9)"), q, q.qcodes)
