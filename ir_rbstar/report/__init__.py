@@ -2,7 +2,8 @@
 a Markdown report with tables and pictures into one folder.
 
 :func:`build_report` evaluates each run once with all the measures (ir_measures' built-ins and
-ir_rbstar's), then writes into ``out_dir``:
+ir_rbstar's) over the queries that have judgments, into one per-query table (:mod:`.table`) from which
+every section and picture reads, then writes into ``out_dir``:
 
 * ``report.md``: the inputs, the measures and why they were chosen, the means (system x measure,
   with their 95% intervals, inside each measure's range, and the number of queries), the rank of every
@@ -41,8 +42,10 @@ Vaswani collection).
 
 
 Modules: :mod:`.stats` (randomization test, Holm), :mod:`.formats` (table writers), :mod:`.catalogue`
-(measures and columns), :mod:`.inputs` (runs and groups), :mod:`.build` (:func:`build_report`),
-:mod:`.markdown` (the page) and :mod:`.command` (``ir-rbstar report``).
+(measures and columns), :mod:`.inputs` (runs and groups), :mod:`.table` (the per-query table),
+:mod:`.sections` (means, tests, robust verdicts, all pairs: functions of the table), :mod:`.build`
+(:func:`build_report`), :mod:`.markdown` (the page) and :mod:`.command` (``ir-rbstar report``); the
+distance matrices come from :mod:`ir_rbstar.matrices`.
 """
 from __future__ import annotations
 
