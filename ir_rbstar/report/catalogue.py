@@ -157,40 +157,34 @@ def on_scale(measure: Any, max_rel: Optional[int], override: bool = False) -> An
     return measure(max_rel=int(max_rel))
 
 
-#: the range of a measure's per-query value, by measure name: (low, high), None for no bound; anything not
-#: listed is taken as unbounded. Every value of the rank-biased, tie-aware, Twist, MED and trec_eval ratio
-#: measures lies in [0, 1] (gains are grade / max_rel for the graded ones); counts are >= 0.
+#: the range of the per-query values of ir_measures' own measures (this package's measures declare theirs:
+#: ``RANGE`` / ``value_range()`` of their declaration): ratios in [0, 1], counts >= 0; any other is unbounded
 _UNIT = (0.0, 1.0)
-_RANGES = {
-    **{name: _UNIT for name in (
-        "P", "R", "AP", "nDCG", "RR", "ERR", "Rprec", "Bpref", "infAP", "SetP", "SetR", "SetF", "SetAP",
-        "Judged", "Success", "alpha_nDCG", "NERR8", "NERR9", "NERR10", "NERR11", "P_TA", "R_TA", "F1_TA",
-        "AP_TA", "RR_TA", "nDCG_TA", "RBP_TA", "RBP", "RBP_res", "RBR", "RBR_res", "RBA", "RBA_res", "RBO",
-        "RBO_res", "RBO_ext", "Twist", "Twist_rho", "Twist_sigma", "MED_P", "MED_RBP", "MED_nDCG", "MED_AP",
-        "MED_ERR", "TaSC", "compat")},
-    **{name: (0.0, None) for name in ("NumRet", "NumRel", "NumRelRet", "NumQ", "UniqueRel")},
+_TREC_RANGES = {
+    **{name: _UNIT for name in ("P", "R", "AP", "nDCG", "RR", "ERR", "Rprec", "Bpref", "infAP", "SetP", "SetR",
+                                "SetF", "SetAP", "Judged", "Success", "alpha_nDCG", "NERR8", "NERR9", "NERR10",
+                                "NERR11", "compat")},
+    **{name: (0.0, None) for name in ("NumRet", "NumRel", "NumRelRet", "NumQ")},
 }
 
 
 def value_range(measure: Any, complement: bool = False) -> Tuple[Optional[float], Optional[float]]:
     """The range (low, high) of a measure's per-query values, None for an open end: the one place the report
-    takes a measure's range from (its intervals stay inside it). ``complement``: the range of 1 - value.
-    NRG lies in [0, 1] when normalised (``norm=True``, its default), RarP in [0, 1 + alpha].
+    takes a measure's range from (its intervals stay inside it). This package's measures declare it
+    (:meth:`~ir_rbstar.measures.base.RbstarMeasure.value_range`: [0, 1] for the rank-biased, tie-aware, Twist,
+    MED measures and normalised NRG; counts >= 0; RarP [0, 1 + alpha]); ir_measures' ratios are [0, 1].
+    ``complement``: the range of 1 - value.
 
     >>> from ir_rbstar.parsing import parse_measure
     >>> value_range(parse_measure("RBP(p=0.8)")), value_range(parse_measure("RBO(p=0.9)"), complement=True)
     ((0.0, 1.0), (0.0, 1.0))
     """
-    name = getattr(measure, "NAME", str(measure))
-    params = getattr(measure, "params", {})
     low: Optional[float]
     high: Optional[float]
-    if name == "NRG":
-        low, high = (0.0, 1.0) if params.get("norm", True) else (0.0, None)
-    elif name == "RarP":
-        low, high = 0.0, 1.0 + float(params.get("alpha", 1.0))
+    if isinstance(measure, RbstarMeasure):
+        low, high = measure.value_range()
     else:
-        low, high = _RANGES.get(name, (None, None))
+        low, high = _TREC_RANGES.get(getattr(measure, "NAME", str(measure)), (None, None))
     if complement:
         low, high = (None if high is None else 1.0 - high), (None if low is None else 1.0 - low)
     return low, high

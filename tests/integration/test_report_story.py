@@ -387,3 +387,19 @@ def test_many_runs_show_each_runs_nearest_run_instead_of_the_matrix(track):
         assert float(distance) == pytest.approx(others.min(), abs=5e-5)
         assert others[nearest] == pytest.approx(others.min(), abs=1e-12)
         assert float(mean) == pytest.approx(others.mean(), abs=5e-5)
+
+
+def test_value_ranges_come_from_the_declarations():
+    """This package's measures declare their range (RbstarMeasure.RANGE / value_range()); the report's
+    value_range reads it, and ir_measures' ratios are [0, 1]."""
+    from ir_rbstar.parsing import parse_measure
+    from ir_rbstar.report.catalogue import value_range
+    assert value_range(parse_measure("UniqueRel(prior='g')@5")) == (0.0, None)
+    assert value_range(parse_measure("RarP(runs='g',alpha=0.5)@5")) == (0.0, 1.5)
+    assert value_range(parse_measure("NRG(prior='g')@10")) == (0.0, 1.0)
+    assert value_range(parse_measure("NRG(prior='g',base='RBP',p=0.8,norm=False)@10")) == (0.0, None)
+    assert value_range(parse_measure("AP@10")) == (0.0, 1.0) and value_range(parse_measure("NumRet")) == (0.0, None)
+    assert value_range(parse_measure("1-RBO(p=0.9)".split("-", 1)[1]), complement=True) == (0.0, 1.0)
+    for m in ir_rbstar.MEASURES:
+        low, high = m.value_range()
+        assert low == 0.0 and (high is None or high >= 1.0), m.NAME
