@@ -18,8 +18,8 @@ from .story import _agreement_section, _family_text, _flips_text, _reach_warning
 
 #: which interval the Means table shows, and why
 INTERVAL_TEXT = (
-    "The interval stays within the measure's range (`ir_rbstar.stats.mean_intervals`; the range as the report's "
-    "catalogue declares it: [0, 1] for the trec_eval ratios, the tie-aware, rank-biased, Twist, normalised NRG and "
+    "The interval stays within the measure's range (`ir_rbstar.stats.mean_intervals`; the range as the measure's "
+    "declaration gives it: [0, 1] for the trec_eval ratios, the tie-aware, rank-biased, Twist, normalised NRG and "
     "MED measures and 1-RBO). For a measure with a bounded range it is the BCa bootstrap interval (Efron 1987; "
     "9,999 resamples of the queries, seed 0): every resampled mean is a mean of observed values, so the interval "
     "cannot leave the range, and BCa corrects the skew of a mean near a bound (RBP_res near 0, 1-RBO near 1), "
