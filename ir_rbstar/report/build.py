@@ -21,7 +21,7 @@ from .catalogue import PRIOR_GROUP, _distances, _parse_columns, default_measures
 from .sections import _means, _significance, all_pairs, bound_pairs, results_table, robust  # noqa: F401
 from .table import effort_gain_values, judged_only, per_query_table
 from .inputs import _free, _run_inputs, read_groups
-from .markdown import _markdown, with_intervals
+from .markdown import _markdown, mean_intervals, with_intervals
 from .story import per_measure
 from .pictures import _draw_pictures, _nrg_axes
 
@@ -256,14 +256,16 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
             files.extend(name for name, _ in drawn)
 
         step("writing report.md")
+        intervals = mean_intervals(per_query, names, columns)      # once, for report.md and the results files
         text = _markdown(q, qrels, inputs, names, answered, reference, ref_tag, baseline, base_tag, group_of,
                          prior_tag, columns, means, sig, pairs, matrices, drawn, notes, missing, alpha, permutations,
                          seed, measures is None, pictures, per_query=per_query, robust_rows=robust_rows,
-                         grade_scale=scale, scope=_scope(len(q.qcodes), len(unjudged), *rows_read))
+                         grade_scale=scale, scope=_scope(len(q.qcodes), len(unjudged), *rows_read),
+                         intervals=intervals)
         with open(path("report.md"), "w", encoding="utf-8") as f:
             f.write(text)
-        table = results_table(per_query, means, sig, columns, baseline, alpha)
-        table = with_intervals(table, per_query, names, columns)   # [26C] the intervals of report.md, in range
+        table = results_table(per_query, means, sig, columns, baseline, alpha, intervals=False)
+        table = with_intervals(table, per_query, names, columns, intervals)   # [26C] report.md's intervals, in range
         images = [(caption, os.path.join(out_dir, name)) for name, caption in drawn]
         for name, options in (("results.json", {}), ("results.tex", {"intervals": True}),
                               ("results.html", {"images": images})):

@@ -55,12 +55,14 @@ def mean_intervals(per_query: pd.DataFrame, names: List[str], columns: List[Colu
     return out
 
 
-def with_intervals(table: Any, per_query: pd.DataFrame, names: List[str], columns: List[Column]) -> Any:
+def with_intervals(table: Any, per_query: pd.DataFrame, names: List[str], columns: List[Column],
+                   intervals: Optional[Dict[Tuple[str, str], Any]] = None) -> Any:
     """``table`` (a :class:`~ir_rbstar.report.formats.ResultsTable` of the report's means) with the intervals of
-    :func:`mean_intervals`, so results.json/.tex/.html show the same intervals as report.md, inside each
-    measure's range."""
+    :func:`mean_intervals` (``intervals``: computed already), so results.json/.tex/.html show the same intervals
+    as report.md, inside each measure's range."""
     from dataclasses import replace
-    intervals = mean_intervals(per_query, names, columns)
+    if intervals is None:
+        intervals = mean_intervals(per_query, names, columns)
     cells = []
     for run, row in zip(table.runs, table.cells, strict=True):
         line = []
@@ -289,7 +291,7 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
               notes: List[str], missing: List[str], alpha: float, permutations: int, seed: int,
               defaults: bool, drawing: bool, *, per_query: Optional[pd.DataFrame] = None,
               robust_rows: Optional[pd.DataFrame] = None, grade_scale: Optional[Tuple[int, str]] = None,
-              scope: Optional[str] = None) -> str:
+              scope: Optional[str] = None, intervals: Optional[Dict[Tuple[str, str], Any]] = None) -> str:
     from .. import __version__
     nq = len(q.qcodes)
     relevant = int((q.grades >= 1).sum())
@@ -347,7 +349,8 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
         rows.append([f"`{_cell(c.label)}`", family_label(c.measure), about, better])
     out += [_table(["measure", "family", "what", "better"], rows, "|---|---|---|---|"), ""]
 
-    intervals = mean_intervals(per_query, names, columns) if per_query is not None else {}
+    if intervals is None:                       # [26A] the report computes them once (build.py)
+        intervals = mean_intervals(per_query, names, columns) if per_query is not None else {}
     out += ["## Means", "",
             f"Mean over the queries of the qrels ({nq:,}) that have a value, with its 95% confidence interval "
             f"[low, high] over those queries (the queries taken as a sample from a population of queries). "

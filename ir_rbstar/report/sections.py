@@ -160,15 +160,16 @@ def all_pairs(per_query: pd.DataFrame, names: List[str], columns: List[Column], 
 
 
 def results_table(per_query: pd.DataFrame, means: pd.DataFrame, sig: Optional[pd.DataFrame], columns: List[Column],
-                  baseline: Optional[str], alpha: float) -> ResultsTable:
+                  baseline: Optional[str], alpha: float, intervals: bool = True) -> ResultsTable:
     """The report's means as a :class:`~ir_rbstar.report.formats.ResultsTable`: each with its 95% t interval
-    over the queries that have a value (:func:`ir_rbstar.stats.mean_interval`), and, against the baseline,
-    the Holm-corrected p of the randomization test and the direction where it is significant."""
+    over the queries that have a value (:func:`ir_rbstar.stats.mean_interval`; ``intervals=False``: none, for a
+    caller that sets its own), and, against the baseline, the Holm-corrected p of the randomization test and
+    the direction where it is significant."""
     from ..stats import mean_interval
     frame = means[["run", "measure", "mean"]].copy()
     lows, highs = [], []
     for run, label in zip(frame["run"], frame["measure"], strict=True):
-        values = per_query.loc[run, label].dropna().to_numpy()
+        values = per_query.loc[run, label].dropna().to_numpy() if intervals else ()
         if len(values) >= 2:
             ci = mean_interval(values, confidence=0.95, method="t")
             lows.append(ci.low)
