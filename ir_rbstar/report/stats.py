@@ -109,8 +109,8 @@ def can_reach_alpha(n: Any, permutations: Optional[int] = None, *, family: int =
 
 
 def randomization_pvalues(diffs: Sequence[Any], permutations: Optional[int] = None, seed: Optional[int] = DEFAULT_SEED,
-                          *, family: Optional[int] = None, alpha: float = 0.05,
-                          budget: float = DEFAULT_BUDGET) -> np.ndarray:
+                          *, family: Optional[int] = None, alpha: float = 0.05, budget: float = DEFAULT_BUDGET,
+                          groups: Optional[Sequence[Any]] = None) -> np.ndarray:
     """Two-sided p-values of paired randomization (sign-flip) tests, one per array of per-query
     differences (see :func:`randomization_details` for the flips each one got).
 
@@ -141,7 +141,10 @@ def randomization_pvalues(diffs: Sequence[Any], permutations: Optional[int] = No
       once up < alpha / (family - s)), comparisons far above their threshold stop after 10,000, and only those
       near the threshold at their rank cost many flips: 580 comparisons of 54 queries take about 2 s of CPU
       (benchmarks/bench_stats.py). ``family`` (at least the number of non-empty arrays, its default: the Holm
-      family of one call) counts comparisons corrected together with these. The work after the first block is
+      family of one call) counts comparisons corrected together with these; ``groups`` (one label per array)
+      makes every label its own Holm family instead (e.g. one per measure, as the report corrects), each of
+      its non-empty arrays (``family`` must then be None): the same p-values as one call per label with the
+      same seed (tested), the flips still shared by arrays of one length. The work after the first block is
       capped at ``budget`` multiply-adds (flips x queries x comparisons; the default is about 10 s of one core):
       where the next block would exceed it, the undecided comparisons keep the flips they have and a
       :class:`~ir_rbstar.errors.BudgetWarning` says so.
@@ -157,12 +160,14 @@ def randomization_pvalues(diffs: Sequence[Any], permutations: Optional[int] = No
     >>> randomization_pvalues([[1.0, 2.0, 3.0], [1.0, -1.0]]).tolist()
     [0.25, 1.0]
     """
-    return randomization_details(diffs, permutations, seed, family=family, alpha=alpha, budget=budget)[0]
+    return randomization_details(diffs, permutations, seed, family=family, alpha=alpha, budget=budget,
+                                 groups=groups)[0]
 
 
 def randomization_details(diffs: Sequence[Any], permutations: Optional[int] = None,
                           seed: Optional[int] = DEFAULT_SEED, *, family: Optional[int] = None, alpha: float = 0.05,
-                          budget: float = DEFAULT_BUDGET) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+                          budget: float = DEFAULT_BUDGET,
+                          groups: Optional[Sequence[Any]] = None) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(p, flips, exact) of :func:`randomization_pvalues` with the same arguments: ``flips[i]`` the sign
     assignments comparison i was tested with (2^n when ``exact[i]``, 0 for an empty array)."""
     arrays = _arrays(diffs)
@@ -170,11 +175,7 @@ def randomization_details(diffs: Sequence[Any], permutations: Optional[int] = No
         raise ParameterError(f"seed={seed!r}: give a non-negative integer (or None: fresh entropy)")
     fixed = None if permutations is None else _permutations(permutations)
     alpha = _alpha(alpha)
-    present = sum(1 for a in arrays if len(a))
-    size = _family(family if family is not None else max(1, present))
-    if size < present:
-        raise ParameterError(f"family={family!r}: smaller than the {present} comparisons given (the family "
-                             "counts every comparison Holm corrects together)")
+    families = _families(arrays, family, groups)
     if not isinstance(budget, (int, float)) or isinstance(budget, bool) or not budget >= 0:
         raise ParameterError(f"budget={budget!r}: give a non-negative number of multiply-adds")
     k = len(arrays)
@@ -184,7 +185,7 @@ def randomization_details(diffs: Sequence[Any], permutations: Optional[int] = No
     for i, a in enumerate(arrays):
         by_length.setdefault(len(a), []).append(i)
     limit = EXACT_LIMIT if fixed is None else fixed
-    groups = []
+    streams = []
     for n, idx in sorted(by_length.items()):
         if n == 0:
             continue
@@ -193,20 +194,25 @@ def randomization_details(diffs: Sequence[Any], permutations: Optional[int] = No
         if n < 63 and 2 ** n <= limit:
             hits[idx], flips[idx], exact[idx] = _exact_counts(d, threshold), 2 ** n, True
         else:
-            groups.append(_Flips(n, np.asarray(idx), d, threshold, seed))
+            streams.append(_Flips(n, np.asarray(idx), d, threshold, seed))
+    caps = np.zeros(k, dtype=np.int64)
+    for members, size, _ in families:
+        caps[members] = fixed if fixed is not None else max_permutations(size, alpha)
     if fixed is not None:
         stages = [fixed]
     else:
-        top = max_permutations(size, alpha)
-        stages = [DEFAULT_PERMUTATIONS << j for j in range(10) if DEFAULT_PERMUTATIONS << j <= top]
+        stages = [DEFAULT_PERMUTATIONS << j for j in range(10) if DEFAULT_PERMUTATIONS << j <= caps.max(initial=0)]
     active = np.zeros(k, dtype=bool)
-    for g in groups:
+    for g in streams:
         active[g.idx] = True
     spent = 0.0
     for stage, total in enumerate(stages):
         if stage:
-            active &= _undecided(hits, flips, exact, alpha, size, present)
-            cost = sum((total - g.done) * g.n * int(active[g.idx].sum()) for g in groups)
+            undecided = np.zeros(k, dtype=bool)
+            for members, size, present in families:
+                undecided[members] = _undecided(hits[members], flips[members], exact[members], alpha, size, present)
+            active &= undecided & (caps >= total)
+            cost = sum((total - g.done) * g.n * int(active[g.idx].sum()) for g in streams)
             if not active.any():
                 break
             if spent + cost > budget:
@@ -215,7 +221,7 @@ def randomization_details(diffs: Sequence[Any], permutations: Optional[int] = No
                               "allows no more", BudgetWarning, stacklevel=3)
                 break
             spent += cost
-        for g in groups:
+        for g in streams:
             mine = active[g.idx]
             if mine.any():
                 hits[g.idx[mine]] += g.draw(total, mine)
@@ -224,6 +230,31 @@ def randomization_details(diffs: Sequence[Any], permutations: Optional[int] = No
         p = np.where(exact, hits / np.maximum(flips, 1), (hits + 1.0) / (flips + 1.0))
     p[[len(a) == 0 for a in arrays]] = np.nan
     return p, flips, exact
+
+
+def _families(arrays: List[np.ndarray], family: Optional[int],
+              groups: Optional[Sequence[Any]]) -> List[Tuple[np.ndarray, int, int]]:
+    """(members, family size, non-empty members in the call) of each Holm family."""
+    if groups is None:
+        present = sum(1 for a in arrays if len(a))
+        size = _family(family if family is not None else max(1, present))
+        if size < present:
+            raise ParameterError(f"family={family!r}: smaller than the {present} comparisons given (the family "
+                                 "counts every comparison Holm corrects together)")
+        return [(np.arange(len(arrays)), size, present)]
+    labels = list(groups)
+    if len(labels) != len(arrays):
+        raise ParameterError(f"groups: give one label per array of differences ({len(arrays)}), got {len(labels)}")
+    if family is not None:
+        raise ParameterError("family: leave it None with groups (each label is a family of its arrays)")
+    where: Dict[Any, List[int]] = {}
+    for i, label in enumerate(labels):
+        where.setdefault(label, []).append(i)
+    out = []
+    for members in where.values():
+        present = sum(1 for i in members if len(arrays[i]))
+        out.append((np.asarray(members), max(1, present), present))
+    return out
 
 
 class _Flips:

@@ -174,6 +174,28 @@ def test_adaptive_holm_verdicts_equal_a_long_fixed_run(diffs, alpha):
     np.testing.assert_array_equal(rs.holm(p) <= alpha, rs.holm(long) <= alpha)
 
 
+def test_groups_are_holm_families_each_equal_to_its_own_call():
+    rng = np.random.default_rng(11)
+
+    def with_t(t, n=30):                                  # differences whose t statistic is t
+        z = rng.normal(size=n)
+        return (z - z.mean()) / z.std(ddof=1) + t / np.sqrt(n)
+
+    diffs = [with_t(t) for t in (2.7, 2.5, 2.3, 0.5, 6.0, 2.6, 2.4, 1.0, 2.2, 5.0, 0.0)] + [[]]
+    labels = ["AP"] * 5 + ["nDCG"] * 5 + ["P@10"] * 2
+    p, flips, _ = rs.randomization_details(diffs, groups=labels)
+    assert len(set(flips[:10])) >= 3                      # near Holm's thresholds of each family: more flips
+    for label in ("AP", "nDCG", "P@10"):
+        members = [i for i, g in enumerate(labels) if g == label]
+        alone, alone_flips, _ = rs.randomization_details([diffs[i] for i in members])
+        np.testing.assert_array_equal(p[members], alone)
+        np.testing.assert_array_equal(flips[members], alone_flips)
+    with pytest.raises(ParameterError, match="one label per array"):
+        rs.randomization_pvalues(diffs, groups=labels[:-1])
+    with pytest.raises(ParameterError, match="family"):
+        rs.randomization_pvalues(diffs, groups=labels, family=20)
+
+
 def test_the_budget_stops_undecided_comparisons_with_a_warning():
     z = np.random.default_rng(5).normal(size=60)
     diffs = [(z - z.mean()) / z.std(ddof=1) + 1.98 / np.sqrt(60)]           # t = 1.98: p near 0.05, undecided
