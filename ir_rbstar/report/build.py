@@ -74,7 +74,7 @@ class _Steps:
 
 def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, baseline: Optional[str] = None,
                  groups: Any = None, measures: Any = None, progress: Optional[Progress] = None,
-                 alpha: float = 0.05, permutations: int = DEFAULT_PERMUTATIONS, seed: int = DEFAULT_SEED,
+                 alpha: float = 0.05, permutations: Optional[int] = None, seed: int = DEFAULT_SEED,
                  topic: Optional[str] = None, pictures: bool = True, max_rel: Optional[int] = None) -> pd.DataFrame:
     """Evaluate ``runs`` against ``qrels`` with every measure family and write a report into ``out_dir``.
 
@@ -90,10 +90,11 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
     other runs, and the NRG picture is coloured by group. ``measures``: a measure string (or list)
     replacing :func:`default_measures`; ``1-RBO(...)`` is a distance; the runs are available as
     ``prior='others'``. ``progress(step, total, message)`` is called before each step. ``alpha``,
-    ``permutations`` and ``seed`` set the significance tests (:func:`randomization_pvalues`,
-    :func:`holm`; next to them d_z and its noncentral-t interval, and the robust verdicts of
-    :func:`robust` where a measure has bounds); ``topic`` the query of the CRP picture (default: the one
-    whose Twist is nearest the median); ``pictures=False`` draws none. ``max_rel`` is the top of the
+    ``permutations`` and ``seed`` set the significance tests (:func:`randomization_pvalues`, adaptive by
+    default: as many sign flips as Holm's correction per measure needs; an integer gives the fixed-size test
+    and the all-pairs test's resamples; :func:`holm`; next to them d_z and its noncentral-t interval, and the
+    robust verdicts of :func:`robust` where a measure has bounds); ``topic`` the query of the CRP picture
+    (default: the one whose Twist is nearest the median); ``pictures=False`` draws none. ``max_rel`` is the top of the
     qrels' grade scale (e.g. 3 for TREC DL), written into every graded measure (those of the default set,
     of ``measures`` and of the distance matrix); None: the collection's
     (:func:`~ir_rbstar.report.catalogue.grade_scale`: the ir_datasets ``qrels_defs``, else the highest grade).
@@ -220,7 +221,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
         pairs = None
         if len(names) > 1:
             step("all pairs of runs: randomised Tukey HSD")
-            pairs = all_pairs(per_query, names, columns, permutations, seed, alpha)
+            pairs = all_pairs(per_query, names, columns, permutations or DEFAULT_PERMUTATIONS, seed, alpha)
 
         os.makedirs(out_dir, exist_ok=True)
         files: List[str] = []

@@ -34,8 +34,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--topic", metavar="QUERY", help="query of the CRP picture (default: a typical one)")
     parser.add_argument("--no-pictures", dest="pictures", action="store_false", help="draw no pictures")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    parser.add_argument("--permutations", type=int, default=DEFAULT_PERMUTATIONS,
-                        help=f"random sign flips per test (default {DEFAULT_PERMUTATIONS:,})")
+    parser.add_argument("--permutations", type=int, default=None,
+                        help="random sign flips per test against the baseline (default: adaptive, exact where "
+                             "2^n is small, else as many as Holm's correction over the runs of each measure needs "
+                             "to reach --alpha); also the resamples of the all-pairs Tukey HSD test (default "
+                             f"{DEFAULT_PERMUTATIONS:,})")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the sign flips")
     parser.add_argument("--demo", action="store_true",
                         help="the bundled Vaswani collection: its qrels, the four first-stage runs, "

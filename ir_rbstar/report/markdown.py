@@ -288,7 +288,7 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
               group_of: Optional[Dict[str, str]], prior_tag: str, columns: List[Column], means: pd.DataFrame,
               sig: Optional[pd.DataFrame], pairs: Optional[pd.DataFrame], matrices: Dict[str, pd.DataFrame],
               pictures: List[Tuple[str, str]],
-              notes: List[str], missing: List[str], alpha: float, permutations: int, seed: int,
+              notes: List[str], missing: List[str], alpha: float, permutations: Optional[int], seed: int,
               defaults: bool, drawing: bool, *, per_query: Optional[pd.DataFrame] = None,
               robust_rows: Optional[pd.DataFrame] = None, grade_scale: Optional[Tuple[int, str]] = None,
               scope: Optional[str] = None, intervals: Optional[Dict[Tuple[str, str], Any]] = None) -> str:

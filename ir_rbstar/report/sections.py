@@ -32,7 +32,7 @@ def _means(per_query: pd.DataFrame, names: List[str], columns: List[Column]) -> 
 
 
 def _significance(per_query: pd.DataFrame, names: List[str], baseline: str, columns: List[Column],
-                  permutations: int, seed: int, alpha: float) -> pd.DataFrame:
+                  permutations: Optional[int], seed: int, alpha: float) -> pd.DataFrame:
     base = per_query.xs(baseline, level="run")
     rows, diffs = [], []
     for name in names:
@@ -52,7 +52,10 @@ def _significance(per_query: pd.DataFrame, names: List[str], baseline: str, colu
                          "difference": float(d.mean()) if len(d) else np.nan})
     out = pd.DataFrame(rows, columns=["run", "measure", "better", "queries", "baseline_mean", "run_mean",
                                       "difference"])
-    out["p"] = randomization_pvalues(diffs, permutations, seed) if diffs else np.zeros(0)
+    # one family per measure (story.per_measure corrects within it): permutations=None resolves each p as far
+    # as Holm over that family needs, so a large effect can be significant whatever the number of runs
+    out["p"] = (randomization_pvalues(diffs, permutations, seed, alpha=alpha, groups=list(out["measure"]))
+                if diffs else np.zeros(0))
     out["p_holm"] = holm(out["p"].to_numpy())
     out["d_z"], out["d_z_low"], out["d_z_high"] = _effect_sizes(diffs)
     sign = np.where(out["better"] == "lower", -1.0, 1.0) * np.sign(out["difference"].to_numpy())
@@ -142,17 +145,21 @@ def all_pairs(per_query: pd.DataFrame, names: List[str], columns: List[Column], 
     :func:`ir_rbstar.stats.tukey_hsd_randomized`, ``resamples`` resamples, ``seed``): family-wise over the
     pairs of one measure. Only the queries where every run has a value take part (``queries``)."""
     from ..stats import tukey_hsd_randomized
-    parts = []
+    frames, meta = {}, {}
     for c in columns:
         if not c.better:
             continue
         frame = per_query[c.label].unstack("query_id").reindex(names).dropna(axis=1)
         if frame.shape[1] < 2:
             continue
-        res = tukey_hsd_randomized(frame, n_resamples=resamples, seed=seed, alpha=alpha)
-        res.insert(0, "measure", c.label)
-        res["better"] = c.better
-        res["queries"] = frame.shape[1]
+        frames[c.label] = frame
+        meta[c.label] = (c.better, frame.shape[1])
+    parts = []
+    if frames:
+        # one call: the measures share their permutations (same runs and queries), as many tests, less work
+        res = tukey_hsd_randomized(frames, n_resamples=resamples, seed=seed, alpha=alpha)
+        res["better"] = [meta[m][0] for m in res["measure"]]
+        res["queries"] = [meta[m][1] for m in res["measure"]]
         parts.append(res)
     columns_out = ["measure", "run_a", "run_b", "mean_a", "mean_b", "difference", "pvalue", "reject", "better",
                    "queries"]
