@@ -28,6 +28,16 @@ Contenders, each in a fresh subprocess (this file with ``--worker``), taking tur
    resamples per pair, a loop over the pairs, as paired_test's ``effect_ci='bootstrap'`` does), against 1 on
    that measure: what the noncentral-t default saves.
 
+6. ir_rbstar: ``tukey_hsd_randomized({measure: frame, ...})``: the 10 measures in one call, the permutations
+   drawn once (the same p-values as 3, checked);
+7. the report's significance tests: every run against the first (the baseline) under every measure
+   (36 x 10 comparisons on DL19) by ``ir_rbstar.report.randomization_pvalues`` -- 7a adaptive
+   (``permutations=None``: as many flips as Holm over the family needs), 7b the fixed 10,000 flips; the
+   Holm verdicts of both, and the smallest p each can give, are printed;
+8. ``ir_rbstar.stats.mean_intervals(values, (0, 1))``: the BCa interval (9,999 resamples) of every run's mean
+   under every measure (370 columns), against 8b ``scipy.stats.bootstrap(..., method='BCa')`` in one batched
+   call on the same columns (the bounds must agree to 1e-9: the same resample indices).
+
 Goals: 1 and 3 each under 3 s ("a few seconds"). ranx's ``compare`` is timed too when ranx is installed
 (it evaluates the runs itself, so its time includes evaluation: printed, not in the summary). The helpers (worker
 protocol, package snapshot, machine, tables, summary rows) come from _harness.py; see benchmarks/README.md.
@@ -182,6 +192,52 @@ def w_user_tukey(args: dict) -> None:
     h.emit({**timing, "rejected": int(rejected), "p": pvalues})
 
 
+def w_ours_tukey_all(args: dict) -> None:
+    from ir_rbstar.stats import tukey_hsd_randomized
+    frames = dict(_frames(args["values"]))
+    t = h.clock()
+    table = tukey_hsd_randomized(frames, n_resamples=RESAMPLES, seed=0)
+    timing = h.since(t)
+    h.emit({**timing, "rejected": int(table["reject"].sum()), "p": [float(p) for p in table["pvalue"]]})
+
+
+def w_signflip(args: dict) -> None:
+    """Every run against the first under every measure: randomization_details (adaptive or fixed) + Holm."""
+    import numpy as np
+    import scipy.special  # noqa: F401  (imported by the report before its tests; imports are not timed)
+
+    from ir_rbstar.report import stats as rs
+    data = np.load(args["values"])["values"]                          # measures x runs x queries
+    diffs = [data[m, r] - data[m, 0] for m in range(data.shape[0]) for r in range(1, data.shape[1])]
+    t = h.clock()
+    p, flips, _ = rs.randomization_details(diffs, args["permutations"])
+    rejected = int((rs.holm(p) <= 0.05).sum())
+    timing = h.since(t)
+    h.emit({**timing, "rejected": rejected, "intervals": "", "min_p": float(p.min()), "flips": int(flips.sum()),
+            "floor": float(rs.pvalue_floor(data.shape[2], args["permutations"], family=len(diffs))),
+            "family": len(diffs)})
+
+
+def w_intervals(args: dict) -> None:
+    """BCa intervals of every run's mean under every measure: ours or scipy's batched bootstrap."""
+    import numpy as np
+    import scipy.stats
+
+    from ir_rbstar.stats import mean_intervals
+    data = np.load(args["values"])["values"]                          # measures x runs x queries
+    x = data.reshape(-1, data.shape[2]).T                              # queries x (measures x runs)
+    t = h.clock()
+    if args["who"] == "ours":
+        out = mean_intervals(x, (0.0, 1.0), n_resamples=9999, seed=0)
+        low, high = out["low"].to_numpy(), out["high"].to_numpy()
+    else:
+        ci = scipy.stats.bootstrap((x,), np.mean, axis=0, method="BCa", n_resamples=9999,
+                                   rng=np.random.default_rng(0)).confidence_interval
+        low, high = np.asarray(ci.low), np.asarray(ci.high)
+    timing = h.since(t)
+    h.emit({**timing, "intervals": int(np.isfinite(low).sum()), "low": low.tolist(), "high": high.tolist()})
+
+
 def w_ranx(args: dict) -> None:
     """ranx.compare on the same runs and measures it knows (evaluation included), Tukey's HSD."""
     from ranx import Qrels, Run, compare
@@ -194,7 +250,8 @@ def w_ranx(args: dict) -> None:
 
 
 WORKERS = {"prepare": w_prepare, "ours_pairs": w_ours_pairs, "user_pairs": w_user_pairs, "ours_tukey": w_ours_tukey,
-           "user_tukey": w_user_tukey, "ranx": w_ranx}
+           "user_tukey": w_user_tukey, "ranx": w_ranx, "ours_tukey_all": w_ours_tukey_all, "signflip": w_signflip,
+           "intervals": w_intervals}
 
 
 # =============================================================================================
@@ -246,6 +303,11 @@ def main(argv=None) -> int:
             "2": ("user_pairs", base),
             "3": ("ours_tukey", base),
             "4": ("user_tukey", base),
+            "6t": ("ours_tukey_all", base),
+            "7a": ("signflip", {**base, "permutations": None}),
+            "7b": ("signflip", {**base, "permutations": RESAMPLES}),
+            "8": ("intervals", {**base, "who": "ours"}),
+            "8b": ("intervals", {**base, "who": "scipy"}),
         }
         if not args.no_bootstrap:
             specs["5"] = ("user_pairs", {**base, "first": 1, "bootstrap": RESAMPLES})
@@ -255,7 +317,8 @@ def main(argv=None) -> int:
             specs["6"] = ("ranx", {"qrels": data["qrels"], "runs": data["runs"]})
         res = h.measure_interleaved(SCRIPT, specs, args.repeat, args.slow)
         load_end = h.load_average()
-        bench.raw[data["short"]] = {"timings": {k: {x: v for x, v in r.items() if x not in ("p_holm", "p")}
+        bench.raw[data["short"]] = {"timings": {k: {x: v for x, v in r.items()
+                                                    if x not in ("p_holm", "p", "low", "high")}
                                                 for k, r in res.items()}, "shape": shape, "dataset": data}
 
         # ------------------------------------------------------------------------------- checks
@@ -263,6 +326,8 @@ def main(argv=None) -> int:
         same = max(abs(a - b) for a, b in zip(res["1"]["p_holm"], res["2"]["p_holm"], strict=True)
                    if not (math.isnan(a) and math.isnan(b)))
         tukey_gap = max(abs(a - b) for a, b in zip(res["3"]["p"], res["4"]["p"], strict=True))
+        shared_gap = max(abs(a - b) for a, b in zip(res["3"]["p"], res["6t"]["p"], strict=True))
+        bca_gap = max(abs(a - b) for k in ("low", "high") for a, b in zip(res["8"][k], res["8b"][k], strict=True))
 
         # ------------------------------------------------------------------------------- report
         print()
@@ -283,6 +348,11 @@ def main(argv=None) -> int:
             "1c": "1c. as 1, nDCG@10 only",
             "5": f"5. as 2, nDCG@10 only, plus the d_z interval by scipy.stats.bootstrap ({RESAMPLES:,})",
             "6": "6. ranx compare (Tukey HSD; evaluation included, 5 measures)",
+            "6t": f"6t. as 3, the {m} measures in one call (permutations drawn once)",
+            "7a": "7a. report sign-flip tests vs the first run, adaptive (Holm's family)",
+            "7b": f"7b. report sign-flip tests vs the first run, fixed {RESAMPLES:,} flips",
+            "8": f"8. mean_intervals BCa (9,999 resamples), {m * s} columns",
+            "8b": "8b. scipy.stats.bootstrap BCa (9,999), one batched call",
         }
         grid = h.Grid(("contender", "seconds", "CPU s", "peak RSS", "runs", "rejected", "intervals"))
         for key in specs:
@@ -291,7 +361,13 @@ def main(argv=None) -> int:
                      f"best of {r['n']}", str(r.get("rejected", "")), str(r.get("intervals", "")))
         print(grid.render())
         print(f"Holm-adjusted p, 1 against 2: largest difference {same:.1e}; Tukey p, 3 against 4 (other random "
-              f"streams): largest difference {tukey_gap:.4f}")
+              f"streams): largest difference {tukey_gap:.4f}; 3 against 6t: {shared_gap:.1e}; BCa bounds, 8 "
+              f"against 8b: {bca_gap:.1e}")
+        for key in ("7a", "7b"):
+            r = res[key]
+            print(f"{labels[key]}: {r['family']} comparisons, {r['rejected']} significant after Holm, smallest p "
+                  f"{r['min_p']:.2e}, smallest attainable {r['floor']:.2e} (x family = "
+                  f"{r['floor'] * r['family']:.3f}), {r['flips']:,} flips in all")
         goals = h.Grid(("goal", "ir_rbstar", "other", "ratio", "target", "met?"))
         data_cell = f"{data['short']}, {s} x {q} x {m}"
         rows = [("a. t + Holm + d_z 95% intervals, all pairs", "1", "2", "per-pair loop: scipy.stats.ttest_rel + "
@@ -299,6 +375,10 @@ def main(argv=None) -> int:
                 ("a2. t + Holm, all pairs, no intervals", "1b", "2", "the same loop", ["scipy", "statsmodels"]),
                 (f"b. randomised Tukey HSD ({RESAMPLES:,} resamples), all pairs", "3", "4",
                  "per-resample loop: numpy Generator.permuted", ["numpy"])]
+        rows += [("d. Tukey HSD of all measures, one call", "6t", "3", "one call per measure (3)", ["numpy"]),
+                 ("e. report sign-flip tests, adaptive", "7a", "7b", "fixed 10,000 flips (cannot reach alpha)",
+                  ["numpy"]),
+                 ("f. BCa intervals of every mean", "8", "8b", "scipy.stats.bootstrap, batched", ["scipy"])]
         if "5" in specs:
             rows.append(("c. d_z intervals, nDCG@10 only: noncentral t (1c)", "1c", "5",
                          f"per-pair loop with scipy.stats.bootstrap ({RESAMPLES:,}) for the interval",

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any, Dict, Mapping, Union
 
 import ir_measures
+import numpy as np
 
 from .errors import ParameterError
 
@@ -45,11 +46,17 @@ def best_per_team(runs: Mapping[str, Any], teams: Mapping[str, str], qrels: Any,
         raise ParameterError(f"best_per_team: no team given for run {missing[0]!r}")
     from .datasets import resolve_qrels
     from .io import to_ranking, ranking_frame
-    frame_qrels = resolve_qrels(qrels).frame()
-    evaluator = ir_measures.evaluator([measure], frame_qrels)
+    from .provider import PROVIDER
+    resolved = resolve_qrels(qrels)
+    if PROVIDER.supports(measure):      # whole columns, no conversion to ir_measures' forms
+        ours = PROVIDER.evaluator([measure], resolved)
+        mean = lambda ranking: float(np.mean(ours.values(ranking)[measure]))   # noqa: E731
+    else:
+        evaluator = ir_measures.evaluator([measure], resolved.frame())
+        mean = lambda ranking: evaluator.calc_aggregate(ranking_frame(ranking))[measure]   # noqa: E731
     best: Dict[str, tuple] = {}
     for name, run in runs.items():
-        value = evaluator.calc_aggregate(ranking_frame(to_ranking(run)))[measure]
+        value = mean(to_ranking(run))
         team = teams[name]
         if team not in best or value > best[team][0]:
             best[team] = (value, name)

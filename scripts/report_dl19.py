@@ -91,7 +91,7 @@ def _p(x: float) -> str:
 
 
 def means_table(out: Path) -> str:
-    """The best runs by nDCG@10 and the baseline: mean [95% t interval] of :data:`SHOWN`, from results.json."""
+    """The best runs by nDCG@10 and the baseline: mean [95% interval] of :data:`SHOWN`, from results.json."""
     cells = pd.DataFrame(json.loads((out / "results.json").read_text())["cells"])
     by = cells.set_index(["run", "measure"])
     order = cells[cells["measure"] == "nDCG@10"].sort_values(["mean", "run"], ascending=[False, True])["run"].tolist()
@@ -158,9 +158,10 @@ def report(out: Path, per_query: pd.DataFrame) -> str:
     queries = per_query.index.get_level_values("query_id").nunique()
     parts = ["```sh", "# DL19: the folder of the TREC DL 2019 passage data (NIST runs, not redistributed)",
              "# groups.tsv: run<TAB>group, the first two columns of its run_groups.tsv", command(), "```", "",
-             f"{runs} runs, {queries} judged queries. The means with their 95% t intervals over the queries of "
-             f"the ten best runs by nDCG@10 and of the baseline (\u25b2 / \u25bc: significantly better / worse than "
-             f"`{BASELINE}` by the randomization test, Holm over all comparisons):", "",
+             f"{runs} runs, {queries} judged queries. The means with their 95% intervals over the queries (BCa "
+             f"bootstrap, within [0, 1]) of the ten best runs by nDCG@10 and of the baseline (\u25b2 / \u25bc: "
+             f"significantly better / worse than `{BASELINE}` by the randomization test, Holm over the runs of each "
+             f"measure):", "",
              means_table(out), "",
              "Against the baseline, nDCG@10 (p: randomization test; d_z with its noncentral-t interval):", "",
              baseline_table(out), "",

@@ -18,15 +18,46 @@ from ..references import resolve_runs
 
 def same_per_query(a: Ranking, b: Ranking, universe: np.ndarray) -> np.ndarray:
     """For each universe query, whether ``b`` ranks the same documents in the same order as ``a`` (both
-    rankings of the query empty counts as the same)."""
+    rankings of the query empty counts as the same). Symmetric: computed once per unordered pair and
+    universe (kept with the pair's rankings), so that evaluating every run of a set against the others
+    tests each pair once."""
     if a is b:
         return np.ones(len(universe), dtype=bool)
+    for x, y in ((a, b), (b, a)):
+        entry = x._cache.get(("same rankings", id(y)))
+        if entry is not None and entry[0] is y and np.array_equal(entry[1], universe):
+            return entry[2]
+    same = _same_per_query(a, b, universe)
+    a._cache[("same rankings", id(b))] = (b, universe.copy(), same)
+    return same
+
+
+def _signature(r: Ranking, universe: np.ndarray):
+    """Per universe query: the ranking's length there and a 64-bit sum of its (document, position) hashes
+    (the same list gives the same sum; kept with the ranking, one per universe)."""
+    key = ("query signature", universe.tobytes())
+    if key not in r._cache:
+        seg = r.segment_of(universe)
+        ok = seg >= 0
+        lens = np.zeros(len(universe), dtype=np.int64)
+        sig = np.zeros(len(universe), dtype=np.uint64)
+        if len(r):
+            lens[ok] = r.segment_lengths()[seg[ok]]
+            h = r.docs.view(np.uint64) ^ (r.row_positions().astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+            h = (h ^ (h >> np.uint64(29))) * np.uint64(0xBF58476D1CE4E5B9)
+            sig[ok] = np.add.reduceat(h, r.offsets[:-1])[seg[ok]]
+        r._cache[key] = (lens, sig)
+    return r._cache[key]
+
+
+def _same_per_query(a: Ranking, b: Ranking, universe: np.ndarray) -> np.ndarray:
     seg_a, seg_b = a.segment_of(universe), b.segment_of(universe)
-    none = np.zeros(len(universe), dtype=np.int64)
-    len_a = np.where(seg_a >= 0, a.segment_lengths()[np.maximum(seg_a, 0)], 0) if len(a.qcodes) else none
-    len_b = np.where(seg_b >= 0, b.segment_lengths()[np.maximum(seg_b, 0)], 0) if len(b.qcodes) else none
+    len_a, sig_a = _signature(a, universe)
+    len_b, sig_b = _signature(b, universe)
     same = len_a == len_b
-    check = np.flatnonzero(same & (len_a > 0))
+    # only the queries whose lists have equal signatures can be the same: those are checked row by row
+    check = np.flatnonzero(same & (len_a > 0) & (sig_a == sig_b))
+    same[np.flatnonzero(same & (len_a > 0) & (sig_a != sig_b))] = False
     if len(check):
         lens = len_a[check]
         q = np.repeat(np.arange(len(check)), lens)
@@ -99,12 +130,19 @@ def judged_residuals(ctx: RunContext, spec: str, base: str, p: float, cutoff: Op
         gain = _gain(base, qrels.grades[mine], np.ones(len(mine), dtype=bool), rel)
         useful = gain > 0
         mine, q, gain = mine[useful], q[useful], gain[useful]
-        small = DocIndex(qrels.rowq[mine], qrels.rowd[mine])
+        small = None
         for _, prior, counts in priors(ctx, spec):
-            at, src = top_hits(prior, small, cutoff, qrels.rowb[mine])
+            key = ("nrg hits", base, p, cutoff, rel)
+            entry = prior._cache.get(key)      # a prior's hits serve every run it is a prior of
+            if entry is None or entry[0] is not qrels or not np.array_equal(entry[1], mine):
+                if small is None:
+                    small = DocIndex(qrels.rowq[mine], qrels.rowd[mine])
+                at, src = top_hits(prior, small, cutoff, qrels.rowb[mine])
+                entry = (qrels, mine, at, 1.0 - K.seen(base, prior.row_positions()[src] + 1, p, cutoff))
+                prior._cache[key] = entry
+            at, factor = entry[2], entry[3]
             ok = counts[q[at]]
-            at, src = at[ok], src[ok]
-            gain[at] *= 1.0 - K.seen(base, prior.row_positions()[src] + 1, p, cutoff)
+            gain[at[ok]] *= factor[ok]
         return mine, q, gain
     return ctx.cached(("nrg_judged", spec, base, p, cutoff, rel), make)
 

@@ -65,8 +65,10 @@ class RbstarMeasure(Measure):
     A declaration carries everything about its measure: ``NAME``, ``PRETTY_NAME`` and ``SHORT_DESC`` (as
     ir_measures' own measures have them), ``FAMILY`` (a key of
     :data:`ir_rbstar.measures.families.FAMILIES`, which gives the family's label, documentation page and
-    citation), ``SUPPORTED_PARAMS``, and ``DEFAULT``: the value of a query the run does not answer
-    (``None`` where it depends on the reference, as for MED). The docstring holds the definition.
+    citation), ``SUPPORTED_PARAMS``, ``DEFAULT``: the value of a query the run does not answer (``None``
+    where it depends on the reference, as for MED), and ``RANGE``: the range (low, high) every per-query
+    value lies in (None: an open end; :meth:`value_range` where it depends on the parameters). The docstring
+    holds the definition.
     """
 
     ALWAYS_SHOWN: Tuple[str, ...] = ()
@@ -74,6 +76,12 @@ class RbstarMeasure(Measure):
     PRETTY_NAME = ""
     SHORT_DESC = ""
     DEFAULT: Optional[float] = 0.0      # type: ignore[assignment]  # None: depends on the reference
+    RANGE: Tuple[Optional[float], Optional[float]] = (0.0, 1.0)
+
+    def value_range(self) -> Tuple[Optional[float], Optional[float]]:
+        """The range (low, high) of this measure's per-query values, None for an open end (intervals of a mean
+        stay inside it): ``RANGE`` unless the parameters decide."""
+        return self.RANGE
 
     @property
     def family(self) -> Family:

@@ -69,6 +69,10 @@ class _NRG(_NRGMeasure):
     NAME = "NRG"
     PRETTY_NAME = "Normalized Residual Gain"
     SHORT_DESC = "normalized residual gain: the base measure counting only what the prior runs had not shown"
+
+    def value_range(self):
+        """[0, 1] when normalised (``norm=True``); unnormalised, the base measure's own scale, open above."""
+        return (0.0, 1.0) if self["norm"] else (0.0, None)
     SUPPORTED_PARAMS = {
         "cutoff": param_cutoff(),
         "prior": param_prior(),
@@ -104,6 +108,7 @@ class _UniqueRel(_NRGMeasure):
     NAME = "UniqueRel"
     PRETTY_NAME = "Unique Relevant"
     SHORT_DESC = "relevant documents in the run's top k that no prior run has in its top k"
+    RANGE = (0.0, None)                 # a count of documents
     SUPPORTED_PARAMS = {"cutoff": ParamInfo(dtype=int, required=True, desc="ranking cutoff k (the pool depth)"),
                         "prior": param_prior(), "rel": param_rel(1)}
 
@@ -128,6 +133,10 @@ class _RarP(RbstarMeasure):
     NAME = "RarP"
     PRETTY_NAME = "Rareness-Based Precision"
     SHORT_DESC = "rareness-based precision: relevant documents few runs found count more"
+
+    def value_range(self):
+        """[0, 1 + alpha]: a relevant document no other run found earns up to 1 + alpha."""
+        return (0.0, 1.0 + float(self["alpha"]))
     FAMILY = "nrg"
     ALWAYS_SHOWN = ("runs", "alpha")
     SUPPORTED_PARAMS = {

@@ -71,17 +71,45 @@ def _summary(curve: CRPCurve) -> str:
             f"archetype: {curve.archetype.replace('_', ' ')}")
 
 
+#: runs longer than this get a logarithmic rank axis (a TREC run of 1,000 documents whose curves move in its
+#: first ranks would otherwise squeeze them against the left edge)
+LOG_RANKS = 50
+
+
+def crp_view(curve: CRPCurve) -> dict:
+    """How the CRP panel shows ``curve`` (the picture's axes as data, for tests and callers):
+
+    * ``xscale``: "log" when the longest curve has more than :data:`LOG_RANKS` positions, else "linear";
+      ``xlim``: the rank positions shown (every position of every curve);
+    * ``ylim``: the CRP values shown: the run's and the ideal run's curves whole, and the full-scale run as far
+      as it stays within half the run's span above the run (None: everything fits);
+    * ``full_scale_end``: (rank, CRP) of the full-scale run's last point, and ``end_off_scale``: whether it lies
+      above ``ylim`` (the picture then marks it at the top edge with its value).
+    """
+    n = curve.length
+    fs = curve.full_scale_crp
+    longest = max(len(fs), n, 1)
+    low = min(float(fs.min(initial=0)), float(curve.crp.min(initial=0)))
+    high = float(curve.crp.max(initial=0))
+    span = max(high - low, 1.0)
+    clipped = bool(len(fs) and fs.max() > high + 0.5 * span)     # the full-scale run would squash the run
+    log = longest > LOG_RANKS
+    return {"xscale": "log" if log else "linear",
+            "xlim": (0.8, longest * 1.25) if log else (0.0, longest + 1.0),
+            "ylim": (low - 0.05 * span, high + 0.1 * span) if clipped else None,
+            "full_scale_end": (len(fs), float(fs[-1])) if len(fs) else None,
+            "end_off_scale": clipped}
+
+
 def _draw_crp(ax, curve: CRPCurve) -> None:
     n, rb = curve.length, curve.recall_base
     x = np.arange(1, n + 1)
     fs = curve.full_scale_crp
-    low = min(float(fs.min(initial=0)), float(curve.crp.min(initial=0)))
-    high = float(curve.crp.max(initial=0))
-    span = max(high - low, 1.0)
-    clipped = len(fs) and fs.max() > high + 0.5 * span     # the full-scale run would squash the run
+    view = crp_view(curve)
+    clipped = view["end_off_scale"]
     label = "full-scale run"
     if clipped:
-        label += f" (leaves the top; ends at CRP = {int(fs[-1]):,})"
+        label += " (leaves the top)"
     dots = _dots(max(n, len(fs)))
     ax.plot(np.arange(1, len(fs) + 1), fs, color="0.55", linestyle="--", linewidth=1.2, label=label, **dots)
     if n:
@@ -103,11 +131,16 @@ def _draw_crp(ax, curve: CRPCurve) -> None:
                 label=f"balance point \u03b2 = {b}")
     elif rb:
         ax.plot([], [], " ", label="no crossing: \u03b2 = \u221e")
-    ax.set_xlabel("rank position j")
+    ax.set_xscale(view["xscale"])
+    ax.set_xlabel("rank position j" + (" (log scale)" if view["xscale"] == "log" else ""))
     ax.set_ylabel("CRP[j]")
-    ax.set_xlim(0, max(len(fs), n, 1) + 1)
+    ax.set_xlim(*view["xlim"])
     if clipped:
-        ax.set_ylim(low - 0.05 * span, high + 0.1 * span)
+        ax.set_ylim(*view["ylim"])
+        end_x, end_y = view["full_scale_end"]
+        top = view["ylim"][1]
+        ax.plot([end_x], [top], marker="^", markersize=9, color="0.35", linestyle="none", clip_on=False,
+                label=f"end of the full-scale run, off the scale: CRP = {int(end_y):,} at j = {end_x:,}")
     ax.grid(True, alpha=0.3)
     options = dict(title=_summary(curve), loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2,
                    fontsize="small", title_fontsize="small", frameon=False)
@@ -129,9 +162,12 @@ def _draw_dcg(ax, curve: CRPCurve, judged: np.ndarray) -> None:
     if curve.recall_base:
         ax.axvline(curve.recall_base, color="tab:green", linestyle=":", linewidth=1.5,
                    label=f"recall base RB = {curve.recall_base}")
-    ax.set_xlabel("rank position j")
+    log = length > LOG_RANKS
+    if log:
+        ax.set_xscale("log")
+    ax.set_xlabel("rank position j" + (" (log scale)" if log else ""))
     ax.set_ylabel("DCG[j]  (gain = grade, discount log2(j+1))")
-    ax.set_xlim(0, max(length, 1) + 1)
+    ax.set_xlim(*((0.8, length * 1.25) if log else (0, max(length, 1) + 1)))
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, fontsize="small", frameon=False)
 

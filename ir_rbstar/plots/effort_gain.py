@@ -149,8 +149,8 @@ def _cells(points: pd.DataFrame) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def plot_effort_gain(qrels: Any, runs: Mapping, gain: Any = "AP", rel: int = 1, cutoff: Optional[int] = None,
-                     path: Optional[PathLike] = None,
-                     title: Optional[str] = None) -> Tuple["Figure", pd.DataFrame]:
+                     path: Optional[PathLike] = None, title: Optional[str] = None,
+                     points: Optional[pd.DataFrame] = None) -> Tuple["Figure", pd.DataFrame]:
     """Draw Twist (effort, x) against a gain measure (y) for every run x topic (Ferro et al. 2016, Figs. 7-10).
 
     Points are those of :func:`effort_gain_points` (topics with recall base >= 1), coloured by run. The
@@ -158,6 +158,9 @@ def plot_effort_gain(qrels: Any, runs: Mapping, gain: Any = "AP", rel: int = 1, 
     effort) and horizontal lines at the 25th, 50th and 75th percentiles of the gain values (low, medium,
     high and huge gain); each cell is annotated with the share of points in it. Intervals are
     right-closed on both axes (a point on a line belongs to the cell below / to the left of it).
+    ``points``: the points already computed (columns ``run, query_id, twist, gain``, the gain measure in
+    ``attrs["gain"]``, as :func:`effort_gain_points` returns them; the report takes them from its per-query
+    table), drawn instead of computing them from ``qrels`` and ``runs``.
 
     Returns ``(figure, shares)``: ``shares`` is a 4 x 4 DataFrame of fractions summing to 1, rows the
     gain quartiles from the highest (``Q4``, top row of the picture) to the lowest (``Q1``), columns the
@@ -175,7 +178,8 @@ def plot_effort_gain(qrels: Any, runs: Mapping, gain: Any = "AP", rel: int = 1, 
     ((4, 4), 1.0, ['Q4', 'Q3', 'Q2', 'Q1'])
     """
     fmt = picture_format(path)
-    points = effort_gain_points(qrels, runs, gain=gain, rel=rel, cutoff=cutoff)
+    if points is None:
+        points = effort_gain_points(qrels, runs, gain=gain, rel=rel, cutoff=cutoff)
     if not len(points):
         raise EmptyInputError("no topic has a Twist value (every recall base is 0 at rel="
                               f"{rel}): nothing to plot")

@@ -2,8 +2,9 @@
 family, what it means, which direction is better) parsed from a measure string."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 
 from ..errors import ParameterError
@@ -84,9 +85,116 @@ def default_measures(reference: Optional[str] = None, baseline: Optional[str] = 
     return " ".join(items)
 
 
-def _parse_columns(measures: Any, baseline_tag: Optional[str]) -> List[Column]:
+def grade_scale(qrels: Any, top_grade: int) -> Tuple[int, str]:
+    """The top of the collection's grade scale (``max_rel`` of the graded measures) and where it comes from.
+
+    ``qrels`` is what the report was given, ``top_grade`` the highest grade its judgments hold. When the qrels
+    are an ir_datasets id (``irds:<id>`` or a bare id that is not a file), the dataset's ``qrels_defs`` (the
+    grades it defines) give the scale: a collection whose judged grades happen to stop below the top of its
+    scale is still read on its own scale. Otherwise, or when the definitions are not available, the scale is
+    the highest grade in the qrels (at least 1).
+
+    >>> grade_scale("qrels.txt", 3)
+    (3, 'the highest grade in the qrels')
+    >>> grade_scale("qrels.txt", 0)
+    (1, 'the highest grade in the qrels')
+    """
+    top = max(1, int(top_grade))
+    did = _dataset_id(qrels)
+    if did is not None:
+        defined = _defined_grades(did)
+        if defined:
+            return max(top, max(defined)), f"the grades ir_datasets defines for {did} (qrels_defs)"
+    return top, "the highest grade in the qrels"
+
+
+def _dataset_id(qrels: Any) -> Optional[str]:
+    """The ir_datasets id the qrels name (``irds:<id>``, or a bare id that is not an existing file), else None."""
+    from ..datasets import _looks_like_id, dataset_id
+    if not isinstance(qrels, str) or "\n" in qrels:
+        return None
+    did = dataset_id(qrels)
+    if did is not None:
+        return did
+    if os.path.exists(qrels) or os.path.exists(os.path.expanduser(qrels)) or not _looks_like_id(qrels):
+        return None
+    return qrels.strip()
+
+
+def _defined_grades(did: str) -> List[int]:
+    """The integer grades of the dataset's ``qrels_defs`` (empty when ir_datasets cannot say)."""
+    try:
+        from ..datasets import load_dataset
+        defs = load_dataset(did).qrels_defs()
+    except Exception:                       # no ir_datasets, unknown id, no qrels: the qrels' own grades decide
+        return []
+    out = []
+    for key in defs or {}:
+        try:
+            out.append(int(key))
+        except (TypeError, ValueError):
+            continue
+    return out
+
+
+def graded(measure: Any) -> bool:
+    """Whether a measure turns the qrels' grades into gains on a grade scale ``max_rel`` (graded RBP, RBP_TA,
+    MED_nDCG, MED_ERR...: it has the parameter, no binary ``rel`` and reads the judgments). A judgment-free
+    measure (``judgments=False``) reads no grade: its ``max_rel``, where it matters, is the scale it assumes
+    for the unknown documents, which its own string states; the collection's scale is not written into it."""
+    params = getattr(measure, "params", {})
+    return ("max_rel" in getattr(measure, "SUPPORTED_PARAMS", {}) and params.get("rel") is None
+            and params.get("judgments", True) is not False)
+
+
+def on_scale(measure: Any, max_rel: Optional[int], override: bool = False) -> Any:
+    """``measure`` on the grade scale ``max_rel`` when it is graded: written into it (``RBP(p=0.8,max_rel=3)``)
+    unless it names its own ``max_rel`` and ``override`` is False. Other measures are returned as they are."""
+    if max_rel is None or not graded(measure):
+        return measure
+    if "max_rel" in measure.params and not override:
+        return measure
+    return measure(max_rel=int(max_rel))
+
+
+#: the range of the per-query values of ir_measures' own measures (this package's measures declare theirs:
+#: ``RANGE`` / ``value_range()`` of their declaration): ratios in [0, 1], counts >= 0; any other is unbounded
+_UNIT = (0.0, 1.0)
+_TREC_RANGES = {
+    **{name: _UNIT for name in ("P", "R", "AP", "nDCG", "RR", "ERR", "Rprec", "Bpref", "infAP", "SetP", "SetR",
+                                "SetF", "SetAP", "Judged", "Success", "alpha_nDCG", "NERR8", "NERR9", "NERR10",
+                                "NERR11", "compat")},
+    **{name: (0.0, None) for name in ("NumRet", "NumRel", "NumRelRet", "NumQ")},
+}
+
+
+def value_range(measure: Any, complement: bool = False) -> Tuple[Optional[float], Optional[float]]:
+    """The range (low, high) of a measure's per-query values, None for an open end: the one place the report
+    takes a measure's range from (its intervals stay inside it). This package's measures declare it
+    (:meth:`~ir_rbstar.measures.base.RbstarMeasure.value_range`: [0, 1] for the rank-biased, tie-aware, Twist,
+    MED measures and normalised NRG; counts >= 0; RarP [0, 1 + alpha]); ir_measures' ratios are [0, 1].
+    ``complement``: the range of 1 - value.
+
+    >>> from ir_rbstar.parsing import parse_measure
+    >>> value_range(parse_measure("RBP(p=0.8)")), value_range(parse_measure("RBO(p=0.9)"), complement=True)
+    ((0.0, 1.0), (0.0, 1.0))
+    """
+    low: Optional[float]
+    high: Optional[float]
+    if isinstance(measure, RbstarMeasure):
+        low, high = measure.value_range()
+    else:
+        low, high = _TREC_RANGES.get(getattr(measure, "NAME", str(measure)), (None, None))
+    if complement:
+        low, high = (None if high is None else 1.0 - high), (None if low is None else 1.0 - low)
+    return low, high
+
+
+def _parse_columns(measures: Any, baseline_tag: Optional[str], max_rel: Optional[int] = None,
+                   override: bool = False) -> List[Column]:
     """Columns from a measure string (or list of strings / measure objects); ``1-`` before an RBO,
-    RBO_ext or RBA measure makes it a distance."""
+    RBO_ext or RBA measure makes it a distance. ``max_rel``: the collection's grade scale, written into every
+    graded measure (:func:`on_scale`; with ``override`` also into those that name their own)."""
     from ..med import SIMILARITIES
     from ..parsing import parse_measure, split_measures
 
@@ -110,6 +218,7 @@ def _parse_columns(measures: Any, baseline_tag: Optional[str]) -> List[Column]:
                 raise ParameterError(f"measures: {e}") from None
         else:
             m = text
+        m = on_scale(m, max_rel, override)
         if complement and m.NAME not in SIMILARITIES:
             raise ParameterError(f"measures: {item!r}: '1-' makes a distance of {', '.join(SIMILARITIES)} only")
         label = f"1-{m}" if complement else str(m)

@@ -28,13 +28,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              "every other group")
     parser.add_argument("--measures", "-m", metavar="MEASURES",
                         help="measures instead of the default set, e.g. \"nDCG@10 RBP(p=0.8) 1-RBO(p=0.9,ref='bm25')\"")
-    parser.add_argument("--max-rel", dest="max_rel", type=int, default=1, metavar="G",
-                        help="top of the qrels' grade scale for the graded measures (default 1; 3 for TREC DL)")
+    parser.add_argument("--max-rel", dest="max_rel", type=int, default=None, metavar="G",
+                        help="top of the grade scale of the graded measures, also those of --measures (default: "
+                             "the collection's: the ir_datasets qrels_defs, else the highest grade in the qrels)")
     parser.add_argument("--topic", metavar="QUERY", help="query of the CRP picture (default: a typical one)")
     parser.add_argument("--no-pictures", dest="pictures", action="store_false", help="draw no pictures")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    parser.add_argument("--permutations", type=int, default=DEFAULT_PERMUTATIONS,
-                        help=f"random sign flips per test (default {DEFAULT_PERMUTATIONS:,})")
+    parser.add_argument("--permutations", type=int, default=None,
+                        help="random sign flips per test against the baseline (default: adaptive, exact where "
+                             "2^n is small, else as many as Holm's correction over the runs of each measure needs "
+                             "to reach --alpha); also the resamples of the all-pairs Tukey HSD test (default "
+                             f"{DEFAULT_PERMUTATIONS:,})")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the sign flips")
     parser.add_argument("--demo", action="store_true",
                         help="the bundled Vaswani collection: its qrels, the four first-stage runs, "

@@ -157,6 +157,10 @@ class ResultsTable:
         return cls(runs, measures, cells, baseline, alpha, frozenset(lower_is_better), per_query,
                    frozenset(descriptive))
 
+    def has_intervals(self) -> bool:
+        """Whether some cell has an interval (both ends): only then do the writers explain the brackets."""
+        return any(not _missing(c.low) and not _missing(c.high) for row in self.cells for c in row)
+
     def marked(self) -> bool:
         """Whether some cell differs significantly from the baseline."""
         return any(c.marker(self.alpha) for row in self.cells for c in row)
@@ -276,7 +280,7 @@ def to_markdown(table: ResultsTable, *, places: int = 4, intervals: bool = False
         label = _md(run) + (" (baseline)" if run == table.baseline else "")
         lines.append("| " + " | ".join([label] + row) + " |")
     notes = _best_note(table, _md)
-    if intervals:
+    if intervals and table.has_intervals():
         notes.append("[low, high]: confidence interval.")
     if table.baseline is not None or table.marked():
         notes.append(f"† / ‡: significantly better / worse than the baseline {_md(table.baseline or '')} "
@@ -312,7 +316,7 @@ def to_latex(table: ResultsTable, *, places: int = 3, intervals: bool = False, c
         base = rf"\textit{{{latex_escape(table.baseline)}}}" if table.baseline else "the baseline"
         notes.append(rf"$^{{\dagger}}$/$^{{\ddagger}}$: significantly better/worse than {base} "
                      rf"($p \leq {table.alpha:g}$).")
-    if intervals:
+    if intervals and table.has_intervals():
         notes.append("In brackets: confidence intervals.")
     lines = [r"\begin{table}", r"\centering"] + ([r"\caption{" + " ".join(notes) + "}"] if notes else [])
     if label:
@@ -367,9 +371,10 @@ def to_html(table: ResultsTable, *, places: int = 4, intervals: bool = True, tit
     if table.baseline is not None or table.marked():
         notes.append(f"†/‡: significantly better/worse than the baseline {esc(table.baseline or '')} "
                      f"(p ≤ {table.alpha:g}).")
-    if intervals:
+    if intervals and table.has_intervals():
         notes.append("[low, high]: confidence interval.")
-    out.append(f'<p class="note">{" ".join(notes)}</p>')
+    if notes:
+        out.append(f'<p class="note">{" ".join(notes)}</p>')
     for item in images:
         text, image = item if isinstance(item, tuple) else ("", item)
         data = base64.b64encode(_png(image)).decode("ascii")

@@ -4,89 +4,153 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List, Optional, Tuple
 
+import numpy as np
 import pandas as pd
 
 from ..io import Qrels
 from .catalogue import Column, DISTANCES, about as _about, family_label
 from .inputs import _describe
+from .mdtable import _cell, _interval, _num, _p, _signed, _table
+from .story import _agreement_section, _family_text, _flips_text, _reach_warning, _resamples, _significance_grid
 
 
-_PLACES = 4
 
 
-def _table(head: List[str], rows: List[List[str]], align: Optional[str] = None) -> str:
-    align = align or "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"
-    lines = ["| " + " | ".join(head) + " |", align]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
+#: which interval the Means table shows, and why
+INTERVAL_TEXT = (
+    "The interval stays within the measure's range (`ir_rbstar.stats.mean_intervals`; the range as the measure's "
+    "declaration gives it: [0, 1] for the trec_eval ratios, the tie-aware, rank-biased, Twist, normalised NRG and "
+    "MED measures and 1-RBO). For a measure with a bounded range it is the BCa bootstrap interval (Efron 1987; "
+    "9,999 resamples of the queries, seed 0): every resampled mean is a mean of observed values, so the interval "
+    "cannot leave the range, and BCa corrects the skew of a mean near a bound (RBP_res near 0, 1-RBO near 1), "
+    "where Student's symmetric t interval would cross it. For an unbounded measure it is Student's t interval, "
+    "mean \u00b1 t(0.975, n - 1) x sd / sqrt(n).")
 
 
-def _num(v: float, places: int = _PLACES) -> str:
-    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{places}f}"
 
 
-def _p(v: float) -> str:
-    if math.isnan(v):
-        return ""
-    return f"{v:.1e}" if v < 0.5 * 10 ** -_PLACES else f"{v:.{_PLACES}f}"
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
 
 
-def _interval(low: float, high: float) -> str:
-    return "" if math.isnan(low) or math.isnan(high) else f"[{_num(low)}, {_num(high)}]"
+
+
+
+
 
 
 def mean_intervals(per_query: pd.DataFrame, names: List[str], columns: List[Column]) -> Dict[Tuple[str, str], Any]:
-    """(measure, run) -> the 95% t interval of the run's mean over the queries with a value
-    (:func:`ir_rbstar.stats.mean_interval`; None for fewer than 2 values)."""
-    from ..stats import mean_interval
+    """(measure, run) -> (low, high), the 95% interval of the run's mean over the queries with a value, inside
+    the measure's range (:func:`~ir_rbstar.report.catalogue.value_range`): :func:`ir_rbstar.stats.mean_intervals`,
+    BCa bootstrap for a bounded measure, Student's t otherwise; None for fewer than 2 values. The one place the
+    report's intervals come from (report.md and results.json/.tex/.html)."""
+    from .catalogue import value_range
     out: Dict[Tuple[str, str], Any] = {}
-    for n in names:
-        mine = per_query.xs(n, level="run")
-        for c in columns:
-            values = mine[c.label].dropna().to_numpy()
-            out[(c.label, n)] = mean_interval(values, 0.95, method="t") if len(values) >= 2 else None
+    for c in columns:
+        frame = per_query[c.label].unstack("run").reindex(columns=names)      # queries x runs
+        lows, highs = _intervals_of(frame.to_numpy(dtype=float), value_range(c.measure, c.complement))
+        counts = frame.notna().sum(axis=0).to_numpy()
+        for j, n in enumerate(names):
+            out[(c.label, n)] = (float(lows[j]), float(highs[j])) if counts[j] >= 2 else None
     return out
+
+
+def with_intervals(table: Any, per_query: pd.DataFrame, names: List[str], columns: List[Column],
+                   intervals: Optional[Dict[Tuple[str, str], Any]] = None) -> Any:
+    """``table`` (a :class:`~ir_rbstar.report.formats.ResultsTable` of the report's means) with the intervals of
+    :func:`mean_intervals` (``intervals``: computed already), so results.json/.tex/.html show the same intervals
+    as report.md, inside each measure's range."""
+    from dataclasses import replace
+    if intervals is None:
+        intervals = mean_intervals(per_query, names, columns)
+    cells = []
+    for run, row in zip(table.runs, table.cells, strict=True):
+        line = []
+        for label, cell in zip(table.measures, row, strict=True):
+            ci = intervals.get((label, run))
+            line.append(replace(cell, low=None if ci is None else ci[0], high=None if ci is None else ci[1]))
+        cells.append(tuple(line))
+    return replace(table, cells=tuple(cells))
+
+
+def _intervals_of(values: Any, bounds: Tuple[Optional[float], Optional[float]]) -> Tuple[Any, Any]:
+    """Low and high ends of the 95% intervals of the means of the columns of ``values`` (queries x runs, NaN: no
+    value) for a measure whose values lie in ``bounds`` (None: an open end)."""
+    from .. import stats
+    from ..errors import ParameterError
+    lo = -np.inf if bounds[0] is None else bounds[0]
+    hi = np.inf if bounds[1] is None else bounds[1]
+    if not hasattr(stats, "mean_intervals"):                      # older ir_rbstar.stats: t intervals
+        cis = [stats.mean_interval(col[~np.isnan(col)], 0.95, method="t") if (~np.isnan(col)).sum() >= 2 else None
+               for col in values.T]
+        return ([np.nan if ci is None else ci.low for ci in cis], [np.nan if ci is None else ci.high for ci in cis])
+    bounded = np.isfinite(lo) or np.isfinite(hi)
+    if bounded:
+        # a value past a bound by the last bits of a sum (nDCG_TA 1.0000000000000002) is that bound: the
+        # interval then respects the range exactly; a larger excess is left to the check below
+        values = np.asarray(values, dtype=float)
+        values = np.where((values > hi) & (values <= hi + 1e-12), hi, values)
+        values = np.where((values < lo) & (values >= lo - 1e-12), lo, values)
+    try:
+        got = stats.mean_intervals(values, bounds=(lo, hi) if bounded else None, level=0.95)
+    except ParameterError:
+        # a value outside the declared range by the last bit of a sum: the BCa interval still stays within
+        # the values seen, hence within the range
+        got = stats.mean_intervals(values, bounds=None, level=0.95, method="bca" if bounded else "t")
+    return got["low"].to_numpy(), got["high"].to_numpy()
+
+
+def runs_as_rows(names: List[str], columns: List[Column]) -> bool:
+    """Whether the means and ranks tables put the runs in rows: when there are more runs than measures
+    (the table then grows downwards, one line a run, at any number of runs)."""
+    return len(names) > len(columns)
+
+
+def _grid(measure_labels: List[str], names: List[str], head_of: Dict[str, str], cells: List[List[str]],
+          extra: Optional[Tuple[str, List[str]]], by_run: bool) -> str:
+    """A measures x runs table (``cells[i][j]``: measure i, run j), or its transpose when ``by_run``;
+    ``extra``: a first line (or column) of per-run facts."""
+    if by_run:
+        head = ["run"] + ([extra[0]] if extra else []) + measure_labels
+        rows = [[head_of[n]] + ([extra[1][j]] if extra else []) + [cells[i][j] for i in range(len(measure_labels))]
+                for j, n in enumerate(names)]
+        return _table(head, rows, "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
+    head = ["measure"] + [head_of[n] for n in names]
+    rows = ([[extra[0]] + extra[1]] if extra else []) + [[label] + cells[i] for i, label in enumerate(measure_labels)]
+    return _table(head, rows)
 
 
 def _means_markdown(means: pd.DataFrame, names: List[str], columns: List[Column], baseline: Optional[str],
                     nq: int, answered: Dict[str, int], intervals: Dict[Tuple[str, str], Any]) -> str:
-    head = ["measure"] + [f"{n} (baseline)" if n == baseline else n for n in names]
-    rows = [["queries with a ranking"] + [str(answered[n]) for n in names]]
+    head_of = {n: f"{n} (baseline)" if n == baseline else n for n in names}
     table = means.set_index(["measure", "run"])
+    cells = []
     for c in columns:
-        cells = []
+        line = []
         for n in names:
             mean, count = table.at[(c.label, n), "mean"], int(table.at[(c.label, n), "queries"])
             text = _num(mean) if count else "-"
             ci = intervals.get((c.label, n))
-            if ci is not None and _interval(ci.low, ci.high):
-                text += f" {_interval(ci.low, ci.high)}"
+            if ci is not None and _interval(ci[0], ci[1]):
+                text += f" {_interval(ci[0], ci[1])}"
             if count and count != nq:
                 text += f" (n={count})"
-            cells.append(text)
-        rows.append([f"`{_cell(c.label)}`"] + cells)
-    return _table(head, rows)
+            line.append(text)
+        cells.append(line)
+    labels = [f"`{_cell(c.label)}`" for c in columns]
+    return _grid(labels, names, head_of, cells, ("queries with a ranking", [str(answered[n]) for n in names]),
+                 runs_as_rows(names, columns))
 
 
 def _ranks_markdown(means: pd.DataFrame, names: List[str], columns: List[Column]) -> str:
-    head = ["measure"] + names
     table = means.set_index(["measure", "run"])
-    rows = []
-    for c in columns:
-        if not c.better:
-            continue
-        label = f"`{_cell(c.label)}`" + (" (lower is better)" if c.better == "lower" else "")
-        ranks = [table.at[(c.label, n), "rank"] for n in names]
-        rows.append([label] + ["" if pd.isna(r) else str(int(r)) for r in ranks])
-    return _table(head, rows)
+    ranked = [c for c in columns if c.better]
+    labels = [f"`{_cell(c.label)}`" + (" (lower is better)" if c.better == "lower" else "") for c in ranked]
+    cells = [["" if pd.isna(r) else str(int(r)) for r in (table.at[(c.label, n), "rank"] for n in names)]
+             for c in ranked]
+    return _grid(labels, names, {n: n for n in names}, cells, None, runs_as_rows(names, columns))
 
 
-def _signed(v: float) -> str:
-    return "" if math.isnan(v) else f"{v:+.{_PLACES}f}"
 
 
 def _significance_markdown(sig: pd.DataFrame) -> str:
@@ -102,6 +166,18 @@ def _significance_markdown(sig: pd.DataFrame) -> str:
     return _table(head, rows, "|---|---|---:|---:|---:|---:|---:|---:|:---:|---:|---:|")
 
 
+
+
+
+
+
+
+
+
+
+
+
+
 def _robust_markdown(rows: pd.DataFrame) -> str:
     head = ["measure", "upper bound", "run", "queries", "run's mean between", "difference from the baseline between",
             "p (Holm), worst case", "p (Holm), best case", "verdict (A: the run, B: the baseline)"]
@@ -115,16 +191,30 @@ def _robust_markdown(rows: pd.DataFrame) -> str:
     return _table(head, body, "|---|---|---|---:|---:|---:|---:|---:|---|")
 
 
-def _pairs_markdown(pairs: pd.DataFrame) -> str:
-    """The significant pairs: measure, which run is better, the difference of the means and p."""
+#: the most rows a list of significant pairs (or of comparisons with the baseline) shows; beyond, a summary
+LIST_ROWS = 40
+
+
+def _pairs_markdown(pairs: pd.DataFrame, names: List[str]) -> str:
+    """The significant pairs: measure, which run is better, the difference of the means and p; when there are
+    more than :data:`LIST_ROWS`, per run and measure how many runs it is significantly better / worse than."""
     rows = []
+    wins: Dict[Tuple[str, str], List[int]] = {}
     for r in pairs[pairs["reject"].astype(bool)].itertuples(index=False):
         a_wins = (r.difference > 0) == (r.better == "higher")
         winner, loser = (r.run_a, r.run_b) if a_wins else (r.run_b, r.run_a)
         rows.append([_cell(r.measure), f"`{winner}` over `{loser}`", _num(abs(r.difference)), _p(r.pvalue)])
+        wins.setdefault((winner, r.measure), [0, 0])[0] += 1
+        wins.setdefault((loser, r.measure), [0, 0])[1] += 1
     if not rows:
         return "None."
-    return _table(["measure", "better run", "difference of the means", "p"], rows, "|---|---|---:|---:|")
+    if len(rows) <= LIST_ROWS:
+        return _table(["measure", "better run", "difference of the means", "p"], rows, "|---|---|---:|---:|")
+    measures = list(dict.fromkeys(pairs["measure"]))
+    body = [[n] + [("{} / {}".format(*wins[(n, m)]) if (n, m) in wins else "0 / 0") for m in measures] for n in names]
+    return (f"{len(rows):,} significant pairs (all in `all_pairs.tsv`). Per run and measure: how many runs it is "
+            f"significantly better / worse than.\n\n"
+            + _table(["run"] + [f"`{_cell(m)}`" for m in measures], body))
 
 
 def _robust_section(rows: Optional[pd.DataFrame], baseline: Optional[str], alpha: float) -> List[str]:
@@ -152,10 +242,45 @@ def _robust_section(rows: Optional[pd.DataFrame], baseline: Optional[str], alpha
     return out
 
 
+def _scale_text(grade_scale: Optional[Tuple[int, str]], columns: List[Column]) -> List[str]:
+    """The grade scale of the graded measures and where it comes from (nothing without a graded measure)."""
+    from .catalogue import graded
+    if grade_scale is None:
+        return []
+    scale, source = grade_scale
+    shown = [c.label for c in columns if graded(c.measure)]
+    if not shown:
+        return []
+    return [f"Grade scale of the graded measures: 0 to {scale} ({source}): graded gains are grade / {scale}, "
+            f"written into each graded measure as `max_rel={scale}` (the default 1 is not shown), so that a label "
+            f"such as `{_cell(shown[0])}` pasted into ir_measures (after `import ir_rbstar`) or `ir-rbstar` gives "
+            f"the report's numbers. `--max-rel` sets another scale.", ""]
+
+
+#: the most runs whose distance matrix report.md shows whole; beyond, each run's nearest run (the matrix is in
+#: its TSV file and its picture)
+MATRIX_RUNS = 12
+
+
 def _matrix_markdown(matrix: pd.DataFrame) -> str:
     head = [""] + [str(c) for c in matrix.columns]
     rows = [[str(i)] + [_num(float(v)) for v in matrix.loc[i]] for i in matrix.index]
     return _table(head, rows)
+
+
+def _nearest_markdown(matrix: pd.DataFrame) -> str:
+    """Per run: the nearest other run, its distance, and the mean distance to the other runs."""
+    values = matrix.to_numpy(dtype=float).copy()
+    np.fill_diagonal(values, np.nan)
+    rows = []
+    for i, name in enumerate(matrix.index):
+        line = values[i]
+        if np.isnan(line).all():
+            rows.append([str(name), "", "", ""])
+            continue
+        j = int(np.nanargmin(line))
+        rows.append([str(name), str(matrix.columns[j]), _num(float(line[j])), _num(float(np.nanmean(line)))])
+    return _table(["run", "nearest run", "distance", "mean distance to the others"], rows, "|---|---|---:|---:|")
 
 
 def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], answered: Dict[str, int],
@@ -163,9 +288,10 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
               group_of: Optional[Dict[str, str]], prior_tag: str, columns: List[Column], means: pd.DataFrame,
               sig: Optional[pd.DataFrame], pairs: Optional[pd.DataFrame], matrices: Dict[str, pd.DataFrame],
               pictures: List[Tuple[str, str]],
-              notes: List[str], missing: List[str], alpha: float, permutations: int, seed: int,
+              notes: List[str], missing: List[str], alpha: float, permutations: Optional[int], seed: int,
               defaults: bool, drawing: bool, *, per_query: Optional[pd.DataFrame] = None,
-              robust_rows: Optional[pd.DataFrame] = None) -> str:
+              robust_rows: Optional[pd.DataFrame] = None, grade_scale: Optional[Tuple[int, str]] = None,
+              scope: Optional[str] = None, intervals: Optional[Dict[Tuple[str, str], Any]] = None) -> str:
     from .. import __version__
     nq = len(q.qcodes)
     relevant = int((q.grades >= 1).sum())
@@ -175,6 +301,7 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
     out.append(f"Made by ir_rbstar {__version__}. Qrels: {_describe(qrels)}: {nq:,} queries, {len(q.grades):,} "
                f"judgments ({grades}), {relevant:,} with grade >= 1.")
     out.append("")
+    out += _scale_text(grade_scale, columns)
     rows = []
     for n in names:
         role = "baseline" if n == baseline else ""
@@ -183,6 +310,8 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
         rows.append([n, _describe(inputs[n]), str(answered[n]), role])
     out += [f"Runs ({len(names)}):", "", _table(["run", "from", "queries answered", ""], rows,
                                                  "|---|---|---:|---|"), ""]
+    if scope:                                   # [26A] which queries are evaluated (report.table)
+        out += [scope, ""]
     if reference is not None:
         out.append(f"Reference ranking of RBR, RBA and RBO: `{ref_tag}` ({_describe(reference)}).")
     else:
@@ -220,13 +349,14 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
         rows.append([f"`{_cell(c.label)}`", family_label(c.measure), about, better])
     out += [_table(["measure", "family", "what", "better"], rows, "|---|---|---|---|"), ""]
 
-    intervals = mean_intervals(per_query, names, columns) if per_query is not None else {}
+    if intervals is None:                       # [26A] the report computes them once (build.py)
+        intervals = mean_intervals(per_query, names, columns) if per_query is not None else {}
     out += ["## Means", "",
             f"Mean over the queries of the qrels ({nq:,}) that have a value, with its 95% confidence interval "
-            "[low, high]: Student's t interval over those queries (mean \u00b1 t(0.975, n - 1) x sd / sqrt(n); "
-            "`ir_rbstar.stats.mean_interval`), which treats the queries as a sample from a population of "
-            "queries; `(n=...)` where fewer queries have a value (e.g. Twist has none for a query without a "
-            "relevant document).", "",
+            f"[low, high] over those queries (the queries taken as a sample from a population of queries). "
+            f"{INTERVAL_TEXT} `(n=...)` where fewer queries have a value. Every query of the qrels has a value for "
+            f"the default measures: a query without a relevant document scores 0 under Twist, as under AP and "
+            f"nDCG.", "",
             _means_markdown(means, names, columns, baseline, nq, answered, intervals), ""]
 
     out += ["## Ranks", "", "Rank of each run by its mean (1 = best; equal means share the best rank). Residuals "
@@ -238,41 +368,53 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
     elif not len(sig):
         out += ["Nothing to test: the baseline is the only run, or no measure is ranked.", ""]
     else:
-        m = int(sig["p"].notna().sum())
         out += [f"Paired two-sided randomization test (Fisher's sign-flip test; Smucker, Allan and Carterette, "
                 f"CIKM 2007) of the per-query differences run - `{baseline}`: p is the share of the 2^n ways of "
-                f"flipping the signs of the n differences whose |mean| is at least the observed one; all 2^n when "
-                f"2^n <= {permutations:,}, otherwise {permutations:,} random ones (seed {seed}), p = (b + 1) / "
-                f"({permutations:,} + 1). Holm-Bonferroni correction (Holm 1979) over all {m} comparisons "
-                f"(every run but the baseline x every ranked measure); \u25b2 / \u25bc: significantly better / "
-                f"worse than the baseline at \u03b1 = {alpha:g} after the correction. Only queries with a value "
-                f"for both the run and the baseline are paired (the queries column). The effect size d_z = mean(d) "
-                f"/ sd(d) of the differences d = run - baseline (paired Cohen's d; negative: the run's values are "
-                f"lower, which is better for a lower-is-better measure) says how large a difference is against "
+                f"flipping the signs of the n differences whose |mean| is at least the observed one; "
+                f"{_flips_text(permutations, seed)} {_family_text(sig, len(names))} \u25b2 / \u25bc: significantly "
+                f"better / worse than the baseline at \u03b1 = {alpha:g} after the correction. Only queries with a "
+                f"value for both the run and the baseline are paired (the queries column). The effect size d_z = "
+                f"mean(d) / sd(d) of the differences d = run - baseline (paired Cohen's d; negative: the run's values "
+                f"are lower, which is better for a lower-is-better measure) says how large a difference is against "
                 f"its query-to-query spread, whatever p; its 95% interval is the exact one for normally "
                 f"distributed differences, from the noncentral t distribution "
-                f"(`ir_rbstar.stats.effect_size_dz_interval`).", "",
-                _significance_markdown(sig), ""]
+                f"(`ir_rbstar.stats.effect_size_dz_interval`).", ""]
+        out += _reach_warning(sig, permutations, alpha)
+        if len(sig) <= LIST_ROWS:
+            out += [_significance_markdown(sig), ""]
+        else:
+            out += [f"Every one of the {len(sig):,} comparisons, with p, p (Holm), d_z and its interval, is in "
+                    f"`significance.tsv`; here the difference run - baseline of each, marked where significant:", "",
+                    _significance_grid(sig, names, baseline), ""]
         out += _robust_section(robust_rows, baseline, alpha)
 
     if pairs is not None:
         out += ["## All pairs of runs", ""]
         out += [f"Randomised Tukey HSD test (Carterette, TOIS 2012) of every pair of runs under every ranked "
-                f"measure: {permutations:,} resamples (seed {seed}) permute the runs' values within each query and "
-                f"record the range of the runs' means; p = (b + 1) / ({permutations:,} + 1), b the resamples whose "
-                f"range is at least the pair's |difference|, family-wise over the pairs of the measure. Only "
+                f"measure: {_resamples(permutations)} resamples (seed {seed}) permute the runs' values within each "
+                f"query and record the range of the runs' means; p = (b + 1) / (R + 1), b of the R resamples whose "
+                f"range is at least the pair's |difference|. The family is the {len(names) * (len(names) - 1) // 2:,} "
+                f"pairs of the {len(names)} runs, per measure (Tukey's test controls the error over all of them "
+                f"at once, so it needs a larger difference than the comparisons with the baseline alone). Only "
                 f"queries where every run has a value take part. All pairs with their p in `all_pairs.tsv`; "
                 f"significant at \u03b1 = {alpha:g}:", ""]
-        out += [_pairs_markdown(pairs), ""]
+        out += [_pairs_markdown(pairs, names), ""]
+
+    if sig is not None and len(sig) and baseline is not None:
+        out += _agreement_section(sig, pairs, robust_rows, baseline, len(names))
 
     if matrices:
         out += ["## Distances between the runs", ""]
         for key, _ in DISTANCES:
             matrix = matrices[key]
             judged = "; judged documents count with their grades" if matrix.attrs["measure"].startswith("MED") else ""
-            out += [f"{matrix.attrs['distance']}, mean over the queries (rows: run, columns: the run it is "
-                    f"compared with{judged}):", ""]
-            out += [_matrix_markdown(matrix) if len(names) <= 12 else f"(in `distance_{key}.tsv`)", ""]
+            if len(names) <= MATRIX_RUNS:
+                out += [f"{matrix.attrs['distance']}, mean over the queries (rows: run, columns: the run it is "
+                        f"compared with{judged}):", "", _matrix_markdown(matrix), ""]
+            else:
+                out += [f"{matrix.attrs['distance']}, mean over the queries{judged}: the {len(names)} x {len(names)} "
+                        f"matrix is in `distance_{key}.tsv` (and its heat map below); here each run's nearest run "
+                        f"and its mean distance to the others:", "", _nearest_markdown(matrix), ""]
 
     out += ["## Pictures", ""]
     if not drawing:

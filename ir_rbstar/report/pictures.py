@@ -29,9 +29,12 @@ def _typical_topic(qrels: Qrels, ranking: Ranking) -> Optional[str]:
 def _draw_pictures(out_dir: str, step: Callable[[str], None], q: Qrels, rankings: Dict[str, Ranking], names: List[str],
                    means: pd.DataFrame, matrices: Dict[str, pd.DataFrame], baseline: Optional[str],
                    group_of: Optional[Dict[str, str]], nrg_plot: Optional[Tuple[str, str]], topic: Optional[str],
-                   drawn: List[Tuple[str, str]], notes: List[str], missing: List[str]) -> None:
+                   drawn: List[Tuple[str, str]], notes: List[str], missing: List[str],
+                   points: Optional[pd.DataFrame] = None) -> None:
     """Draw the pictures into ``out_dir``; append (file, caption) of each to ``drawn``, remarks to
-    ``notes``, and the install hint to ``missing`` when matplotlib is not there (nothing more is tried)."""
+    ``notes``, and the install hint to ``missing`` when matplotlib is not there (nothing more is tried).
+    ``points``: the effort/gain picture's Twist and AP values, taken from the report's per-query table
+    (:func:`ir_rbstar.report.table.effort_gain_values`); None: computed from the runs."""
     crp_run = baseline if baseline is not None else names[0]
     crp_topic = str(topic) if topic is not None else _typical_topic(q, rankings[crp_run])
 
@@ -53,7 +56,7 @@ def _draw_pictures(out_dir: str, step: Callable[[str], None], q: Qrels, rankings
     def effort_gain(target: str):
         from ..plots import plot_effort_gain
         try:
-            fig, _ = plot_effort_gain(q, rankings, gain="AP", path=target)
+            fig, _ = plot_effort_gain(q, rankings, gain="AP", path=target, points=points)
         except RbstarError as e:
             notes.append(f"The effort/gain picture was not drawn: {e}")
             return None

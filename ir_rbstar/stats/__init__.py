@@ -6,6 +6,9 @@ Every resampling procedure takes ``n_resamples`` and an integer ``seed`` and dra
 ``numpy.random.default_rng(seed)``, so a call is reproducible. Invalid input raises
 :class:`~ir_rbstar.errors.ParameterError` naming the parameter.
 
+* :func:`mean_intervals` -- intervals of many means at once (the columns of a queries x columns array)
+  that respect each measure's range: BCa bootstrap (Efron 1987) with shared resample indices for bounded
+  measures, Student's t for unbounded ones.
 * :func:`mean_interval` -- t interval (``scipy.stats.t.interval``) or bootstrap percentile / basic /
   BCa interval (``scipy.stats.bootstrap``; BCa: Efron 1987) of a mean.
 * :func:`paired_test` -- paired t (``scipy.stats.ttest_rel``), Wilcoxon signed-rank
@@ -66,12 +69,13 @@ References:
 from .agreement import RankingAgreement, ranking_agreement, ranking_rbo, tau_ap
 from .paired import (MeanInterval, PairedTest, effect_size_dz, effect_size_dz_interval,
                      mean_interval, paired_test)
+from .intervals import mean_intervals
 from .pairs import CORRECTIONS, all_pairs, discriminative_power, tukey_hsd_randomized
 from .experiment import experiment_test
 from .robust import RobustComparison, robust_comparison, robust_table
 
-__all__ = ["mean_interval", "paired_test", "all_pairs", "tukey_hsd_randomized", "ranking_agreement", "tau_ap",
-           "ranking_rbo",
+__all__ = ["mean_interval", "mean_intervals", "paired_test", "all_pairs", "tukey_hsd_randomized",
+           "ranking_agreement", "tau_ap", "ranking_rbo",
            "discriminative_power", "effect_size_dz", "effect_size_dz_interval", "MeanInterval",
            "PairedTest", "RankingAgreement",
            "CORRECTIONS", "experiment_test", "robust_comparison", "robust_table", "RobustComparison"]

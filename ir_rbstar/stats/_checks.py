@@ -18,6 +18,10 @@ Values = Union[np.ndarray, pd.Series, Sequence[float]]
 #: observed one (the rounding noise of a mean computed in another order)
 REL_TOL = 1e-12
 
+#: allowance relative to the scale of the data (e.g. mean |difference|) under which two sign-flip statistics
+#: count as equal: sums of the same numbers with rounding (0.1 + 0.2 - 0.3 is 5.6e-17, not 0)
+SCALE_TOL = 1e-9
+
 
 def vector(values: Any, name: str, min_n: int = 2) -> np.ndarray:
     """``values`` as a finite 1-D float array of at least ``min_n`` entries."""

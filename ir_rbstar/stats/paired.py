@@ -213,6 +213,21 @@ def _effect_interval(d: np.ndarray, level: float, resamples: int, seed_value: in
     return (float(res.confidence_interval.low), float(res.confidence_interval.high))
 
 
+def _sign_flip_pvalue(null: np.ndarray, observed: float, tol: float, alternative: str, exact: bool) -> float:
+    """scipy.stats.permutation_test's p-value from its null distribution, with ties judged on the scale of
+    the differences: a flipped mean within ``tol`` of the observed one counts as equal to it (scipy's own
+    allowance, 100 x machine epsilon x |observed mean|, is no allowance at all when the observed mean is
+    0 up to rounding: 1e-17)."""
+    adjust = 0 if exact else 1
+    less = (np.count_nonzero(null <= observed + tol) + adjust) / (null.size + adjust)
+    greater = (np.count_nonzero(null >= observed - tol) + adjust) / (null.size + adjust)
+    if alternative == "less":
+        return float(less)
+    if alternative == "greater":
+        return float(greater)
+    return float(min(1.0, 2.0 * min(less, greater)))
+
+
 def _bootstrap_null(d: np.ndarray, resamples: int, seed_value: int | None) -> np.ndarray:
     """The resampled means of the differences shifted to mean 0 (the null), drawn by scipy.stats.bootstrap
     with ``default_rng(seed)``."""
@@ -241,12 +256,23 @@ def paired_test(a: Values, b: Values, test: str = "t", alternative: str = "two-s
     * ``'t'`` -- ``scipy.stats.ttest_rel(a, b, alternative=...)``;
     * ``'wilcoxon'`` -- ``scipy.stats.wilcoxon(d, zero_method=zero_method, alternative=...)``; the default
       ``zero_method='wilcox'`` (scipy's default, Wilcoxon 1945) drops zero differences before ranking,
-      ``'pratt'`` ranks them and then drops them (Pratt 1959), ``'zsplit'`` splits their ranks; scipy picks
-      the exact or normal-approximation distribution (``method='auto'``);
-    * ``'permutation'`` -- ``scipy.stats.permutation_test((d,), mean, permutation_type='samples')``: the
-      randomisation test flipping the sign of each query's difference; statistic the mean difference;
-      ``n_resamples`` random sign vectors from ``default_rng(seed)`` and p = (b + 1) / (R + 1) (scipy's
-      convention), or the exact distribution when 2**n <= n_resamples;
+      ``'pratt'`` ranks them and then drops them (Pratt 1959), ``'zsplit'`` splits their ranks. scipy's
+      ``method='auto'`` (scipy 1.17) decides by n, the number of differences *including* zeros: n > 50:
+      the normal approximation (with continuity and tie corrections); n <= 50 without ties or zeros: the
+      exact distribution of W; n <= 13 with ties or zeros: a sign-flip permutation test of the signed-rank
+      statistic over all 2^n flips (``scipy.stats.permutation_test``; exact and deterministic, 2^13 being
+      below its 9,999 resamples); 14 <= n <= 50 with ties or zeros: the normal approximation;
+    * ``'permutation'`` -- the randomisation test flipping the sign of each query's difference, statistic
+      the mean difference: ``scipy.stats.permutation_test((d,), mean, permutation_type='samples')`` draws
+      the null distribution -- all 2^n sign vectors when 2^n <= ``n_resamples`` (exact), else
+      ``n_resamples`` random ones from ``default_rng(seed)`` -- and the p-value is scipy's formula on it:
+      ``'greater'`` p = (b + 1) / (R + 1), b the flipped means >= the observed one (exact: b / 2^n);
+      ``'less'`` the same with <=; two-sided p = min(1, 2 min(p_less, p_greater)), twice the smaller
+      one-sided p (not the share of |flipped mean| >= |observed mean|; for the exact distribution, which is
+      symmetric, the two agree). One change from scipy: a flipped mean within 1e-9 x mean(|d|) of the
+      observed one counts as equal (scipy allows 100 machine epsilons x |observed mean|, nothing when the
+      observed mean is 0 up to rounding, so a = [.1, .3, .5, .7, .6, .4], b = [.4, .5, .7, .6, .3, .1] got
+      two-sided 0.969 instead of 1); elsewhere the p-value is scipy's;
     * ``'bootstrap'`` -- the shifted-to-null paired bootstrap test (Efron & Tibshirani 1993, ch. 16):
       ``scipy.stats.bootstrap`` resamples the differences centred at 0 (``n_resamples`` resamples from
       ``default_rng(seed)``); statistic the mean difference m; two-sided p = (#{|m*| >= |m|} + 1) / (R + 1),
@@ -286,7 +312,10 @@ def paired_test(a: Values, b: Values, test: str = "t", alternative: str = "two-s
         res = scipy.stats.permutation_test((d,), _mean, permutation_type="samples", vectorized=True,
                                            n_resamples=resamples, alternative=alt,
                                            **_checks.rng_kw(scipy.stats.permutation_test, seed_value))
-        statistic, pvalue = float(res.statistic), float(res.pvalue)
+        statistic = float(res.statistic)
+        pvalue = _sign_flip_pvalue(np.asarray(res.null_distribution, dtype=float), statistic,
+                                   _checks.SCALE_TOL * float(np.mean(np.abs(d))), alt,
+                                   exact=d.size < 63 and resamples >= 2 ** d.size)
     else:
         statistic = mean_d
         pvalue = _bootstrap_pvalue(_bootstrap_null(d, resamples, seed_value), mean_d, alt)

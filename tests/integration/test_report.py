@@ -215,8 +215,9 @@ def test_significance_table(demo):
     assert len(sig) == 3 * 13                        # 16 measures, 3 of them not tested
     assert (sig["queries"] == 93).all()
     np.testing.assert_allclose(sig["difference"], sig["run_mean"] - sig["baseline_mean"], atol=1e-12)
-    holm = _plain_holm(sig["p"].tolist())
-    np.testing.assert_allclose(sig["p_holm"], holm, atol=1e-12)
+    # Holm over a family per measure: the runs compared with the baseline under that measure
+    for _, group in sig.groupby("measure"):
+        np.testing.assert_allclose(group["p_holm"], _plain_holm(group["p"].tolist()), atol=1e-12)
     # P@10 of bm25_round1 and bm25 differ by +-0.1 on an odd number of queries and by 0.1 in sum: every
     # sign flip leaves an odd number of +-0.1, whose |sum| is at least 0.1, so p = 1 exactly
     diff = (table.xs("bm25_round1", level="run")["P@10"] - table.xs("bm25", level="run")["P@10"]).to_numpy()
@@ -232,7 +233,7 @@ def test_significance_table(demo):
 
 def test_doc_claims_about_the_demo_significance(demo):
     """docs/report.md: bm25_flat vs bm25 is not significant in P@10, AP, nDCG@10, and is in RBR, RBA,
-    RBO (worse) and NRG (better), each at p (Holm) = 0.0039."""
+    RBO (worse) and NRG (better), each at p (Holm) = 0.0003 (Holm over the 3 runs of the measure)."""
     sig = demo["sig"]
     flat = sig[sig["run"] == "bm25_flat"].set_index("measure")
     for label in ("P@10", "AP", "nDCG@10"):
@@ -240,8 +241,8 @@ def test_doc_claims_about_the_demo_significance(demo):
     for label, direction in (("RBR(p=0.8,ref='minilm_rerank')@20", "worse"), ("RBA(p=0.9,ref='minilm_rerank')", "worse"),
                              ("RBO(p=0.9,ref='minilm_rerank')", "worse"), ("NRG(prior='others')@10", "better")):
         assert flat.at[label, "significant"] == direction
-        assert round(flat.at[label, "p_holm"], 4) == 0.0039
-    assert "(p (Holm) = 0.0039)" in DOC.read_text()
+        assert round(flat.at[label, "p_holm"], 4) == 0.0003
+    assert "(p (Holm) = 0.0003)" in DOC.read_text()
 
 
 def test_progress_is_reported_step_by_step(demo):
@@ -567,24 +568,28 @@ def test_randomization_test_equals_scipys_exact_permutation_test(numerators):
 
 
 def test_results_tables_hold_the_report_means(demo):
-    """results.json's cells are the means of means.tsv, with the 95% t interval of the per-query values
-    (scipy) and the Holm p of significance.tsv; results.tex and results.html hold the same table."""
+    """results.json's cells are the means of means.tsv, with the 95% interval of report.md (the BCa interval of
+    the per-query values in [0, 1], ir_rbstar.stats.mean_intervals) and the Holm p of significance.tsv;
+    results.tex and results.html hold the same table."""
     import json
 
-    import scipy.stats
+    from ir_rbstar.stats import mean_intervals
     doc = json.loads((demo["dir"] / "results.json").read_text())
     means = demo["means"].set_index(["run", "measure"])
     sig = demo["sig"].set_index(["run", "measure"])
+    intervals = {}                                     # as the report computes them: per measure, queries x runs
+    for label in demo["table"].columns:
+        got = mean_intervals(demo["table"][label].unstack("run")[FIRST_STAGE].clip(0.0, 1.0).to_numpy(),
+                             bounds=(0.0, 1.0), level=0.95)
+        intervals.update({(run, label): (got["low"].iloc[j], got["high"].iloc[j]) for j, run in enumerate(FIRST_STAGE)})
     assert doc["baseline"] == "bm25" and doc["runs"] == list(dict.fromkeys(demo["means"]["run"]))
     for cell in doc["cells"]:
         key = (cell["run"], cell["measure"])
         assert cell["mean"] == pytest.approx(means.at[key, "mean"], abs=1e-12)
         values = demo["table"].loc[cell["run"], cell["measure"]].dropna().to_numpy()
-        if np.ptp(values) > 0:
-            low, high = scipy.stats.t.interval(0.95, len(values) - 1, loc=values.mean(),
-                                               scale=scipy.stats.sem(values))
-            assert (cell["low"], cell["high"]) == pytest.approx((low, high), abs=1e-12)
-        else:                                           # every query the same value: the interval is that value
+        assert (cell["low"], cell["high"]) == pytest.approx(intervals[key], abs=1e-12)
+        assert 0.0 <= cell["low"] <= cell["mean"] + 1e-12 and cell["mean"] <= cell["high"] + 1e-12 <= 1.0 + 1e-12
+        if np.ptp(values) == 0:                         # every query the same value: the interval is that value
             assert cell["low"] == cell["high"] == pytest.approx(cell["mean"], abs=1e-12)
         if key in sig.index:
             assert cell["p"] == pytest.approx(sig.at[key, "p_holm"], abs=1e-12)
@@ -636,19 +641,23 @@ def _s4(x):
     return f"{x:+.4f}"
 
 
-def test_report_means_show_the_t_interval_of_stats(demo):
-    """Every cell of report.md's means table is 'mean [low, high]': ir_rbstar.stats.mean_interval (t, 95%)
-    of the run's per-query values (the report's returned frame), to 4 places."""
-    from ir_rbstar.stats import mean_interval
+def test_report_means_show_intervals_within_each_measures_range(demo):
+    """Every cell of report.md's means table is 'mean [low, high]': ir_rbstar.stats.mean_intervals (95%) of
+    the run's per-query values (the report's returned frame) with the measure's range ([0, 1] for every
+    default measure: BCa bootstrap), to 4 places, and the interval lies in [0, 1] and holds the mean."""
+    from ir_rbstar.stats import mean_intervals
     rows = _md_rows(demo["text"], "Means")
     assert rows[0][0] == "queries with a ranking"
     checked = 0
     for row in rows[1:]:
         label = row[0].strip("`")
-        for run, cell in zip(FIRST_STAGE, row[1:], strict=True):
-            values = demo["table"].loc[run, label].dropna().to_numpy()
-            ci = mean_interval(values, confidence=0.95, method="t")
-            assert cell == f"{_f4(ci.mean)} [{_f4(ci.low)}, {_f4(ci.high)}]", (label, run)
+        values = demo["table"][label].unstack("run")[FIRST_STAGE]
+        want = mean_intervals(values.to_numpy(), bounds=(0.0, 1.0), level=0.95)
+        for j, (run, cell) in enumerate(zip(FIRST_STAGE, row[1:], strict=True)):
+            mean, low, high = want["mean"].iloc[j], want["low"].iloc[j], want["high"].iloc[j]
+            assert want["method"].iloc[j] == "bca"
+            assert cell == f"{_f4(mean)} [{_f4(low)}, {_f4(high)}]", (label, run)
+            assert 0.0 <= low <= mean <= high <= 1.0
             checked += 1
     assert checked == 16 * 4
 

@@ -196,7 +196,7 @@ def bound_frames(draw):
     return pd.DataFrame(low, index=index, columns=columns), pd.DataFrame(low + wid, index=index, columns=columns)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)          # multipletests calls gc.collect(): 0.15 s a call here
 @given(frames=bound_frames(), base=st.integers(0, 4), correction=st.sampled_from([None, "holm", "fdr_bh"]))
 def test_table_matches_the_oracle(frames, base, correction):
     low, high = frames
