@@ -162,7 +162,8 @@ def crp_crossings(qrels_df: pd.DataFrame, frame: pd.DataFrame, rel: int) -> pd.D
     # crossed crosses at N (possible only for N = 1): the same here
     last = rows.groupby("query_id", sort=False)["crp"].last()
     ends_on_axis = (out["first_touch"] == 0).to_numpy() & (out["query_id"].map(last) == 0).to_numpy()
-    out.loc[ends_on_axis, "first_touch"] = out.loc[ends_on_axis, "query_id"].map(length).to_numpy()
+    if ends_on_axis.any():         # (pandas 3 refuses an empty object array set into an int64 column)
+        out.loc[ends_on_axis, "first_touch"] = out.loc[ends_on_axis, "query_id"].map(length).to_numpy(np.int64)
     where = np.minimum(out["query_id"].map(rb).to_numpy(), out["query_id"].map(length).to_numpy())
     at_rb = rows[rows["pos"] == rows["query_id"].map(pd.Series(where, index=out["query_id"]))]
     out["crp_at_rb"] = out["query_id"].map(at_rb.set_index("query_id")["crp"]).astype(np.int64)
