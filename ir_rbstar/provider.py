@@ -66,10 +66,10 @@ def to_qrels(qrels: Any) -> "Qrels":
     return convert(qrels)
 
 
-def to_ranking(run: Any) -> "Ranking":
+def to_ranking(run: Any, queries=None) -> "Ranking":
     """:func:`ir_rbstar.io.to_ranking` (imported on first use)."""
     from .io import to_ranking as convert
-    return convert(run)
+    return convert(run, queries=queries)
 
 
 def _family_key(measure) -> str:
@@ -112,6 +112,9 @@ class RbstarEvaluator(providers.Evaluator):
         self.scope = _pinned_scope(measures)
         self.qrels: Optional[Qrels] = None if qrels is None else to_qrels(qrels)
         qids = [] if self.qrels is None else list(QUERY_IDS.decode(self.qrels.qcodes))
+        # a run's rows of other queries are not evaluated: a dict, tuples or a DataFrame leave them out
+        # before they are converted
+        self._queries = None if self.qrels is None else frozenset(map(str, qids))
         super().__init__(list(measures), qids)
 
     def values(self, run) -> Dict[object, np.ndarray]:
@@ -120,7 +123,7 @@ class RbstarEvaluator(providers.Evaluator):
         from . import references
         from .context import RunContext
         from .io import QUERY_IDS
-        ranking = to_ranking(run)
+        ranking = to_ranking(run, self._queries)
         universe = self.qrels.qcodes if self.qrels is not None else ranking.qcodes
         ctx = RunContext(ranking, self.qrels, universe)
         by_family: Dict[str, list] = {}
@@ -197,6 +200,7 @@ class RbstarProvider(providers.Provider):
         ``PROVIDER.evaluator([RBO(ref='base')], qrels, runs={'base': base_run})``."""
         if runs is None and groups is None:
             return cast(RbstarEvaluator, super().evaluator(measures, qrels))
+        from . import references
         with references.run_scope(runs, groups):
             return cast(RbstarEvaluator, super().evaluator(measures, qrels))
 

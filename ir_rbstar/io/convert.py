@@ -5,10 +5,10 @@ from __future__ import annotations
 import gc
 import inspect
 import os
-from itertools import chain, islice
-from operator import itemgetter
+from itertools import chain, compress, islice
+from operator import countOf, itemgetter
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, List, Optional, Tuple, cast
+from typing import AbstractSet, Any, Callable, Iterable, List, Optional, Tuple, cast
 
 import numpy as np
 import pandas as pd
@@ -38,11 +38,15 @@ def _is_path(obj: Any) -> bool:
     return isinstance(obj, (str, os.PathLike)) and "\n" not in str(obj)
 
 
-def to_ranking(run: Any, source: Optional[str] = None) -> Ranking:
-    """Convert a run in any supported form to a :class:`Ranking`."""
+def to_ranking(run: Any, source: Optional[str] = None, queries: Optional[AbstractSet[str]] = None) -> Ranking:
+    """Convert a run in any supported form to a :class:`Ranking`.
+
+    ``queries`` (the query ids an evaluator computes, e.g. the qrels' queries): rows of other queries of a
+    dict, an iterable of tuples or a DataFrame are left out before they are converted (they would not be
+    evaluated; files and Rankings are taken whole)."""
     if isinstance(run, Ranking):
         return run
-    return cast(Ranking, _convert(run, source, _RUN))
+    return cast(Ranking, _convert(run, source, _RUN, queries))
 
 
 def to_qrels(qrels: Any, source: Optional[str] = None) -> Qrels:
@@ -70,22 +74,30 @@ _QRELS = _Kind("qrels", read_trec_qrels, "read_trec_qrels", _QREL_COLS, ("query_
                qrels_from_columns)
 
 
-def _convert(obj: Any, source: Optional[str], kind: _Kind):
-    """A run or qrels (``kind``) from a path, a DataFrame, a dict of dicts or an iterable of tuples."""
+def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[AbstractSet[str]] = None):
+    """A run or qrels (``kind``) from a path, a DataFrame, a dict of dicts or an iterable of tuples; with
+    ``queries``, only the rows of those queries (of a DataFrame, dict or iterable)."""
     if _is_path(obj):
         return kind.read_file(obj)
     if isinstance(obj, pd.DataFrame):
         src = source or f"<{kind.name} DataFrame>"
-        return kind.from_columns(*(_pick(obj, c, src, kind.name) for c in kind.frame_columns), src)
+        cols = [_pick(obj, c, src, kind.name) for c in kind.frame_columns]
+        if queries is not None:
+            keep = np.fromiter(map(queries.__contains__, map(str, cols[0])), dtype=bool, count=len(cols[0]))
+            if not keep.all():
+                cols = [c[keep] for c in cols]
+        return kind.from_columns(*cols, src)
     if isinstance(obj, dict):
         src = source or f"<{kind.name} dict>"
+        if queries is not None and any(str(q) not in queries for q in obj):
+            obj = {q: docs for q, docs in obj.items() if str(q) in queries}
         return kind.from_columns(*_columns_from_dict(obj, src, kind.name, kind.fields[2]), src)
     if hasattr(obj, "__iter__"):
         path = _reader_file(obj, kind.reader)
         if path is not None:
             return kind.read_file(path)
         src = source or f"<{kind.name} iterable>"
-        return kind.from_columns(*_columns_from_tuples(obj, kind.fields, src, kind.name), src)
+        return kind.from_columns(*_columns_from_tuples(obj, kind.fields, src, kind.name, queries), src)
     raise InputFormatError(f"unsupported {kind.name} type {type(obj).__name__}: give a TREC {kind.name} file path, "
                            f"a DataFrame ({', '.join(kind.fields)}), a dict of dicts or an iterable of namedtuples")
 
@@ -169,9 +181,11 @@ def _materialised(items: Iterable) -> list:
             gc.enable()
 
 
-def _columns_from_tuples(items: Iterable, fields, source: str, what: str):
+def _columns_from_tuples(items: Iterable, fields, source: str, what: str,
+                         queries: Optional[AbstractSet[str]] = None):
     """Three columns from an iterable of namedtuples (ir_measures' ScoredDoc / Qrel or any with these
-    fields): transposed in C when every item has the type of the first, else field by field."""
+    fields): transposed in C when every item has the type of the first, else field by field. With
+    ``queries``, the items of other queries are left out first (one C pass over the query ids)."""
     items = items if isinstance(items, (list, tuple)) else _materialised(items)
     first = items[0] if len(items) else None
     if isinstance(first, str):
@@ -179,8 +193,12 @@ def _columns_from_tuples(items: Iterable, fields, source: str, what: str):
                                f"ir_measures expects records?): read files with ir_rbstar.read_{what}(path)")
     names = getattr(type(first), "_fields", None)
     if first is not None and isinstance(first, tuple) and names and all(f in names for f in fields) \
-            and len(set(map(type, items))) == 1:
+            and countOf(map(type, items), type(first)) == len(items):
         q, d, v = (itemgetter(names.index(f)) for f in fields)
+        if queries is not None and isinstance(q(first), str):
+            keep = list(map(queries.__contains__, map(q, items)))
+            if not all(keep):
+                items = list(compress(items, keep))
         n = len(items)
         return (np.fromiter(map(q, items), dtype=object, count=n), _id_column(lambda: map(d, items), n),
                 _values(lambda: map(v, items), n, what))
