@@ -25,13 +25,62 @@ _RUN_COLS = (("query_id", "qid"), ("doc_id", "docno"), ("score",))
 _QREL_COLS = (("query_id", "qid"), ("doc_id", "docno"), ("relevance", "label"))
 
 
-def _pick(df: pd.DataFrame, options, source: str, what: str) -> np.ndarray:
+def _pick(df: pd.DataFrame, options, source: str, what: str) -> Any:
     for name in options:
         if name in df.columns:
             col = df[name]
+            if name in ("query_id", "qid", "doc_id", "docno"):
+                fast = _arrow_ids(col, query=name in ("query_id", "qid"))
+                if fast is not None:
+                    return fast
             return col.to_numpy(dtype=object) if name != "score" and col.dtype.kind not in "SO" else col.to_numpy()
     raise InputFormatError(f"{source}: {what} DataFrame has no column {options[0]!r} "
                            f"(columns found: {list(df.columns)})")
+
+
+def _arrow_ids(col: pd.Series, query: bool) -> Any:
+    """An id column held by pyarrow (pandas' default string type with pyarrow installed) without a Python
+    object per row: query ids interned per distinct id (:class:`CodedIds`, through arrow's dictionary
+    encoding), ASCII document ids as a bytes (``S``) array: arrow pads them with NULs to one width, and
+    its buffer is that array. None for any other column, or one with missing values, NUL bytes or
+    non-ASCII ids (the general path handles those)."""
+    if not isinstance(col.dtype, pd.StringDtype) or getattr(col.dtype, "storage", None) != "pyarrow":
+        return None
+    import pyarrow as pa
+    arr = pa.array(col)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if arr.null_count or len(arr) == 0:
+        return None
+    if query:
+        enc = arr.dictionary_encode()
+        codes = QUERY_IDS.encode(enc.dictionary.to_pylist())
+        return CodedIds(codes[enc.indices.to_numpy(zero_copy_only=False)])
+    import pyarrow.compute as pc
+    if pc.any(pc.match_substring(arr, "\x00")).as_py():
+        return None                                  # NUL bytes: a bytes array would drop trailing ones
+    n = len(arr)
+    width = max(int(pc.max(pc.binary_length(arr)).as_py()), 1)
+    padded = pc.utf8_rpad(arr, width=width, padding="\x00")        # every id `width` characters, in C
+    wide = pa.types.is_large_string(padded.type)
+    offsets = np.frombuffer(padded.buffers()[1], dtype=np.int64 if wide else np.int32)
+    first, last = int(offsets[padded.offset]), int(offsets[padded.offset + n])
+    if last - first != n * width:
+        return None                                  # non-ASCII ids: characters are not bytes
+    return np.frombuffer(padded.buffers()[2], dtype=f"S{width}", count=n, offset=first).copy()
+
+
+def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str]) -> pd.DataFrame:
+    """The rows of ``df`` whose query id (as text) is one of ``queries``: one vectorised ``isin`` before
+    any column is converted (``df`` itself when every row is kept or the query column is missing)."""
+    name = next((c for c in options if c in df.columns), None)
+    if name is None:
+        return df
+    col = df[name]
+    if not (col.dtype.kind in "OTU" or isinstance(col.dtype, pd.StringDtype)):
+        col = col.astype(str)
+    keep = col.isin(list(queries))
+    return df if keep.all() else df[keep.to_numpy()]
 
 
 def _is_path(obj: Any) -> bool:
@@ -81,12 +130,9 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
         return kind.read_file(obj)
     if isinstance(obj, pd.DataFrame):
         src = source or f"<{kind.name} DataFrame>"
-        cols = [_pick(obj, c, src, kind.name) for c in kind.frame_columns]
         if queries is not None:
-            keep = np.fromiter(map(queries.__contains__, map(str, cols[0])), dtype=bool, count=len(cols[0]))
-            if not keep.all():
-                cols = [c[keep] for c in cols]
-        return kind.from_columns(*cols, src)
+            obj = _frame_rows(obj, kind.frame_columns[0], queries)
+        return kind.from_columns(*(_pick(obj, c, src, kind.name) for c in kind.frame_columns), src)
     if isinstance(obj, dict):
         src = source or f"<{kind.name} dict>"
         if queries is not None and any(str(q) not in queries for q in obj):
