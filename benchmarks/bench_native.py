@@ -52,7 +52,7 @@ else:
 ROWS = ("cli1", "cli10", "tuples", "dict", "frame", "ties", "ties-irm", "twist", "twist-irm", "rbo", "pt", "read")
 GOALS = {"cli1": 1.0, "cli10": 1.0, "tuples": 0.5, "dict": 0.5, "ties": 0.7, "twist": 0.7, "rbo": 0.3, "pt": 0.25}
 DL = os.path.join(h.SHARED_DATA, "dl19-passage")
-FAMILY = "every door on native input (bench_native.py)"
+FAMILY = "every door on native input, one process (bench_native.py)"
 
 
 def cpu_median(ours: Callable, peer: Callable, repeat: int) -> Dict[str, object]:
@@ -100,6 +100,21 @@ def children_median(ours: Callable, peer: Callable, repeat: int) -> Dict[str, ob
     return {"ours": statistics.median(a), "peer": statistics.median(b), "ours_all": a, "peer_all": b}
 
 
+def _mains(cmds: List[List[str]]) -> None:
+    """The commands ``python -m ir_rbstar|ir_measures ARGS`` as calls of their main functions here."""
+    import io
+    from unittest import mock
+    import ir_measures.__main__ as irm_main
+    from ir_rbstar import cli
+    for cmd in cmds:
+        module, args = cmd[2], cmd[3:]
+        if module == "ir_rbstar":
+            h.run_in_process(cli.main, args, stdout=io.StringIO())
+        else:
+            with mock.patch.object(sys, "argv", ["ir_measures", *args]):
+                h.run_in_process(irm_main.main_cli, stdout=io.StringIO())
+
+
 def load_inputs(qrels_path: str, run_paths: List[str], ref_path: Optional[str]):
     """Every form of the qrels and the first run (and the reference), built before any clock starts."""
     import ir_measures
@@ -144,7 +159,10 @@ def measure_rows(rows: List[str], qrels_path: str, run_paths: List[str], ref_pat
             runs = run_paths[:1] if row == "cli1" else run_paths[:10]
             ours_cmd = [[py, "-m", "ir_rbstar", qrels_path, *runs, "nDCG@10 AP"]]
             peer_cmds = [[py, "-m", "ir_measures", qrels_path, r, "nDCG@10 AP"] for r in runs]
-            res = children_median(children_cpu(ours_cmd, env), children_cpu(peer_cmds, env), repeat)
+            if h.in_process():          # the structure tests: both commands' main() in this process
+                res = cpu_median(lambda: _mains(ours_cmd), lambda: _mains(peer_cmds), repeat)
+            else:
+                res = children_median(children_cpu(ours_cmd, env), children_cpu(peer_cmds, env), repeat)
             res["what"] = f"{len(runs)} run(s)"
         elif row in ("tuples", "dict", "frame"):
             qq, rr = {"tuples": ("q", "r"), "dict": ("qd", "rd"), "frame": ("qf", "rf")}[row]
@@ -235,18 +253,22 @@ def _pt_experiment(qrels_path: str, run_paths: List[str], repeat: int) -> dict:
     return res
 
 
-def default_data(args) -> tuple:
-    """(qrels, runs, reference, description) from the options: --qrels/--runs, --synthetic DIR, or DL19."""
+def default_data(args, tmp: str) -> tuple:
+    """(qrels, runs, reference, description) from the options: --qrels/--runs, --synthetic DIR, DL19, or
+    (as run_all.py calls it, or without DL19) synthetic files of --queries x --depth in --data or ``tmp``."""
     if args.qrels:
         return args.qrels, args.runs, args.ref, "given files"
-    if args.synthetic:
-        d = args.synthetic
-        return (os.path.join(d, "synthetic.qrels"), [os.path.join(d, "synthetic.run")],
-                os.path.join(d, "synthetic_ref.run"), f"synthetic ({d})")
     dl = args.dl or DL
     runs_dir = os.path.join(dl, "runs")
-    if not os.path.isdir(runs_dir):
-        raise SystemExit(f"no data: give --qrels/--runs, --synthetic DIR or --dl DIR (no TREC DL 2019 in {dl})")
+    if args.synthetic or args.quick or args.queries or args.data or not os.path.isdir(runs_dir):
+        names = ["synthetic.qrels", "synthetic.run", "synthetic_ref.run"]
+        if args.synthetic:
+            d, how = args.synthetic, "given"
+        else:
+            d = args.data or os.path.join(tmp, "synthetic")
+            _, how = h.synthetic(d, names, h.n_queries(args), args.depth)
+        return (os.path.join(d, names[0]), [os.path.join(d, names[1])], os.path.join(d, names[2]),
+                f"synthetic ({h.run_shape(os.path.join(d, names[1]))}; {how})")
     runs = sorted((os.path.join(runs_dir, f) for f in os.listdir(runs_dir)), key=os.path.getsize, reverse=True)
     return (os.path.join(dl, "qrels.dl19-passage.txt"), runs[:10], runs[10],
             "TREC DL 2019 passage: the 10 largest runs (200 queries x 1,000; 43 judged), reference the 11th")
@@ -265,14 +287,26 @@ def main(argv=None) -> int:
     ap.add_argument("--rows", default=",".join(ROWS), help=f"comma list of {', '.join(ROWS)} (default: all)")
     ap.add_argument("--repeat", type=int, default=3, help="timed rounds per row, median reported (default 3)")
     ap.add_argument("--json", help="write the summary rows (and raw results) to this JSON file")
+    # as run_all.py calls every script: synthetic data of this size (instead of DL19) ...
+    h.add_size_options(ap, "synthetic data of 700 queries instead of DL19")
+    h.add_data_option(ap, "synthetic.qrels, synthetic.run and synthetic_ref.run")
+    # ... and options that mean nothing here (one process: the package measured is the one imported)
+    for flag in ("--live", "--working-tree", "--no-phases"):
+        ap.add_argument(flag, action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     rows = [r.strip() for r in args.rows.split(",") if r.strip()]
     bad = [r for r in rows if r not in ROWS]
     if bad:
         ap.error(f"unknown row(s) {bad}; known: {', '.join(ROWS)}")
-    qrels, runs, ref, data = default_data(args)
-    load_start = h.load_average()
-    res = measure_rows(rows, qrels, runs, ref, args.repeat)
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="rbstar-bench-native-") as tmp:
+        qrels, runs, ref, data = default_data(args, tmp)
+        load_start = h.load_average()
+        res = measure_rows(rows, qrels, runs, ref, args.repeat)
+    return report(args, rows, res, data, load_start)
+
+
+def report(args, rows: List[str], res: Dict[str, dict], data: str, load_start: str) -> int:
     load_end = h.load_average()
     print(h.machine_info())
     print(f"method: one process, CPU time (user + system; the cli rows: of the child processes), median of "

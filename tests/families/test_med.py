@@ -10,13 +10,15 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from tests.conftest import examples
+
 import ir_measures
 import ir_rbstar
 from ir_rbstar.errors import GradeScaleError, MissingQrelsError, ParameterError, ReferenceNotFoundError
 from tests.oracles import med as O
 
 TOL = 1e-9
-SETTINGS = settings(max_examples=120, deadline=None,
+SETTINGS = settings(max_examples=examples(120), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 POOL = [f"d{i}" for i in range(9)]
 
