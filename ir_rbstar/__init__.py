@@ -7,7 +7,10 @@ Importing the package registers its measures with ir_measures and appends its pr
 """
 from __future__ import annotations
 
-from . import errors, med, nrg, twist
+import importlib
+from typing import Any
+
+from . import errors
 from .errors import (DatasetUnavailableError, DuplicateDocumentError, EmptyInputError, InputFormatError,
                      MissingExtraError, MissingQrelsError, ParameterError, RbstarError, ReferenceNotFoundError)
 from .measures import (ALL as MEASURES, RBA, RBA_res, RBO, RBO_ext, RBO_res, RBP, RBP_res, RBR, RBR_res,
@@ -15,12 +18,32 @@ from .measures import (ALL as MEASURES, RBA, RBA_res, RBO, RBO_ext, RBO_res, RBP
                        NRG, UniqueRel, RarP, TaSC, MED_P, MED_RBP, MED_nDCG, MED_AP, MED_ERR,
                        register as _register_measures)
 from .provider import PROVIDER, register as _register_provider
-from .references import (clear_cache, register_run, register_runs, registered_groups, registered_runs,
-                         run_scope, unregister_run, unregister_runs)
 from .parsing import parse, parse_measure, split_measures
 from .engine import get_engine, set_engine
-from .datasets import load_qrels as read_qrels
-from .io import read_run_frame as read_run
+
+#: names imported on first use (PEP 562), so that ``import ir_rbstar`` (and the ``ir-rbstar`` command on
+#: ir_measures' own measures) does not import pandas and the readers: name -> (module, attribute or None)
+_LAZY = {"med": (".med", None), "nrg": (".nrg", None), "twist": (".twist", None),
+         "read_qrels": (".datasets", "load_qrels"), "read_run": (".io", "read_run_frame"),
+         **{name: (".references", name) for name in (
+             "clear_cache", "register_run", "register_runs", "registered_groups", "registered_runs", "run_scope",
+             "unregister_run", "unregister_runs")}}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attr = _LAZY[name]
+    value = importlib.import_module(module, __name__)
+    if attr is not None:
+        value = getattr(value, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __version__ = "0.1.0"
 

@@ -21,18 +21,17 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional
 
 import ir_measures
-import pandas as pd
 from ir_measures import Metric
 
 from . import errors
 from ._signals import interrupt_of, interrupts, signal_name
-from .io import read_trec_run
 from .measures.base import RbstarMeasure
 from .parsing import check_measure, parse_measure, split_measures
-from .plots import run_names
 from .progress import reporter
-from .provider import PROVIDER, iter_calc_columnar, serving_provider
-from .references import resolve_run
+from .provider import PROVIDER, is_ours, iter_calc_columnar, serving_provider
+
+# pandas, matplotlib and the package's readers are imported where they are used: a command on
+# ir_measures' own measures only (``ir-rbstar QRELS RUN "nDCG@10 AP"``) needs none of them (see dicts.py)
 
 DEFAULT_PLACES = 4
 SUMMARY_QID = "all"
@@ -197,23 +196,33 @@ def run_measures(argv: List[str], out=None) -> int:
     choice = args.provider
     if args.stream:
         return _run_streamed(args, runs, measures, out, table)
-    # reference run files are read on a second thread while the qrels are read here
-    refs = sorted({m.params["ref"] for m in measures if isinstance(m.params.get("ref"), str)})
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = [pool.submit(_prefetch_reference, ref) for ref in refs]
-        qrels = _load_qrels(args.qrels)
-        for job in pending:
-            job.result()
+    # ir_rbstar's declarations, then ir_measures' measures ir_rbstar serves, both on the columnar tables;
+    # the rest by ir_measures' providers (or --provider) on their native input, dicts of dicts
+    own = [m for m in measures if isinstance(m, RbstarMeasure)]
+    served = [m for m in measures if m not in own and is_ours(serving_provider(m, choice))]
+    others = [m for m in measures if m not in own and m not in served]
+    qrels = None
+    if own or served:
+        # reference run files are read on a second thread while the qrels are read here
+        refs = sorted({m.params["ref"] for m in own if isinstance(m.params.get("ref"), str)})
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pending = [pool.submit(_prefetch_reference, ref) for ref in refs]
+            qrels = _load_qrels(args.qrels)
+            for job in pending:
+                job.result()
+    others_eval = None
+    if others:
+        calc = ir_measures.providers.registry[choice] if choice else ir_measures
+        others_eval = calc.evaluator(others, _dict_qrels(args.qrels, qrels, bool(own or served)))
     progress = reporter(True if args.progress else None)
     several = len(runs) > 1
     rows: List[Dict[str, Any]] = []
     for i, path in enumerate(runs, 1):
         if progress is not None:
             progress(i, len(runs), f"evaluating {path}")
-        run = read_trec_run(path)
         fmt = _formatter(args, path if several else None)
         aggs = {m: m.aggregator() for m in measures}
-        for metric in _iter_calc(measures, qrels, run, choice):
+        for metric in _iter_calc(own, served, others_eval, qrels, path):
             if args.by_query:
                 _PRINTED[0] += 1                  # before the line: an interrupt may come right after it
                 print(fmt(metric), file=out)
@@ -228,8 +237,44 @@ def run_measures(argv: List[str], out=None) -> int:
     return 0
 
 
+def _dict_qrels(spec: str, qrels, have_columnar: bool):
+    """The qrels as a dict of dicts for ir_measures' providers: from the columnar qrels when they were
+    read already, else straight from a regular file (:func:`ir_rbstar.dicts.read_trec_dict`), else
+    through the package's reader (which names what it rejects)."""
+    from . import dicts
+    if spec.lower() in NO_QRELS:
+        return None
+    if not have_columnar and os.path.isfile(os.path.expanduser(spec)):
+        fast = dicts.read_trec_dict(spec, "qrels")
+        if fast is not None:
+            return fast
+    return dicts.qrels_dict(qrels if have_columnar else _load_qrels(spec))
+
+
+def _iter_calc(own, served, others_eval, qrels, path: str):
+    """One run's metrics: ir_rbstar's declarations, then ir_measures' measures ir_rbstar serves (both on
+    the columnar run), then the other measures by ``others_eval`` (ir_measures' evaluator built once for
+    every run) on the run as a dict of dicts."""
+    from . import dicts
+    run: Any = None
+    if own or served:
+        from .io import read_trec_run
+        run = read_trec_run(path)
+    if own:
+        yield from iter_calc_columnar(own, qrels, run)
+    if served:
+        yield from iter_calc_columnar(served, qrels, run)
+    if others_eval is not None:
+        native: Any = dicts.read_trec_dict(path, "run") if run is None else None
+        if native is None:
+            from .io import read_trec_run
+            native = dicts.ranking_dict(run if run is not None else read_trec_run(path))
+        yield from others_eval.iter_calc(native)
+
+
 def _print_means_table(rows: List[Dict[str, Any]], args, out) -> None:
     """``-o json|markdown|latex|html``: one table of the means, runs x measures."""
+    import pandas as pd
     from .report.formats import ResultsTable, write_table
     options = {} if args.output_format == "json" or args.places == -1 else {"places": args.places}
     # no value is set in bold: which direction is better is the reader's to say for these measures
@@ -273,20 +318,11 @@ def _run_streamed(args, runs: List[str], measures, out, table: bool) -> int:
     return 0
 
 
-def _iter_calc(measures, qrels, run, choice: Optional[str]):
-    """ir_rbstar's declarations by ir_rbstar; the others by ``choice`` (or ir_measures' pipeline)."""
-    ours = [m for m in measures if isinstance(m, RbstarMeasure)]
-    others = [m for m in measures if not isinstance(m, RbstarMeasure)]
-    if ours:
-        yield from iter_calc_columnar(ours, qrels, run)
-    if others:
-        yield from iter_calc_columnar(others, qrels, run, choice)
-
-
 def _prefetch_reference(ref: str) -> None:
     """Convert a reference run file ahead of evaluation (names that are not files are left to the
     measure, which reports them when it is evaluated)."""
     if os.path.isfile(os.path.expanduser(ref)):
+        from .references import resolve_run
         resolve_run(ref)
 
 
@@ -327,6 +363,8 @@ def _plot_parser() -> argparse.ArgumentParser:
 
 def run_plot(argv: List[str], out=None) -> int:
     """``ir-rbstar plot crp|effort-gain ...``: write the picture, print its path (and the share table)."""
+    import pandas as pd
+    from .plots import run_names
     args = _plot_parser().parse_args(argv)
     out = out or sys.stdout
     try:
@@ -386,6 +424,7 @@ def _distance_parser() -> argparse.ArgumentParser:
 
 def run_distance(argv: List[str], out=None) -> int:
     """``ir-rbstar distance RUN RUN ... [--measure M] [--qrels Q] [--output m.tsv] [--picture m.png]``."""
+    from .plots import run_names
     args = _distance_parser().parse_args(argv)
     out = out or sys.stdout
     from . import med

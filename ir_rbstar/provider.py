@@ -22,29 +22,54 @@ Nothing of ir_measures is replaced: its ``RBP`` object, its registry entry and i
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, Iterator, Optional, cast
+import importlib
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, Optional, cast
 
 import numpy as np
 import ir_measures
 from ir_measures import providers
 from ir_measures import Metric
 
-from . import references
-from .context import RunContext
-from .families import med, nrg, rankbiased, ties, twist
 from .errors import ParameterError, RbstarError
-from .io import QUERY_IDS, Qrels, Ranking, ranking_frame, to_qrels, to_ranking
 from .measures import ALL as DECLARED
 from .measures.base import RbstarMeasure
 from .measures.families import FOREIGN_FAMILY, family_of
 
+if TYPE_CHECKING:
+    from . import references
+    from .io import Qrels, Ranking
+
+# the readers, the families and pandas are imported when an evaluator is first built, not with the package
+# (``import ir_rbstar`` registers the measures and this provider without them)
+
 __all__ = ["RbstarProvider", "RbstarEvaluator", "PROVIDER", "iter_calc_columnar", "serving_provider",
            "split_by_provider"]
 
-#: each family's compute function (per-query columns for a list of its measures), by the ``FAMILY`` key of
-#: the declarations (:data:`ir_rbstar.measures.families.FAMILIES`)
-COMPUTE = {"rankbiased": rankbiased.compute, "ties": ties.compute, "twist": twist.compute, "nrg": nrg.compute,
-           "med": med.compute}
+
+
+def _compute(family: str):
+    """Each family's compute function (per-query columns for a list of its measures), by the ``FAMILY`` key
+    of the declarations (:data:`ir_rbstar.measures.families.FAMILIES`): ``ir_rbstar.families.<key>.compute``."""
+    return importlib.import_module(f".families.{family}", __package__).compute
+
+
+def __getattr__(name: str) -> Any:
+    if name == "COMPUTE":            # every family's compute function, by key (imports them all)
+        from .measures.families import FAMILIES
+        return {key: _compute(key) for key in FAMILIES}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def to_qrels(qrels: Any) -> "Qrels":
+    """:func:`ir_rbstar.io.to_qrels` (imported on first use)."""
+    from .io import to_qrels as convert
+    return convert(qrels)
+
+
+def to_ranking(run: Any, queries=None) -> "Ranking":
+    """:func:`ir_rbstar.io.to_ranking` (imported on first use)."""
+    from .io import to_ranking as convert
+    return convert(run, queries=queries)
 
 
 def _family_key(measure) -> str:
@@ -58,6 +83,7 @@ def _pinned_scope(measures) -> references.Scope:
     """Every run a measure names (``ref=``, ``prior=``, ``runs=``), resolved now: a wrong name fails
     when the evaluator is built, before any run is evaluated, and later registrations do not change
     what this evaluator computes."""
+    from . import references
     runs: Dict[str, Ranking] = {}
     groups: Dict[str, references.PriorSet] = {}
     for m in measures:
@@ -82,15 +108,22 @@ class RbstarEvaluator(providers.Evaluator):
         for m in measures:                      # also when the provider is called directly
             if not PROVIDER.supports(m):
                 raise ParameterError(f"ir_rbstar does not compute {m}")
+        from .io import QUERY_IDS
         self.scope = _pinned_scope(measures)
         self.qrels: Optional[Qrels] = None if qrels is None else to_qrels(qrels)
         qids = [] if self.qrels is None else list(QUERY_IDS.decode(self.qrels.qcodes))
+        # a run's rows of other queries are not evaluated: a dict, tuples or a DataFrame leave them out
+        # before they are converted
+        self._queries = None if self.qrels is None else frozenset(map(str, qids))
         super().__init__(list(measures), qids)
 
     def values(self, run) -> Dict[object, np.ndarray]:
         """Per-query values as numpy arrays (one for every query of the universe: the qrels' queries,
         or the run's without qrels), plus the query ids under the key ``'query_id'``."""
-        ranking = to_ranking(run)
+        from . import references
+        from .context import RunContext
+        from .io import QUERY_IDS
+        ranking = to_ranking(run, self._queries)
         universe = self.qrels.qcodes if self.qrels is not None else ranking.qcodes
         ctx = RunContext(ranking, self.qrels, universe)
         by_family: Dict[str, list] = {}
@@ -99,7 +132,7 @@ class RbstarEvaluator(providers.Evaluator):
         out: Dict[object, np.ndarray] = {}
         with references.pinned(self.scope):
             for family, ms in by_family.items():
-                out.update(COMPUTE[family](ms, ctx))
+                out.update(_compute(family)(ms, ctx))
         for m in self.measures:
             bad = np.flatnonzero(np.isnan(out[m]))
             if len(bad):        # every query has a value: a NaN here is a bug, never a silent gap
@@ -135,6 +168,7 @@ def _computes_foreign(measure) -> bool:
         decl.RBP(**measure.params)               # re-declare it to validate its values
         return True
     if FOREIGN_FAMILY.get(measure.NAME) == "ties":
+        from .families import ties
         return ties.check_ordered(measure)
     return False
 
@@ -166,6 +200,7 @@ class RbstarProvider(providers.Provider):
         ``PROVIDER.evaluator([RBO(ref='base')], qrels, runs={'base': base_run})``."""
         if runs is None and groups is None:
             return cast(RbstarEvaluator, super().evaluator(measures, qrels))
+        from . import references
         with references.run_scope(runs, groups):
             return cast(RbstarEvaluator, super().evaluator(measures, qrels))
 
@@ -254,6 +289,7 @@ def iter_calc_columnar(measures, qrels: Optional[Qrels], run: Ranking, choice: O
     if ours:
         yield from PROVIDER.evaluator(ours, qrels).iter_calc(run)
     if others:
+        from .io import Qrels, ranking_frame
         frame_qrels = qrels.frame() if isinstance(qrels, Qrels) else qrels
         calc = providers.registry[choice] if choice else ir_measures
         yield from calc.iter_calc(others, frame_qrels, ranking_frame(run))

@@ -1,10 +1,32 @@
-"""Hypothesis profiles for the whole suite. Paths and helpers the tests share are in tests/helpers.py."""
+"""Hypothesis profiles for the whole suite. Paths and helpers the tests share are in tests/helpers.py.
+
+Two sizes, chosen with the environment variable ``IR_RBSTAR_HYPOTHESIS``:
+
+* ``quick`` (the default, what ``python -m pytest`` runs): every property is checked, on fewer random
+  examples (25 where a test does not say; a test that asks for ``examples(n)`` gets a quarter of n, at
+  least 10);
+* ``thorough`` (``IR_RBSTAR_HYPOTHESIS=thorough python -m pytest``): 100 examples where a test does not
+  say, n where it asks for ``examples(n)``; several times longer.
+
+With ``CI`` set, runs are derandomized (reproducible); otherwise each run explores new examples.
+"""
 import os
 
 from hypothesis import HealthCheck, settings
 
-# CI runs are reproducible (derandomized); local runs explore new examples.
-settings.register_profile("ci", derandomize=True, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("ci" if os.environ.get("CI") else "dev")
+PROFILE = os.environ.get("IR_RBSTAR_HYPOTHESIS", "quick")
+if PROFILE not in ("quick", "thorough"):
+    raise ValueError(f"IR_RBSTAR_HYPOTHESIS={PROFILE!r}: 'quick' (default) or 'thorough'")
+THOROUGH = PROFILE == "thorough"
+
+
+def examples(n: int) -> int:
+    """Random examples for a property test: ``n`` in the thorough profile, ``max(10, n // 4)`` in the quick
+    default."""
+    return n if THOROUGH else max(10, n // 4)
+
+
+_common = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=bool(os.environ.get("CI")))
+settings.register_profile("quick", max_examples=25, **_common)
+settings.register_profile("thorough", max_examples=100, **_common)
+settings.load_profile(PROFILE)

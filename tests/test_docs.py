@@ -22,6 +22,9 @@ import io
 import re
 import shlex
 import shutil
+import contextlib
+import io
+import os
 import subprocess
 import sys
 
@@ -57,10 +60,29 @@ def run_console_block(block, where, tmp_path):
         assert "shared/data" not in command, f"{where}: runs without ../shared/data"
         argv = shlex.split(command)
         assert argv[0] == "ir-rbstar", f"{where}: {command}"
-        done = subprocess.run([sys.executable, "-m", "ir_rbstar", *argv[1:]], cwd=cwd,
-                              capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, f"{where}: {command}\n{done.stderr}"
-        assert done.stdout.splitlines() == expected, f"{where}: {command}"
+        rc, stdout, stderr = run_command(argv[1:], cwd)
+        assert rc == 0, f"{where}: {command}\n{stderr}"
+        assert stdout.splitlines() == expected, f"{where}: {command}"
+
+
+def run_command(args, cwd):
+    """``ir-rbstar ARGS`` run in ``cwd`` in this process (the command's ``main``, as the console script
+    calls it; no interpreter start-up per command): (exit code, stdout, stderr). The package's caches
+    are cleared first, so that each command starts as a new process would."""
+    from ir_rbstar import cli
+    ir_rbstar.clear_cache()
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = cli.main(list(args))
+            except SystemExit as e:
+                rc = e.code
+    finally:
+        os.chdir(here)
+    return rc, out.getvalue(), err.getvalue()
 
 
 def fenced_blocks(text):
@@ -152,9 +174,9 @@ def test_console_block_runner(tmp_path):
     command = "$ ir-rbstar none bm25.run.gz \"RBO(p=0.9,ref='minilm_rerank.run.gz')@10\"\n"
     with pytest.raises(AssertionError):
         run_console_block(command + "whatever\n", "here", tmp_path)
-    done = subprocess.run([sys.executable, "-m", "ir_rbstar", *shlex.split(command[2:])[1:]],
-                          cwd=data_dir(), capture_output=True, text=True, timeout=300)
-    run_console_block(f"$ {DATA_CD}\n{command}{done.stdout}", "here", tmp_path)
+    rc, stdout, _ = run_command(shlex.split(command[2:])[1:], data_dir())
+    assert rc == 0
+    run_console_block(f"$ {DATA_CD}\n{command}{stdout}", "here", tmp_path)
 
 
 def test_the_family_pages_and_the_index_have_examples():

@@ -5,10 +5,10 @@ from __future__ import annotations
 import gc
 import inspect
 import os
-from itertools import chain, islice
-from operator import itemgetter
+from itertools import chain, compress, islice
+from operator import countOf, itemgetter
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, List, Optional, Tuple, cast
+from typing import AbstractSet, Any, Callable, Iterable, List, Optional, Tuple, cast
 
 import numpy as np
 import pandas as pd
@@ -25,24 +25,77 @@ _RUN_COLS = (("query_id", "qid"), ("doc_id", "docno"), ("score",))
 _QREL_COLS = (("query_id", "qid"), ("doc_id", "docno"), ("relevance", "label"))
 
 
-def _pick(df: pd.DataFrame, options, source: str, what: str) -> np.ndarray:
+def _pick(df: pd.DataFrame, options, source: str, what: str) -> Any:
     for name in options:
         if name in df.columns:
             col = df[name]
+            if name in ("query_id", "qid", "doc_id", "docno"):
+                fast = _arrow_ids(col, query=name in ("query_id", "qid"))
+                if fast is not None:
+                    return fast
             return col.to_numpy(dtype=object) if name != "score" and col.dtype.kind not in "SO" else col.to_numpy()
     raise InputFormatError(f"{source}: {what} DataFrame has no column {options[0]!r} "
                            f"(columns found: {list(df.columns)})")
+
+
+def _arrow_ids(col: pd.Series, query: bool) -> Any:
+    """An id column held by pyarrow (pandas' default string type with pyarrow installed) without a Python
+    object per row: query ids interned per distinct id (:class:`CodedIds`, through arrow's dictionary
+    encoding), ASCII document ids as a bytes (``S``) array: arrow pads them with NULs to one width, and
+    its buffer is that array. None for any other column, or one with missing values, NUL bytes or
+    non-ASCII ids (the general path handles those)."""
+    if not isinstance(col.dtype, pd.StringDtype) or getattr(col.dtype, "storage", None) != "pyarrow":
+        return None
+    import pyarrow as pa
+    arr = pa.array(col)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if arr.null_count or len(arr) == 0:
+        return None
+    if query:
+        enc = arr.dictionary_encode()
+        codes = QUERY_IDS.encode(enc.dictionary.to_pylist())
+        return CodedIds(codes[enc.indices.to_numpy(zero_copy_only=False)])
+    import pyarrow.compute as pc
+    if pc.any(pc.match_substring(arr, "\x00")).as_py():
+        return None                                  # NUL bytes: a bytes array would drop trailing ones
+    n = len(arr)
+    width = max(int(pc.max(pc.binary_length(arr)).as_py()), 1)
+    padded = pc.utf8_rpad(arr, width=width, padding="\x00")        # every id `width` characters, in C
+    wide = pa.types.is_large_string(padded.type)
+    offsets = np.frombuffer(padded.buffers()[1], dtype=np.int64 if wide else np.int32)
+    first, last = int(offsets[padded.offset]), int(offsets[padded.offset + n])
+    if last - first != n * width:
+        return None                                  # non-ASCII ids: characters are not bytes
+    return np.frombuffer(padded.buffers()[2], dtype=f"S{width}", count=n, offset=first).copy()
+
+
+def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str]) -> pd.DataFrame:
+    """The rows of ``df`` whose query id (as text) is one of ``queries``: one vectorised ``isin`` before
+    any column is converted (``df`` itself when every row is kept or the query column is missing)."""
+    name = next((c for c in options if c in df.columns), None)
+    if name is None:
+        return df
+    col = df[name]
+    if not (col.dtype.kind in "OTU" or isinstance(col.dtype, pd.StringDtype)):
+        col = col.astype(str)
+    keep = col.isin(list(queries))
+    return df if keep.all() else df[keep.to_numpy()]
 
 
 def _is_path(obj: Any) -> bool:
     return isinstance(obj, (str, os.PathLike)) and "\n" not in str(obj)
 
 
-def to_ranking(run: Any, source: Optional[str] = None) -> Ranking:
-    """Convert a run in any supported form to a :class:`Ranking`."""
+def to_ranking(run: Any, source: Optional[str] = None, queries: Optional[AbstractSet[str]] = None) -> Ranking:
+    """Convert a run in any supported form to a :class:`Ranking`.
+
+    ``queries`` (the query ids an evaluator computes, e.g. the qrels' queries): rows of other queries of a
+    dict, an iterable of tuples or a DataFrame are left out before they are converted (they would not be
+    evaluated; files and Rankings are taken whole)."""
     if isinstance(run, Ranking):
         return run
-    return cast(Ranking, _convert(run, source, _RUN))
+    return cast(Ranking, _convert(run, source, _RUN, queries))
 
 
 def to_qrels(qrels: Any, source: Optional[str] = None) -> Qrels:
@@ -70,22 +123,27 @@ _QRELS = _Kind("qrels", read_trec_qrels, "read_trec_qrels", _QREL_COLS, ("query_
                qrels_from_columns)
 
 
-def _convert(obj: Any, source: Optional[str], kind: _Kind):
-    """A run or qrels (``kind``) from a path, a DataFrame, a dict of dicts or an iterable of tuples."""
+def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[AbstractSet[str]] = None):
+    """A run or qrels (``kind``) from a path, a DataFrame, a dict of dicts or an iterable of tuples; with
+    ``queries``, only the rows of those queries (of a DataFrame, dict or iterable)."""
     if _is_path(obj):
         return kind.read_file(obj)
     if isinstance(obj, pd.DataFrame):
         src = source or f"<{kind.name} DataFrame>"
+        if queries is not None:
+            obj = _frame_rows(obj, kind.frame_columns[0], queries)
         return kind.from_columns(*(_pick(obj, c, src, kind.name) for c in kind.frame_columns), src)
     if isinstance(obj, dict):
         src = source or f"<{kind.name} dict>"
+        if queries is not None and any(str(q) not in queries for q in obj):
+            obj = {q: docs for q, docs in obj.items() if str(q) in queries}
         return kind.from_columns(*_columns_from_dict(obj, src, kind.name, kind.fields[2]), src)
     if hasattr(obj, "__iter__"):
         path = _reader_file(obj, kind.reader)
         if path is not None:
             return kind.read_file(path)
         src = source or f"<{kind.name} iterable>"
-        return kind.from_columns(*_columns_from_tuples(obj, kind.fields, src, kind.name), src)
+        return kind.from_columns(*_columns_from_tuples(obj, kind.fields, src, kind.name, queries), src)
     raise InputFormatError(f"unsupported {kind.name} type {type(obj).__name__}: give a TREC {kind.name} file path, "
                            f"a DataFrame ({', '.join(kind.fields)}), a dict of dicts or an iterable of namedtuples")
 
@@ -169,9 +227,11 @@ def _materialised(items: Iterable) -> list:
             gc.enable()
 
 
-def _columns_from_tuples(items: Iterable, fields, source: str, what: str):
+def _columns_from_tuples(items: Iterable, fields, source: str, what: str,
+                         queries: Optional[AbstractSet[str]] = None):
     """Three columns from an iterable of namedtuples (ir_measures' ScoredDoc / Qrel or any with these
-    fields): transposed in C when every item has the type of the first, else field by field."""
+    fields): transposed in C when every item has the type of the first, else field by field. With
+    ``queries``, the items of other queries are left out first (one C pass over the query ids)."""
     items = items if isinstance(items, (list, tuple)) else _materialised(items)
     first = items[0] if len(items) else None
     if isinstance(first, str):
@@ -179,8 +239,12 @@ def _columns_from_tuples(items: Iterable, fields, source: str, what: str):
                                f"ir_measures expects records?): read files with ir_rbstar.read_{what}(path)")
     names = getattr(type(first), "_fields", None)
     if first is not None and isinstance(first, tuple) and names and all(f in names for f in fields) \
-            and len(set(map(type, items))) == 1:
+            and countOf(map(type, items), type(first)) == len(items):
         q, d, v = (itemgetter(names.index(f)) for f in fields)
+        if queries is not None and isinstance(q(first), str):
+            keep = list(map(queries.__contains__, map(q, items)))
+            if not all(keep):
+                items = list(compress(items, keep))
         n = len(items)
         return (np.fromiter(map(q, items), dtype=object, count=n), _id_column(lambda: map(d, items), n),
                 _values(lambda: map(v, items), n, what))

@@ -10,13 +10,15 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from tests.conftest import examples
+
 import ir_measures
 import ir_rbstar
 from ir_rbstar.errors import GradeScaleError, MissingQrelsError, ParameterError, ReferenceNotFoundError
 from tests.oracles import med as O
 
 TOL = 1e-9
-SETTINGS = settings(max_examples=120, deadline=None,
+SETTINGS = settings(max_examples=examples(120), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 POOL = [f"d{i}" for i in range(9)]
 
@@ -93,12 +95,14 @@ def test_med_rbp_without_cutoff_is_the_limit_of_deeper_cutoffs(a, b, p):
 
 
 # --- larger exact searches: up to 16 shared unjudged documents ---
+# (one case of 16, the brute force's 2^16 assignments per direction; the others of 13 or 14, which exercise
+# the same search at an eighth or a quarter of the oracle's cost)
 
 @pytest.mark.parametrize("seed", range(6))
 def test_med_ap_and_err_equal_brute_force_with_16_shared_documents(seed):
     rng = random.Random(seed)
     pool = [f"d{i}" for i in range(24)]
-    shared = rng.sample(pool, 16 if seed < 3 else 13)
+    shared = rng.sample(pool, {0: 16, 1: 14, 2: 14}.get(seed, 13))
     a = shared + rng.sample([d for d in pool if d not in shared], 2)
     b = list(shared)
     rng.shuffle(a)

@@ -4,13 +4,15 @@ resolution (groups, lists, globs, automatic exclusion of the evaluated run) and 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
+from tests.conftest import examples
+
 import ir_measures
 import ir_rbstar
 from ir_rbstar.errors import MissingQrelsError, ParameterError, ReferenceNotFoundError
 from tests.oracles import nrg as O
 
 TOL = 1e-9
-SETTINGS = settings(max_examples=150, deadline=None,
+SETTINGS = settings(max_examples=examples(150), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 POOL = [f"d{i}" for i in range(10)]
 

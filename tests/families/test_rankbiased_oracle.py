@@ -17,6 +17,8 @@ import uuid
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
+from tests.conftest import examples
+
 from tests.oracles import rankbiased as O
 
 POOL = ['d1', 'd10', 'd2', 'd9', 'D3', 'a', 'b7', 'z0']
@@ -25,7 +27,7 @@ REF_MEASURES = ('RBR', 'RBR_res', 'RBA', 'RBA_res', 'RBO', 'RBO_res', 'RBO_ext')
 PAIRS = (('RBP', 'RBP_res'), ('RBR', 'RBR_res'), ('RBA', 'RBA_res'), ('RBO', 'RBO_res'))
 TOL = 1e-9
 
-SETTINGS = settings(max_examples=200, deadline=None,
+SETTINGS = settings(max_examples=examples(200), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -150,7 +152,7 @@ def test_oracle_rbo_max_matches_bruteforce(B, R, p):
     assert O.rbo_max_untied(B, R, p) == pytest.approx(O.rbo_max_bruteforce(B, R, p, extra=1), abs=1e-12)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(B=untied_ranking(max_size=3), R=untied_ranking(max_size=3), p=ps)
 def test_oracle_rbo_max_matches_bruteforce_deeper(B, R, p):
     assert O.rbo_max_untied(B, R, p) == pytest.approx(O.rbo_max_bruteforce(B, R, p, extra=2), abs=1e-12)
@@ -376,7 +378,7 @@ def test_rbo_ext_against_pypi_rbo(B, R, p):
     duplicates), the same quantity as RBO_ext here.  Conventions differ only for empty lists (it
     returns 1 for two empty lists) and it requires duplicate-free lists, so only non-empty untied lists
     are compared."""
-    rbo = pytest.importorskip("rbo", reason="PyPI rbo is in the test extra")
+    rbo = pytest.importorskip("rbo", reason="PyPI rbo is not installed (it pins numpy < 2; the fixture tests below use its stored values)")
     theirs = rbo.RankingSimilarity(list(B), list(R)).rbo_ext(p)
     assert O.rbo_ext_untied(B, R, p) == pytest.approx(theirs, abs=TOL)
     with tempfile.TemporaryDirectory() as tmp:
@@ -392,7 +394,7 @@ def test_rbo_min_against_pypi_rbo(B, R, p, equal):
     shorter list's depth s, with no tail (Webber eq. 7 truncated).  RBO (RBO_min) adds the rest of
     eq. 5 with both lists frozen, so (a) RBO >= rbo.rbo(p) always, and (b) for equal lengths k,
     RBO = rbo.rbo(p) + (1-p)/p X_k (-ln(1-p) - sum_{d<=k} p^d/d) exactly."""
-    rbo = pytest.importorskip("rbo", reason="PyPI rbo is in the test extra")
+    rbo = pytest.importorskip("rbo", reason="PyPI rbo is not installed (it pins numpy < 2; the fixture tests below use its stored values)")
     if equal:
         n = min(len(B), len(R))
         B, R = B[:n], R[:n]
@@ -406,6 +408,52 @@ def test_rbo_min_against_pypi_rbo(B, R, p, equal):
         xk = len(set(B) & set(R))
         tail = (1 - p) / p * xk * (-math.log1p(-p) - sum(p ** d / d for d in range(1, n + 1)))
         assert got == pytest.approx(prefix + tail, abs=TOL)
+
+
+def _pypi_rbo_cases():
+    """PyPI rbo 0.1.3's values on 300 random pairs, generated once by scripts/make_rbo_fixtures.py (rbo pins
+    numpy < 2, so the test extra does not install it; the two tests above use it wherever it is installed)."""
+    import json
+    from tests.helpers import REPO
+    with open(os.path.join(REPO, 'tests', 'fixtures', 'rbo', 'pypi_rbo.json')) as f:
+        doc = json.load(f)
+    assert doc['rbo_version'] == '0.1.3' and len(doc['cases']) >= 200
+    return doc['cases']
+
+
+def _package_rbo(name, B, R, p):
+    """The package's ``name`` (RBO or RBO_ext) of the ranking B against the reference R, one query."""
+    import ir_rbstar
+    from ir_rbstar.provider import PROVIDER
+    m = ir_rbstar.parse_measure('%s(p=%r,ref=%r)' % (name, p, 'pypi_rbo_ref'))
+    ev = PROVIDER.evaluator([m], None, runs={'pypi_rbo_ref': as_run('q', R)})
+    return float(ev.values(as_run('q', B))[m][0])
+
+
+def test_rbo_ext_against_pypi_rbo_fixtures():
+    """As test_rbo_ext_against_pypi_rbo, on PyPI rbo's stored values (tests/fixtures/rbo): the oracle
+    and the package's RBO_ext both equal rbo's rbo_ext."""
+    for case in _pypi_rbo_cases():
+        B, R, p, theirs = case['B'], case['R'], case['p'], case['rbo_ext']
+        assert O.rbo_ext_untied(B, R, p) == pytest.approx(theirs, abs=TOL), case
+        assert _package_rbo('RBO_ext', B, R, p) == pytest.approx(theirs, abs=TOL), case
+
+
+def test_rbo_min_against_pypi_rbo_fixtures():
+    """As test_rbo_min_against_pypi_rbo, on PyPI rbo's stored values: RBO >= rbo.rbo(p) always, and for
+    equal lengths RBO = rbo.rbo(p) + (1-p)/p X_k (-ln(1-p) - sum_{d<=k} p^d/d) exactly."""
+    equal = 0
+    for case in _pypi_rbo_cases():
+        B, R, p, prefix = case['B'], case['R'], case['p'], case['rbo_prefix']
+        got = _package_rbo('RBO', B, R, p)
+        assert got >= prefix - TOL, case
+        if len(B) == len(R):
+            equal += 1
+            n = len(B)
+            xk = len(set(B) & set(R))
+            tail = (1 - p) / p * xk * (-math.log1p(-p) - sum(p ** d / d for d in range(1, n + 1)))
+            assert got == pytest.approx(prefix + tail, abs=TOL), case
+    assert equal >= 50          # the closed form is checked on many cases, not a few
 
 
 @SETTINGS
@@ -431,7 +479,7 @@ def test_rbp_against_cwl_eval(data, p, rel):
     assert agg_ours == pytest.approx(agg_theirs, abs=TOL)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(p=st.floats(min_value=0.01, max_value=0.99), k=st.lists(st.integers(0, 5000), max_size=50))
 def test_powers_by_table_equal_elementwise_pow(p, k):
     """RBP's weights p^(rank-1) come from a table of distinct powers: the same numbers as ``pow`` on

@@ -18,13 +18,15 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.conftest import examples
+
 from ir_rbstar.core.rankbiased import rbo_family
 from ir_rbstar.core.rbo_variants import SCORES, VARIANTS, rbo_variants
 from tests.oracles import rbo_variants as O
 
 POOL = list("abcdefghij")
 TOL = 1e-9
-SETTINGS = settings(max_examples=150, deadline=None)
+SETTINGS = settings(max_examples=examples(150), deadline=None)
 TEST_FILE_ENV = "IR_RBSTAR_CORSI_URBANO_TEST"
 
 
@@ -182,7 +184,7 @@ def test_without_ties_every_variant_is_ordinary_rbo(queries, p):
                 assert close(got[score][q], plain[q][score]), (variant, score, queries[q])
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(rankings(max_size=5), rankings(max_size=5), PS)
 def test_a_is_the_mean_over_tie_breakings(x, y, p):
     """RBO^a's min is the mean of untied RBO over every order of the ties; so are max, ext and res when

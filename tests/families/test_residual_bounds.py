@@ -16,13 +16,15 @@ import itertools
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from tests.conftest import examples
+
 import ir_measures
 import ir_rbstar
 
 from tests.oracles import rankbiased as O
 
 TOL = 1e-9
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 POOL = list("abcdef")
 NEW = ["n1", "n2"]
 

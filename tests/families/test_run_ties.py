@@ -9,12 +9,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from tests.conftest import examples
+
 import ir_measures
 import ir_rbstar
 from tests.oracles import rankbiased as O
 
 POOL = ['d1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7', 'd8']
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SYMMETRIC = ('RBO', 'RBO_ext', 'RBO_res', 'RBA')
 
 
@@ -164,7 +166,7 @@ def tied_case(draw):
     return qrels, run, ref_run
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(case=tied_case(), p=st.sampled_from([0.3, 0.7, 0.95]), k=st.one_of(st.none(), st.integers(1, 5)),
        name=st.sampled_from(['RBR', 'RBA', 'RBO', 'RBO_ext']), stat=st.sampled_from(['min', 'max']),
        use_ref=st.booleans(), rel=st.integers(1, 2))
@@ -172,7 +174,7 @@ def test_tie_extremes_equal_brute_force(case, p, k, name, stat, use_ref, rel):
     _check_statistic(case, p, k, name, stat, use_ref, rel)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(case=tied_case(), p=st.sampled_from([0.3, 0.7, 0.95]), k=st.one_of(st.none(), st.integers(1, 5)),
        use_ref=st.booleans(), rel=st.integers(1, 2))
 def test_rbr_variance_equals_brute_force(case, p, k, use_ref, rel):

@@ -9,6 +9,8 @@ judged_only, dcg and gains.
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
+from tests.conftest import examples
+
 import ir_measures
 import ir_rbstar
 from ir_rbstar.errors import ParameterError
@@ -17,7 +19,7 @@ from tests.oracles import ties as O
 POOL = ['d1', 'd10', 'd2', 'd9', 'D3', 'a', 'b7', 'z0']
 QIDS = ['q1', '2', 'q3']
 TOL = 1e-9
-SETTINGS = settings(max_examples=150, deadline=None,
+SETTINGS = settings(max_examples=examples(150), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 OURS = ir_measures.providers.registry['ir_rbstar']
 

@@ -10,6 +10,8 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
+from tests.conftest import examples
+
 import ir_measures
 import ir_rbstar
 from ir_rbstar import cli, twist as T
@@ -17,7 +19,7 @@ from ir_rbstar.errors import MissingQrelsError, ParameterError
 from tests.oracles import twist as O
 
 TOL = 1e-12
-SETTINGS = settings(max_examples=200, deadline=None,
+SETTINGS = settings(max_examples=examples(200), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 POOL = [f"d{i}" for i in range(12)]
 MEASURES = ("Twist", "Twist_rho", "Twist_sigma")

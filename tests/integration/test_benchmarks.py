@@ -66,10 +66,10 @@ def _fabricate(tmp_path):
 def test_table_names_every_peer_with_its_version(tmp_path):
     d, meta, rows = _fabricate(tmp_path)
     entries = ra.collect(meta, d)
-    assert [e["status"] for e in entries] == ["ok", "ok", "failed", "not run", "ok", "not run"]
+    assert [e["status"] for e in entries] == ["ok", "ok", "failed", "not run", "ok", "not run", "not run"]
     body = _rows_of(ra.table(entries, meta["versions"]))
     # one line per summary row, one per bench that failed or did not run, in the order of BENCHES
-    assert len(body) == len(rows["rankbiased"]) + len(rows["ties"]) + 1 + 1 + len(rows["med"]) + 1
+    assert len(body) == len(rows["rankbiased"]) + len(rows["ties"]) + 1 + 1 + len(rows["med"]) + 1 + 1
     got = {r[1]: r for r in body}
     for summary in rows["rankbiased"] + rows["ties"]:
         cells = got[summary["task"] + (f" ({summary['note']})" if summary["note"] else "")]
@@ -110,7 +110,7 @@ def test_failed_and_skipped_benches_are_reported_not_dropped(tmp_path):
     nrg = [r for r in body if r[0] == "NRG (bench_nrg.py)"]       # the stale nrg.json is not taken for this run
     assert len(nrg) == 1 and nrg[0][1] == "not run in this call"
     runs = _rows_of(ra.runs_table(ra.collect(meta, d)))
-    assert [r[1].split(" (")[0] for r in runs] == ["ok", "ok", "failed", "not run", "ok", "not run"]
+    assert [r[1].split(" (")[0] for r in runs] == ["ok", "ok", "failed", "not run", "ok", "not run", "not run"]
 
 
 @pytest.mark.parametrize("damage", ["no json", "no summary", "bad json", "timeout"])
@@ -240,16 +240,19 @@ def test_docs_page_structure():
     assert "```python" not in text and "```console" not in text   # nothing here is run by the doc tests
 
 
-def test_end_to_end_tiny_run_structure_only(tmp_path):
-    """All five benchmarks on 30 synthetic queries, one round each (about 20-40 s). Checks the structure of
-    the JSON files and the written blocks; no time is asserted."""
+def test_end_to_end_tiny_run_structure_only(tmp_path, monkeypatch, capsys):
+    """Every benchmark on 30 synthetic queries, one round each, in this process (the harness's in-process
+    mode: no subprocess per script or per measurement; about 15 s of CPU). Checks the structure of the
+    JSON files and the written blocks; no time is asserted."""
     out = tmp_path / "out"
     docs = _docs(tmp_path / "benchmarks.md", ra.DOCS_START, ra.DOCS_END)
     readme = _docs(tmp_path / "README.md", ra.README_START, ra.README_END)
-    proc = subprocess.run([sys.executable, "-m", "benchmarks.run_all", "--quick", "--queries", "30", "--repeat", "1",
-                           "--no-phases", "--json-dir", str(out), "--write", "--docs", str(docs),
-                           "--readme", str(readme)], capture_output=True, text=True, timeout=600, cwd=REPO)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    monkeypatch.setenv(h.IN_PROCESS_ENV, "1")
+    monkeypatch.chdir(REPO)
+    rc = ra.main(["--quick", "--queries", "30", "--repeat", "1", "--no-phases", "--json-dir", str(out), "--write",
+                  "--docs", str(docs), "--readme", str(readme)])
+    assert rc == 0, capsys.readouterr().err[-3000:] + "".join(
+        f"\n{p.name}: {p.read_text()[-1500:]}" for p in out.glob("*.err"))
     meta = json.loads((out / ra.META).read_text())
     assert set(meta["benches"]) == set(ra.BENCHES)
     assert meta["mode"].startswith("quick") and meta["machine"]["cores"] >= 1

@@ -193,7 +193,7 @@ def med_ap(ab: Dense, ba: Dense, budget: Optional[int]) -> Searched:
     lower = np.maximum(np.maximum(ap_rows(ab.fa) - ap_rows(ab.fb), ap_rows(ba.fa) - ap_rows(ba.fb)), 0.0)
     cut = np.full((n, 2), -np.inf)
     nodes = np.zeros((n, 2), dtype=np.int64)
-    for q in np.flatnonzero((ab.m > 0) | (ba.m > 0)):
+    for q in np.flatnonzero((ab.m > 0) | (ba.m > 0)).tolist():
         lower[q], cut[q], nodes[q] = _best_first([_ap_problem(ab, q), _ap_problem(ba, q)], lower[q], budget)
     return finish_search(lower, cut, nodes)
 
@@ -203,7 +203,7 @@ def max_ap(d: Dense, budget: Optional[int] = None) -> Tuple[np.ndarray, np.ndarr
     the nodes expanded per query."""
     out = ap_rows(d.fa) - ap_rows(d.fb)
     nodes = np.zeros(d.fa.shape[0], dtype=np.int64)
-    for q in np.flatnonzero(d.m > 0):
+    for q in np.flatnonzero(d.m > 0).tolist():
         lower, cut, count = _best_first([_ap_problem(d, q)], -np.inf, budget)
         out[q], nodes[q] = max(lower, cut[0]), count[0]
     return out, nodes

@@ -1,0 +1,132 @@
+"""TREC files and columnar tables as ir_measures' native input, the dict of dicts
+(``{query_id: {doc_id: score}}``; qrels ``{query_id: {doc_id: grade}}``), for the measures of the command
+line that ir_measures' own providers serve (``nDCG@10``, ``AP``, ...): they get the input form their
+providers use internally, with no DataFrame in between, and without pandas or this package's readers
+being imported when no measure of this package is asked for.
+
+:func:`read_trec_dict` takes a fast path for regular files: ASCII text, every non-blank line with exactly
+the file's number of whitespace-separated fields, scores finite numbers (integer grades for qrels) and no
+document twice for a query. The file is split in C (``str.split`` over the whole text, the fields taken
+by slicing), the scores parsed by ``float`` through ``map`` and each query's dict built by ``dict(zip(...))``,
+so there is no Python statement per line. A file that is not regular in any of these ways returns None:
+the caller then reads it with the package's reader (:func:`ir_rbstar.io.read_trec_run` /
+``read_trec_qrels``), which accepts what it accepts and names the file and line of what it rejects, and
+converts the table with :func:`ranking_dict` / :func:`qrels_dict`. Either way the dict holds the same
+values: for a regular file, the package's reader reads the same fields, and Python's ``float`` and the
+package's scanner both round a decimal correctly to the nearest double.
+"""
+from __future__ import annotations
+
+import gzip
+import os
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .io import Qrels, Ranking
+
+__all__ = ["read_trec_dict", "ranking_dict", "qrels_dict"]
+
+#: columns of a regular line, and which hold the query, the document and the value
+_LAYOUT = {"run": (6, 0, 2, 4), "qrels": (4, 0, 2, 3)}
+#: the bytes a regular file holds: printable ASCII, tab, newline, carriage return
+_REGULAR = bytes(range(32, 127)) + b"\t\n\r"
+
+
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as f:
+        head = f.read(2)
+    opener = gzip.open if head == b"\x1f\x8b" else open
+    with opener(path, "rb") as f:
+        return f.read()
+
+
+def read_trec_dict(path: str, kind: str) -> Optional[Dict[str, Dict[str, Any]]]:
+    """A regular TREC ``kind`` file ('run' or 'qrels'; ``.gz`` allowed) as a dict of dicts, or None when
+    the file is not regular (see the module's docstring) and must go through the package's reader."""
+    columns, qcol, dcol, vcol = _LAYOUT[kind]
+    try:
+        data = _read_bytes(os.path.expanduser(os.fspath(path)))
+    except OSError:
+        return None
+    if not data or data.translate(None, _REGULAR):
+        return None                         # empty, non-ASCII or other control bytes
+    text = data.decode("ascii")
+    tokens = text.split()
+    n = len(tokens) // columns
+    if n == 0 or len(tokens) != n * columns or not _fields_per_line_ok(data, columns):
+        return None                         # some line has another number of fields
+    qids, docs, raw = tokens[qcol::columns], tokens[dcol::columns], tokens[vcol::columns]
+    if "_" in " ".join(raw):
+        return None                         # float() and int() accept digit separators: the reader decides
+    try:
+        if kind == "run":
+            values: List = list(map(float, raw))
+            if not np.isfinite(np.array(values, dtype=np.float64)).all():
+                return None
+        else:
+            values = list(map(int, raw))
+    except ValueError:
+        return None
+    out = _grouped(qids, docs, values)
+    if sum(map(len, out.values())) != n:
+        return None                         # a document twice for a query: the package's reader names it
+    return out
+
+
+def _fields_per_line_ok(data: bytes, columns: int) -> bool:
+    """Whether every non-blank line has ``columns`` fields, given that the file has a multiple of
+    ``columns`` fields in all (the totals alone would let a 5-field line followed by a 7-field one
+    through): the first and the last field of each group of ``columns`` consecutive fields lie on the
+    same line, and each group on a later line than the group before."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    space = buf <= 32
+    start = ~space
+    start[1:] &= space[:-1]
+    first = np.flatnonzero(start)
+    newlines = np.flatnonzero(buf == 10)
+    line_first = np.searchsorted(newlines, first[0::columns])
+    line_last = np.searchsorted(newlines, first[columns - 1::columns])
+    return bool((line_first == line_last).all() and (line_first[1:] > line_first[:-1]).all())
+
+
+def _grouped(qids: List[str], docs: List, values: List) -> Dict[str, Dict[str, Any]]:
+    """{query: {doc: value}} from three parallel lists, one ``dict(zip(...))`` per block of equal query
+    ids (a query in several blocks gets them merged)."""
+    q = np.array(qids)
+    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]]).tolist() + [len(qids)]
+    out: Dict[str, Dict[str, Any]] = {}
+    for a, b in zip(starts[:-1], starts[1:], strict=True):
+        block = dict(zip(docs[a:b], values[a:b], strict=True))
+        have = out.get(qids[a])
+        if have is None:
+            out[qids[a]] = block
+        else:
+            have.update(block)
+    return out
+
+
+def _decoded(ids: np.ndarray) -> List[str]:
+    """Document ids (bytes) as str: one C pass when all are ASCII, else UTF-8 id by id."""
+    try:
+        return ids.astype("U").tolist() if ids.dtype.kind == "S" else [str(x) for x in ids]
+    except UnicodeDecodeError:
+        return [x.decode("utf-8") for x in ids.tolist()]
+
+
+def ranking_dict(ranking: "Ranking") -> Dict[str, Dict[str, float]]:
+    """A :class:`~ir_rbstar.io.Ranking` as ``{query_id: {doc_id: score}}`` (float64 scores)."""
+    from .io import QUERY_IDS
+    qids = QUERY_IDS.decode(ranking.qcodes).tolist()
+    docs = _decoded(ranking.dbytes)
+    scores = ranking.scores.tolist()
+    bounds = ranking.offsets.tolist()
+    return {q: dict(zip(docs[a:b], scores[a:b], strict=True))
+            for q, a, b in zip(qids, bounds[:-1], bounds[1:], strict=True)}
+
+
+def qrels_dict(qrels: "Qrels") -> Dict[str, Dict[str, int]]:
+    """:class:`~ir_rbstar.io.Qrels` as ``{query_id: {doc_id: grade}}``."""
+    from .io import QUERY_IDS
+    return _grouped(QUERY_IDS.decode(qrels.rowq).tolist(), _decoded(qrels.rowb), qrels.grades.tolist())

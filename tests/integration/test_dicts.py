@@ -1,0 +1,109 @@
+"""ir_rbstar/dicts.py: the dicts of dicts the ``ir-rbstar`` command hands to ir_measures' own providers.
+
+A regular TREC file gives, on the fast path, the dict ir_measures' own reader gives and the dict of the
+package's reader; anything irregular returns None (the command then uses the package's reader, which
+names the file and line of what it rejects)."""
+import gzip
+import io
+import math
+
+import ir_measures
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from ir_rbstar import cli, dicts
+from ir_rbstar.io import read_trec_qrels, read_trec_run
+from tests.conftest import examples
+
+SEP = st.sampled_from([" ", "\t", "  ", " \t "])
+IDS = st.text(alphabet="abcXYZ019-.:/", min_size=1, max_size=6)
+SCORES = st.one_of(st.integers(-5, 5).map(str), st.floats(-1e6, 1e6, allow_nan=False).map(repr),
+                   st.sampled_from(["1e-3", "-0.0", "2.50", "7E2"]))
+
+
+@st.composite
+def run_files(draw):
+    """(text, lines): a run with 1-3 queries in blocks, 1-5 distinct documents each, random separators,
+    blank lines and a final newline or not."""
+    lines = []
+    for q in draw(st.lists(IDS, min_size=1, max_size=3, unique=True)):
+        for rank, d in enumerate(draw(st.lists(IDS, min_size=1, max_size=5, unique=True)), 1):
+            fields = [q, "Q0", d, str(rank), draw(SCORES), "tag"]
+            line = draw(SEP).join(fields)
+            lines.append(line + (draw(SEP) if draw(st.booleans()) else ""))
+            if draw(st.integers(0, 9)) == 0:
+                lines.append("")
+    return "\n".join(lines) + ("\n" if draw(st.booleans()) else ""), lines
+
+
+def _irm_dict(path, kind):
+    reader = ir_measures.read_trec_run if kind == "run" else ir_measures.read_trec_qrels
+    out = {}
+    for x in reader(str(path)):
+        out.setdefault(x.query_id, {})[x.doc_id] = x.score if kind == "run" else x.relevance
+    return out
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(data=run_files(), gz=st.booleans())
+def test_a_regular_run_gives_the_dict_of_both_readers(tmp_path_factory, data, gz):
+    text, _ = data
+    path = tmp_path_factory.mktemp("d") / ("r.run.gz" if gz else "r.run")
+    path.write_bytes(gzip.compress(text.encode()) if gz else text.encode())
+    got = dicts.read_trec_dict(str(path), "run")
+    assert got is not None
+    assert got == _irm_dict(path, "run") == dicts.ranking_dict(read_trec_run(str(path)))
+    assert all(type(v) is float for docs in got.values() for v in docs.values())
+
+
+def test_a_regular_qrels_gives_the_dict_of_both_readers(tmp_path):
+    path = tmp_path / "q.qrels"
+    path.write_text("1 0 d1 2\n1 0 d2 0\n2\t0\td1\t-1\n\n3 0 x 10\n1 0 d3 1")
+    got = dicts.read_trec_dict(str(path), "qrels")
+    assert got == {"1": {"d1": 2, "d2": 0, "d3": 1}, "2": {"d1": -1}, "3": {"x": 10}}
+    assert got == _irm_dict(path, "qrels") == dicts.qrels_dict(read_trec_qrels(str(path)))
+
+
+@pytest.mark.parametrize("text", [
+    "q Q0 d 1 1.5\nq Q0 e 2 1.0 r r\n",            # 5 + 7 fields: the totals alone would pass
+    "q Q0 d 1 1.5 r q Q0 e 2 1.0 r\n",             # two rows on one line
+    "q Q0 d 1 1.5 r\nq Q0 d 2 1.0 r\n",            # a document twice for a query
+    "q Q0 d 1 nan r\n", "q Q0 d 1 inf r\n",        # not finite
+    "q Q0 d 1 1_0 r\n",                            # a digit separator float() would take
+    "q Q0 d 1 x r\n",                              # not a number
+    "q Q0 d\u00e9 1 1.0 r\n",                      # non-ASCII
+    "\ufeffq Q0 d 1 1.0 r\n",                      # a byte-order mark
+    "q Q0 d 1 1.0 r\x0c\n",                        # another control character
+    "", "\n\n",                                    # empty
+])
+def test_anything_irregular_goes_to_the_package_reader(tmp_path, text):
+    path = tmp_path / "r.run"
+    path.write_bytes(text.encode())
+    assert dicts.read_trec_dict(str(path), "run") is None
+
+
+def test_the_command_still_names_the_line_of_a_bad_run(tmp_path, capsys):
+    qrels = tmp_path / "q"
+    qrels.write_text("q 0 d 1\n")
+    run = tmp_path / "r.run"
+    run.write_text("q Q0 d 1 1.5 r\nq Q0 e 2 oops r\n")
+    assert cli.main([str(qrels), str(run), "nDCG@10"]) == 2
+    err = capsys.readouterr().err
+    assert "line 2" in err and "oops" in err
+
+
+def test_the_command_on_irregular_files_gives_the_same_values(tmp_path):
+    """A non-ASCII document id and blank lines: the package's reader, then its dict, same numbers as
+    ir_measures' own command path."""
+    qrels = tmp_path / "q"
+    qrels.write_text("q 0 d\u00e9 2\nq 0 e 1\nr 0 a 1\n", encoding="utf-8")
+    run = tmp_path / "r.run"
+    run.write_text("q Q0 e 1 2.0 t\n\nq Q0 d\u00e9 2 1.0 t\nr Q0 b 1 3 t\nr Q0 a 2 1 t\n", encoding="utf-8")
+    assert dicts.read_trec_dict(str(run), "run") is None
+    out = io.StringIO()
+    cli.run_measures([str(qrels), str(run), "nDCG@10 AP P@1", "--places", "-1"], out=out)
+    got = {line.split("\t")[0]: float(line.split("\t")[1]) for line in out.getvalue().splitlines()}
+    want = ir_measures.calc_aggregate([ir_measures.parse_measure(m) for m in ("nDCG@10", "AP", "P@1")],
+                                      _irm_dict(qrels, "qrels"), _irm_dict(run, "run"))
+    assert {k: got[k] for k in got} == {str(k): v for k, v in want.items()}
+    assert not any(math.isnan(v) for v in got.values())
