@@ -244,11 +244,25 @@ def _dict_qrels(spec: str, qrels, have_columnar: bool):
     from . import dicts
     if spec.lower() in NO_QRELS:
         return None
+    out = None
     if not have_columnar and os.path.isfile(os.path.expanduser(spec)):
-        fast = dicts.read_trec_dict(spec, "qrels")
-        if fast is not None:
-            return fast
-    return dicts.qrels_dict(qrels if have_columnar else _load_qrels(spec))
+        out = dicts.read_trec_dict(spec, "qrels")
+    if out is None:
+        out = dicts.qrels_dict(qrels if have_columnar else _load_qrels(spec))
+    _check_c_int_grades(spec, out)
+    return out
+
+
+def _check_c_int_grades(spec: str, qrels: dict) -> None:
+    """pytrec_eval keeps a grade in a C int: a larger one would be wrapped silently (2**40 reads as 0), so
+    it is an error here, naming the query and document."""
+    low, high = -(1 << 31), (1 << 31) - 1
+    for query, judged in qrels.items():
+        if judged and not (low <= min(judged.values()) and max(judged.values()) <= high):
+            doc, grade = next((d, g) for d, g in judged.items() if not low <= g <= high)
+            raise errors.InputFormatError(
+                f"{spec}: query {query}, document {doc}: grade {grade} is outside -2^31..2^31-1, the grades "
+                f"ir_measures' own measures (pytrec_eval) can take; this package's measures accept it")
 
 
 def _iter_calc(own, served, others_eval, qrels, path: str):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import zlib
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 import numpy as np
@@ -30,6 +31,8 @@ __all__ = ["read_trec_dict", "ranking_dict", "qrels_dict"]
 
 #: columns of a regular line, and which hold the query, the document and the value
 _LAYOUT = {"run": (6, 0, 2, 4), "qrels": (4, 0, 2, 3)}
+#: the grades the package's reader accepts (a whole number within int64)
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 #: the bytes a regular file holds: printable ASCII, tab, newline, carriage return
 _REGULAR = bytes(range(32, 127)) + b"\t\n\r"
 
@@ -48,8 +51,8 @@ def read_trec_dict(path: str, kind: str) -> Optional[Dict[str, Dict[str, Any]]]:
     columns, qcol, dcol, vcol = _LAYOUT[kind]
     try:
         data = _read_bytes(os.path.expanduser(os.fspath(path)))
-    except OSError:
-        return None
+    except (OSError, EOFError, zlib.error):
+        return None                         # unreadable or a truncated .gz: the package's reader says so
     if not data or data.translate(None, _REGULAR):
         return None                         # empty, non-ASCII or other control bytes
     text = data.decode("ascii")
@@ -67,6 +70,8 @@ def read_trec_dict(path: str, kind: str) -> Optional[Dict[str, Dict[str, Any]]]:
                 return None
         else:
             values = list(map(int, raw))
+            if values and not (_INT64_MIN <= min(values) and max(values) <= _INT64_MAX):
+                return None                 # beyond int64: the package's reader names the line
     except ValueError:
         return None
     out = _grouped(qids, docs, values)

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..errors import InputFormatError
 from .columns import qrels_from_columns, ranking_from_columns
-from .ids import QUERY_IDS, CodedIds
+from .ids import QUERY_IDS, CodedIds, check_width_budget
 from .tables import Qrels, Ranking
 from .trec import read_trec_qrels, read_trec_run
 
@@ -60,7 +60,9 @@ def _arrow_ids(col: pd.Series, query: bool) -> Any:
     if pc.any(pc.match_substring(arr, "\x00")).as_py():
         return None                                  # NUL bytes: a bytes array would drop trailing ones
     n = len(arr)
-    width = max(int(pc.max(pc.binary_length(arr)).as_py()), 1)
+    lengths = pc.binary_length(arr).to_numpy(zero_copy_only=False).astype(np.int64)
+    check_width_budget(lengths)                      # before padding to rows x the longest id
+    width = max(int(lengths.max()), 1)
     padded = pc.utf8_rpad(arr, width=width, padding="\x00")        # every id `width` characters, in C
     wide = pa.types.is_large_string(padded.type)
     offsets = np.frombuffer(padded.buffers()[1], dtype=np.int64 if wide else np.int32)

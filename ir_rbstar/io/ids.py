@@ -127,11 +127,19 @@ def _check_widths(arr: np.ndarray) -> None:
         lens = np.fromiter(map(len, arr.tolist()), dtype=np.int64, count=len(arr))
     except TypeError:                       # numbers among the ids: short once written
         return
+    check_width_budget(lens)
+
+
+def check_width_budget(lens: np.ndarray) -> None:
+    """Refuse ids of these lengths when a fixed-width column of them (rows x the longest) would exceed
+    max(64 MiB, 8 x their total length), naming the row of the longest."""
+    if len(lens) == 0:
+        return
     i = int(np.argmax(lens))
     budget = max(64 << 20, 8 * int(lens.sum()))
-    if len(arr) * int(lens[i]) > budget:
-        raise InputFormatError(f"row {i}: an id of {int(lens[i]):,} characters; with {len(arr):,} rows the longest "
-                               f"id may have {budget // len(arr):,}: ids are held in fixed-width columns (rows x the "
+    if len(lens) * int(lens[i]) > budget:
+        raise InputFormatError(f"row {i}: an id of {int(lens[i]):,} characters; with {len(lens):,} rows the longest "
+                               f"id may have {budget // len(lens):,}: ids are held in fixed-width columns (rows x the "
                                f"longest id), limited to max(64 MiB, 8 x the ids' total size)")
 
 
