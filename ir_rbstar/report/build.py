@@ -75,7 +75,8 @@ class _Steps:
 def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, baseline: Optional[str] = None,
                  groups: Any = None, measures: Any = None, progress: Optional[Progress] = None,
                  alpha: float = 0.05, permutations: Optional[int] = None, seed: int = DEFAULT_SEED,
-                 topic: Optional[str] = None, pictures: bool = True, max_rel: Optional[int] = None) -> pd.DataFrame:
+                 topic: Optional[str] = None, pictures: bool = True, max_rel: Optional[int] = None,
+                 explore: bool = False) -> pd.DataFrame:
     """Evaluate ``runs`` against ``qrels`` with every measure family and write a report into ``out_dir``.
 
     ``qrels``: a TREC qrels file (or anything :func:`ir_rbstar.read_qrels` reads), a DataFrame
@@ -94,7 +95,9 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
     default: as many sign flips as Holm's correction per measure needs; an integer gives the fixed-size test
     and the all-pairs test's resamples; :func:`holm`; next to them d_z and its noncentral-t interval, and the
     robust verdicts of :func:`robust` where a measure has bounds); ``topic`` the query of the CRP picture
-    (default: the one whose Twist is nearest the median); ``pictures=False`` draws none. ``max_rel`` is the top of the
+    (default: the one whose Twist is nearest the median); ``pictures=False`` draws none; ``explore=True`` also writes
+    ``explore.html`` (:func:`ir_rbstar.explore.explore`, the baseline or first run against each other run), linked
+    from ``results.html``. ``max_rel`` is the top of the
     qrels' grade scale (e.g. 3 for TREC DL), written into every graded measure (those of the default set,
     of ``measures`` and of the distance matrix); None: the collection's
     (:func:`~ir_rbstar.report.catalogue.grade_scale`: the ir_datasets ``qrels_defs``, else the highest grade).
@@ -156,7 +159,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
     # qrels, read and evaluate each run, [best of each group], [tests], [matrices and their two heat maps],
     # effort/gain, [NRG], CRP, report.md
     total = (1 + 2 * len(names) + (group_of is not None) + (baseline is not None) + 2 * (len(names) > 1)
-             + pictures * (2 * (len(names) > 1) + 2 + (nrg_plot is not None)) + 1)
+             + pictures * (2 * (len(names) > 1) + 2 + (nrg_plot is not None)) + 1 + (explore and len(names) > 1))
     step = _Steps(total, progress)
 
     scoped: Dict[str, Ranking] = {}
@@ -268,8 +271,16 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
         table = results_table(per_query, means, sig, columns, baseline, alpha, intervals=False)
         table = with_intervals(table, per_query, names, columns, intervals)   # [26C] report.md's intervals, in range
         images = [(caption, os.path.join(out_dir, name)) for name, caption in drawn]
+        links: List[Tuple[str, str]] = []
+        if explore and len(names) > 1:
+            step("explore.html: the per-query explorer page")
+            from ..explore import explore as write_explorer
+            order = ([baseline] if baseline is not None else []) + [n for n in names if n != baseline]
+            write_explorer(qrels, {n: rankings[n] for n in order}, path("explore.html"), max_rel=scale[0],
+                           pairs="first")
+            links.append(("Per query: the explorer page (explore.html)", "explore.html"))
         for name, options in (("results.json", {}), ("results.tex", {"intervals": True}),
-                              ("results.html", {"images": images})):
+                              ("results.html", {"images": images, "links": links})):
             write_table(table, path(name), **options)
         write_table(replace(table, per_query=per_query.reset_index()), path("results.jsonl"))
     per_query.attrs["files"] = sorted(files, key=lambda n: (n != "report.md", not n.endswith(".tsv"), files.index(n)))

@@ -33,6 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              "the collection's: the ir_datasets qrels_defs, else the highest grade in the qrels)")
     parser.add_argument("--topic", metavar="QUERY", help="query of the CRP picture (default: a typical one)")
     parser.add_argument("--no-pictures", dest="pictures", action="store_false", help="draw no pictures")
+    parser.add_argument("--explore", action="store_true",
+                        help="also write explore.html, the per-query explorer page (the baseline, else the first "
+                             "run, against each other run; see 'ir-rbstar explore'), linked from results.html")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     parser.add_argument("--permutations", type=int, default=None,
                         help="random sign flips per test against the baseline (default: adaptive, exact where "
@@ -84,7 +87,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     table = build_report(qrels, runs, args.output, reference=reference, baseline=baseline, groups=args.groups,
                          measures=args.measures, progress=progress, alpha=args.alpha,
                          permutations=args.permutations, seed=args.seed, topic=args.topic, pictures=args.pictures,
-                         max_rel=args.max_rel)
+                         max_rel=args.max_rel, explore=args.explore)
     files = table.attrs["files"]
     print(f"{len(files)} files written to {args.output}:")
     for name in files:

@@ -349,10 +349,11 @@ def _png(item: Image) -> bytes:
 
 
 def to_html(table: ResultsTable, *, places: int = 4, intervals: bool = True, title: str = "Results",
-            images: Sequence[Union[Image, Tuple[str, Image]]] = ()) -> str:
+            images: Sequence[Union[Image, Tuple[str, Image]]] = (), links: Sequence[Tuple[str, str]] = ()) -> str:
     """A self-contained HTML page: ``<!DOCTYPE html>``, inline CSS, the table (best per column in
     ``<strong>``, marks ``<sup>†</sup>``/``<sup>‡</sup>``, intervals) and the ``images`` (PNG paths or
-    bytes, or ``(caption, image)`` pairs) embedded as ``data:image/png;base64,...``; no external URL."""
+    bytes, or ``(caption, image)`` pairs) embedded as ``data:image/png;base64,...``; no external URL.
+    ``links``: ``(text, relative path)`` pairs listed under the table (e.g. the report's explorer page)."""
     places = _places(places)
     esc = html.escape
     body = _cells(table, places, lambda t, b: f"<strong>{t}</strong>" if b else t,
@@ -375,6 +376,8 @@ def to_html(table: ResultsTable, *, places: int = 4, intervals: bool = True, tit
         notes.append("[low, high]: confidence interval.")
     if notes:
         out.append(f'<p class="note">{" ".join(notes)}</p>')
+    for text, target in links:
+        out.append(f'<p><a href="{esc(target)}">{esc(text)}</a></p>')
     for item in images:
         text, image = item if isinstance(item, tuple) else ("", item)
         data = base64.b64encode(_png(image)).decode("ascii")

@@ -159,3 +159,25 @@ def test_same_ranking_test_of_nrg_priors_equals_a_plain_comparison():
     assert want.sum() == 6                              # q0, q5..q8 are the same, and q99 is in neither run
     np.testing.assert_array_equal(same_per_query(a, b, universe), want)
     np.testing.assert_array_equal(same_per_query(b, a, universe), same_per_query(a, b, universe))
+
+
+def test_report_explore_writes_the_explorer_page_with_the_reports_values(tmp_path):
+    """``--explore``: explore.html sits beside the report, results.html links to it, the baseline comes first
+    and the page's per-query nDCG@10 of every run equals the report's per_query.tsv."""
+    import json
+
+    from ir_rbstar.cli import main as cli_main
+    out = tmp_path / "r"
+    assert cli_main(["report", "--demo", "-O", str(out), "--explore", "--no-pictures", "-q"]) == 0
+    assert '<a href="explore.html">' in (out / "results.html").read_text(encoding="utf-8")
+    page = (out / "explore.html").read_text(encoding="utf-8")
+    data = json.loads(page.split('<script type="application/json" id="explore-data">', 1)[1].split("</script>", 1)[0])
+    assert data["runs"][0] == "bm25"                                   # the demo's baseline
+    table = pd.read_csv(out / "per_query.tsv", sep="\t", dtype={"query_id": str})
+    m = data["measures"].index("nDCG@10")
+    for r, run in enumerate(data["runs"]):
+        mine = table[table["run"] == run].set_index("query_id")["nDCG@10"]
+        got = dict(zip(data["queries"], data["values"][r][m], strict=True))
+        assert set(got) == set(mine.index)
+        for q, v in got.items():
+            assert v == pytest.approx(mine[q], abs=1e-12), (run, q)
