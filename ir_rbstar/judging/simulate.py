@@ -81,17 +81,12 @@ def full_values(qrels, runs: Dict[str, Ranking], measures: Sequence[str], querie
 
 
 def holm(pvalues: np.ndarray, alpha: float) -> np.ndarray:
-    """Holm's (1979) step-down rejections at level ``alpha``; equals
-    ``statsmodels.stats.multitest.multipletests(p, alpha, 'holm')[0]`` (tests/judging), written out because
-    that call runs ``gc.collect()`` each time (0.2 s in a large process, measured), and a simulation makes
-    thousands of them."""
-    p = np.asarray(pvalues, dtype=np.float64)
-    m = len(p)
-    order = np.argsort(p, kind="stable")
-    adjusted = np.minimum(1.0, np.maximum.accumulate(p[order] * (m - np.arange(m))))
-    reject = np.empty(m, dtype=bool)
-    reject[order] = adjusted <= alpha
-    return reject
+    """Holm's (1979) step-down rejections at level ``alpha``: the report's numpy Holm
+    (:func:`ir_rbstar.report.stats.holm`, tested equal to statsmodels'), whose adjusted p-values are compared
+    with ``alpha`` (statsmodels' ``multipletests`` runs ``gc.collect()`` on every call; a simulation makes
+    thousands)."""
+    from ..report.stats import holm as adjusted
+    return adjusted(np.asarray(pvalues, dtype=np.float64)) <= alpha
 
 
 def _verdicts(values: np.ndarray, runs: List[str], alpha: float) -> np.ndarray:

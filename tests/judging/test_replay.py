@@ -96,13 +96,3 @@ def test_simulate_bad_input(data):
         simulate(graded, runs, measures=["RBP(p=0.8)@5"], budgets=[5])
 
 
-def test_holm_equals_statsmodels():
-    from statsmodels.stats.multitest import multipletests
-
-    from ir_rbstar.judging.simulate import holm
-    rng = np.random.default_rng(0)
-    for _ in range(20):
-        p = rng.uniform(0, 0.2, size=rng.integers(1, 30))
-        p[rng.integers(0, len(p))] = p[0]                  # a tie
-        for alpha in (0.05, 0.1):
-            assert np.array_equal(holm(p, alpha), multipletests(p, alpha=alpha, method="holm")[0])
