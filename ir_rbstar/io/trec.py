@@ -12,6 +12,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..engine import compiled
 from ..errors import DuplicateDocumentError, EmptyInputError, InputFormatError
+from .arrowscan import arrow_columns, str_array
 from .columns import _POW10, _as_float, _check_scores, qrels_from_columns, ranking_from_columns, underscored
 from .ids import QUERY_IDS, _to_str, doc_bytes
 from .tables import Qrels, Ranking
@@ -263,6 +264,10 @@ def _file_columns(path: str, ncols: int, fields: Tuple[int, ...], what: str, lay
                   numeric: Optional[int] = None):
     path = os.fspath(path)
     data = _read_bytes(path, what)
+    # regular files (one space or one tab between tokens): pyarrow's reader; the scanners read the others
+    cols = arrow_columns(data, ncols, fields, numeric, max(_WIDTH_FLOOR, _WIDTH_FACTOR * len(data)))
+    if cols is not None:
+        return cols
     kernels = compiled(len(data) // 40)            # about 40 bytes per line of a run
     cols = None if kernels is None else _compiled_columns(kernels, data, ncols, fields, numeric, path)
     if cols is None:
@@ -324,8 +329,13 @@ def read_run_frame(path: str) -> pd.DataFrame:
 
 def ranking_frame(ranking: Ranking) -> pd.DataFrame:
     """A :class:`Ranking` as a DataFrame ``query_id, doc_id, score`` (rows in trec_eval order)."""
-    return pd.DataFrame({"query_id": QUERY_IDS.decode(ranking.qcodes[ranking.row_segments()]),
-                         "doc_id": _to_str(ranking.dbytes), "score": ranking.scores})
+    docs = str_array(ranking.dbytes)       # pandas' arrow strings straight from the bytes, when it uses them
+    queries = QUERY_IDS.decode(ranking.qcodes)
+    if docs is None:
+        return pd.DataFrame({"query_id": queries[ranking.row_segments()],
+                             "doc_id": _to_str(ranking.dbytes), "score": ranking.scores})
+    return pd.DataFrame({"query_id": pd.array(queries, dtype=docs.dtype).take(ranking.row_segments()),
+                         "doc_id": docs, "score": ranking.scores})
 
 
 # ------------------------------------------------------------------------------------ chunked reading

@@ -1,0 +1,167 @@
+"""Regular TREC files through pyarrow's CSV reader (multithreaded C++, correctly rounded floats), and id
+columns handed to pandas as arrow strings without a Python object per row.
+
+The reader takes a file only when its tokens are exactly what the package's scanners would find: every
+byte <= 32 is the one separator (a space, or a tab) or a newline, every row has the columns' number of
+fields and none of them is empty (so separators come one at a time between two tokens, none at a line's
+start or end), and no byte-order mark is left. Anything else (several
+spaces, mixed tabs and spaces, CR LF, indented lines, a wrong column count, a score that is not a finite
+number, an id over the long-id budget, an error from arrow) returns None: the scanners of
+:mod:`ir_rbstar.io.trec` then read the file and name what they refuse, with the same messages as always.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Tuple
+
+import numpy as np
+
+#: tests switch this off to run the scanners on files the reader would take
+ENABLED = True
+
+#: up to this width an id column is filled a byte position at a time, beyond it by one scatter of all bytes
+_NARROW = 64
+
+
+def _pyarrow():
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+    except ImportError:                    # pyarrow is optional: the scanners read every file
+        return None
+    return pa, pacsv
+
+
+def _layout(data: bytes) -> Optional[Tuple[bytes, int, int]]:
+    """(the separator, the number of bytes <= 32 that are not a newline, the number of tokens), or None when
+    ``data`` starts with a (second) byte-order mark. The separator is a tab if the first line holds one, else
+    a space; tokens are counted as the scanners find them: a byte above 32 at the start or after one <= 32."""
+    if not data or data.startswith(b"\xef\xbb\xbf"):     # a second mark: the scanners keep it in the first id
+        return None
+    end = data.find(b"\n")
+    sep = b"\t" if b"\t" in data[:end if end >= 0 else len(data)] else b" "
+    buf = np.frombuffer(data, dtype=np.uint8)
+    blank = buf <= 32
+    others = int(np.count_nonzero(blank)) - data.count(b"\n")
+    tokens = int(np.count_nonzero(np.greater(blank[:-1], blank[1:]))) + int(not blank[0])
+    return sep, others, tokens
+
+
+def arrow_columns(data: bytes, ncols: int, fields: Tuple[int, ...], numeric: Optional[int],
+                  budget: int) -> Optional[Dict[Any, np.ndarray]]:
+    """The ``fields`` columns of ``data`` (a whole TREC file, its mark removed) as the scanners give them:
+    bytes (``S``) arrays as wide as their longest token, the ``numeric`` field as float64; None when the
+    file is not one this reader takes (see the module's docstring), an id column would take more than
+    ``budget`` bytes (rows x its longest id: the scanners then name the line), or pyarrow is absent."""
+    mods = _pyarrow() if ENABLED else None
+    if mods is None:
+        return None
+    pa, pacsv = mods
+    layout = _layout(data)
+    if layout is None:
+        return None
+    sep, seps, tokens = layout
+    names = [f"c{i}" for i in range(ncols)]
+    types = {names[f]: (pa.float64() if f == numeric else pa.binary()) for f in fields}
+    try:
+        table = pacsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 22),
+            parse_options=pacsv.ParseOptions(delimiter=sep.decode(), quote_char=False, double_quote=False,
+                                             escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(include_columns=[names[f] for f in fields], column_types=types,
+                                                 null_values=[], true_values=[], false_values=[],
+                                                 strings_can_be_null=False, quoted_strings_can_be_null=False))
+    except (pa.ArrowException, ValueError, OverflowError):
+        return None                        # a wrong column count, a score arrow does not read, ...
+    # each row has ncols fields (arrow checks); they are the scanners' tokens when every byte <= 32 but the
+    # newlines is one of the rows' separators and no field is empty
+    rows = table.num_rows
+    if rows == 0 or seps != (ncols - 1) * rows or tokens != ncols * rows:
+        return None
+    out: Dict[Any, np.ndarray] = {}
+    try:
+        for f in fields:
+            col = table.column(names[f])
+            if f == numeric:
+                values = col.to_numpy()
+                if not np.isfinite(values).all():      # nan, inf: the scanners name the line
+                    return None
+                out[f] = np.ascontiguousarray(values, dtype=np.float64)
+                continue
+            fixed = _fixed_width(col.combine_chunks(), budget)
+            if fixed is None:
+                return None
+            out[f] = fixed
+    except (pa.ArrowException, ValueError, OverflowError):     # e.g. over 2 GiB of ids in one column
+        return None
+    return out
+
+
+def _fixed_width(arr, budget: int) -> Optional[np.ndarray]:
+    """A pyarrow binary array as a NUL-padded ``S`` array as wide as its longest value (at least 1); None
+    when that takes more than ``budget`` bytes."""
+    n = len(arr)
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=np.int32)[arr.offset:arr.offset + n + 1].astype(np.int64)
+    values = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, dtype=np.uint8)
+    lens = np.diff(offsets)
+    width = max(int(lens.max()), 1)
+    if n * width > budget or int(lens.min()) == 0:
+        return None
+    first = int(offsets[0])
+    if int(lens.min()) == width:           # all ids as long: the bytes are the matrix already
+        return values[first:first + n * width].copy().view(f"S{width}")
+    mat = np.zeros((n, width), dtype=np.uint8)
+    if width <= _NARROW:                   # a byte position at a time, over the ids that long
+        starts = offsets[:-1]
+        mat[:, 0] = values[starts]
+        for c in range(1, width):
+            has = np.flatnonzero(lens > c)
+            mat[has, c] = values[starts[has] + c]
+    else:                                  # each byte to its place: row x width + its place in the id
+        shift = np.arange(n, dtype=np.int64) * width - offsets[:-1]
+        place = np.arange(first, int(offsets[-1]), dtype=np.int64) + np.repeat(shift, lens)
+        mat.reshape(-1)[place] = values[first:int(offsets[-1])]
+    return mat.view(f"S{width}").ravel()
+
+
+def str_array(ids: np.ndarray):
+    """A bytes (``S``, UTF-8, no NUL byte inside an id) array as pandas' arrow-backed ``str`` array, built
+    from the bytes without a Python string per row; None when pandas' strings are not arrow-backed
+    (pandas 2 without ``future.infer_string``) or pyarrow is absent."""
+    mods = _pyarrow()
+    if mods is None:
+        return None
+    pa = mods[0]
+    import pandas as pd
+    want = _inferred_strings()
+    if not isinstance(want, pd.StringDtype) or want.storage != "pyarrow":
+        return None
+    n, width = len(ids), ids.dtype.itemsize
+    if n == 0 or width == 0:
+        return None
+    mat = np.ascontiguousarray(ids).view(np.uint8).reshape(n, width)
+    if bool(mat[:, -1].all()):
+        data, lens = mat.reshape(-1), None
+    else:
+        held = mat != 0
+        data = mat[held]
+        lens = held.sum(axis=1, dtype=np.int64)
+    if len(data) >= 2 ** 31:
+        return None
+    offsets = np.empty(n + 1, dtype=np.int32)
+    if lens is None:
+        offsets[:] = np.arange(0, (n + 1) * width, width, dtype=np.int32)
+    else:
+        offsets[0] = 0
+        np.cumsum(lens, out=offsets[1:])
+    strings = pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(np.ascontiguousarray(data)))
+    out = pd.array(strings, dtype=want)
+    return out if out.dtype == want else None
+
+
+def _inferred_strings():
+    """The dtype pandas gives a column of Python strings (``str`` backed by arrow on pandas 3, ``object`` on
+    pandas 2 unless ``future.infer_string``)."""
+    import pandas as pd
+    return pd.Series(["a"]).dtype
