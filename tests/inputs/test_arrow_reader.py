@@ -25,8 +25,8 @@ def _outcome(path, what):
     try:
         if what == "run":
             frame = trec.read_run_frame(path)
-            return ("rows", frame.query_id.tolist(), frame.doc_id.tolist(), frame.score.to_numpy().view(np.int64).tolist(),
-                    str(frame.dtypes.to_dict()))
+            scores = frame.score.to_numpy().view(np.int64).tolist()          # bit for bit: -0.0 is not 0.0
+            return ("rows", frame.query_id.tolist(), frame.doc_id.tolist(), scores, str(frame.dtypes.to_dict()))
         qrels = trec.read_trec_qrels(path)
         return ("rows", QUERY_IDS.decode(qrels.rowq).tolist(), _to_str(qrels.rowb).tolist(), qrels.grades.tolist(),
                 qrels.rowb.dtype.str)
@@ -77,7 +77,8 @@ def test_the_fuzz_corpus_reads_the_same_through_every_reader(tmp_path, monkeypat
 
 
 _SCORES = ["1", "-1", "+1", "-0", "+0", "0.0", "-0.0", ".5", "5.", "1e5", "1E5", "1e+5", "1e-5", "-1.5e-3",
-           "1e-400", "1e400", "-1e400", "1e308", "4.9e-324", "2.2250738585072011e-308", "0.1000000000000000055511151231257827",
+           "1e-400", "1e400", "-1e400", "1e308", "4.9e-324", "2.2250738585072011e-308",
+           "0.1000000000000000055511151231257827",
            "123456789012345678901234567890", "3.14159265358979323846", "9007199254740993", "nan", "NaN", "inf", "-inf",
            "Infinity", "1_0", "0x10", "1e", "e1", ".", "+", "-", "1.2.3", "1,5", "١", "½", "1d5", "0.30000000000000004"]
 
