@@ -11,15 +11,14 @@ number, an id over the long-id budget, an error from arrow) returns None: the sc
 """
 from __future__ import annotations
 
+import sys
 from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 #: tests switch this off to run the scanners on files the reader would take
 ENABLED = True
-
-#: up to this width an id column is filled a byte position at a time, beyond it by one scatter of all bytes
-_NARROW = 64
 
 
 def _pyarrow():
@@ -97,6 +96,10 @@ def arrow_columns(data: bytes, ncols: int, fields: Tuple[int, ...], numeric: Opt
     return out
 
 
+#: the low k bytes of a little-endian 64-bit word, k = 0..8
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+
+
 def _fixed_width(arr, budget: int) -> Optional[np.ndarray]:
     """A pyarrow binary array as a NUL-padded ``S`` array as wide as its longest value (at least 1); None
     when that takes more than ``budget`` bytes."""
@@ -108,21 +111,25 @@ def _fixed_width(arr, budget: int) -> Optional[np.ndarray]:
     width = max(int(lens.max()), 1)
     if n * width > budget or int(lens.min()) == 0:
         return None
-    first = int(offsets[0])
+    first, last = int(offsets[0]), int(offsets[-1])
     if int(lens.min()) == width:           # all ids as long: the bytes are the matrix already
-        return values[first:first + n * width].copy().view(f"S{width}")
-    mat = np.zeros((n, width), dtype=np.uint8)
-    if width <= _NARROW:                   # a byte position at a time, over the ids that long
-        starts = offsets[:-1]
-        mat[:, 0] = values[starts]
-        for c in range(1, width):
-            has = np.flatnonzero(lens > c)
-            mat[has, c] = values[starts[has] + c]
-    else:                                  # each byte to its place: row x width + its place in the id
-        shift = np.arange(n, dtype=np.int64) * width - offsets[:-1]
-        place = np.arange(first, int(offsets[-1]), dtype=np.int64) + np.repeat(shift, lens)
-        mat.reshape(-1)[place] = values[first:int(offsets[-1])]
-    return mat.view(f"S{width}").ravel()
+        return values[first:last].copy().view(f"S{width}")
+    words = -(-width // 8)
+    padded = np.concatenate([values[first:last], np.zeros(8 * words, dtype=np.uint8)])
+    starts = offsets[:-1] - first
+    if sys.byteorder != "little":          # a window of ``width`` bytes from each id's start, its tail zeroed
+        mat = sliding_window_view(padded, width)[starts]
+        mat *= np.arange(width) < lens[:, None]
+        return np.ascontiguousarray(mat).view(f"S{width}").ravel()
+    # the ids' bytes as 8-byte words read from any byte (an unaligned view), the bytes past each id's end
+    # masked off: one gather per word of the widest id
+    anywhere = np.ndarray(buffer=padded.data, dtype=np.uint64, shape=(len(padded) - 7,), strides=(1,))
+    out = np.empty((n, words), dtype=np.uint64)
+    for j in range(words):
+        word = anywhere[starts + 8 * j] if j else anywhere[starts]
+        word &= _LOW_BYTES[np.clip(lens - 8 * j, 0, 8)]
+        out[:, j] = word
+    return np.ascontiguousarray(out.view(np.uint8)[:, :width]).view(f"S{width}").ravel()
 
 
 def str_array(ids: np.ndarray):
