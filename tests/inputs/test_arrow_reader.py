@@ -158,3 +158,4 @@ def test_str_array_is_what_pandas_makes_of_the_strings():
     assert made.dtype == want.dtype and list(made) == list(want)
     full = np.array([b"ab", b"cd"])            # every id as wide as the column: no padding to drop
     assert list(arrowscan.str_array(full)) == ["ab", "cd"]
+    assert arrowscan.str_array(np.array([b"a\x00b", b"c"])) is None      # a NUL inside an id: pandas converts
