@@ -17,6 +17,8 @@ from typing import Any, Dict, Optional, Tuple
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from .ids import QUERY_IDS, CodedIds
+
 #: tests switch this off to run the scanners on files the reader would take
 ENABLED = True
 
@@ -50,9 +52,10 @@ def _layout(data: bytes) -> Optional[Tuple[bytes, int, int]]:
 
 
 def arrow_columns(data: bytes, ncols: int, fields: Tuple[int, ...], numeric: Optional[int],
-                  budget: int) -> Optional[Dict[Any, np.ndarray]]:
+                  budget: int, query: Optional[int] = None) -> Optional[Dict[Any, Any]]:
     """The ``fields`` columns of ``data`` (a whole TREC file, its mark removed) as the scanners give them:
-    bytes (``S``) arrays as wide as their longest token, the ``numeric`` field as float64; None when the
+    bytes (``S``) arrays as wide as their longest token, the ``numeric`` field as float64, the ``query``
+    field as :class:`~ir_rbstar.io.ids.CodedIds` (interned a run of equal ids at a time); None when the
     file is not one this reader takes (see the module's docstring), an id column would take more than
     ``budget`` bytes (rows x its longest id: the scanners then name the line), or pyarrow is absent."""
     mods = _pyarrow() if ENABLED else None
@@ -82,10 +85,16 @@ def arrow_columns(data: bytes, ncols: int, fields: Tuple[int, ...], numeric: Opt
     rows = table.num_rows
     if rows == 0 or seps != (ncols - 1) * rows or tokens != ncols * rows:
         return None
-    out: Dict[Any, np.ndarray] = {}
+    out: Dict[Any, Any] = {}
     try:
         for f in fields:
             col = table.column(names[f])
+            if f == query:
+                coded = _coded_ids(col.combine_chunks(), pa, budget)
+                if coded is None:
+                    return None
+                out[f] = coded
+                continue
             if f == numeric:
                 values = col.to_numpy()
                 if not np.isfinite(values).all():      # nan, inf: the scanners name the line
@@ -99,6 +108,25 @@ def arrow_columns(data: bytes, ncols: int, fields: Tuple[int, ...], numeric: Opt
     except (pa.ArrowException, ValueError, OverflowError):     # e.g. over 2 GiB of ids in one column
         return None
     return out
+
+
+def _coded_ids(arr, pa, budget: int) -> Optional[CodedIds]:
+    """Query ids (a pyarrow binary array) as :data:`~ir_rbstar.io.ids.QUERY_IDS` codes, without a fixed-width
+    column: the first id of each run of equal ids is decoded and interned (as ``tables._query_codes`` does),
+    the others repeat its code. None when an id is not UTF-8 or a fixed-width column of them would take more
+    than ``budget`` bytes (the scanners then name the line)."""
+    import pyarrow.compute as pc
+    n = len(arr)
+    lens = np.diff(np.frombuffer(arr.buffers()[1], dtype=np.int32)[arr.offset:arr.offset + n + 1])
+    if n == 0 or n * int(lens.max()) > budget or int(lens.min()) == 0:
+        return None
+    change = pc.not_equal(arr.slice(1), arr.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    starts = np.r_[0, np.flatnonzero(change) + 1]
+    try:
+        heads = [h.decode("utf-8") for h in arr.take(pa.array(starts)).to_pylist()]
+    except UnicodeDecodeError:
+        return None
+    return CodedIds(np.repeat(QUERY_IDS.encode(heads), np.diff(np.r_[starts, n])))
 
 
 #: the low k bytes of a little-endian 64-bit word, k = 0..8

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import zlib
 from typing import Any, Dict, Iterator, Optional, Tuple
 
 import numpy as np
@@ -35,8 +36,13 @@ def _read_bytes(path: str, what: str) -> bytes:
         raise InputFormatError(f"{path}: is a directory, expected a {what} file")
     try:
         if path.endswith(".gz"):
-            with gzip.open(path, "rb") as f:
-                data = f.read()
+            with open(path, "rb") as f:
+                raw = f.read()
+            try:
+                data = gzip.decompress(raw)          # one call: less CPU time than a GzipFile's reads
+            except (OSError, EOFError, zlib.error):
+                with gzip.open(path, "rb") as f:     # the error (and its words) of the reading kept so far
+                    data = f.read()
         else:
             with open(path, "rb") as f:
                 data = f.read()
@@ -265,7 +271,7 @@ def _file_columns(path: str, ncols: int, fields: Tuple[int, ...], what: str, lay
     path = os.fspath(path)
     data = _read_bytes(path, what)
     # regular files (one space or one tab between tokens): pyarrow's reader; the scanners read the others
-    cols = arrow_columns(data, ncols, fields, numeric, max(_WIDTH_FLOOR, _WIDTH_FACTOR * len(data)))
+    cols = arrow_columns(data, ncols, fields, numeric, max(_WIDTH_FLOOR, _WIDTH_FACTOR * len(data)), query=0)
     if cols is not None:
         return cols
     kernels = compiled(len(data) // 40)            # about 40 bytes per line of a run
