@@ -23,6 +23,9 @@ from .ids import QUERY_IDS, CodedIds
 ENABLED = True
 
 
+#: bytes per block of the layout's count
+_BLOCK = 1 << 22
+
 #: files of at least this many bytes are parsed on several threads
 _THREADS = 64 << 20
 
@@ -45,9 +48,20 @@ def _layout(data: bytes) -> Optional[Tuple[bytes, int, int]]:
     end = data.find(b"\n")
     sep = b"\t" if b"\t" in data[:end if end >= 0 else len(data)] else b" "
     buf = np.frombuffer(data, dtype=np.uint8)
-    blank = buf <= 32
-    others = int(np.count_nonzero(blank)) - data.count(b"\n")
-    tokens = int(np.count_nonzero(np.greater(blank[:-1], blank[1:]))) + int(not blank[0])
+    # a block at a time: small temporaries, reused (on a file of hundreds of MB, whole-file masks cost
+    # their page faults)
+    step = min(len(buf), _BLOCK)
+    blank, starts = np.empty(step, dtype=bool), np.empty(step, dtype=bool)
+    blanks, tokens, after_blank = 0, 0, True
+    for at in range(0, len(buf), step):
+        chunk = buf[at:at + step]
+        m = len(chunk)
+        np.less_equal(chunk, 32, out=blank[:m])
+        blanks += int(np.count_nonzero(blank[:m]))
+        np.greater(blank[:m - 1], blank[1:m], out=starts[:m - 1])
+        tokens += int(np.count_nonzero(starts[:m - 1])) + int(after_blank and not blank[0])
+        after_blank = bool(blank[m - 1])
+    others = blanks - data.count(b"\n")
     return sep, others, tokens
 
 
