@@ -178,6 +178,12 @@ def _significance_markdown(sig: pd.DataFrame) -> str:
 
 
 
+def _aux_mark(r: Any) -> str:
+    """A verdict's mark when it depends on the auxiliary judgments, with the human-only verdict (report.aux)."""
+    from .aux import MARK
+    return f" {MARK} (human only: {r.verdict_human})" if getattr(r, "depends_on_aux", False) else ""
+
+
 def _robust_markdown(rows: pd.DataFrame) -> str:
     head = ["measure", "upper bound", "run", "queries", "run's mean between", "difference from the baseline between",
             "p (Holm), worst case", "p (Holm), best case", "verdict (A: the run, B: the baseline)"]
@@ -187,7 +193,7 @@ def _robust_markdown(rows: pd.DataFrame) -> str:
             f"[{_signed(r.difference_low)}, {_signed(r.difference_high)}]"
         body.append([f"`{_cell(r.measure)}`", f"`{_cell(r.upper)}`", r.run, str(r.queries),
                      _interval(r.mean_low, r.mean_high), difference, _p(r.pvalue_worst_adjusted),
-                     _p(r.pvalue_best_adjusted), r.verdict])
+                     _p(r.pvalue_best_adjusted), r.verdict + _aux_mark(r)])
     return _table(head, body, "|---|---|---|---:|---:|---:|---:|---:|---|")
 
 
@@ -239,7 +245,8 @@ def _robust_section(rows: Optional[pd.DataFrame], baseline: Optional[str], alpha
             "completion can have a larger p than both extremes. **A (B) better only if the unknown favours A "
             "(B)**: significant only in the case that favours that side. **no conclusion**: neither.", "",
             _robust_markdown(rows), ""]
-    return out
+    from .aux import robust_text
+    return out + robust_text(rows)
 
 
 def _scale_text(grade_scale: Optional[Tuple[int, str]], columns: List[Column]) -> List[str]:
@@ -291,7 +298,8 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
               notes: List[str], missing: List[str], alpha: float, permutations: Optional[int], seed: int,
               defaults: bool, drawing: bool, *, per_query: Optional[pd.DataFrame] = None,
               robust_rows: Optional[pd.DataFrame] = None, grade_scale: Optional[Tuple[int, str]] = None,
-              scope: Optional[str] = None, intervals: Optional[Dict[Tuple[str, str], Any]] = None) -> str:
+              scope: Optional[str] = None, intervals: Optional[Dict[Tuple[str, str], Any]] = None,
+              aux_text: Optional[List[str]] = None) -> str:
     from .. import __version__
     nq = len(q.qcodes)
     relevant = int((q.grades >= 1).sum())
@@ -312,6 +320,7 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
                                                  "|---|---|---:|---|"), ""]
     if scope:                                   # [26A] which queries are evaluated (report.table)
         out += [scope, ""]
+    out += aux_text or []                       # [29a] the auxiliary judgments (report.aux)
     if reference is not None:
         out.append(f"Reference ranking of RBR, RBA and RBO: `{ref_tag}` ({_describe(reference)}).")
     else:
