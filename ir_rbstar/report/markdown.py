@@ -48,7 +48,7 @@ def mean_intervals(per_query: pd.DataFrame, names: List[str], columns: List[Colu
     out: Dict[Tuple[str, str], Any] = {}
     for c in columns:
         frame = per_query[c.label].unstack("run").reindex(columns=names)      # queries x runs
-        lows, highs = _intervals_of(frame.to_numpy(dtype=float), value_range(c.measure, c.complement))
+        lows, highs = intervals_in_range(frame.to_numpy(dtype=float), value_range(c.measure, c.complement))
         counts = frame.notna().sum(axis=0).to_numpy()
         for j, n in enumerate(names):
             out[(c.label, n)] = (float(lows[j]), float(highs[j])) if counts[j] >= 2 else None
@@ -73,9 +73,10 @@ def with_intervals(table: Any, per_query: pd.DataFrame, names: List[str], column
     return replace(table, cells=tuple(cells))
 
 
-def _intervals_of(values: Any, bounds: Tuple[Optional[float], Optional[float]]) -> Tuple[Any, Any]:
+def intervals_in_range(values: Any, bounds: Tuple[Optional[float], Optional[float]]) -> Tuple[Any, Any]:
     """Low and high ends of the 95% intervals of the means of the columns of ``values`` (queries x runs, NaN: no
-    value) for a measure whose values lie in ``bounds`` (None: an open end)."""
+    value) for a measure whose values lie in ``bounds`` (None: an open end): :func:`ir_rbstar.stats.mean_intervals`
+    (BCa where a bound is finite, else t). The report's and the explorer page's intervals (one mechanism)."""
     from .. import stats
     from ..errors import ParameterError
     lo = -np.inf if bounds[0] is None else bounds[0]
@@ -98,6 +99,9 @@ def _intervals_of(values: Any, bounds: Tuple[Optional[float], Optional[float]]) 
         # the values seen, hence within the range
         got = stats.mean_intervals(values, bounds=None, level=0.95, method="bca" if bounded else "t")
     return got["low"].to_numpy(), got["high"].to_numpy()
+
+
+_intervals_of = intervals_in_range
 
 
 def runs_as_rows(names: List[str], columns: List[Column]) -> bool:
