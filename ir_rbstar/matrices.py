@@ -1,8 +1,9 @@
 """Distance matrices of many runs computed as arrays over the pairs (the report's MED and RBO matrices).
 
-:func:`ir_rbstar.med.distance_matrix` evaluates the measure once per unordered pair through the provider,
-one evaluation (join, tie groups, kernels) per pair. For the measures below, this module computes every
-pair of a set of runs at once with the same kernels:
+:func:`ir_rbstar.med.pairwise` evaluates the measure once per unordered pair through the provider, one
+evaluation (join, tie groups, kernels) per pair. For the measures below, this module computes every pair of a
+set of runs at once with the same kernels (:func:`distance_frame` chooses, for :func:`ir_rbstar.med.distance_matrix`,
+``ir-rbstar distance`` and the report alike):
 
 * each run's rows are prepared once (gathered for the query universe, with their tie groups and
   judgments), not once per pair;
@@ -19,7 +20,7 @@ provider's to rounding (tests/families/test_med_matrix.py compares them to :func
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -252,19 +253,26 @@ def _med(rankings: List[Ranking], m, qrels: Qrels, universe: np.ndarray, per_que
     per_query[:, :] = family._dot(m.NAME, m, a, b, P * n, cutoff, top).reshape(P, n)
 
 
-def distance_frame(rankings: Dict[str, Ranking], measure, qrels: Optional[Qrels]) -> pd.DataFrame:
+def distance_frame(rankings: Dict[str, Ranking], measure, qrels: Optional[Qrels],
+                   progress: Optional[Callable[[int, int, str], None]] = None) -> pd.DataFrame:
     """The distance matrix of ``measure`` (a measure string or object) between the runs, as
     :func:`ir_rbstar.med.distance_matrix` returns it (rows: the run, columns: the reference, 1 - value
-    for a similarity, 0 on the diagonal, ``attrs`` ``measure`` and ``distance``): by :func:`pair_means`
-    where :func:`fast` says so, else through :func:`ir_rbstar.med.distance_matrix`. With ``qrels`` the
-    query universe is the qrels' queries."""
-    from .med import SIMILARITIES, _label, _measure, distance_matrix
+    for a similarity, 0 on the diagonal, ``attrs`` ``measure`` and ``distance``); the one mechanism behind
+    ``distance_matrix``, ``ir-rbstar distance`` and the report. By :func:`pair_means` where :func:`fast` says
+    so and the query universe is one for every pair (with ``qrels``: the qrels' queries; without: every run
+    answers the same queries), else pair by pair through :func:`ir_rbstar.med.pairwise` (without qrels each
+    run's own queries are its universe, so a pair's two directions may differ). ``progress(step, total,
+    message)`` as :func:`~ir_rbstar.med.pairwise` calls it."""
+    from .med import SIMILARITIES, _label, _measure, matrix_of, pairwise
     m = _measure(measure)
-    if qrels is None or not fast(m, qrels):
-        return distance_matrix(rankings, m, qrels)
-    m.validate_params()
     names = list(rankings)
-    values = pair_means([rankings[k] for k in names], m, qrels, qrels.qcodes)
+    universe = _universe([rankings[k] for k in names], qrels)
+    if universe is None or not fast(m, qrels):
+        return matrix_of(pairwise(rankings, [m], qrels, progress), m)
+    m.validate_params()
+    if progress is not None:
+        progress(1, 1, f"every pair of the {len(names)} runs at once")
+    values = pair_means([rankings[k] for k in names], m, qrels, universe)
     if m.NAME in SIMILARITIES:
         values = 1.0 - values
     np.fill_diagonal(values, 0.0)                        # a run is at distance 0 from itself
@@ -273,3 +281,16 @@ def distance_frame(rankings: Dict[str, Ranking], measure, qrels: Optional[Qrels]
     frame.attrs["measure"] = label
     frame.attrs["distance"] = f"1 - {label}" if m.NAME in SIMILARITIES else label
     return frame
+
+
+def _universe(rankings: List[Ranking], qrels: Optional[Qrels]) -> Optional[np.ndarray]:
+    """The queries every pair is averaged over: the qrels'; without qrels, the runs' when every run answers
+    the same queries (else None: each run's own, pair by pair)."""
+    if qrels is not None:
+        return qrels.qcodes
+    if not rankings:
+        return None
+    first = np.sort(rankings[0].qcodes)
+    if all(np.array_equal(np.sort(r.qcodes), first) for r in rankings[1:]):
+        return rankings[0].qcodes
+    return None

@@ -146,9 +146,14 @@ def distance_matrix(runs: Any, measure: Any = "MED_nDCG@20", qrels: Any = None,
     whatever its ties or its length (:func:`pairwise` keeps what the measure gives a run against a copy of
     itself: with ties in the run, RBO and RBA average two independent orders of them and stay below 1).
     ``attrs['measure']`` names the measure and ``attrs['distance']`` what the cells hold. See
-    :func:`pairwise` for ``runs``, ``qrels`` and ``progress``."""
+    :func:`pairwise` for ``runs``, ``qrels`` and ``progress``. Computed by
+    :func:`ir_rbstar.matrices.distance_frame`, as the report's matrices: every pair at once as arrays for RBO
+    (``ties='expected'``, no cutoff) and MED_nDCG@k / MED_P@k against qrels, pair by pair otherwise (the same
+    values to rounding)."""
+    from .datasets import resolve_qrels
+    from .matrices import distance_frame
     m = _measure(measure)
-    return matrix_of(pairwise(runs, [m], qrels, progress), m)
+    return distance_frame(_runs(runs), m, None if qrels is None else resolve_qrels(qrels), progress)
 
 
 def matrix_of(values: pd.DataFrame, measure: Any) -> pd.DataFrame:
