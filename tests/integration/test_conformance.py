@@ -1,10 +1,10 @@
 """One query, one number, through every door.
 
 A table of measures (every family, defaults and non-defaults, RBP and RBP_res with auxiliary judgments
-``aux=``, and ir_measures' own measures next to them) x input forms (dict of dicts, DataFrame, namedtuple iterable, TREC file, ir_datasets id) x doors
-(``calc_aggregate`` alone and mixed, ``iter_calc``, a reused ``evaluator``, the ``ir-rbstar`` command,
-``pt.Experiment`` with and without ``batch_size=1``, ``ir-rbstar report``, streamed by query blocks, the
-explorer page's data):
+``aux=``, and ir_measures' own measures next to them) x input forms (dict of dicts, DataFrame, namedtuple
+iterable, TREC file, ir_datasets id) x doors (``calc_aggregate`` alone and mixed, ``iter_calc``, a reused
+``evaluator``, the ``ir-rbstar`` command, ``pt.Experiment`` with and without ``batch_size=1``, ``ir-rbstar
+report`` (also with ``--aux``), streamed by query blocks, the explorer page's data):
 every door must give every query the same value, and every query of the qrels must have one. Evaluating
 a random subset of the queries gives each of them the same value again (a value never depends on the
 other queries).
@@ -254,6 +254,24 @@ def test_report(world, tmp_path):
         part = table.xs(name, level="run")
         got = {(q, label): part.at[q, label] for q in part.index for label in part.columns}
         _check(world, name, got, "report")
+
+
+def test_report_with_aux(world, tmp_path):
+    """``ir-rbstar report --aux`` (``build_report(aux=...)``): the RBP and RBP_res columns, labelled with their
+    ``aux=``, hold the values every other door gives those labels."""
+    from ir_rbstar import report
+    plain = WITH_AUX.replace(",aux='AUX'", "")
+    table = report.build_report(world["qrels"], world["runs"], tmp_path, measures=plain, pictures=False, max_rel=3,
+                                aux=world["aux_path"])
+    labels = {str(m) for m in world["measures"] if "aux" in m.params}
+    assert set(table.columns) == labels
+    for name in world["runs"]:
+        part = table.xs(name, level="run")
+        got = {(q, label): part.at[q, label] for q in part.index for label in part.columns}
+        want = {(q, label): v for (n, q, label), v in world["expected"].items() if n == name and label in labels}
+        assert set(got) == set(want)
+        for key, v in want.items():
+            assert got[key] == pytest.approx(v, abs=TOL), ("report --aux", name, key)
 
 
 def test_explore_page(world):
