@@ -36,29 +36,28 @@ AUX_FILE = "aux.qrels"
 MARK = "\u2020"
 
 
-def aux_spec(aux: Any, out_dir: str) -> str:
-    """The ``aux=`` of the measures: a file path or an ir_datasets id as given; judgments in memory (a
-    DataFrame ``query_id, doc_id, relevance`` or a dict of dicts) are written to ``out_dir/aux.qrels`` (TREC
-    format) and that path is used."""
+def aux_spec(aux: Any, out_dir: str, human: Qrels, top: int) -> Tuple[str, Qrels]:
+    """(the ``aux=`` of the measures, the auxiliary qrels), every grade checked against the scale first (see
+    the module): a file path or an ir_datasets id as given; judgments in memory (a DataFrame ``query_id,
+    doc_id, relevance`` or a dict of dicts) are then written to ``out_dir/aux.qrels`` (TREC format) and that
+    path is used."""
+    from ..judging.aux import check_aux_grades
     if isinstance(aux, (str, os.PathLike)):
-        return os.fspath(aux)
+        from ..families.rankbiased_aux import load_aux
+        spec = os.fspath(aux)
+        judgments = load_aux(spec)
+        check_aux_grades(human, judgments, top)
+        return spec, judgments
     from ..io import to_qrels
-    frame = to_qrels(aux, source="aux").frame()
+    judgments = to_qrels(aux, source="aux")
+    check_aux_grades(human, judgments, top)
+    frame = judgments.frame()
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, AUX_FILE)
     with open(path, "w", encoding="utf-8") as f:
         for q, d, g in zip(frame["query_id"], frame["doc_id"], frame["relevance"], strict=True):
             f.write(f"{q} 0 {d} {int(g)}\n")
-    return path
-
-
-def check(human: Qrels, spec: str, top: int) -> Qrels:
-    """The auxiliary qrels, read once, every grade checked against the scale (see the module)."""
-    from ..families.rankbiased_aux import load_aux
-    from ..judging.aux import check_aux_grades
-    aux = load_aux(spec)
-    check_aux_grades(human, aux, top)
-    return aux
+    return path, judgments
 
 
 def aux_columns(columns: List[Column], spec: str) -> Tuple[List[Column], List[Column]]:

@@ -111,8 +111,8 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
     Raises ParameterError for no run, an unknown ``baseline``, groups naming unknown runs, a bad
     measure, ``alpha`` outside (0, 1) or ``out_dir`` naming a file; FileNotFoundError for a missing run
     or groups file; MissingQrelsError without qrels; ReferenceNotFoundError for an unknown reference;
-    the usual input errors for malformed files. Without matplotlib the report says which extra to
-    install instead of drawing the pictures.
+    the usual input errors for malformed files; GradeScaleError for an auxiliary grade outside the grade scale.
+    Without matplotlib the report says which extra to install instead of drawing the pictures.
     """
     from .. import references
     from ..matrices import distance_frame
@@ -181,8 +181,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
         aux_text: List[str] = []
         if aux is not None:                    # [29a] auxiliary judgments: checked on the scale before the work
             from . import aux as with_aux
-            spec = with_aux.aux_spec(aux, out_dir)
-            aux_q = with_aux.check(q, spec, scale[0])
+            spec, aux_q = with_aux.aux_spec(aux, out_dir, q, scale[0])
             columns, human_columns = with_aux.aux_columns(columns, spec)
             aux_text = with_aux.inputs_text(spec, q, aux_q, columns)
         if topic is not None and pictures and str(topic) not in set(QUERY_IDS.decode(q.qcodes).astype(str).tolist()):

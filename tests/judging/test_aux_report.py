@@ -181,3 +181,12 @@ def test_robust_pairs_is_robust_table_pair_by_pair():
     holm = robust_pairs(low, high)
     from statsmodels.stats.multitest import multipletests
     np.testing.assert_allclose(holm["pvalue_worst_adjusted"], multipletests(pairs["pvalue_worst"], method="holm")[1])
+
+
+def test_bad_aux_frame_is_checked_before_anything_is_written(tmp_path):
+    runs, human, _ = track(True)
+    qrels, paths, _ = write(tmp_path, runs, human, {})
+    bad = pd.DataFrame({"query_id": ["q1"], "doc_id": ["rel"], "relevance": [-3]})
+    with pytest.raises(GradeScaleError, match=r"auxiliary grade -3 of document 'rel' for query 'q1' .*0..1"):
+        build_report(qrels, paths, tmp_path / "r", baseline="B", measures=MEASURES, pictures=False, aux=bad)
+    assert not (tmp_path / "r").exists()
