@@ -30,7 +30,7 @@ from .core import rankbiased as KR
 from .core import rankbiased_ties as T
 from .core.med import Side
 from .core.segments import seg_sum
-from .errors import ParameterError
+from .errors import GradeScaleError, ParameterError
 from .io import Qrels, Ranking, verify_matches
 
 __all__ = ["fast", "pair_means", "distance_frame"]
@@ -272,7 +272,11 @@ def distance_frame(rankings: Dict[str, Ranking], measure, qrels: Optional[Qrels]
     m.validate_params()
     if progress is not None:
         progress(1, 1, f"every pair of the {len(names)} runs at once")
-    values = pair_means([rankings[k] for k in names], m, qrels, universe)
+    try:
+        values = pair_means([rankings[k] for k in names], m, qrels, universe)
+    except GradeScaleError as e:
+        # as the pair-by-pair evaluation says it: the measure as evaluated for the first run (ref= a run's name)
+        raise GradeScaleError(str(e).replace(f"{m}:", f"{m(ref=names[0])}:", 1)) from None
     if m.NAME in SIMILARITIES:
         values = 1.0 - values
     np.fill_diagonal(values, 0.0)                        # a run is at distance 0 from itself
