@@ -2,8 +2,8 @@
 
 :func:`ir_rbstar.med.pairwise` evaluates the measure once per unordered pair through the provider, one
 evaluation (join, tie groups, kernels) per pair. For the measures below, this module computes every pair of a
-set of runs at once with the same kernels (:func:`distance_frame` chooses, for :func:`ir_rbstar.med.distance_matrix`,
-``ir-rbstar distance`` and the report alike):
+set of runs at once with the same kernels (:func:`ir_rbstar.med.distance_frame` chooses, for
+:func:`ir_rbstar.med.distance_matrix`, ``ir-rbstar distance`` and the report alike):
 
 * each run's rows are prepared once (gathered for the query universe, with their tie groups and
   judgments), not once per pair;
@@ -20,20 +20,19 @@ provider's to rounding (tests/families/test_med_matrix.py compares them to :func
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
-import pandas as pd
 
 from .context import RunContext, gather
 from .core import rankbiased as KR
 from .core import rankbiased_ties as T
 from .core.med import Side
 from .core.segments import seg_sum
-from .errors import GradeScaleError, ParameterError
+from .errors import ParameterError
 from .io import Qrels, Ranking, verify_matches
 
-__all__ = ["fast", "pair_means", "distance_frame"]
+__all__ = ["fast", "pair_means"]
 
 #: pair entries (two rows of one document in one query) per block of work: bounds the memory
 BLOCK = 1 << 20
@@ -251,50 +250,3 @@ def _med(rankings: List[Ranking], m, qrels: Qrels, universe: np.ndarray, per_que
     a = Side(pair_a * n + prep.seg[rows_a], prep.rank[rows_a], value[rows_a], partner_a, lens_a)
     b = Side(pair_b * n + prep.seg[rows_b], prep.rank[rows_b], value[rows_b], partner_b, lens_b)
     per_query[:, :] = family._dot(m.NAME, m, a, b, P * n, cutoff, top).reshape(P, n)
-
-
-def distance_frame(rankings: Dict[str, Ranking], measure, qrels: Optional[Qrels],
-                   progress: Optional[Callable[[int, int, str], None]] = None) -> pd.DataFrame:
-    """The distance matrix of ``measure`` (a measure string or object) between the runs, as
-    :func:`ir_rbstar.med.distance_matrix` returns it (rows: the run, columns: the reference, 1 - value
-    for a similarity, 0 on the diagonal, ``attrs`` ``measure`` and ``distance``); the one mechanism behind
-    ``distance_matrix``, ``ir-rbstar distance`` and the report. By :func:`pair_means` where :func:`fast` says
-    so and the query universe is one for every pair (with ``qrels``: the qrels' queries; without: every run
-    answers the same queries), else pair by pair through :func:`ir_rbstar.med.pairwise` (without qrels each
-    run's own queries are its universe, so a pair's two directions may differ). ``progress(step, total,
-    message)`` as :func:`~ir_rbstar.med.pairwise` calls it."""
-    from .med import SIMILARITIES, _label, _measure, matrix_of, pairwise
-    m = _measure(measure)
-    names = list(rankings)
-    universe = _universe([rankings[k] for k in names], qrels)
-    if universe is None or not fast(m, qrels):
-        return matrix_of(pairwise(rankings, [m], qrels, progress), m)
-    m.validate_params()
-    if progress is not None:
-        progress(1, 1, f"every pair of the {len(names)} runs at once")
-    try:
-        values = pair_means([rankings[k] for k in names], m, qrels, universe)
-    except GradeScaleError as e:
-        # as the pair-by-pair evaluation says it: the measure as evaluated for the first run (ref= a run's name)
-        raise GradeScaleError(str(e).replace(f"{m}:", f"{m(ref=names[0])}:", 1)) from None
-    if m.NAME in SIMILARITIES:
-        values = 1.0 - values
-    np.fill_diagonal(values, 0.0)                        # a run is at distance 0 from itself
-    label = _label(m)
-    frame = pd.DataFrame(values, index=pd.Index(names, name="run"), columns=pd.Index(names, name="ref"))
-    frame.attrs["measure"] = label
-    frame.attrs["distance"] = f"1 - {label}" if m.NAME in SIMILARITIES else label
-    return frame
-
-
-def _universe(rankings: List[Ranking], qrels: Optional[Qrels]) -> Optional[np.ndarray]:
-    """The queries every pair is averaged over: the qrels'; without qrels, the runs' when every run answers
-    the same queries (else None: each run's own, pair by pair)."""
-    if qrels is not None:
-        return qrels.qcodes
-    if not rankings:
-        return None
-    first = np.sort(rankings[0].qcodes)
-    if all(np.array_equal(np.sort(r.qcodes), first) for r in rankings[1:]):
-        return rankings[0].qcodes
-    return None

@@ -115,7 +115,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
     Without matplotlib the report says which extra to install instead of drawing the pictures.
     """
     from .. import references
-    from ..matrices import distance_frame
+    from ..med import distance_frame
 
     # -- check every input before the work starts
     out_dir = os.fspath(out_dir)

@@ -10,7 +10,8 @@ import pytest
 import ir_measures
 import ir_rbstar
 from ir_rbstar.io import to_qrels, to_ranking
-from ir_rbstar.matrices import distance_frame, fast, pair_means
+from ir_rbstar.matrices import fast, pair_means
+from ir_rbstar.med import distance_frame
 from ir_rbstar.parsing import parse_measure
 
 
