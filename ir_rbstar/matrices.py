@@ -1,8 +1,9 @@
 """Distance matrices of many runs computed as arrays over the pairs (the report's MED and RBO matrices).
 
-:func:`ir_rbstar.med.distance_matrix` evaluates the measure once per unordered pair through the provider,
-one evaluation (join, tie groups, kernels) per pair. For the measures below, this module computes every
-pair of a set of runs at once with the same kernels:
+:func:`ir_rbstar.med.pairwise` evaluates the measure once per unordered pair through the provider, one
+evaluation (join, tie groups, kernels) per pair. For the measures below, this module computes every pair of a
+set of runs at once with the same kernels (:func:`ir_rbstar.med.distance_frame` chooses, for
+:func:`ir_rbstar.med.distance_matrix`, ``ir-rbstar distance`` and the report alike):
 
 * each run's rows are prepared once (gathered for the query universe, with their tie groups and
   judgments), not once per pair;
@@ -19,10 +20,9 @@ provider's to rounding (tests/families/test_med_matrix.py compares them to :func
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
-import pandas as pd
 
 from .context import RunContext, gather
 from .core import rankbiased as KR
@@ -32,7 +32,7 @@ from .core.segments import seg_sum
 from .errors import ParameterError
 from .io import Qrels, Ranking, verify_matches
 
-__all__ = ["fast", "pair_means", "distance_frame"]
+__all__ = ["fast", "pair_means"]
 
 #: pair entries (two rows of one document in one query) per block of work: bounds the memory
 BLOCK = 1 << 20
@@ -250,26 +250,3 @@ def _med(rankings: List[Ranking], m, qrels: Qrels, universe: np.ndarray, per_que
     a = Side(pair_a * n + prep.seg[rows_a], prep.rank[rows_a], value[rows_a], partner_a, lens_a)
     b = Side(pair_b * n + prep.seg[rows_b], prep.rank[rows_b], value[rows_b], partner_b, lens_b)
     per_query[:, :] = family._dot(m.NAME, m, a, b, P * n, cutoff, top).reshape(P, n)
-
-
-def distance_frame(rankings: Dict[str, Ranking], measure, qrels: Optional[Qrels]) -> pd.DataFrame:
-    """The distance matrix of ``measure`` (a measure string or object) between the runs, as
-    :func:`ir_rbstar.med.distance_matrix` returns it (rows: the run, columns: the reference, 1 - value
-    for a similarity, 0 on the diagonal, ``attrs`` ``measure`` and ``distance``): by :func:`pair_means`
-    where :func:`fast` says so, else through :func:`ir_rbstar.med.distance_matrix`. With ``qrels`` the
-    query universe is the qrels' queries."""
-    from .med import SIMILARITIES, _label, _measure, distance_matrix
-    m = _measure(measure)
-    if qrels is None or not fast(m, qrels):
-        return distance_matrix(rankings, m, qrels)
-    m.validate_params()
-    names = list(rankings)
-    values = pair_means([rankings[k] for k in names], m, qrels, qrels.qcodes)
-    if m.NAME in SIMILARITIES:
-        values = 1.0 - values
-    np.fill_diagonal(values, 0.0)                        # a run is at distance 0 from itself
-    label = _label(m)
-    frame = pd.DataFrame(values, index=pd.Index(names, name="run"), columns=pd.Index(names, name="ref"))
-    frame.attrs["measure"] = label
-    frame.attrs["distance"] = f"1 - {label}" if m.NAME in SIMILARITIES else label
-    return frame

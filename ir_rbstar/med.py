@@ -38,8 +38,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 import numpy as np
 import pandas as pd
 
-from .errors import ParameterError, RbstarError, ReferenceNotFoundError
-from .io import Ranking, to_ranking
+from .errors import GradeScaleError, ParameterError, RbstarError, ReferenceNotFoundError
+from .io import Qrels, Ranking, to_ranking
 from .measures import ALL as MEASURES
 
 __all__ = ["pairwise", "distance_matrix", "matrix_of", "exactness", "SYMMETRIC", "SIMILARITIES"]
@@ -146,9 +146,60 @@ def distance_matrix(runs: Any, measure: Any = "MED_nDCG@20", qrels: Any = None,
     whatever its ties or its length (:func:`pairwise` keeps what the measure gives a run against a copy of
     itself: with ties in the run, RBO and RBA average two independent orders of them and stay below 1).
     ``attrs['measure']`` names the measure and ``attrs['distance']`` what the cells hold. See
-    :func:`pairwise` for ``runs``, ``qrels`` and ``progress``."""
+    :func:`pairwise` for ``runs``, ``qrels`` and ``progress``. Computed by
+    :func:`distance_frame`, as the report's matrices: every pair at once as arrays for RBO
+    (``ties='expected'``, no cutoff) and MED_nDCG@k / MED_P@k against qrels, pair by pair otherwise (the same
+    values to rounding)."""
+    from .datasets import resolve_qrels
     m = _measure(measure)
-    return matrix_of(pairwise(runs, [m], qrels, progress), m)
+    return distance_frame(_runs(runs), m, None if qrels is None else resolve_qrels(qrels), progress)
+
+
+def distance_frame(rankings: Dict[str, Ranking], measure, qrels: Optional[Qrels],
+                   progress: Optional[Callable[[int, int, str], None]] = None) -> pd.DataFrame:
+    """The distance matrix of ``measure`` (a measure string or object) between the runs, as
+    :func:`distance_matrix` returns it (rows: the run, columns: the reference, 1 - value
+    for a similarity, 0 on the diagonal, ``attrs`` ``measure`` and ``distance``); the one mechanism behind
+    ``distance_matrix``, ``ir-rbstar distance`` and the report. By :func:`ir_rbstar.matrices.pair_means` where
+    :func:`ir_rbstar.matrices.fast` says so and the query universe is one for every pair (with ``qrels``: the
+    qrels' queries; without: every run answers the same queries), else pair by pair through :func:`pairwise`
+    (without qrels each run's own queries are its universe, so a pair's two directions may differ).
+    ``progress(step, total, message)`` as :func:`pairwise` calls it."""
+    from .matrices import fast, pair_means
+    m = _measure(measure)
+    names = list(rankings)
+    universe = _universe([rankings[k] for k in names], qrels)
+    if universe is None or not fast(m, qrels):
+        return matrix_of(pairwise(rankings, [m], qrels, progress), m)
+    m.validate_params()
+    if progress is not None:
+        progress(1, 1, f"every pair of the {len(names)} runs at once")
+    try:
+        values = pair_means([rankings[k] for k in names], m, qrels, universe)
+    except GradeScaleError as e:
+        # as the pair-by-pair evaluation says it: the measure as evaluated for the first run (ref= a run's name)
+        raise GradeScaleError(str(e).replace(f"{m}:", f"{m(ref=names[0])}:", 1)) from None
+    if m.NAME in SIMILARITIES:
+        values = 1.0 - values
+    np.fill_diagonal(values, 0.0)                        # a run is at distance 0 from itself
+    label = _label(m)
+    frame = pd.DataFrame(values, index=pd.Index(names, name="run"), columns=pd.Index(names, name="ref"))
+    frame.attrs["measure"] = label
+    frame.attrs["distance"] = f"1 - {label}" if m.NAME in SIMILARITIES else label
+    return frame
+
+
+def _universe(rankings: List[Ranking], qrels: Optional[Qrels]) -> Optional[np.ndarray]:
+    """The queries every pair is averaged over: the qrels'; without qrels, the runs' when every run answers
+    the same queries (else None: each run's own, pair by pair)."""
+    if qrels is not None:
+        return qrels.qcodes
+    if not rankings:
+        return None
+    first = np.sort(rankings[0].qcodes)
+    if all(np.array_equal(np.sort(r.qcodes), first) for r in rankings[1:]):
+        return rankings[0].qcodes
+    return None
 
 
 def matrix_of(values: pd.DataFrame, measure: Any) -> pd.DataFrame:

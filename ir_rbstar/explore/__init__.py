@@ -7,12 +7,12 @@ measure's ``stat='min'`` and ``'max'``) and a residual (``RBP_res``, or the prim
 first measure, MED and RBO of every pair of runs, and the rankings to ``depth`` with grades and tie groups,
 and writes one HTML file with the data, script and style inline (nothing is fetched when it opens).
 
-The page has an overview (the means with bootstrap percentile intervals from
-:func:`ir_rbstar.stats.mean_interval`; per query, A, B, A - B, MED, RBO, residuals, tie ranges, sortable
-and filterable, e.g. the queries whose sign of A - B can flip within the tie or residual bounds) and a
-view per query (``page.html#q=<id>``: the two rankings side by side with grades, "unjudged", tie groups,
-how far each document moved and where the residual weight sits; every measure's value on that query;
-document text on demand when ``docs`` is given). ``j``/``k`` (or the arrow keys) go to the next and
+The page has an overview (the means with the report's intervals, :func:`ir_rbstar.stats.mean_intervals`:
+BCa bootstrap within the measure's range, t for an unbounded measure; per query, A, B, A - B, MED, RBO,
+residuals, tie ranges, sortable and filterable, e.g. the queries whose sign of A - B can flip within the tie
+or residual bounds) and a view per query (``page.html#q=<id>``: the two rankings side by side with grades,
+"unjudged", tie groups, how far each document moved and where the residual weight sits; every measure's value
+on that query; document text on demand when ``docs`` is given). ``j``/``k`` (or the arrow keys) go to the next and
 previous query. docs/explore.md describes the page.
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The data of an explorer page: per-query values of every run (through the package's evaluation, the same
-numbers as ``ir_measures.iter_calc``), means with bootstrap intervals, MED and RBO of every pair of runs, and
+numbers as ``ir_measures.iter_calc``), means with the report's intervals, MED and RBO of every pair of runs, and
 the rankings to a depth with grades and tie groups, as one JSON-ready dict."""
 from __future__ import annotations
 
@@ -17,10 +17,11 @@ __all__ = ["build_data", "DEFAULT_DEPTH", "FORMAT_VERSION", "INTERVAL"]
 
 DEFAULT_DEPTH = 100
 FORMAT_VERSION = 1
-#: how the means' intervals are made (ir_rbstar.stats.mean_interval): level, resamples, seed
-CONFIDENCE, RESAMPLES, SEED = 0.95, 10000, 0
-INTERVAL = (f"{round(CONFIDENCE * 100)}% bootstrap percentile interval of the mean "
-            f"(scipy.stats.bootstrap, {RESAMPLES} resamples, seed {SEED})")
+#: how the means' intervals are made: the report's (ir_rbstar.stats.mean_intervals, its defaults)
+CONFIDENCE, RESAMPLES, SEED = 0.95, 9999, 0
+INTERVAL = (f"{round(CONFIDENCE * 100)}% interval of the mean, as the report's: BCa bootstrap within the measure's "
+            f"range ({RESAMPLES} resamples, seed {SEED}), Student's t for an unbounded measure "
+            f"(ir_rbstar.stats.mean_intervals)")
 
 
 def _natural_key(qid: str):
@@ -94,17 +95,37 @@ def evaluate(plan: Plan, qrels: Qrels, rankings: Dict[str, Ranking], qids: List[
     return out
 
 
-def intervals(values: np.ndarray) -> Tuple[Optional[float], Optional[float], Optional[float], int]:
-    """(mean, low, high, n) of the values present: a bootstrap percentile interval of the mean
-    (:func:`ir_rbstar.stats.mean_interval`), which lies within the range of the values."""
-    from ..stats import mean_interval
-    x = values[np.isfinite(values)]
-    if len(x) == 0:
-        return None, None, None, 0
-    if len(x) == 1 or np.all(x == x[0]):
-        return float(x[0]), float(x[0]), float(x[0]), int(len(x))
-    ci = mean_interval(x, confidence=CONFIDENCE, method="percentile", n_resamples=RESAMPLES, seed=SEED)
-    return ci.mean, ci.low, ci.high, ci.n
+def intervals(values: np.ndarray, bounds: Tuple[Optional[float], Optional[float]] = (None, None)
+              ) -> Tuple[Optional[float], Optional[float], Optional[float], int]:
+    """(mean, low, high, n) of the values present (NaN: none), the interval the report gives the same values
+    (:func:`mean_intervals`)."""
+    return mean_intervals(np.asarray(values, dtype=float)[:, None], bounds)[0]
+
+
+def mean_intervals(matrix: np.ndarray, bounds: Tuple[Optional[float], Optional[float]]
+                   ) -> List[Tuple[Optional[float], Optional[float], Optional[float], int]]:
+    """Per column of ``matrix`` (queries x runs, NaN: no value) of a measure whose values lie in ``bounds``:
+    (mean, low, high, n), the 95% interval of the mean as the report computes it
+    (:func:`ir_rbstar.report.markdown.intervals_in_range`: :func:`ir_rbstar.stats.mean_intervals`, BCa within
+    the measure's range, t for an unbounded one). One value: [value, value]; none: Nones."""
+    from ..report.markdown import intervals_in_range
+    present = np.isfinite(matrix)
+    counts = present.sum(axis=0)
+    wide = counts >= 2
+    lows = np.full(matrix.shape[1], np.nan)
+    highs = np.full(matrix.shape[1], np.nan)
+    if wide.any():
+        lo, hi = intervals_in_range(np.where(present, matrix, np.nan)[:, wide], bounds)
+        lows[wide], highs[wide] = lo, hi
+    out: List[Tuple[Optional[float], Optional[float], Optional[float], int]] = []
+    for j, n in enumerate(counts.tolist()):
+        if n == 0:
+            out.append((None, None, None, 0))
+            continue
+        mean = float(matrix[present[:, j], j].mean())
+        low, high = (float(lows[j]), float(highs[j])) if n >= 2 else (mean, mean)
+        out.append((mean, low, high, int(n)))
+    return out
 
 
 def _symmetric(m) -> bool:
@@ -259,7 +280,12 @@ def build_data(qrels: Any, runs: Any, measures: Any = None, depth: int = DEFAULT
     qids = sorted((str(q) for q in QUERY_IDS.decode(qrels.qcodes)), key=_natural_key)
     values = evaluate(plan, qrels, rankings, qids, provider, progress)
     labels = [str(m) for m in plan.measures]
-    means = [[list(intervals(values[name][label])) for label in labels] for name in rankings]
+    from ..report.catalogue import value_range
+    by_label = {}
+    for m, label in zip(plan.measures, labels, strict=True):     # one call per measure: its runs share resamples
+        matrix = np.column_stack([np.asarray(values[name][label], dtype=float) for name in rankings])
+        by_label[label] = mean_intervals(matrix, value_range(m))
+    means = [[list(by_label[label][r]) for label in labels] for r in range(len(rankings))]
     pair = pair_values(plan, qrels, rankings, qids, pairs, progress)
     doc_ids, grades, positions, tie_groups, lengths = ranking_tables(qrels, rankings, qids, depth)
     texts, text_note = text.document_texts(docs, qrels_spec, doc_ids)

@@ -19,8 +19,9 @@ An auxiliary grade outside the grade scale -- above ``max_rel`` (graded RBP), or
 of the scale (0, or the lowest human grade if lower) -- raises :class:`~ir_rbstar.errors.GradeScaleError`
 naming the query and document.
 
-:func:`aux_verdicts` says which robust verdicts (:func:`ir_rbstar.stats.robust_table`) against a baseline
-hold only thanks to the auxiliary judgments.
+:func:`aux_verdicts` says which robust verdicts (:func:`ir_rbstar.stats.robust_table` against a baseline, or
+:func:`ir_rbstar.stats.robust_pairs` over every pair of runs) depend on the auxiliary judgments: the verdict with
+the human judgments alone differs from the one with the merged judgments.
 """
 from __future__ import annotations
 
@@ -35,13 +36,26 @@ from ..io.ids import _to_str
 from .pool import _as_rankings, weights_of
 from .select import load_judgments
 
-__all__ = ["merge_judgments", "aux_split", "aux_verdicts", "AUX_COLUMNS"]
+__all__ = ["check_aux_grades", "merge_judgments", "aux_split", "aux_verdicts", "AUX_COLUMNS"]
 
 AUX_COLUMNS = ("run", "query_id", "human", "auxiliary", "auxiliary_weight", "residual", "value", "upper")
 
 
 def _frame(q: Qrels) -> pd.DataFrame:
     return pd.DataFrame({"query_id": QUERY_IDS.decode(q.rowq), "doc_id": _to_str(q.rowb), "relevance": q.grades})
+
+
+def check_aux_grades(human: Qrels, aux: Qrels, top: int) -> None:
+    """Every auxiliary grade on the grade scale: from 0 (or the lowest human grade if lower) to ``top``; else
+    a :class:`~ir_rbstar.errors.GradeScaleError` naming the source, the query and the document of the first
+    grade outside it (never clipped)."""
+    low = min(0, int(human.grades.min()) if len(human.grades) else 0)
+    bad = (aux.grades < low) | (aux.grades > top)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise GradeScaleError(f"{aux.source}: auxiliary grade {int(aux.grades[i])} of document "
+                              f"{_to_str(aux.rowb[i:i + 1])[0]!r} for query "
+                              f"{QUERY_IDS.decode(aux.rowq[i:i + 1])[0]!r} is outside the grade scale {low}..{top}")
 
 
 def merge_judgments(human: Any, aux: Any, max_rel: Optional[int] = None) -> tuple:
@@ -55,14 +69,7 @@ def merge_judgments(human: Any, aux: Any, max_rel: Optional[int] = None) -> tupl
     if a is None:
         a = to_qrels(pd.DataFrame({"query_id": [], "doc_id": [], "relevance": []}).astype(
             {"query_id": str, "doc_id": str, "relevance": int}))
-    low = min(0, int(h.grades.min()) if len(h.grades) else 0)
-    top = max_rel if max_rel is not None else (int(h.grades.max()) if len(h.grades) else 1)
-    bad = (a.grades < low) | (a.grades > top)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise GradeScaleError(f"{a.source}: auxiliary grade {int(a.grades[i])} of document "
-                              f"{_to_str(a.rowb[i:i + 1])[0]!r} for query {QUERY_IDS.decode(a.rowq[i:i + 1])[0]!r} "
-                              f"is outside the grade scale {low}..{top}")
+    check_aux_grades(h, a, max_rel if max_rel is not None else (int(h.grades.max()) if len(h.grades) else 1))
     _, known = h.lookup(a.rowq, a.rowd, a.rowb)
     hf, af = _frame(h), _frame(a)[~known]
     merged = pd.concat([hf, af], ignore_index=True)
@@ -105,25 +112,30 @@ def aux_split(runs: Any, qrels: Any, aux: Any = None, measure: str = "RBP(p=0.8)
     return pd.DataFrame(rows, columns=list(AUX_COLUMNS))
 
 
-def aux_verdicts(runs: Any, qrels: Any, aux: Any, baseline: str, measure: str = "RBP(p=0.8)",
+def aux_verdicts(runs: Any, qrels: Any, aux: Any, baseline: Optional[str] = None, measure: str = "RBP(p=0.8)",
                  alpha: float = 0.05) -> pd.DataFrame:
-    """:func:`ir_rbstar.stats.robust_table` of every run against ``baseline`` twice -- with the human bounds
-    [human, human + human residual] and with the auxiliary ones [value, value + residual] -- side by side:
-    ``verdict_human``, ``verdict_with_aux`` and ``depends_on_aux`` (robust with the auxiliary judgments,
-    not robust without them)."""
-    from ..stats import robust_table
+    """The robust comparison (paired t at the extreme completions, Holm) twice -- with the human bounds
+    [human, human + human residual] and with the merged ones [value, value + residual] -- side by side:
+    ``verdict_human``, ``verdict_with_aux`` and ``depends_on_aux`` (the two verdicts differ: the conclusion
+    depends on the auxiliary judgments). With a ``baseline``: every other run (A, column ``run``) against it
+    (B), :func:`ir_rbstar.stats.robust_table`, Holm over the runs. Without (``baseline=None``): every pair of
+    runs (A ``run_a``, B ``run_b``), :func:`ir_rbstar.stats.robust_pairs`, Holm over the pairs. The queries
+    are the human qrels'."""
+    from ..stats import robust_pairs, robust_table
     split = aux_split(runs, qrels, aux, measure)
-    if baseline not in set(split["run"]):
+    if baseline is not None and baseline not in set(split["run"]):
         raise ParameterError(f"baseline: unknown run {baseline!r}")
-    piv = {c: split.pivot(index="run", columns="query_id", values=c) for c in ("human", "value", "residual")}
-    human_res = split.assign(hres=split["auxiliary_weight"] + split["residual"]).pivot(
-        index="run", columns="query_id", values="hres")
     order = list(dict.fromkeys(split["run"]))
-    low_h, high_h = piv["human"].loc[order], (piv["human"] + human_res).loc[order]
-    low_a, high_a = piv["value"].loc[order], (piv["value"] + piv["residual"]).loc[order]
-    th = robust_table(low_h, high_h, baseline, alpha=alpha)
-    ta = robust_table(low_a, high_a, baseline, alpha=alpha)
-    out = pd.DataFrame({"run": th["run"], "verdict_human": th["verdict"], "verdict_with_aux": ta["verdict"]})
-    robust = out["verdict_with_aux"].str.endswith("robust") & ~out["verdict_human"].str.endswith("robust")
-    out["depends_on_aux"] = robust
-    return out
+    split = split.assign(hres=split["auxiliary_weight"] + split["residual"])
+    piv = {c: split.pivot(index="run", columns="query_id", values=c).loc[order]
+           for c in ("human", "hres", "value", "residual")}
+    bounds = {"human": (piv["human"], piv["human"] + piv["hres"]),
+              "with_aux": (piv["value"], piv["value"] + piv["residual"])}
+    tables = {k: (robust_table(lo, hi, baseline, alpha=alpha) if baseline is not None
+                  else robust_pairs(lo, hi, alpha=alpha)) for k, (lo, hi) in bounds.items()}
+    keys = ["run"] if baseline is not None else ["run_a", "run_b"]
+    out = tables["human"][keys].copy()
+    out["verdict_human"] = tables["human"]["verdict"].to_numpy()
+    out["verdict_with_aux"] = tables["with_aux"]["verdict"].to_numpy()
+    out["depends_on_aux"] = out["verdict_human"] != out["verdict_with_aux"]
+    return out.reset_index(drop=True)

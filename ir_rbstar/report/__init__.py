@@ -45,7 +45,7 @@ Modules: :mod:`.stats` (randomization test, Holm), :mod:`.formats` (table writer
 (measures and columns), :mod:`.inputs` (runs and groups), :mod:`.table` (the per-query table),
 :mod:`.sections` (means, tests, robust verdicts, all pairs: functions of the table), :mod:`.build`
 (:func:`build_report`), :mod:`.markdown` (the page) and :mod:`.command` (``ir-rbstar report``); the
-distance matrices come from :mod:`ir_rbstar.matrices`.
+distance matrices come from :func:`ir_rbstar.med.distance_frame` (:mod:`ir_rbstar.matrices`).
 """
 from __future__ import annotations
 

@@ -76,7 +76,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
                  groups: Any = None, measures: Any = None, progress: Optional[Progress] = None,
                  alpha: float = 0.05, permutations: Optional[int] = None, seed: int = DEFAULT_SEED,
                  topic: Optional[str] = None, pictures: bool = True, max_rel: Optional[int] = None,
-                 explore: bool = False) -> pd.DataFrame:
+                 explore: bool = False, aux: Any = None) -> pd.DataFrame:
     """Evaluate ``runs`` against ``qrels`` with every measure family and write a report into ``out_dir``.
 
     ``qrels``: a TREC qrels file (or anything :func:`ir_rbstar.read_qrels` reads), a DataFrame
@@ -97,7 +97,9 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
     robust verdicts of :func:`robust` where a measure has bounds); ``topic`` the query of the CRP picture
     (default: the one whose Twist is nearest the median); ``pictures=False`` draws none; ``explore=True`` also writes
     ``explore.html`` (:func:`ir_rbstar.explore.explore`, the baseline or first run against each other run), linked
-    from ``results.html``. ``max_rel`` is the top of the
+    from ``results.html``. ``aux``: auxiliary judgments (a qrels file, an ir_datasets id, a DataFrame or dict of
+    dicts) filling the holes of the RBP and RBP_res columns, with the provenance split in ``per_query.tsv`` and
+    the robust verdicts that depend on them marked (:mod:`ir_rbstar.report.aux`). ``max_rel`` is the top of the
     qrels' grade scale (e.g. 3 for TREC DL), written into every graded measure (those of the default set,
     of ``measures`` and of the distance matrix); None: the collection's
     (:func:`~ir_rbstar.report.catalogue.grade_scale`: the ir_datasets ``qrels_defs``, else the highest grade).
@@ -109,11 +111,11 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
     Raises ParameterError for no run, an unknown ``baseline``, groups naming unknown runs, a bad
     measure, ``alpha`` outside (0, 1) or ``out_dir`` naming a file; FileNotFoundError for a missing run
     or groups file; MissingQrelsError without qrels; ReferenceNotFoundError for an unknown reference;
-    the usual input errors for malformed files. Without matplotlib the report says which extra to
-    install instead of drawing the pictures.
+    the usual input errors for malformed files; GradeScaleError for an auxiliary grade outside the grade scale.
+    Without matplotlib the report says which extra to install instead of drawing the pictures.
     """
     from .. import references
-    from ..matrices import distance_frame
+    from ..med import distance_frame
 
     # -- check every input before the work starts
     out_dir = os.fspath(out_dir)
@@ -175,6 +177,13 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
         asked = measures if measures is not None else \
             default_measures(ref_tag, base_tag, prior_tag if len(names) > 1 else None, scale[0])
         columns = _parse_columns(asked, base_tag, scale[0], override=max_rel is not None)
+        human_columns: List[Any] = []
+        aux_text: List[str] = []
+        if aux is not None:                    # [29a] auxiliary judgments: checked on the scale before the work
+            from . import aux as with_aux
+            spec, aux_q = with_aux.aux_spec(aux, out_dir, q, scale[0])
+            columns, human_columns = with_aux.aux_columns(columns, spec)
+            aux_text = with_aux.inputs_text(spec, q, aux_q, columns)
         if topic is not None and pictures and str(topic) not in set(QUERY_IDS.decode(q.qcodes).astype(str).tolist()):
             raise ParameterError(f"topic={topic!r} is not a query of the qrels")
         rankings: Dict[str, Ranking] = {}
@@ -212,6 +221,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
 
         # -- evaluate
         per_query = per_query_table(columns, q, {name: rankings[name] for name in names}, step)
+        human = per_query_table(human_columns, q, rankings) if human_columns else None
         means = _means(per_query, names, columns)
         sig = None
         if baseline is not None:
@@ -221,6 +231,9 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
         robust_rows = None
         if baseline is not None:
             robust_rows = robust(per_query, names, baseline, columns, alpha)
+            if human is not None:              # [29a] the same verdicts over the human-only bounds
+                robust_rows = with_aux.mark_robust(robust_rows, robust(human, names, baseline, human_columns, alpha),
+                                                   columns)
         pairs = None
         if len(names) > 1:
             step("all pairs of runs: randomised Tukey HSD")
@@ -233,7 +246,8 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
             files.append(name)
             return os.path.join(out_dir, name)
 
-        per_query.reset_index().to_csv(path("per_query.tsv"), sep="\t", index=False)
+        written = per_query if human is None else with_aux.split_columns(per_query, human, columns)
+        written.reset_index().to_csv(path("per_query.tsv"), sep="\t", index=False)
         means.to_csv(path("means.tsv"), sep="\t", index=False)
         if sig is not None:
             sig.to_csv(path("significance.tsv"), sep="\t", index=False)
@@ -265,7 +279,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
                          prior_tag, columns, means, sig, pairs, matrices, drawn, notes, missing, alpha, permutations,
                          seed, measures is None, pictures, per_query=per_query, robust_rows=robust_rows,
                          grade_scale=scale, scope=_scope(len(q.qcodes), len(unjudged), *rows_read),
-                         intervals=intervals)
+                         intervals=intervals, aux_text=aux_text)
         with open(path("report.md"), "w", encoding="utf-8") as f:
             f.write(text)
         table = results_table(per_query, means, sig, columns, baseline, alpha, intervals=False)

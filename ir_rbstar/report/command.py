@@ -31,6 +31,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--max-rel", dest="max_rel", type=int, default=None, metavar="G",
                         help="top of the grade scale of the graded measures, also those of --measures (default: "
                              "the collection's: the ir_datasets qrels_defs, else the highest grade in the qrels)")
+    parser.add_argument("--aux", metavar="QRELS",
+                        help="auxiliary judgments (a qrels file or ir_datasets id, e.g. from an LLM) filling the "
+                             "documents the qrels leave unjudged in RBP and RBP_res; per_query.tsv splits each RBP "
+                             "value by provenance and the robust verdicts that depend on them are marked")
     parser.add_argument("--topic", metavar="QUERY", help="query of the CRP picture (default: a typical one)")
     parser.add_argument("--no-pictures", dest="pictures", action="store_false", help="draw no pictures")
     parser.add_argument("--explore", action="store_true",
@@ -87,7 +91,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     table = build_report(qrels, runs, args.output, reference=reference, baseline=baseline, groups=args.groups,
                          measures=args.measures, progress=progress, alpha=args.alpha,
                          permutations=args.permutations, seed=args.seed, topic=args.topic, pictures=args.pictures,
-                         max_rel=args.max_rel, explore=args.explore)
+                         max_rel=args.max_rel, explore=args.explore, aux=args.aux)
     files = table.attrs["files"]
     print(f"{len(files)} files written to {args.output}:")
     for name in files:

@@ -48,7 +48,7 @@ def mean_intervals(per_query: pd.DataFrame, names: List[str], columns: List[Colu
     out: Dict[Tuple[str, str], Any] = {}
     for c in columns:
         frame = per_query[c.label].unstack("run").reindex(columns=names)      # queries x runs
-        lows, highs = _intervals_of(frame.to_numpy(dtype=float), value_range(c.measure, c.complement))
+        lows, highs = intervals_in_range(frame.to_numpy(dtype=float), value_range(c.measure, c.complement))
         counts = frame.notna().sum(axis=0).to_numpy()
         for j, n in enumerate(names):
             out[(c.label, n)] = (float(lows[j]), float(highs[j])) if counts[j] >= 2 else None
@@ -73,9 +73,10 @@ def with_intervals(table: Any, per_query: pd.DataFrame, names: List[str], column
     return replace(table, cells=tuple(cells))
 
 
-def _intervals_of(values: Any, bounds: Tuple[Optional[float], Optional[float]]) -> Tuple[Any, Any]:
+def intervals_in_range(values: Any, bounds: Tuple[Optional[float], Optional[float]]) -> Tuple[Any, Any]:
     """Low and high ends of the 95% intervals of the means of the columns of ``values`` (queries x runs, NaN: no
-    value) for a measure whose values lie in ``bounds`` (None: an open end)."""
+    value) for a measure whose values lie in ``bounds`` (None: an open end): :func:`ir_rbstar.stats.mean_intervals`
+    (BCa where a bound is finite, else t). The report's and the explorer page's intervals (one mechanism)."""
     from .. import stats
     from ..errors import ParameterError
     lo = -np.inf if bounds[0] is None else bounds[0]
@@ -98,6 +99,9 @@ def _intervals_of(values: Any, bounds: Tuple[Optional[float], Optional[float]]) 
         # the values seen, hence within the range
         got = stats.mean_intervals(values, bounds=None, level=0.95, method="bca" if bounded else "t")
     return got["low"].to_numpy(), got["high"].to_numpy()
+
+
+_intervals_of = intervals_in_range
 
 
 def runs_as_rows(names: List[str], columns: List[Column]) -> bool:
@@ -178,6 +182,12 @@ def _significance_markdown(sig: pd.DataFrame) -> str:
 
 
 
+def _aux_mark(r: Any) -> str:
+    """A verdict's mark when it depends on the auxiliary judgments, with the human-only verdict (report.aux)."""
+    from .aux import MARK
+    return f" {MARK} (human only: {r.verdict_human})" if getattr(r, "depends_on_aux", False) else ""
+
+
 def _robust_markdown(rows: pd.DataFrame) -> str:
     head = ["measure", "upper bound", "run", "queries", "run's mean between", "difference from the baseline between",
             "p (Holm), worst case", "p (Holm), best case", "verdict (A: the run, B: the baseline)"]
@@ -187,7 +197,7 @@ def _robust_markdown(rows: pd.DataFrame) -> str:
             f"[{_signed(r.difference_low)}, {_signed(r.difference_high)}]"
         body.append([f"`{_cell(r.measure)}`", f"`{_cell(r.upper)}`", r.run, str(r.queries),
                      _interval(r.mean_low, r.mean_high), difference, _p(r.pvalue_worst_adjusted),
-                     _p(r.pvalue_best_adjusted), r.verdict])
+                     _p(r.pvalue_best_adjusted), r.verdict + _aux_mark(r)])
     return _table(head, body, "|---|---|---|---:|---:|---:|---:|---:|---|")
 
 
@@ -239,7 +249,8 @@ def _robust_section(rows: Optional[pd.DataFrame], baseline: Optional[str], alpha
             "completion can have a larger p than both extremes. **A (B) better only if the unknown favours A "
             "(B)**: significant only in the case that favours that side. **no conclusion**: neither.", "",
             _robust_markdown(rows), ""]
-    return out
+    from .aux import robust_text
+    return out + robust_text(rows)
 
 
 def _scale_text(grade_scale: Optional[Tuple[int, str]], columns: List[Column]) -> List[str]:
@@ -291,7 +302,8 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
               notes: List[str], missing: List[str], alpha: float, permutations: Optional[int], seed: int,
               defaults: bool, drawing: bool, *, per_query: Optional[pd.DataFrame] = None,
               robust_rows: Optional[pd.DataFrame] = None, grade_scale: Optional[Tuple[int, str]] = None,
-              scope: Optional[str] = None, intervals: Optional[Dict[Tuple[str, str], Any]] = None) -> str:
+              scope: Optional[str] = None, intervals: Optional[Dict[Tuple[str, str], Any]] = None,
+              aux_text: Optional[List[str]] = None) -> str:
     from .. import __version__
     nq = len(q.qcodes)
     relevant = int((q.grades >= 1).sum())
@@ -312,6 +324,7 @@ def _markdown(q: Qrels, qrels: Any, inputs: Dict[str, Any], names: List[str], an
                                                  "|---|---|---:|---|"), ""]
     if scope:                                   # [26A] which queries are evaluated (report.table)
         out += [scope, ""]
+    out += aux_text or []                       # [29a] the auxiliary judgments (report.aux)
     if reference is not None:
         out.append(f"Reference ranking of RBR, RBA and RBO: `{ref_tag}` ({_describe(reference)}).")
     else:

@@ -115,17 +115,29 @@ def _robust_verdicts(robust_rows: Optional[pd.DataFrame]) -> Dict[Tuple[str, str
     return {(r.run, r.measure): _ROBUST.get(r.verdict, NONE) for r in robust_rows.itertuples(index=False)}
 
 
+def _aux_dependent(robust_rows: Optional[pd.DataFrame]) -> Optional[Dict[Tuple[str, str], str]]:
+    """(run, measure) -> the robust verdict with the human judgments alone, for the verdicts that depend on the
+    auxiliary judgments (:mod:`.aux`); None when the report has no auxiliary judgments."""
+    if robust_rows is None or "depends_on_aux" not in robust_rows.columns:
+        return None
+    return {(r.run, r.measure): _ROBUST.get(r.verdict_human, NONE)
+            for r in robust_rows.itertuples(index=False) if r.depends_on_aux}
+
+
 def agreement(sig: pd.DataFrame, pairs: Optional[pd.DataFrame], robust_rows: Optional[pd.DataFrame],
               baseline: str, runs: int) -> pd.DataFrame:
     """Every (run, measure) of the baseline table with the verdicts of the sections that test it: ``table``
     (the baseline table), ``pairs`` (all pairs; None: not tested there), ``robust`` (None: no bounds for the
-    measure); ``contradiction`` (True: two sections disagree in direction) and ``why``: empty where the
-    sections agree, else the reason they differ. ``runs``: how many runs the report compares (the all-pairs
+    measure); with auxiliary judgments (:mod:`.aux`) also ``robust_human`` (the robust verdict with the human
+    judgments alone) and ``depends_on_aux`` (the robust verdict differs from it); ``contradiction`` (True: two
+    sections disagree in direction) and ``why``: empty where the sections agree, else the reason they differ.
+    ``runs``: how many runs the report compares (the all-pairs
     family is their pairs)."""
     kind, sizes = holm_family(sig)
     family = family_sizes(sig)
     paired = _pair_verdicts(pairs, baseline)
     robust = _robust_verdicts(robust_rows)
+    dependent = _aux_dependent(robust_rows)
     n_pairs = runs * (runs - 1) // 2
     rows: List[Dict[str, Any]] = []
     for i, r in enumerate(sig.itertuples(index=False)):
@@ -154,9 +166,14 @@ def agreement(sig: pd.DataFrame, pairs: Optional[pd.DataFrame], robust_rows: Opt
             why.append("robust: tests the bounds of the values (the extremes the unjudged documents or tied "
                        "scores allow) with the paired t test, Holm over the runs of the measure; the baseline "
                        "table tests the values as evaluated with the sign-flip test")
-        rows.append({"run": r.run, "measure": r.measure, "table": table, "pairs": pair, "robust": rob,
-                     "contradiction": contradiction, "why": "; ".join(why)})
-    return pd.DataFrame(rows, columns=["run", "measure", "table", "pairs", "robust", "contradiction", "why"])
+        row = {"run": r.run, "measure": r.measure, "table": table, "pairs": pair, "robust": rob,
+               "contradiction": contradiction, "why": "; ".join(why)}
+        if dependent is not None:
+            row["robust_human"] = dependent.get((r.run, r.measure), rob)
+            row["depends_on_aux"] = (r.run, r.measure) in dependent
+        rows.append(row)
+    names = ["run", "measure", "table", "pairs", "robust", "contradiction", "why"]
+    return pd.DataFrame(rows, columns=names + ([] if dependent is None else ["robust_human", "depends_on_aux"]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -196,12 +213,30 @@ def _agreement_section(sig: pd.DataFrame, pairs: Optional[pd.DataFrame], robust_
                f"reason given below; " + (f"**{len(clash)} contradict each other in direction** (listed first)."
                                            if len(clash) else "none contradicts another in direction."))
     out.append("")
-    if not len(differ):
-        return out
     names_of = {"better": "better", "worse": "worse", "": "no difference"}
 
     def word(v: Any) -> str:
+        if isinstance(v, str) and v.endswith("\u2020"):
+            return v
         return names_of.get(v, "not tested") if isinstance(v, str) else "not tested"
+    if "depends_on_aux" in table.columns:          # [29a] the robust verdicts that hold only with the aux judgments
+        from .aux import MARK
+        dep = table[table["depends_on_aux"].astype(bool)]
+        out += [f"{MARK} With the auxiliary judgments: **{len(dep):,} of the {int(table['robust'].notna().sum()):,} "
+                f"robust verdicts {'depends' if len(dep) == 1 else 'depend'} on them** (with the human judgments "
+                f"alone the robust verdict differs); the significance table and the all-pairs test of the measures "
+                f"with auxiliary judgments use the merged "
+                f"judgments too." + (" They are:" if 0 < len(dep) <= LIST_ROWS else ""), ""]
+        if 0 < len(dep) <= LIST_ROWS:
+            out += [_table(["run", "measure", "robust, with the auxiliary judgments", "robust, human judgments only"],
+                           [[r.run, f"`{_cell(r.measure)}`", word(r.robust), word(r.robust_human)]
+                            for r in dep.itertuples(index=False)], "|---|---|---|---|"), ""]
+        table = table.assign(robust=[(word(v) + f" {MARK}") if d else v
+                                     for v, d in zip(table["robust"], table["depends_on_aux"], strict=True)])
+        differ = table[table["why"] != ""]
+        clash = table[table["contradiction"]]
+    if not len(differ):
+        return out
     ordered = pd.concat([clash, differ[~differ["contradiction"]]])
     if len(ordered) <= LIST_ROWS:
         rows = [[r.run, f"`{_cell(r.measure)}`", word(r.table), word(r.pairs), word(r.robust), _cell(r.why)]

@@ -24,7 +24,8 @@ Every resampling procedure takes ``n_resamples`` and an integer ``seed`` and dra
   test and the noncentral-t d_z interval (its default).
 * :func:`tukey_hsd_randomized` -- the randomised Tukey HSD test of Carterette (2012).
 * :func:`experiment_test` -- any of :func:`paired_test`'s tests as ``pt.Experiment(..., test=...)`` takes it.
-* :func:`robust_comparison`, :func:`robust_table` -- runs compared with per-query bounds (residuals, tie bounds).
+* :func:`robust_comparison`, :func:`robust_table`, :func:`robust_pairs` -- runs compared with per-query bounds
+  (residuals, tie bounds).
 * :func:`discriminative_power` -- the share of pairs of runs significantly different (Sakai 2006).
 * :func:`ranking_agreement`, :func:`tau_ap`, :func:`ranking_rbo` -- Kendall's tau-b
   (``scipy.stats.kendalltau``), the AP rank correlation tau_AP (Yilmaz, Aslam & Robertson 2008) and the
@@ -72,10 +73,11 @@ from .paired import (MeanInterval, PairedTest, effect_size_dz, effect_size_dz_in
 from .intervals import mean_intervals
 from .pairs import CORRECTIONS, all_pairs, discriminative_power, tukey_hsd_randomized
 from .experiment import experiment_test
-from .robust import RobustComparison, robust_comparison, robust_table
+from .robust import RobustComparison, robust_comparison, robust_pairs, robust_table
 
 __all__ = ["mean_interval", "mean_intervals", "paired_test", "all_pairs", "tukey_hsd_randomized",
            "ranking_agreement", "tau_ap", "ranking_rbo",
            "discriminative_power", "effect_size_dz", "effect_size_dz_interval", "MeanInterval",
            "PairedTest", "RankingAgreement",
-           "CORRECTIONS", "experiment_test", "robust_comparison", "robust_table", "RobustComparison"]
+           "CORRECTIONS", "experiment_test", "robust_comparison", "robust_table", "RobustComparison",
+           "robust_pairs"]

@@ -59,8 +59,8 @@ from . import _checks
 from .paired import PairedTest, paired_test
 from .pairs import _adjust, _correction
 
-__all__ = ["RobustComparison", "robust_comparison", "robust_table", "VERDICTS", "ROBUST_COLUMNS",
-           "BOUND_TOLERANCE"]
+__all__ = ["RobustComparison", "robust_comparison", "robust_table", "robust_pairs", "VERDICTS", "ROBUST_COLUMNS",
+           "ROBUST_PAIR_COLUMNS", "BOUND_TOLERANCE"]
 
 A_ROBUST = "A better, robust"
 B_ROBUST = "B better, robust"
@@ -73,6 +73,9 @@ VERDICTS: tuple[str, ...] = (A_ROBUST, B_ROBUST, A_IF, B_IF, NONE)
 ROBUST_COLUMNS: tuple[str, ...] = ("run", "mean_low", "mean_high", "difference_low", "difference_high",
                                    "pvalue_worst", "pvalue_best", "pvalue_worst_adjusted",
                                    "pvalue_best_adjusted", "verdict")
+#: the columns of :func:`robust_pairs`
+ROBUST_PAIR_COLUMNS: tuple[str, ...] = ("run_a", "run_b", "difference_low", "difference_high", "pvalue_worst",
+                                        "pvalue_best", "pvalue_worst_adjusted", "pvalue_best_adjusted", "verdict")
 #: a high may lie below its low (or a point value outside its bounds) by this much, relative to
 #: 1 + |value|, without an error (the rounding of values computed separately, e.g. stat='min'/'max')
 BOUND_TOLERANCE = 1e-12
@@ -309,3 +312,37 @@ def robust_table(frame_low: pd.DataFrame, frame_high: pd.DataFrame, baseline: An
     out["verdict"] = [verdict_of((dw, pw), (db, pb), None, level) for dw, pw, db, pb in
                       zip(out["difference_low"], worst_adj, out["difference_high"], best_adj, strict=True)]
     return out[list(ROBUST_COLUMNS)]
+
+
+def robust_pairs(frame_low: pd.DataFrame, frame_high: pd.DataFrame, test: str = "t", alpha: float = 0.05,
+                 correction: Optional[str] = "holm", **options: Any) -> pd.DataFrame:
+    """:func:`robust_comparison` of every pair of runs: A = ``run_a`` (earlier in ``frame_low.index``) against
+    B = ``run_b``, for ``run x query`` DataFrames of lower and upper values as in :func:`robust_table`. One row
+    per unordered pair (:data:`ROBUST_PAIR_COLUMNS`): the guaranteed bounds of the mean difference A - B, the
+    tests at worst_for_a / best_for_a, each column adjusted over **all the pairs** (one family) by
+    ``statsmodels.stats.multitest.multipletests(method=correction)``, and the verdict (A: ``run_a``, B:
+    ``run_b``) from the adjusted p-values."""
+    runs, low = _checks.frame(frame_low, "frame_low")
+    _, high = _checks.frame(frame_high, "frame_high")
+    if not (frame_high.index.equals(frame_low.index) and frame_high.columns.equals(frame_low.columns)):
+        raise ParameterError("frame_high: its runs (index) and queries (columns) must be frame_low's, in the "
+                             "same order; align them first, e.g. frame_high.reindex_like(frame_low)")
+    _not_below(high.ravel(), low.ravel(), "frame_high", "below frame_low (flattened row by row)")
+    method = _correction(correction)
+    level = _checks.confidence(alpha, "alpha")
+    kw = _options(options)
+    rows = []
+    for i in range(len(runs)):
+        for j in range(i + 1, len(runs)):
+            worst = paired_test(low[i], high[j], test=test, **kw)
+            best = paired_test(high[i], low[j], test=test, **kw)
+            rows.append((runs[i], runs[j], worst.mean_difference, best.mean_difference, worst.pvalue, best.pvalue))
+    out = pd.DataFrame(rows, columns=list(ROBUST_PAIR_COLUMNS[:6]))
+    if not len(out):
+        return pd.DataFrame(columns=list(ROBUST_PAIR_COLUMNS))
+    worst_adj, _ = _adjust(out["pvalue_worst"].to_numpy(dtype=float), method, level)
+    best_adj, _ = _adjust(out["pvalue_best"].to_numpy(dtype=float), method, level)
+    out["pvalue_worst_adjusted"], out["pvalue_best_adjusted"] = worst_adj, best_adj
+    out["verdict"] = [verdict_of((dw, pw), (db, pb), None, level) for dw, pw, db, pb in
+                      zip(out["difference_low"], worst_adj, out["difference_high"], best_adj, strict=True)]
+    return out[list(ROBUST_PAIR_COLUMNS)]

@@ -1,6 +1,6 @@
 """The explorer page's data (ir_rbstar.explore.build_data), checked without a browser: its per-query values
 are ir_measures.iter_calc's, its rankings the runs' top documents in trec_eval order with the qrels' grades
-and the float32 tie groups, its intervals ir_rbstar.stats.mean_interval's; the page is one file with
+and the float32 tie groups, its intervals the report's (ir_rbstar.stats.mean_intervals); the page is one file with
 nothing to fetch, and the command line writes it."""
 import json
 import re
@@ -81,14 +81,28 @@ def test_a_cutoff_on_rbo_stores_both_orders():
 
 
 def test_means_and_intervals(data):
-    for r in range(2):
-        for m in range(len(data["measures"])):
+    """The page's intervals are the report's for the same values (ir_rbstar.report.markdown.mean_intervals:
+    stats.mean_intervals, BCa within the measure's range), inside the range of the values."""
+    import pandas as pd
+    from ir_rbstar.report.catalogue import _parse_columns
+    from ir_rbstar.report.markdown import mean_intervals
+    columns = _parse_columns(data["measures"], None)
+    frames = [pd.DataFrame({label: data["values"][r][m] for m, label in enumerate(data["measures"])},
+                           index=pd.Index(data["queries"], name="query_id")) for r in range(len(data["runs"]))]
+    per_query = pd.concat(frames, keys=data["runs"], names=["run", "query_id"])
+    report = mean_intervals(per_query, data["runs"], columns)
+    for r, run in enumerate(data["runs"]):
+        for m, label in enumerate(data["measures"]):
             values = np.array(data["values"][r][m], dtype=float)
             mean, low, high, n = data["means"][r][m]
             assert n == 93 and mean == pytest.approx(values.mean(), abs=1e-12)
-            ci = mean_interval(values, method="percentile", seed=0)
-            assert (low, high) == pytest.approx((ci.low, ci.high), abs=1e-12)
+            assert (low, high) == pytest.approx(report[(label, run)], abs=1e-12), (run, label)
             assert values.min() <= low <= mean <= high <= values.max()       # within the measure's range
+    # BCa, not the percentile interval the page showed before (they differ on skewed values)
+    values = np.array(data["values"][0][data["measures"].index("RBP_res(p=0.8)")], dtype=float)
+    pct = mean_interval(values, method="percentile", seed=0)
+    assert (pct.low, pct.high) != pytest.approx(tuple(data["means"][0][data["measures"].index("RBP_res(p=0.8)")][1:3]),
+                                                abs=1e-6)
 
 
 def test_rankings_grades_and_ties(data, qrels):

@@ -10,7 +10,8 @@ import pytest
 import ir_measures
 import ir_rbstar
 from ir_rbstar.io import to_qrels, to_ranking
-from ir_rbstar.matrices import distance_frame, fast, pair_means
+from ir_rbstar.matrices import fast, pair_means
+from ir_rbstar.med import distance_frame
 from ir_rbstar.parsing import parse_measure
 
 
@@ -72,7 +73,8 @@ def test_distance_frame_is_the_distance_matrix():
     rankings = {k: to_ranking(v) for k, v in runs.items()}
     for text in ("RBO(p=0.9)", "MED_nDCG(max_rel=2)@10"):
         got = distance_frame(rankings, text, q)
-        want = ir_rbstar.med.distance_matrix(runs, text, qrels)
+        m = parse_measure(text)                       # distance_matrix is distance_frame: the pair-by-pair door
+        want = ir_rbstar.med.matrix_of(ir_rbstar.med.pairwise(runs, [m], qrels), m)
         assert list(got.index) == list(want.index) and list(got.columns) == list(want.columns)
         assert got.attrs == want.attrs
         np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
@@ -85,7 +87,8 @@ def test_other_measures_go_pair_by_pair():
     for text in ("RBO(p=0.9)@10", "RBA(p=0.9)", "MED_RBP(p=0.8)", "MED_nDCG(judgments=False)@5"):
         assert not fast(parse_measure(text), q)
         got = distance_frame({k: to_ranking(v) for k, v in runs.items()}, text, q)
-        want = ir_rbstar.med.distance_matrix(runs, text, qrels)
+        m = parse_measure(text)
+        want = ir_rbstar.med.matrix_of(ir_rbstar.med.pairwise(runs, [m], qrels), m)
         np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
 
 

@@ -1,10 +1,10 @@
 """One query, one number, through every door.
 
-A table of measures (every family, defaults and non-defaults, and ir_measures' own measures next to
-them) x input forms (dict of dicts, DataFrame, namedtuple iterable, TREC file, ir_datasets id) x doors
-(``calc_aggregate`` alone and mixed, ``iter_calc``, a reused ``evaluator``, the ``ir-rbstar`` command,
-``pt.Experiment`` with and without ``batch_size=1``, ``ir-rbstar report``, streamed by query blocks, the
-explorer page's data):
+A table of measures (every family, defaults and non-defaults, RBP and RBP_res with auxiliary judgments
+``aux=``, and ir_measures' own measures next to them) x input forms (dict of dicts, DataFrame, namedtuple
+iterable, TREC file, ir_datasets id) x doors (``calc_aggregate`` alone and mixed, ``iter_calc``, a reused
+``evaluator``, the ``ir-rbstar`` command, ``pt.Experiment`` with and without ``batch_size=1``, ``ir-rbstar
+report`` (also with ``--aux``), streamed by query blocks, the explorer page's data):
 every door must give every query the same value, and every query of the qrels must have one. Evaluating
 a random subset of the queries gives each of them the same value again (a value never depends on the
 other queries).
@@ -41,6 +41,8 @@ OURS = ("RBP(p=0.8,max_rel=3)@10 RBP(p=0.9,rel=2) RBP_res(p=0.8)@5 "
         "MED_P(ref='REF')@5 MED_RBP(ref='REF') MED_nDCG(ref='REF',max_rel=3)@10 MED_AP(ref='REF')@10 "
         "MED_ERR(ref='REF',max_rel=3)@10 MED_nDCG(ref='REF',judgments=False)@5")
 THEIRS = "nDCG@10 AP P@5 RR"                   # ir_measures' own, served by its built-in providers
+# auxiliary judgments (AUX: a qrels file that fills documents the qrels leave unjudged; issue 29)
+WITH_AUX = "RBP(p=0.8,max_rel=3,aux='AUX')@10 RBP_res(p=0.8,aux='AUX')@5 RBP(p=0.7,rel=2,aux='AUX')"
 GROUP = "conformance-group"
 
 
@@ -60,6 +62,14 @@ def _qrels(rng):
         for d in rng.choice(DOCS, size=12, replace=False):     # depend on the other queries' top grade
             rows.append((q, str(d), int(rng.integers(0, top))))
     rows.append(("q_empty", "d00", 0))         # judged, nothing relevant (Twist: 0, AP: 0)
+    return pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
+
+
+def _aux(rng, qrels):
+    """Auxiliary judgments: grades 0-3 for documents of every query, some of them judged by the qrels too (with
+    another grade: the qrels' stands), and a query the qrels lack."""
+    rows = [(q, str(d), int(rng.integers(0, 4))) for q in QUERIES + ["q_aux_only"]
+            for d in rng.choice(DOCS, size=10, replace=False)]
     return pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
 
 
@@ -84,6 +94,9 @@ def world(tmp_path_factory):
     ref = _write_run(_run(rng, 14), tmp / "ref.run")
     ir_rbstar.register_runs(GROUP, runs)
     text = OURS.replace("REF", ref).replace("GROUP", GROUP)
+    aux = _aux(rng, qrels)
+    aux_path = _write_qrels(aux, tmp / "aux.qrels")
+    text += " " + WITH_AUX.replace("AUX", aux_path)
     # plus ir_measures' own RBP object with a cutoff: no built-in serves it, ir_rbstar's last place does
     measures = ir_rbstar.parse(f"{text} {THEIRS}") + [ir_measures.RBP(rel=2) @ 10]
     files = {name: _write_run(df, tmp / f"{name}.run") for name, df in runs.items()}
@@ -93,7 +106,7 @@ def world(tmp_path_factory):
         for m in ir_measures.iter_calc(measures, qrels, df):
             expected[(name, m.query_id, str(m.measure))] = m.value
     yield dict(tmp=tmp, runs=runs, qrels=qrels, ref=ref, measures=measures, files=files, qrels_path=qrels_path,
-               expected=expected)
+               expected=expected, aux=aux, aux_path=aux_path)
     ir_rbstar.unregister_runs(GROUP)
 
 
@@ -243,6 +256,24 @@ def test_report(world, tmp_path):
         _check(world, name, got, "report")
 
 
+def test_report_with_aux(world, tmp_path):
+    """``ir-rbstar report --aux`` (``build_report(aux=...)``): the RBP and RBP_res columns, labelled with their
+    ``aux=``, hold the values every other door gives those labels."""
+    from ir_rbstar import report
+    plain = WITH_AUX.replace(",aux='AUX'", "")
+    table = report.build_report(world["qrels"], world["runs"], tmp_path, measures=plain, pictures=False, max_rel=3,
+                                aux=world["aux_path"])
+    labels = {str(m) for m in world["measures"] if "aux" in m.params}
+    assert set(table.columns) == labels
+    for name in world["runs"]:
+        part = table.xs(name, level="run")
+        got = {(q, label): part.at[q, label] for q in part.index for label in part.columns}
+        want = {(q, label): v for (n, q, label), v in world["expected"].items() if n == name and label in labels}
+        assert set(got) == set(want)
+        for key, v in want.items():
+            assert got[key] == pytest.approx(v, abs=TOL), ("report --aux", name, key)
+
+
 def test_explore_page(world):
     """``ir_rbstar.explore`` (the explorer page's data): every measure it takes (those without ref, prior or
     runs: it shows MED and RBO between the runs itself), each query's value as the other doors give it."""
@@ -309,3 +340,23 @@ def test_judging_simulation_evaluator(world):
         for (n, q, label), v in world["expected"].items():
             if n == name and label in labels:
                 assert values[label][r, qpos[q]] == pytest.approx(v, abs=TOL), ("judging evaluator", name, q, label)
+
+
+def test_auxiliary_judgments_are_the_merged_qrels(world):
+    """``aux=``: every door above gives the reference value; here the reference itself is checked against its
+    definition: the same measure without ``aux`` on the qrels merged with the auxiliary judgments of the
+    documents they leave unjudged (the qrels' grade stands), in the qrels' queries only."""
+    qrels, aux = world["qrels"], world["aux"]
+    judged = set(zip(qrels.query_id, qrels.doc_id, strict=True))
+    fill = aux[[(q, d) not in judged and q in set(qrels.query_id) for q, d in
+                zip(aux.query_id, aux.doc_id, strict=True)]]
+    merged = pd.concat([qrels, fill], ignore_index=True)
+    with_aux = [m for m in world["measures"] if "aux" in m.params]
+    assert len(with_aux) == 3
+    plain = [ir_rbstar.parse_measure(str(m).replace(f",aux='{world['aux_path']}'", ""))
+             for m in with_aux]
+    for name, run in world["runs"].items():
+        got = {(x.query_id, str(x.measure)): x.value for x in ir_measures.iter_calc(plain, merged, run)}
+        for m, p in zip(with_aux, plain, strict=True):
+            for q in set(qrels.query_id):
+                assert world["expected"][(name, q, str(m))] == pytest.approx(got[(q, str(p))], abs=TOL), (name, q, m)
