@@ -86,7 +86,45 @@ def suffix_tables(p: float, lmax: int):
 def stretch_sums(sa, ga, ea, sb, gb, eb, last, tables) -> np.ndarray:
     """sum_{d<=last} p^d A(d) B(d) / d per document (A, B: the ramps of :func:`_ramp`), stretch by stretch
     (at most three, where both are linear), each a combination of three suffix-table differences. The
-    compiled engine's ``rbo_tied_sums`` does the same arithmetic document by document."""
+    compiled engine's ``rbo_tied_sums`` does the same arithmetic document by document.
+
+    Most documents are untied on both sides (a step at d0 = max(rank in B, rank in R), then 1): for them
+    the same operations on the same operands as :func:`_stretch_sums_general` are done with the stretches
+    that are known to be empty left out, so every value is the same double (``tests/families/
+    test_run_ties.py`` holds them equal bit for bit); the other documents take the general path."""
+    Hs, Gs, Ks = tables
+    sa, sb = np.asarray(sa), np.asarray(sb)
+    top = np.maximum(sa, sb)                            # d0 - 1, the larger 0-based start
+    d0 = top + 1
+    hd = Hs[d0]
+    hd -= Hs[d0 + 1]                                    # p^d0 / d0 as the stretch [d0, d0] gives it
+    gd = Gs[d0]
+    gd -= Gs[d0 + 1]
+    # the stretch of depth d0 alone, where one ramp (or both, on equal starts) reaches 1 ...
+    first = top.astype(np.float64)
+    first *= hd
+    np.subtract(gd, first, out=first)
+    # ... then depths d0+1 .. last, where both stay at 1 (an empty stretch when d0 = last)
+    rest = Hs[d0 + 1]
+    rest -= Hs[np.maximum(np.asarray(last), d0) + 1]
+    total = np.add(first, rest, out=first)
+    same = np.flatnonzero(sa == sb)                     # both ramps reach 1 at d0: a0 b0 = sa^2, a0 b1 + a1 b0 = -2 sa
+    if len(same):
+        s = sa[same].astype(np.float64)
+        d = d0[same]
+        total[same] = (s * s * hd[same] + -(s + s) * gd[same] + (Ks[d] - Ks[d + 1])) + rest[same]
+    # tied on either side (or a document past ``last``): every stretch of the general path
+    tied = np.flatnonzero((np.asarray(ga) != 1) | (np.asarray(gb) != 1) | (np.asarray(ea) != sa + 1)
+                          | (np.asarray(eb) != sb + 1) | (np.asarray(last) < d0))
+    if len(tied):
+        total[tied] = _stretch_sums_general(sa[tied], np.asarray(ga)[tied], np.asarray(ea)[tied], sb[tied],
+                                            np.asarray(gb)[tied], np.asarray(eb)[tied],
+                                            np.asarray(last)[tied], tables)
+    return total
+
+
+def _stretch_sums_general(sa, ga, ea, sb, gb, eb, last, tables) -> np.ndarray:
+    """:func:`stretch_sums` for any documents: the three stretches of every document."""
     Hs, Gs, Ks = tables
     d0 = np.maximum(sa, sb) + 1
     m1, m2 = np.minimum(ea, eb), np.maximum(ea, eb)
@@ -129,11 +167,20 @@ def rbo_family_tied(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray, seg:
         head, x_s = kernels.rbo_tied_sums(n, seg, sa, ga, ea, sb, gb, eb, l, s, *suffix)
     else:
         head = seg_sum(stretch_sums(sa, ga, ea, sb, gb, eb, l[seg], suffix), seg, n)
-        s_e = s[seg]
-        x_s = seg_sum(_ramp(s_e, sa, ga, ea) * _ramp(s_e, sb, gb, eb), seg, n)
+        x_s = seg_sum(_overlap_at(s[seg], sa, ga, ea, sb, gb, eb), seg, n)
     x_l = seg_sum(b_kept / ga, seg, n)
     family = rbo_finish(p, s, l, head, x_l, x_s, tables, residual=False)
     return family, x_l
+
+
+def _overlap_at(d: np.ndarray, sa, ga, ea, sb, gb, eb) -> np.ndarray:
+    """A(d) B(d) per document: 1.0 or 0.0 for a document untied on both sides (whether depth d reaches
+    it in both rankings: the value the two ramps give), the product of the ramps for the others."""
+    out = (d > np.maximum(sa, sb)).astype(np.float64)
+    tied = np.flatnonzero((ga != 1) | (gb != 1) | (ea != sa + 1) | (eb != sb + 1))
+    if len(tied):
+        out[tied] = _ramp(d[tied], sa[tied], ga[tied], ea[tied]) * _ramp(d[tied], sb[tied], gb[tied], eb[tied])
+    return out
 
 
 def overlap_profile_pieces(n: int, slots: np.ndarray, seg: np.ndarray, sa, ga, ea, sb, gb, eb,

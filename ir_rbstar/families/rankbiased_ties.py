@@ -47,6 +47,8 @@ def compute_tied(m, ctx: RunContext, cache: dict) -> np.ndarray:
     tied = ctx.tied_observation(cutoff)
     rows, n = tied.rows, ctx.n
     reference, b_in_r, r_in_b = ctx.match(cutoff, ref, rel, m, tied=True)
+    if name in ("RBO", "RBO_ext") or (name == "RBO_res" and ref is not None):
+        return _rbo(m, ctx, tied, reference, b_in_r, cache)
     matched = b_in_r >= 0
     rstart, rsize = reference.tie_groups()
     rs, rg = rstart[b_in_r[matched]], rsize[b_in_r[matched]]
@@ -64,17 +66,34 @@ def compute_tied(m, ctx: RunContext, cache: dict) -> np.ndarray:
         if name == "RBA":
             return rba
         return _rba_res(m, ctx, tied, matched, b_in_r, r_in_b, rba)
-    key = ("rbo tied", cutoff, ref, rel, p)
+    # RBO_res with a qrels-derived reference
+    family, _ = _rbo_family(m, ctx, tied, reference, b_in_r, cache)
     r = ctx.reference_rows(ref, rel, m)
+    return _rbo_res_open(m, ctx, tied, matched, b_in_r, rs, rg, r.lens, family)
+
+
+def _rbo_family(m, ctx: RunContext, tied, reference, b_in_r: np.ndarray, cache: dict):
+    """RBO and RBO_ext (and the expected overlap) of every query, computed once for the measures of the
+    same cutoff, reference and p: one gather of the shared documents (by their row numbers) for both."""
+    p, cutoff, ref, rel = m["p"], m.params.get("cutoff"), m["ref"], m["rel"]
+    key = ("rbo tied", cutoff, ref, rel, p)
     if key not in cache:
-        cache[key] = T.rbo_family_tied(n, p, tied.blen, r.lens, rows.seg[matched], tied.start[matched],
-                                       tied.size[matched], tied.kept[matched], rs, rg, ctx.kernels())
-    family, x_l = cache[key]
-    if name != "RBO_res":
-        return family[name]
-    if ref is None:
-        return _rbo_res_open(m, ctx, tied, matched, b_in_r, rs, rg, r.lens, family)
-    return _rbo_res_run(p, tied, matched, r.lens, x_l, n)
+        r = ctx.reference_rows(ref, rel, m)
+        at = np.flatnonzero(b_in_r >= 0)
+        src = b_in_r[at]
+        rstart, rsize = reference.tie_groups()
+        cache[key] = T.rbo_family_tied(ctx.n, p, tied.blen, r.lens, tied.rows.seg[at], tied.start[at],
+                                       tied.size[at], tied.kept[at], rstart[src], rsize[src], ctx.kernels())
+    return cache[key]
+
+
+def _rbo(m, ctx: RunContext, tied, reference, b_in_r: np.ndarray, cache: dict) -> np.ndarray:
+    """RBO, RBO_ext, or RBO_res against a run (it depends on the lengths and the overlap only)."""
+    family, x_l = _rbo_family(m, ctx, tied, reference, b_in_r, cache)
+    if m.NAME != "RBO_res":
+        return family[m.NAME]
+    r = ctx.reference_rows(m["ref"], m["rel"], m)
+    return _rbo_res_run(m["p"], tied, b_in_r >= 0, r.lens, x_l, ctx.n)
 
 
 def _mix(groups: _Groups, n: int, kind: np.ndarray):
