@@ -16,7 +16,10 @@ from ..context import RunContext
 from ..core import rankbiased as K
 from ..core import rankbiased_ties as T
 from ..core.rankbiased import _expected_pair_sum
+from ..core.rbo_variants import match_items
 from ..core.segments import seg_sum
+from ..io import Ranking
+from ..io.docindex import verify_matches
 
 __all__ = ["compute_tied"]
 
@@ -46,9 +49,9 @@ def compute_tied(m, ctx: RunContext, cache: dict) -> np.ndarray:
     name, p, cutoff, ref, rel = m.NAME, m["p"], m.params.get("cutoff"), m["ref"], m["rel"]
     tied = ctx.tied_observation(cutoff)
     rows, n = tied.rows, ctx.n
-    reference, b_in_r, r_in_b = ctx.match(cutoff, ref, rel, m, tied=True)
     if name in ("RBO", "RBO_ext") or (name == "RBO_res" and ref is not None):
-        return _rbo(m, ctx, tied, reference, b_in_r, cache)
+        return _rbo(m, ctx, tied, cache)
+    reference, b_in_r, r_in_b = ctx.match(cutoff, ref, rel, m, tied=True)
     matched = b_in_r >= 0
     rstart, rsize = reference.tie_groups()
     rs, rg = rstart[b_in_r[matched]], rsize[b_in_r[matched]]
@@ -67,33 +70,59 @@ def compute_tied(m, ctx: RunContext, cache: dict) -> np.ndarray:
             return rba
         return _rba_res(m, ctx, tied, matched, b_in_r, r_in_b, rba)
     # RBO_res with a qrels-derived reference
-    family, _ = _rbo_family(m, ctx, tied, reference, b_in_r, cache)
+    family = _rbo_family(m, ctx, tied, cache)[0]
     r = ctx.reference_rows(ref, rel, m)
     return _rbo_res_open(m, ctx, tied, matched, b_in_r, rs, rg, r.lens, family)
 
 
-def _rbo_family(m, ctx: RunContext, tied, reference, b_in_r: np.ndarray, cache: dict):
+def _shared(m, ctx: RunContext, tied) -> Tuple[Ranking, np.ndarray]:
+    """(reference, b_in_r): the row in the reference of every row of the tied observation (-1 if none).
+    The context's join when it is made already (another measure of the evaluation asked for it) or the
+    compiled engine serves the evaluation; else one sort of both sides' (query, document) keys
+    (:func:`~ir_rbstar.core.rbo_variants.match_items`), which needs no hash index of the reference."""
+    cutoff, ref, rel = m.params.get("cutoff"), m["ref"], m["rel"]
+    if ctx.is_cached(("match", cutoff, ref, rel, tied.straddles)) or ctx.kernels():
+        reference, b_in_r, _ = ctx.match(cutoff, ref, rel, m, tied=True)
+        return reference, b_in_r
+
+    def make():
+        reference = ctx.reference(ref, rel, m)
+        r, b = ctx.reference_rows(ref, rel, m), tied.rows
+        ib, ir = match_items(b.seg, b.docs.view(np.int64), r.seg, r.docs.view(np.int64))
+        if b.dbytes.dtype.itemsize > 8 or r.dbytes.dtype.itemsize > 8:     # longer ids: equal hashes, equal ids?
+            verify_matches(r.dbytes[ir], b.dbytes[ib], reference.source)
+        b_in_r = np.full(len(b.seg), -1, dtype=np.int64)
+        b_in_r[ib] = r.src[ir]
+        return reference, b_in_r
+    return ctx.cached(("rbo join", cutoff, ref, rel, tied.straddles), make)
+
+
+def _rbo_family(m, ctx: RunContext, tied, cache: dict):
     """RBO and RBO_ext (and the expected overlap) of every query, computed once for the measures of the
-    same cutoff, reference and p: one gather of the shared documents (by their row numbers) for both."""
+    same cutoff, reference and p: one join and one gather of the shared documents for both."""
     p, cutoff, ref, rel = m["p"], m.params.get("cutoff"), m["ref"], m["rel"]
     key = ("rbo tied", cutoff, ref, rel, p)
     if key not in cache:
+        reference, b_in_r = _shared(m, ctx, tied)
         r = ctx.reference_rows(ref, rel, m)
         at = np.flatnonzero(b_in_r >= 0)
         src = b_in_r[at]
         rstart, rsize = reference.tie_groups()
-        cache[key] = T.rbo_family_tied(ctx.n, p, tied.blen, r.lens, tied.rows.seg[at], tied.start[at],
-                                       tied.size[at], tied.kept[at], rstart[src], rsize[src], ctx.kernels())
+        family, x_l = T.rbo_family_tied(ctx.n, p, tied.blen, r.lens, tied.rows.seg[at], tied.start[at],
+                                        tied.size[at], tied.kept[at], rstart[src], rsize[src], ctx.kernels())
+        cache[key] = family, x_l, at
     return cache[key]
 
 
-def _rbo(m, ctx: RunContext, tied, reference, b_in_r: np.ndarray, cache: dict) -> np.ndarray:
+def _rbo(m, ctx: RunContext, tied, cache: dict) -> np.ndarray:
     """RBO, RBO_ext, or RBO_res against a run (it depends on the lengths and the overlap only)."""
-    family, x_l = _rbo_family(m, ctx, tied, reference, b_in_r, cache)
+    family, x_l, at = _rbo_family(m, ctx, tied, cache)
     if m.NAME != "RBO_res":
         return family[m.NAME]
+    matched = np.zeros(len(tied.rows.seg), dtype=bool)
+    matched[at] = True
     r = ctx.reference_rows(m["ref"], m["rel"], m)
-    return _rbo_res_run(m["p"], tied, b_in_r >= 0, r.lens, x_l, ctx.n)
+    return _rbo_res_run(m["p"], tied, matched, r.lens, x_l, ctx.n)
 
 
 def _mix(groups: _Groups, n: int, kind: np.ndarray):
