@@ -177,31 +177,6 @@ def match_ranges(b_start, b_len, b_hash, r_start, r_len, r_hash):
 # ---------------------------------------------------------------------------------------------
 
 @nb.njit(**_JIT)
-def rbr_sums(n, seg, row, t_start, t_size, p):
-    """Per query: sum over the shared documents of the mean weight of their tie group in R."""
-    out = np.zeros(n)
-    logp = np.log(p)
-    for k in range(len(seg)):
-        size = t_size[row[k]]
-        out[seg[k]] += p ** t_start[row[k]] * -np.expm1(size * logp) / size
-    return out
-
-
-@nb.njit(**_JIT)
-def rba_sums(n, seg, rank, row, t_start, t_size, p):
-    """Per query: sum over the shared documents of (1-p)/p p^(rank_B/2) E[p^(rank_R/2)]."""
-    out = np.zeros(n)
-    q = np.sqrt(p)
-    logq = np.log(q)
-    c = (1.0 - p) / p
-    for k in range(len(seg)):
-        size = t_size[row[k]]
-        mean = q ** (t_start[row[k]] + 1.0) * -np.expm1(size * logq) / ((1.0 - q) * size)
-        out[seg[k]] += c * q ** rank[k] * mean
-    return out
-
-
-@nb.njit(**_JIT)
 def rbo_sums(n, seg, rank, row, t_start, t_size, l, s, H, G):
     """Per query: sum over the shared documents of sum_{d<=l} p^d f_e(d) / d (``head``) and of f_e(s)
     (``x_s``), where f_e is a document's contribution to the expected overlap at depth d."""

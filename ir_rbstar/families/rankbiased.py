@@ -96,14 +96,18 @@ _COMPILED = ("RBR", "RBA", "RBO", "RBO_res", "RBO_ext")
 
 def _compiled(m, ctx: RunContext, kernels, rbo_cache: dict) -> np.ndarray:
     """RBR, RBA and the RBO family by the compiled engine: sums over the shared documents, found query
-    by query without gathering rows (the same formulas as the numpy path, item by item)."""
+    by query without gathering rows (the same formulas as the numpy path, item by item, in the same
+    order: the same values bit for bit, ``tests/integration/test_engine.py``)."""
     name, p, cutoff, ref, rel = m.NAME, m["p"], m.params.get("cutoff"), m["ref"], m["rel"]
     reference, seg, rank, row, len_b, len_r = ctx.shared(cutoff, ref, rel, m, kernels)
     start, size = _groups(reference, m)
+    # the powers by numpy on the shared documents, summed in the same order: the numpy engine's very doubles
+    # (numpy's vectorised pow and expm1 can differ from the C library's, which compiled loops call, in
+    # the last bit)
     if name == "RBR":
-        return kernels.rbr_sums(ctx.n, seg, row, start, size, p)
+        return seg_sum(K.shared_weight(start[row], size[row], p), seg, ctx.n)
     if name == "RBA":
-        return kernels.rba_sums(ctx.n, seg, rank, row, start, size, p)
+        return K.rba(rank, K.half_power_mean(start[row], size[row], p), seg, ctx.n, p)
     key = (cutoff, ref, rel, p, m["ties"])
     if key not in rbo_cache:
         s, l = np.minimum(len_b, len_r), np.maximum(len_b, len_r)
