@@ -29,7 +29,8 @@ import numpy as np
 from .rankbiased import _expected_pair_sum, rbo_finish, rbo_tables
 from .segments import seg_sum
 
-__all__ = ["run_half_power_mean", "suffix_tables", "stretch_sums", "rbo_family_tied", "overlap_profile_pieces",
+__all__ = ["run_half_power_mean", "suffix_tables", "stretch_sums", "rbo_family_tied", "rbo_family_tied_from",
+           "overlap_profile_pieces",
            "straddle_mix", "pair_sum_groups"]
 
 
@@ -152,24 +153,32 @@ def rbo_family_tied(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray, seg:
     from the documents of the run (their B-side groups: start, size, positions kept within k) that are in R
     (their R-side groups). RBO_res is left to the caller (it is not linear in the overlap). ``kernels``:
     the compiled engine, if chosen."""
+    def sums(l, s, suffix):
+        sa, ga = b_start.astype(np.int64, copy=False), b_size.astype(np.int64, copy=False)
+        ea = sa + b_kept
+        sb, gb = r_start.astype(np.int64, copy=False), r_size.astype(np.int64, copy=False)
+        eb = sb + gb
+        if kernels:
+            head, x_s = kernels.rbo_tied_sums(n, seg, sa, ga, ea, sb, gb, eb, l, s, *suffix)
+        else:
+            head = seg_sum(stretch_sums(sa, ga, ea, sb, gb, eb, l[seg], suffix), seg, n)
+            x_s = seg_sum(_overlap_at(s[seg], sa, ga, ea, sb, gb, eb), seg, n)
+        return head, x_s, seg_sum(b_kept / ga, seg, n)
+    return rbo_family_tied_from(p, len_b, len_r, sums)
+
+
+def rbo_family_tied_from(p: float, len_b: np.ndarray, len_r: np.ndarray,
+                         sums) -> Tuple[Dict[str, np.ndarray], np.ndarray]:
+    """:func:`rbo_family_tied` from ``sums(l, s, suffix_tables)`` -> (head, x_s, x_l) per query, the sums
+    over the shared documents (l = max(|B|, |R|), s = min(|B|, |R|)): the compiled engine's join computes
+    them without gathering the documents."""
     len_b = len_b.astype(np.int64, copy=False)
     len_r = len_r.astype(np.int64, copy=False)
     s = np.minimum(len_b, len_r)
     l = np.maximum(len_b, len_r)
     lmax = int(l.max(initial=0))
-    tables = rbo_tables(p, lmax)
-    suffix = suffix_tables(p, lmax)
-    sa, ga = b_start.astype(np.int64, copy=False), b_size.astype(np.int64, copy=False)
-    ea = sa + b_kept
-    sb, gb = r_start.astype(np.int64, copy=False), r_size.astype(np.int64, copy=False)
-    eb = sb + gb
-    if kernels:
-        head, x_s = kernels.rbo_tied_sums(n, seg, sa, ga, ea, sb, gb, eb, l, s, *suffix)
-    else:
-        head = seg_sum(stretch_sums(sa, ga, ea, sb, gb, eb, l[seg], suffix), seg, n)
-        x_s = seg_sum(_overlap_at(s[seg], sa, ga, ea, sb, gb, eb), seg, n)
-    x_l = seg_sum(b_kept / ga, seg, n)
-    family = rbo_finish(p, s, l, head, x_l, x_s, tables, residual=False)
+    head, x_s, x_l = sums(l, s, suffix_tables(p, lmax))
+    family = rbo_finish(p, s, l, head, x_l, x_s, rbo_tables(p, lmax), residual=False)
     return family, x_l
 
 

@@ -12,7 +12,7 @@ from typing import Dict, Tuple
 
 import numpy as np
 
-from ..context import RunContext
+from ..context import RunContext, ranges
 from ..core import rankbiased as K
 from ..core import rankbiased_ties as T
 from ..core.rankbiased import _expected_pair_sum
@@ -102,6 +102,8 @@ def _rbo_family(m, ctx: RunContext, tied, cache: dict):
     same cutoff, reference and p: one join and one gather of the shared documents for both."""
     p, cutoff, ref, rel = m["p"], m.params.get("cutoff"), m["ref"], m["rel"]
     key = ("rbo tied", cutoff, ref, rel, p)
+    if key not in cache and _joined_by_kernel(m, ctx, tied):
+        cache[key] = (*_rbo_family_compiled(m, ctx, tied), None)
     if key not in cache:
         reference, b_in_r = _shared(m, ctx, tied)
         r = ctx.reference_rows(ref, rel, m)
@@ -114,11 +116,39 @@ def _rbo_family(m, ctx: RunContext, tied, cache: dict):
     return cache[key]
 
 
+def _joined_by_kernel(m, ctx: RunContext, tied) -> bool:
+    """Whether the compiled engine joins and sums in one pass: it serves the evaluation, the context has
+    not joined these rankings already (for another measure), and document ids are at most 8 bytes (their
+    64-bit hashes are then the ids themselves: no matched pair needs checking)."""
+    cutoff, ref, rel = m.params.get("cutoff"), m["ref"], m["rel"]
+    if not ctx.kernels() or ctx.is_cached(("match", cutoff, ref, rel, tied.straddles)):
+        return False
+    return tied.rows.dbytes.dtype.itemsize <= 8 and ctx.reference(ref, rel, m).dbytes.dtype.itemsize <= 8
+
+
+def _rbo_family_compiled(m, ctx: RunContext, tied):
+    """(family, x_l) of :func:`_rbo_family` by the compiled engine's ``rbo_tied_join``."""
+    reference = ctx.reference(m["ref"], m["rel"], m)
+    b = tied.rows
+    r_first, r_len = ranges(reference, ctx.universe)
+    rstart, rsize = (a.astype(np.int64, copy=False) for a in reference.tie_groups())
+    kernels = ctx.kernels()
+
+    def sums(l, s, suffix):
+        return kernels.rbo_tied_join(np.cumsum(b.lens) - b.lens, b.lens.astype(np.int64, copy=False),
+                                     b.docs.view(np.int64), *(a.astype(np.int64, copy=False)
+                                                              for a in (tied.start, tied.size, tied.kept)),
+                                     r_first, r_len, reference.docs.view(np.int64), rstart, rsize, l, s, *suffix)
+    return T.rbo_family_tied_from(m["p"], tied.blen, r_len, sums)
+
+
 def _rbo(m, ctx: RunContext, tied, cache: dict) -> np.ndarray:
     """RBO, RBO_ext, or RBO_res against a run (it depends on the lengths and the overlap only)."""
     family, x_l, at = _rbo_family(m, ctx, tied, cache)
     if m.NAME != "RBO_res":
         return family[m.NAME]
+    if at is None:                                  # joined by the compiled engine: the rows now
+        at = np.flatnonzero(_shared(m, ctx, tied)[1] >= 0)
     matched = np.zeros(len(tied.rows.seg), dtype=bool)
     matched[at] = True
     r = ctx.reference_rows(m["ref"], m["rel"], m)

@@ -131,6 +131,29 @@ def test_measures_agree_between_engines(data, p, k, use_ref_run):
         assert a[key] == b[key], (key, a[key], b[key])
 
 
+@SETTINGS
+@given(data=oracle_tests.collections(), p=oracle_tests.ps, k=oracle_tests.cutoffs, use_ref_run=st.booleans(),
+       names=st.sampled_from([["RBO", "RBO_ext"], ["RBO_ext", "RBO_res"], ["RBO_res"], ["RBO"]]))
+def test_rbo_alone_agrees_between_engines(data, p, k, use_ref_run, names):
+    """The RBO family without the other measures: the compiled engine then joins and sums in one pass
+    (``rbo_tied_join``, on tied runs with short ids), which must give the very doubles of the numpy path."""
+    qrels, run, ref_run = data
+    ref = None
+    if use_ref_run:
+        ref = "engine_ref_rbo"
+        ir_rbstar.register_run(ref, ref_run)
+    try:
+        ms = [ir_measures.parse_measure(f"{n}(p={p!r}{',ref=' + repr(ref) if ref else ''})" + (f"@{k}" if k else ""))
+              for n in names]
+        a, b = _both(lambda: {(x.query_id, str(x.measure)): x.value for x in ir_measures.iter_calc(ms, qrels, run)})
+    finally:
+        if ref:
+            ir_rbstar.unregister_run(ref)
+    assert a.keys() == b.keys()
+    for key in a:
+        assert a[key] == b[key], (key, a[key], b[key])
+
+
 def test_oracle_properties_under_the_compiled_engine():
     with engine.using("numba"):
         oracle_tests.test_package_matches_oracle_qrels_reference()
