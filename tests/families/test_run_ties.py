@@ -269,3 +269,24 @@ def test_stretch_sums_shortcut_is_bit_for_bit_the_general_path(case):
     head, x_s = _compiled.rbo_tied_sums(n, np.arange(n), sa, ga, ea, sb, gb, eb, last, d, *tables)
     assert head.view(np.int64).tolist() == want.view(np.int64).tolist()
     assert x_s.view(np.int64).tolist() == at.view(np.int64).tolist()
+
+
+@pytest.mark.parametrize('engine_name', ['numpy', 'numba'])
+def test_hash_collision_between_a_tied_run_and_its_reference_is_reported(monkeypatch, engine_name):
+    """The RBO family's own joins (a sort on numpy, one pass with the sums on numba) check long ids matched
+    by hash, as the context's join does."""
+    from ir_rbstar import engine
+    from ir_rbstar.errors import RbstarError
+    from tests.inputs.test_docindex import _colliding_hash
+    if engine_name == 'numba':
+        pytest.importorskip('numba')
+    _colliding_hash(monkeypatch)
+    run = {'q1': {'doc-aaaaaaaaaa': 2.0, 'doc-cccccccccc': 2.0, 'doc-dddddddddd': 1.0}}
+    ref = {'q1': {'doc-bbbbbbbbbb': 2.0, 'doc-cccccccccc': 1.0}}
+    ir_rbstar.register_run('collide_tied_ref', ref)
+    try:
+        with engine.using(engine_name), pytest.raises(RbstarError, match='hash collision'):
+            ir_measures.calc_aggregate(ir_rbstar.parse("RBO(p=0.9,ref='collide_tied_ref') RBO_ext(p=0.9,"
+                                                       "ref='collide_tied_ref')"), None, run)
+    finally:
+        ir_rbstar.unregister_run('collide_tied_ref')
