@@ -177,6 +177,30 @@ def match_ranges(b_start, b_len, b_hash, r_start, r_len, r_hash):
 # ---------------------------------------------------------------------------------------------
 
 @nb.njit(**_JIT)
+def rbr_sums(n, seg, row, t_start, t_size, pw, em):
+    """Per query: sum over the shared documents of the mean weight of their tie group in R,
+    pw[start] em[size] / size, from tables made by numpy (pw[k] = p^k, em[g] = 1 - p^g): the numpy
+    engine's doubles (its vectorised power and expm1 differ from the C library's in the last bit)."""
+    out = np.zeros(n)
+    for k in range(len(seg)):
+        size = t_size[row[k]]
+        out[seg[k]] += pw[t_start[row[k]]] * em[size] / size
+    return out
+
+
+@nb.njit(**_JIT)
+def rba_sums(n, seg, rank, row, t_start, t_size, c, q, half, pq, em):
+    """Per query: sum over the shared documents of c p^(rank_B/2) E[p^(rank_R/2)], from numpy's tables
+    half[r] = p^(r/2), pq[t] = q^(t+1) and em[g] = 1 - q^g (q = sqrt(p))."""
+    out = np.zeros(n)
+    for k in range(len(seg)):
+        size = t_size[row[k]]
+        mean = pq[t_start[row[k]]] * em[size] / ((1.0 - q) * size)
+        out[seg[k]] += c * half[rank[k]] * mean
+    return out
+
+
+@nb.njit(**_JIT)
 def rbo_sums(n, seg, rank, row, t_start, t_size, l, s, H, G):
     """Per query: sum over the shared documents of sum_{d<=l} p^d f_e(d) / d (``head``) and of f_e(s)
     (``x_s``), where f_e is a document's contribution to the expected overlap at depth d."""
