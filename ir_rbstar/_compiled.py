@@ -177,27 +177,26 @@ def match_ranges(b_start, b_len, b_hash, r_start, r_len, r_hash):
 # ---------------------------------------------------------------------------------------------
 
 @nb.njit(**_JIT)
-def rbr_sums(n, seg, row, t_start, t_size, p):
-    """Per query: sum over the shared documents of the mean weight of their tie group in R."""
+def rbr_sums(n, seg, row, t_start, t_size, pw, em):
+    """Per query: sum over the shared documents of the mean weight of their tie group in R,
+    pw[start] em[size] / size, from tables made by numpy (pw[k] = p^k, em[g] = 1 - p^g): the numpy
+    engine's doubles (its vectorised power and expm1 differ from the C library's in the last bit)."""
     out = np.zeros(n)
-    logp = np.log(p)
     for k in range(len(seg)):
         size = t_size[row[k]]
-        out[seg[k]] += p ** t_start[row[k]] * -np.expm1(size * logp) / size
+        out[seg[k]] += pw[t_start[row[k]]] * em[size] / size
     return out
 
 
 @nb.njit(**_JIT)
-def rba_sums(n, seg, rank, row, t_start, t_size, p):
-    """Per query: sum over the shared documents of (1-p)/p p^(rank_B/2) E[p^(rank_R/2)]."""
+def rba_sums(n, seg, rank, row, t_start, t_size, c, q, half, pq, em):
+    """Per query: sum over the shared documents of c p^(rank_B/2) E[p^(rank_R/2)], from numpy's tables
+    half[r] = p^(r/2), pq[t] = q^(t+1) and em[g] = 1 - q^g (q = sqrt(p))."""
     out = np.zeros(n)
-    q = np.sqrt(p)
-    logq = np.log(q)
-    c = (1.0 - p) / p
     for k in range(len(seg)):
         size = t_size[row[k]]
-        mean = q ** (t_start[row[k]] + 1.0) * -np.expm1(size * logq) / ((1.0 - q) * size)
-        out[seg[k]] += c * q ** rank[k] * mean
+        mean = pq[t_start[row[k]]] * em[size] / ((1.0 - q) * size)
+        out[seg[k]] += c * half[rank[k]] * mean
     return out
 
 
@@ -235,36 +234,74 @@ def rbo_tied_sums(n, seg, sa, ga, ea, sb, gb, eb, l, s, Hs, Gs, Ks):
     x_s = np.zeros(n)
     for k in range(len(seg)):
         i = seg[k]
-        last = l[i]
-        d0 = max(sa[k], sb[k]) + 1
-        m1 = min(ea[k], eb[k])
-        m2 = max(ea[k], eb[k])
-        total = 0.0
-        for piece in range(3):
-            if piece == 0:
-                lo, hi = d0, min(m1, last)
-            elif piece == 1:
-                lo, hi = max(d0, m1 + 1), min(m2, last)
-            else:
-                lo, hi = max(d0, m2 + 1), last
-            if lo > hi:
-                continue
-            if hi <= ea[k]:
-                a0, a1 = -sa[k] / ga[k], 1.0 / ga[k]
-            else:
-                a0, a1 = (ea[k] - sa[k]) / ga[k], 0.0
-            if hi <= eb[k]:
-                b0, b1 = -sb[k] / gb[k], 1.0 / gb[k]
-            else:
-                b0, b1 = (eb[k] - sb[k]) / gb[k], 0.0
-            total += (a0 * b0 * (Hs[lo] - Hs[hi + 1]) + (a0 * b1 + a1 * b0) * (Gs[lo] - Gs[hi + 1])
-                      + a1 * b1 * (Ks[lo] - Ks[hi + 1]))
+        total, at_s = _tied_doc(sa[k], ga[k], ea[k], sb[k], gb[k], eb[k], l[i], s[i], Hs, Gs, Ks)
         head[i] += total
-        d = s[i]
-        fa = min(max((min(d, ea[k]) - sa[k]) / ga[k], 0.0), 1.0)
-        fb = min(max((min(d, eb[k]) - sb[k]) / gb[k], 0.0), 1.0)
-        x_s[i] += fa * fb
+        x_s[i] += at_s
     return head, x_s
+
+
+@nb.njit(**_JIT)
+def _tied_doc(sa, ga, ea, sb, gb, eb, last, d, Hs, Gs, Ks):
+    """One document's term of ``rbo_tied_sums``: (sum_{d'<=last} p^d' A B / d', A(d) B(d))."""
+    d0 = max(sa, sb) + 1
+    m1 = min(ea, eb)
+    m2 = max(ea, eb)
+    total = 0.0
+    for piece in range(3):
+        if piece == 0:
+            lo, hi = d0, min(m1, last)
+        elif piece == 1:
+            lo, hi = max(d0, m1 + 1), min(m2, last)
+        else:
+            lo, hi = max(d0, m2 + 1), last
+        if lo > hi:
+            continue
+        if hi <= ea:
+            a0, a1 = -sa / ga, 1.0 / ga
+        else:
+            a0, a1 = (ea - sa) / ga, 0.0
+        if hi <= eb:
+            b0, b1 = -sb / gb, 1.0 / gb
+        else:
+            b0, b1 = (eb - sb) / gb, 0.0
+        total += (a0 * b0 * (Hs[lo] - Hs[hi + 1]) + (a0 * b1 + a1 * b0) * (Gs[lo] - Gs[hi + 1])
+                  + a1 * b1 * (Ks[lo] - Ks[hi + 1]))
+    fa = min(max((min(d, ea) - sa) / ga, 0.0), 1.0)
+    fb = min(max((min(d, eb) - sb) / gb, 0.0), 1.0)
+    return total, fa * fb
+
+
+@nb.njit(**_JIT)
+def rbo_tied_join(b_first, b_len, b_hash, b_start, b_size, b_kept, r_first, r_len, r_hash, r_start, r_size,
+                  l, s, Hs, Gs, Ks):
+    """``match_ranges`` and ``rbo_tied_sums`` in one pass, nothing gathered: per query i, the run's rows
+    b_first[i] .. + b_len[i] (their tie groups b_start, b_size, b_kept) are looked up among the reference's
+    rows r_first[i] .. + r_len[i] (groups r_start, r_size) by document hash, and every document found
+    adds its terms to ``head`` and ``x_s`` and kept/size to ``x_l``, in the run's order (the order, hence
+    the doubles, of the two-step path)."""
+    n = len(b_first)
+    head = np.zeros(n)
+    x_s = np.zeros(n)
+    x_l = np.zeros(n)
+    table = np.empty(_table_width(r_len.max() if n else 0), dtype=np.int64)
+    for i in range(n):
+        if r_len[i] == 0 or b_len[i] == 0:
+            continue
+        mask = _table_width(r_len[i]) - 1
+        table[:mask + 1] = -1
+        for j in range(r_first[i], r_first[i] + r_len[i]):
+            table[_slot(table, r_hash, r_hash[j], mask)] = j
+        for k in range(b_first[i], b_first[i] + b_len[i]):
+            j = table[_slot(table, r_hash, b_hash[k], mask)]
+            if j < 0:
+                continue
+            sa, ga = b_start[k], b_size[k]
+            sb, gb = r_start[j], r_size[j]
+            total, at_s = _tied_doc(sa, ga, sa + b_kept[k], sb, gb, sb + gb, l[i], s[i], Hs, Gs, Ks)
+            head[i] += total
+            x_s[i] += at_s
+            x_l[i] += b_kept[k] / ga
+    return head, x_s, x_l
 
 
 @nb.njit(**_JIT)

@@ -29,7 +29,8 @@ import numpy as np
 from .rankbiased import _expected_pair_sum, rbo_finish, rbo_tables
 from .segments import seg_sum
 
-__all__ = ["run_half_power_mean", "suffix_tables", "stretch_sums", "rbo_family_tied", "overlap_profile_pieces",
+__all__ = ["run_half_power_mean", "suffix_tables", "stretch_sums", "rbo_family_tied", "rbo_family_tied_from",
+           "overlap_profile_pieces",
            "straddle_mix", "pair_sum_groups"]
 
 
@@ -86,7 +87,45 @@ def suffix_tables(p: float, lmax: int):
 def stretch_sums(sa, ga, ea, sb, gb, eb, last, tables) -> np.ndarray:
     """sum_{d<=last} p^d A(d) B(d) / d per document (A, B: the ramps of :func:`_ramp`), stretch by stretch
     (at most three, where both are linear), each a combination of three suffix-table differences. The
-    compiled engine's ``rbo_tied_sums`` does the same arithmetic document by document."""
+    compiled engine's ``rbo_tied_sums`` does the same arithmetic document by document.
+
+    Most documents are untied on both sides (a step at d0 = max(rank in B, rank in R), then 1): for them
+    the same operations on the same operands as :func:`_stretch_sums_general` are done with the stretches
+    that are known to be empty left out, so every value is the same double (``tests/families/
+    test_run_ties.py`` holds them equal bit for bit); the other documents take the general path."""
+    Hs, Gs, Ks = tables
+    sa, sb = np.asarray(sa), np.asarray(sb)
+    top = np.maximum(sa, sb)                            # d0 - 1, the larger 0-based start
+    d0 = top + 1
+    hd = Hs[d0]
+    hd -= Hs[d0 + 1]                                    # p^d0 / d0 as the stretch [d0, d0] gives it
+    gd = Gs[d0]
+    gd -= Gs[d0 + 1]
+    # the stretch of depth d0 alone, where one ramp (or both, on equal starts) reaches 1 ...
+    first = top.astype(np.float64)
+    first *= hd
+    np.subtract(gd, first, out=first)
+    # ... then depths d0+1 .. last, where both stay at 1 (an empty stretch when d0 = last)
+    rest = Hs[d0 + 1]
+    rest -= Hs[np.maximum(np.asarray(last), d0) + 1]
+    total = np.add(first, rest, out=first)
+    same = np.flatnonzero(sa == sb)                     # both ramps reach 1 at d0: a0 b0 = sa^2, a0 b1 + a1 b0 = -2 sa
+    if len(same):
+        s = sa[same].astype(np.float64)
+        d = d0[same]
+        total[same] = (s * s * hd[same] + -(s + s) * gd[same] + (Ks[d] - Ks[d + 1])) + rest[same]
+    # tied on either side (or a document past ``last``): every stretch of the general path
+    tied = np.flatnonzero((np.asarray(ga) != 1) | (np.asarray(gb) != 1) | (np.asarray(ea) != sa + 1)
+                          | (np.asarray(eb) != sb + 1) | (np.asarray(last) < d0))
+    if len(tied):
+        total[tied] = _stretch_sums_general(sa[tied], np.asarray(ga)[tied], np.asarray(ea)[tied], sb[tied],
+                                            np.asarray(gb)[tied], np.asarray(eb)[tied],
+                                            np.asarray(last)[tied], tables)
+    return total
+
+
+def _stretch_sums_general(sa, ga, ea, sb, gb, eb, last, tables) -> np.ndarray:
+    """:func:`stretch_sums` for any documents: the three stretches of every document."""
     Hs, Gs, Ks = tables
     d0 = np.maximum(sa, sb) + 1
     m1, m2 = np.minimum(ea, eb), np.maximum(ea, eb)
@@ -114,26 +153,43 @@ def rbo_family_tied(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray, seg:
     from the documents of the run (their B-side groups: start, size, positions kept within k) that are in R
     (their R-side groups). RBO_res is left to the caller (it is not linear in the overlap). ``kernels``:
     the compiled engine, if chosen."""
+    def sums(l, s, suffix):
+        sa, ga = b_start.astype(np.int64, copy=False), b_size.astype(np.int64, copy=False)
+        ea = sa + b_kept
+        sb, gb = r_start.astype(np.int64, copy=False), r_size.astype(np.int64, copy=False)
+        eb = sb + gb
+        if kernels:
+            head, x_s = kernels.rbo_tied_sums(n, seg, sa, ga, ea, sb, gb, eb, l, s, *suffix)
+        else:
+            head = seg_sum(stretch_sums(sa, ga, ea, sb, gb, eb, l[seg], suffix), seg, n)
+            x_s = seg_sum(_overlap_at(s[seg], sa, ga, ea, sb, gb, eb), seg, n)
+        return head, x_s, seg_sum(b_kept / ga, seg, n)
+    return rbo_family_tied_from(p, len_b, len_r, sums)
+
+
+def rbo_family_tied_from(p: float, len_b: np.ndarray, len_r: np.ndarray,
+                         sums) -> Tuple[Dict[str, np.ndarray], np.ndarray]:
+    """:func:`rbo_family_tied` from ``sums(l, s, suffix_tables)`` -> (head, x_s, x_l) per query, the sums
+    over the shared documents (l = max(|B|, |R|), s = min(|B|, |R|)): the compiled engine's join computes
+    them without gathering the documents."""
     len_b = len_b.astype(np.int64, copy=False)
     len_r = len_r.astype(np.int64, copy=False)
     s = np.minimum(len_b, len_r)
     l = np.maximum(len_b, len_r)
     lmax = int(l.max(initial=0))
-    tables = rbo_tables(p, lmax)
-    suffix = suffix_tables(p, lmax)
-    sa, ga = b_start.astype(np.int64, copy=False), b_size.astype(np.int64, copy=False)
-    ea = sa + b_kept
-    sb, gb = r_start.astype(np.int64, copy=False), r_size.astype(np.int64, copy=False)
-    eb = sb + gb
-    if kernels:
-        head, x_s = kernels.rbo_tied_sums(n, seg, sa, ga, ea, sb, gb, eb, l, s, *suffix)
-    else:
-        head = seg_sum(stretch_sums(sa, ga, ea, sb, gb, eb, l[seg], suffix), seg, n)
-        s_e = s[seg]
-        x_s = seg_sum(_ramp(s_e, sa, ga, ea) * _ramp(s_e, sb, gb, eb), seg, n)
-    x_l = seg_sum(b_kept / ga, seg, n)
-    family = rbo_finish(p, s, l, head, x_l, x_s, tables, residual=False)
+    head, x_s, x_l = sums(l, s, suffix_tables(p, lmax))
+    family = rbo_finish(p, s, l, head, x_l, x_s, rbo_tables(p, lmax), residual=False)
     return family, x_l
+
+
+def _overlap_at(d: np.ndarray, sa, ga, ea, sb, gb, eb) -> np.ndarray:
+    """A(d) B(d) per document: 1.0 or 0.0 for a document untied on both sides (whether depth d reaches
+    it in both rankings: the value the two ramps give), the product of the ramps for the others."""
+    out = (d > np.maximum(sa, sb)).astype(np.float64)
+    tied = np.flatnonzero((ga != 1) | (gb != 1) | (ea != sa + 1) | (eb != sb + 1))
+    if len(tied):
+        out[tied] = _ramp(d[tied], sa[tied], ga[tied], ea[tied]) * _ramp(d[tied], sb[tied], gb[tied], eb[tied])
+    return out
 
 
 def overlap_profile_pieces(n: int, slots: np.ndarray, seg: np.ndarray, sa, ga, ea, sb, gb, eb,

@@ -50,11 +50,11 @@ temporaries small (a large fresh array costs page faults, on some machines more 
 from __future__ import annotations
 
 import math
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["rbo_variants", "VARIANTS", "SCORES", "BLOCK_ROWS"]
+__all__ = ["rbo_variants", "match_items", "VARIANTS", "SCORES", "BLOCK_ROWS"]
 
 VARIANTS = ("w", "a", "b")
 SCORES = ("min", "max", "res", "ext")
@@ -133,34 +133,100 @@ def _tables(p: float, top: int) -> Tuple[np.ndarray, np.ndarray]:
     return pw, tail
 
 
-def _match(x_seg: np.ndarray, x_item: np.ndarray, y_seg: np.ndarray,
-           y_item: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """Rows (ix, iy) of X and Y holding the same item of the same query: one sort of both lists."""
+_GOLD = np.uint64(0x9E3779B97F4A7C15)           # odd: multiplying by it permutes the 64-bit codes
+
+
+def match_items(x_seg: np.ndarray, x_item: np.ndarray, y_seg: np.ndarray, y_item: np.ndarray,
+                code_bits: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+    """Rows (ix, iy) of X and Y holding the same item of the same query: one sort of both lists.
+
+    ``*_seg`` are query numbers (>= 0), ``*_item`` int64 item codes (any: document hashes, say); a code
+    may occur once per ranking of a query (twice is a ValueError). The pairs come in no particular order.
+
+    Each row becomes one 64-bit number, (query, code, row) from the high bits down, and the numbers are
+    sorted (numpy's vectorised sort of int64 is several times faster than an argsort): equal (query, code)
+    end up next to each other, X's row first. When the codes do not fit whole, the high ``code_bits`` of
+    the code times an odd constant stand for it (all the bits left by the query and the row numbers, or
+    the number given, for tests); rows whose shortened codes coincide without their codes being equal
+    (rare: a few per million pairs) are matched again exactly, by a lexsort of just those rows."""
     nx, ny = len(x_item), len(y_item)
     if nx == 0 or ny == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    item = np.concatenate((x_item, y_item))
-    seg = np.concatenate((x_seg, y_seg))
-    lo = int(item.min())
-    span = int(item.max()) - lo + 1
-    bits = (nx + ny).bit_length()
-    if (int(seg.max()) + 1) * span < (1 << (62 - bits)):
-        # one 64-bit number per row, (query, item) above the row: sorting the numbers sorts the rows
-        packed = seg * span
-        packed += item
-        packed -= lo
-        packed <<= bits
-        packed |= np.arange(nx + ny, dtype=np.int64)
-        packed.sort()
-        key, row = packed >> bits, packed & ((1 << bits) - 1)
-        same = key[1:] == key[:-1]
-    else:
-        row = np.lexsort((item, seg))                    # stable: the row of X before that of Y
-        same = (seg[row[1:]] == seg[row[:-1]]) & (item[row[1:]] == item[row[:-1]])
-    ix, iy = row[:-1][same], row[1:][same] - nx
-    if np.any(ix >= nx) or np.any(iy < 0):
+    x_item, y_item = np.asarray(x_item, np.int64), np.asarray(y_item, np.int64)
+    x_seg, y_seg = np.asarray(x_seg, np.int64), np.asarray(y_seg, np.int64)
+    rows = nx + ny
+    bits = rows.bit_length()
+    seg_bits = max(int(x_seg.max()), int(y_seg.max())).bit_length()
+    lo = min(int(x_item.min()), int(y_item.min()))
+    span_bits = (max(int(x_item.max()), int(y_item.max())) - lo + 1).bit_length()
+    whole = code_bits is None and span_bits + seg_bits + bits <= 63
+    width = span_bits if whole else (63 - seg_bits - bits if code_bits is None else code_bits)
+    if width < 16:                               # too little room for a code: sort by (query, code)
+        item, seg = np.concatenate((x_item, y_item)), np.concatenate((x_seg, y_seg))
+        return _pairs(np.lexsort((item, seg)), seg, item, nx)
+    # one pass per operation over one buffer (fresh temporaries cost page faults on large inputs)
+    packed = np.empty(rows, dtype=np.int64)
+    for part, it, sg in ((packed[:nx], x_item, x_seg), (packed[nx:], y_item, y_seg)):
+        if whole:                                # the codes fit: (query, code - lo, row)
+            np.subtract(it, lo, out=part)
+        else:                                    # the high bits of the code times an odd constant
+            np.multiply(it.view(np.uint64), _GOLD, out=part.view(np.uint64))
+            part.view(np.uint64)[:] >>= np.uint64(64 - width)
+        part |= sg << width
+    packed <<= bits
+    packed |= np.arange(rows, dtype=np.int64)
+    packed.sort()
+    key = packed >> bits
+    packed &= (1 << bits) - 1                    # the rows, in (query, code) order
+    row = packed
+    eq = np.flatnonzero(key[1:] == key[:-1])
+    a, b = row[eq], row[eq + 1]
+    if whole:
+        return _checked(a, b, nx)
+    # a pair of equal shortened codes is a match when the codes are equal and no third row shares them
+    codes_of = _Stacked(x_item, y_item)
+    clean = codes_of[a] == codes_of[b]
+    if len(eq) > 1:
+        crowded = eq[1:] == eq[:-1] + 1          # three or more rows with one shortened code
+        clean[1:] &= ~crowded
+        clean[:-1] &= ~crowded
+    if clean.all():
+        return _checked(a, b, nx)
+    # every row of a shortened code that is not one clean pair: matched exactly, by a lexsort of those rows
+    shared = np.unique(key[eq[~clean]])
+    first = np.searchsorted(key, shared)
+    count = np.searchsorted(key, shared, side="right") - first
+    again = row[np.repeat(first - np.cumsum(count) + count, count) + np.arange(int(count.sum()))]
+    ia, ib = _checked(a[clean], b[clean], nx)
+    codes, queries = codes_of[again], _Stacked(x_seg, y_seg)[again]
+    order = np.lexsort((codes, queries))
+    same = (queries[order[1:]] == queries[order[:-1]]) & (codes[order[1:]] == codes[order[:-1]])
+    ja, jb = _checked(again[order[:-1][same]], again[order[1:][same]], nx)
+    return np.concatenate((ia, ja)), np.concatenate((ib, jb))
+
+
+class _Stacked:
+    """X's column followed by Y's, read by row number without stacking them."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray):
+        self.x, self.y = x, y
+
+    def __getitem__(self, rows: np.ndarray) -> np.ndarray:
+        nx = len(self.x)
+        return np.where(rows < nx, self.x[np.minimum(rows, nx - 1)], self.y[np.maximum(rows - nx, 0)])
+
+
+def _pairs(order: np.ndarray, seg: np.ndarray, item: np.ndarray, nx: int) -> Tuple[np.ndarray, np.ndarray]:
+    """The matched rows of ``order`` (rows sorted by query and code, X's before Y's on equal keys)."""
+    same = (seg[order[1:]] == seg[order[:-1]]) & (item[order[1:]] == item[order[:-1]])
+    return _checked(order[:-1][same], order[1:][same], nx)
+
+
+def _checked(a: np.ndarray, b: np.ndarray, nx: int) -> Tuple[np.ndarray, np.ndarray]:
+    """(rows of X, rows of Y) of the pairs (a, b) of rows (of the stacked X and Y) holding the same item."""
+    if np.any(a >= nx) or np.any(b < nx):
         raise ValueError("an item code occurs twice in one ranking of a query")
-    return ix, iy
+    return a, b - nx
 
 
 def _per_query(values: np.ndarray, first: np.ndarray, length: np.ndarray) -> np.ndarray:
@@ -225,7 +291,7 @@ def _block(p: float, variant: str, pw: np.ndarray, tail: np.ndarray, len_x: np.n
     d += np.arange(T)                                # the depth of each slot
 
     # the items of both rankings: their tie groups in S and in L (positions t+1 .. b, 1-based)
-    ix, iy = _match(x[0], x[1], y[0], y[1])
+    ix, iy = match_items(x[0], x[1], y[0], y[1])
     qc = x[0][ix]
     long_c = x_long[qc]
     c_slot_L = np.where(long_c, slots[0][ix], slots[1][iy])

@@ -1,6 +1,7 @@
 """Glue between the rank-biased declarations and their kernels: prepares the arrays, calls the kernels."""
 from __future__ import annotations
 
+import math
 from typing import Dict, Iterable
 
 import numpy as np
@@ -96,14 +97,25 @@ _COMPILED = ("RBR", "RBA", "RBO", "RBO_res", "RBO_ext")
 
 def _compiled(m, ctx: RunContext, kernels, rbo_cache: dict) -> np.ndarray:
     """RBR, RBA and the RBO family by the compiled engine: sums over the shared documents, found query
-    by query without gathering rows (the same formulas as the numpy path, item by item)."""
+    by query without gathering rows (the same formulas as the numpy path, item by item, in the same
+    order: the same values bit for bit, ``tests/integration/test_engine.py``)."""
     name, p, cutoff, ref, rel = m.NAME, m["p"], m.params.get("cutoff"), m["ref"], m["rel"]
     reference, seg, rank, row, len_b, len_r = ctx.shared(cutoff, ref, rel, m, kernels)
     start, size = _groups(reference, m)
-    if name == "RBR":
-        return kernels.rbr_sums(ctx.n, seg, row, start, size, p)
-    if name == "RBA":
-        return kernels.rba_sums(ctx.n, seg, rank, row, start, size, p)
+    # the powers come from tables made by numpy, the loops sum in the numpy path's order: its very doubles
+    # (numpy's vectorised power and expm1 can differ from the C library's, which compiled code calls, in
+    # the last bit)
+    if name in ("RBR", "RBA"):
+        top_t = int(start.max(initial=0)) + 1
+        top_g = np.arange(int(size.max(initial=1)) + 1, dtype=np.float64)
+        if name == "RBR":
+            pw = np.power(p, np.arange(top_t, dtype=np.float64))
+            return kernels.rbr_sums(ctx.n, seg, row, start, size, pw, -np.expm1(top_g * math.log(p)))
+        q = math.sqrt(p)
+        half = np.power(p, np.arange(int(rank.max(initial=0)) + 1) / 2.0)
+        pq = np.power(q, np.arange(top_t, dtype=np.float64) + 1.0)
+        return kernels.rba_sums(ctx.n, seg, rank, row, start, size, (1.0 - p) / p, q, half, pq,
+                                -np.expm1(top_g * math.log(q)))
     key = (cutoff, ref, rel, p, m["ties"])
     if key not in rbo_cache:
         s, l = np.minimum(len_b, len_r), np.maximum(len_b, len_r)

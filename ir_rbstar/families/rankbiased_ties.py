@@ -12,11 +12,14 @@ from typing import Dict, Tuple
 
 import numpy as np
 
-from ..context import RunContext
+from ..context import RunContext, ranges
 from ..core import rankbiased as K
 from ..core import rankbiased_ties as T
 from ..core.rankbiased import _expected_pair_sum
+from ..core.rbo_variants import match_items
 from ..core.segments import seg_sum
+from ..io import Ranking
+from ..io.docindex import verify_matches
 
 __all__ = ["compute_tied"]
 
@@ -46,6 +49,8 @@ def compute_tied(m, ctx: RunContext, cache: dict) -> np.ndarray:
     name, p, cutoff, ref, rel = m.NAME, m["p"], m.params.get("cutoff"), m["ref"], m["rel"]
     tied = ctx.tied_observation(cutoff)
     rows, n = tied.rows, ctx.n
+    if name in ("RBO", "RBO_ext") or (name == "RBO_res" and ref is not None):
+        return _rbo(m, ctx, tied, cache)
     reference, b_in_r, r_in_b = ctx.match(cutoff, ref, rel, m, tied=True)
     matched = b_in_r >= 0
     rstart, rsize = reference.tie_groups()
@@ -64,17 +69,90 @@ def compute_tied(m, ctx: RunContext, cache: dict) -> np.ndarray:
         if name == "RBA":
             return rba
         return _rba_res(m, ctx, tied, matched, b_in_r, r_in_b, rba)
-    key = ("rbo tied", cutoff, ref, rel, p)
+    # RBO_res with a qrels-derived reference
+    family = _rbo_family(m, ctx, tied, cache)[0]
     r = ctx.reference_rows(ref, rel, m)
+    return _rbo_res_open(m, ctx, tied, matched, b_in_r, rs, rg, r.lens, family)
+
+
+def _shared(m, ctx: RunContext, tied) -> Tuple[Ranking, np.ndarray]:
+    """(reference, b_in_r): the row in the reference of every row of the tied observation (-1 if none).
+    The context's join when it is made already (another measure of the evaluation asked for it) or the
+    compiled engine serves the evaluation; else one sort of both sides' (query, document) keys
+    (:func:`~ir_rbstar.core.rbo_variants.match_items`), which needs no hash index of the reference."""
+    cutoff, ref, rel = m.params.get("cutoff"), m["ref"], m["rel"]
+    if ctx.is_cached(("match", cutoff, ref, rel, tied.straddles)) or ctx.kernels():
+        reference, b_in_r, _ = ctx.match(cutoff, ref, rel, m, tied=True)
+        return reference, b_in_r
+
+    def make():
+        reference = ctx.reference(ref, rel, m)
+        r, b = ctx.reference_rows(ref, rel, m), tied.rows
+        ib, ir = match_items(b.seg, b.docs.view(np.int64), r.seg, r.docs.view(np.int64))
+        if b.dbytes.dtype.itemsize > 8 or r.dbytes.dtype.itemsize > 8:     # longer ids: equal hashes, equal ids?
+            verify_matches(r.dbytes[ir], b.dbytes[ib], reference.source)
+        b_in_r = np.full(len(b.seg), -1, dtype=np.int64)
+        b_in_r[ib] = r.src[ir]
+        return reference, b_in_r
+    return ctx.cached(("rbo join", cutoff, ref, rel, tied.straddles), make)
+
+
+def _rbo_family(m, ctx: RunContext, tied, cache: dict):
+    """RBO and RBO_ext (and the expected overlap) of every query, computed once for the measures of the
+    same cutoff, reference and p: one join and one gather of the shared documents for both."""
+    p, cutoff, ref, rel = m["p"], m.params.get("cutoff"), m["ref"], m["rel"]
+    key = ("rbo tied", cutoff, ref, rel, p)
+    if key not in cache and _joined_by_kernel(m, ctx, tied):
+        cache[key] = (*_rbo_family_compiled(m, ctx, tied), None)
     if key not in cache:
-        cache[key] = T.rbo_family_tied(n, p, tied.blen, r.lens, rows.seg[matched], tied.start[matched],
-                                       tied.size[matched], tied.kept[matched], rs, rg, ctx.kernels())
-    family, x_l = cache[key]
-    if name != "RBO_res":
-        return family[name]
-    if ref is None:
-        return _rbo_res_open(m, ctx, tied, matched, b_in_r, rs, rg, r.lens, family)
-    return _rbo_res_run(p, tied, matched, r.lens, x_l, n)
+        reference, b_in_r = _shared(m, ctx, tied)
+        r = ctx.reference_rows(ref, rel, m)
+        at = np.flatnonzero(b_in_r >= 0)
+        src = b_in_r[at]
+        rstart, rsize = reference.tie_groups()
+        family, x_l = T.rbo_family_tied(ctx.n, p, tied.blen, r.lens, tied.rows.seg[at], tied.start[at],
+                                        tied.size[at], tied.kept[at], rstart[src], rsize[src], ctx.kernels())
+        cache[key] = family, x_l, at
+    return cache[key]
+
+
+def _joined_by_kernel(m, ctx: RunContext, tied) -> bool:
+    """Whether the compiled engine joins and sums in one pass: it serves the evaluation, the context has
+    not joined these rankings already (for another measure), and document ids are at most 8 bytes (their
+    64-bit hashes are then the ids themselves: no matched pair needs checking)."""
+    cutoff, ref, rel = m.params.get("cutoff"), m["ref"], m["rel"]
+    if not ctx.kernels() or ctx.is_cached(("match", cutoff, ref, rel, tied.straddles)):
+        return False
+    return tied.rows.dbytes.dtype.itemsize <= 8 and ctx.reference(ref, rel, m).dbytes.dtype.itemsize <= 8
+
+
+def _rbo_family_compiled(m, ctx: RunContext, tied):
+    """(family, x_l) of :func:`_rbo_family` by the compiled engine's ``rbo_tied_join``."""
+    reference = ctx.reference(m["ref"], m["rel"], m)
+    b = tied.rows
+    r_first, r_len = ranges(reference, ctx.universe)
+    rstart, rsize = (a.astype(np.int64, copy=False) for a in reference.tie_groups())
+    kernels = ctx.kernels()
+
+    def sums(l, s, suffix):
+        return kernels.rbo_tied_join(np.cumsum(b.lens) - b.lens, b.lens.astype(np.int64, copy=False),
+                                     b.docs.view(np.int64), *(a.astype(np.int64, copy=False)
+                                                              for a in (tied.start, tied.size, tied.kept)),
+                                     r_first, r_len, reference.docs.view(np.int64), rstart, rsize, l, s, *suffix)
+    return T.rbo_family_tied_from(m["p"], tied.blen, r_len, sums)
+
+
+def _rbo(m, ctx: RunContext, tied, cache: dict) -> np.ndarray:
+    """RBO, RBO_ext, or RBO_res against a run (it depends on the lengths and the overlap only)."""
+    family, x_l, at = _rbo_family(m, ctx, tied, cache)
+    if m.NAME != "RBO_res":
+        return family[m.NAME]
+    if at is None:                                  # joined by the compiled engine: the rows now
+        at = np.flatnonzero(_shared(m, ctx, tied)[1] >= 0)
+    matched = np.zeros(len(tied.rows.seg), dtype=bool)
+    matched[at] = True
+    r = ctx.reference_rows(m["ref"], m["rel"], m)
+    return _rbo_res_run(m["p"], tied, matched, r.lens, x_l, ctx.n)
 
 
 def _mix(groups: _Groups, n: int, kind: np.ndarray):

@@ -223,3 +223,70 @@ def test_engines_agree_on_ties_and_their_bounds():
     assert got['numpy'].keys() == got['numba'].keys()
     for key, value in got['numpy'].items():
         assert got['numba'][key] == pytest.approx(value, rel=1e-12, abs=1e-15), key
+
+
+@st.composite
+def stretch_inputs(draw):
+    """Documents mostly untied on both sides (as in real runs), some tied, some on equal ranks; some tie
+    groups of the run cut short by the cutoff; ``last`` at or past both groups' ends."""
+    n = draw(st.integers(1, 40))
+    top = draw(st.integers(1, 400))
+    ints = st.integers(0, top)
+
+    def sizes():
+        return np.array(draw(st.lists(st.one_of(st.just(1), st.just(1), st.integers(1, 6)), min_size=n, max_size=n)))
+    ga, gb = sizes(), sizes()
+    sa = np.array(draw(st.lists(ints, min_size=n, max_size=n)))
+    sb = np.array(draw(st.lists(ints, min_size=n, max_size=n)))
+    same = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    sb = np.where(same, sa, sb)
+    kept = np.array([draw(st.integers(0, g)) if draw(st.integers(0, 4)) == 0 else g for g in ga])
+    last = np.maximum(sa + ga, sb + gb) + np.array(draw(st.lists(st.integers(0, 30), min_size=n, max_size=n)))
+    p = draw(st.sampled_from([0.1, 0.5, 0.8, 0.9, 0.95, 0.99, 0.999]))
+    return p, sa, ga, sa + kept, sb, gb, sb + gb, last
+
+
+@given(stretch_inputs())
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_stretch_sums_shortcut_is_bit_for_bit_the_general_path(case):
+    """The shortcut for documents untied on both sides gives the very doubles of the general three-stretch
+    path (values must not move in their last bits when the code gets faster); likewise the overlap at a
+    depth. The compiled engine's loop (same arithmetic, document by document) gives them too."""
+    from ir_rbstar.core import rankbiased_ties as T
+    p, sa, ga, ea, sb, gb, eb, last = case
+    tables = T.suffix_tables(p, int(last.max()))
+    got = T.stretch_sums(sa, ga, ea, sb, gb, eb, last, tables)
+    want = T._stretch_sums_general(sa, ga, ea, sb, gb, eb, last, tables)
+    assert got.view(np.int64).tolist() == want.view(np.int64).tolist()
+    d = np.minimum(sa, sb) + (last - np.minimum(sa, sb)) // 2
+    at = T._overlap_at(d, sa, ga, ea, sb, gb, eb)
+    assert at.view(np.int64).tolist() == (T._ramp(d, sa, ga, ea) * T._ramp(d, sb, gb, eb)).view(np.int64).tolist()
+    try:
+        from ir_rbstar import _compiled
+    except ImportError:
+        return
+    n = len(sa)
+    head, x_s = _compiled.rbo_tied_sums(n, np.arange(n), sa, ga, ea, sb, gb, eb, last, d, *tables)
+    assert head.view(np.int64).tolist() == want.view(np.int64).tolist()
+    assert x_s.view(np.int64).tolist() == at.view(np.int64).tolist()
+
+
+@pytest.mark.parametrize('engine_name', ['numpy', 'numba'])
+def test_hash_collision_between_a_tied_run_and_its_reference_is_reported(monkeypatch, engine_name):
+    """The RBO family's own joins (a sort on numpy, one pass with the sums on numba) check long ids matched
+    by hash, as the context's join does."""
+    from ir_rbstar import engine
+    from ir_rbstar.errors import RbstarError
+    from tests.inputs.test_docindex import _colliding_hash
+    if engine_name == 'numba':
+        pytest.importorskip('numba')
+    _colliding_hash(monkeypatch)
+    run = {'q1': {'doc-aaaaaaaaaa': 2.0, 'doc-cccccccccc': 2.0, 'doc-dddddddddd': 1.0}}
+    ref = {'q1': {'doc-bbbbbbbbbb': 2.0, 'doc-cccccccccc': 1.0}}
+    ir_rbstar.register_run('collide_tied_ref', ref)
+    try:
+        with engine.using(engine_name), pytest.raises(RbstarError, match='hash collision'):
+            ir_measures.calc_aggregate(ir_rbstar.parse("RBO(p=0.9,ref='collide_tied_ref') RBO_ext(p=0.9,"
+                                                       "ref='collide_tied_ref')"), None, run)
+    finally:
+        ir_rbstar.unregister_run('collide_tied_ref')
