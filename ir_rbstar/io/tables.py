@@ -39,6 +39,25 @@ def tie_layout(seg: np.ndarray, scores: np.ndarray, pos: np.ndarray) -> Tuple[np
     return pos[first][gid], sizes[gid]
 
 
+def _tie_layout_of(same: np.ndarray, pos: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """:func:`tie_layout` from ``same`` (``same[i]``: row i + 1 is in row i's tie group, as the sort
+    found): every row its own group but the tied ones, which get their group's start and size."""
+    start = pos.copy()
+    size = np.ones(len(pos), dtype=np.int64)
+    if len(same) == 0 or not same.any():
+        return start, size
+    tied = np.zeros(len(pos), dtype=bool)
+    tied[1:] = same
+    tied[:-1] |= same
+    rows = np.flatnonzero(tied)
+    opens = np.r_[True, ~same[rows[1:] - 1]]
+    gid = np.cumsum(opens) - 1
+    sizes = np.diff(np.append(np.flatnonzero(opens), len(rows)))
+    start[rows] = pos[rows[opens]][gid]
+    size[rows] = sizes[gid]
+    return start, size
+
+
 @dataclass
 class Ranking:
     """A run in columnar form: one segment per query, rows in trec_eval order."""
@@ -79,7 +98,9 @@ class Ranking:
         """Whether two rows of a query have equal scores (as trec_eval compares them): cheaper than
         :meth:`tie_groups`, which a run without ties does not need."""
         if "has ties" not in self._cache:
-            if "ties" in self._cache:
+            if "same" in self._cache:
+                self._cache["has ties"] = bool(self._cache["same"].any())
+            elif "ties" in self._cache:
                 self._cache["has ties"] = bool((self._cache["ties"][1] > 1).any())
             else:
                 key = order_key(self.scores)
@@ -91,7 +112,10 @@ class Ranking:
     def tie_groups(self) -> Tuple[np.ndarray, np.ndarray]:
         """For each row: the 0-based position where its tie group (equal score) starts, and its size."""
         if "ties" not in self._cache:
-            self._cache["ties"] = tie_layout(self.row_segments(), self.scores, self.row_positions())
+            if "same" in self._cache:                # known from the sort: only the tied rows are visited
+                self._cache["ties"] = _tie_layout_of(self._cache["same"], self.row_positions())
+            else:
+                self._cache["ties"] = tie_layout(self.row_segments(), self.scores, self.row_positions())
         return self._cache["ties"]
 
     def row_queries(self) -> np.ndarray:
@@ -264,6 +288,8 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
     offsets = np.append(starts, n).astype(np.int64)
     ranking = Ranking(qcodes=qcodes[starts], offsets=offsets, dbytes=dbytes, docs=dhash, scores=scores, source=source)
     ranking._cache["rowq"] = qcodes
+    if same is not None:
+        ranking._cache["same"] = same          # tie groups, for the measures that need them
     if index is not None:
         ranking._cache["index"] = index        # built once for the duplicate check; reused for joins
     return (ranking, order) if with_order else ranking

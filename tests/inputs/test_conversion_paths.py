@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import ir_measures
 from ir_rbstar.errors import DuplicateDocumentError
 from ir_rbstar.io import QUERY_IDS, to_ranking
-from ir_rbstar.io.tables import Qrels, _build_ranking
+from ir_rbstar.io.tables import Qrels, _build_ranking, tie_layout
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # ids of 1 to 12 bytes (more than one 64-bit word), sharing prefixes
@@ -85,7 +85,11 @@ def test_every_form_gives_the_order_of_the_definition(rows):
 @given(runs())
 def test_ties_are_grouped_as_the_order_says(rows):
     ranking = to_ranking([ir_measures.ScoredDoc(*r) for r in rows])
+    assert "same" in ranking._cache                     # the groups come from what the sort found
     start, size = ranking.tie_groups()
+    again = tie_layout(ranking.row_segments(), ranking.scores, ranking.row_positions())
+    assert start.tolist() == again[0].tolist() and size.tolist() == again[1].tolist()
+    assert ranking.has_ties() == bool((size > 1).any())
     key = ranking.scores.astype(np.float32)
     seg = ranking.row_segments()
     for i in range(len(ranking)):
