@@ -13,6 +13,7 @@ grouped by query (``seg``, contiguous, ascending) and in rank order within each 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
@@ -50,9 +51,13 @@ def bands(q: np.ndarray, grades: np.ndarray, rel: int, n: int) -> Bands:
 
 
 def relative_positions(b: Bands, seg: np.ndarray, pos: np.ndarray, grade: np.ndarray,
-                       relevant: np.ndarray) -> np.ndarray:
+                       relevant: np.ndarray, lens: Optional[np.ndarray] = None) -> np.ndarray:
     """RP of every row (int64): ``pos`` is the 0-based position in the run, ``relevant`` whether the row
-    holds a judged document of grade >= rel (its ``grade`` is then used)."""
+    holds a judged document of grade >= rel (its ``grade`` is then used). With ``lens`` (rows per query,
+    the rows of query i being its positions 0 .. lens[i] - 1 in order) only the rows with RP != 0 are
+    written: a non-relevant row has RP = j - RB - 1 above position RB + 1 and 0 from there on."""
+    if lens is not None:
+        return _relative_positions_by_query(b, lens, seg, grade, relevant)
     j = pos.astype(np.int64) + 1
     lo = b.base[seg] + 1                                  # non-relevant: band from RB + 1 to the end
     rows = np.flatnonzero(relevant)
@@ -66,6 +71,26 @@ def relative_positions(b: Bands, seg: np.ndarray, pos: np.ndarray, grade: np.nda
     rp = np.where(j < lo, j - lo, 0)
     if len(rows):
         jr = j[rows]
+        rp[rows] = np.where(jr < lo_rel, jr - lo_rel, np.where(jr > hi_rel, jr - hi_rel, 0))
+    return rp
+
+
+def _relative_positions_by_query(b: Bands, lens: np.ndarray, seg: np.ndarray, grade: np.ndarray,
+                                 relevant: np.ndarray) -> np.ndarray:
+    rp = np.zeros(len(seg), dtype=np.int64)
+    starts = np.cumsum(lens) - lens
+    top = np.minimum(b.base[:len(lens)], lens)            # positions 0 .. RB - 1: above the band
+    first = np.cumsum(top) - top
+    pos = np.arange(int(top.sum()), dtype=np.int64) - np.repeat(first, top)
+    rp[np.repeat(starts, top) + pos] = pos - np.repeat(b.base[:len(lens)], top)     # j - (RB + 1), j = pos + 1
+    rows = np.flatnonzero(relevant)
+    if len(rows):
+        s = seg[rows].astype(np.int64)
+        first_key = np.searchsorted(b.keys, s * b.span, side="left")
+        key = b.key(s, grade[rows])
+        lo_rel = np.searchsorted(b.keys, key, side="left") - first_key + 1
+        hi_rel = np.searchsorted(b.keys, key, side="right") - first_key
+        jr = rows - starts[s] + 1
         rp[rows] = np.where(jr < lo_rel, jr - lo_rel, np.where(jr > hi_rel, jr - hi_rel, 0))
     return rp
 

@@ -34,3 +34,23 @@ def test_steps_give_the_dense_curve(data):
     rows = np.arange(len(rp))
     assert curve.at(rows, seg).tolist() == crp.tolist()
     assert np.bincount(curve.seg, minlength=n).tolist() == np.bincount(seg[rp != 0], minlength=n).tolist()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, 10), st.lists(st.integers(0, 3), max_size=6)), min_size=1, max_size=5),
+       st.integers(1, 2), st.randoms(use_true_random=False))
+def test_relative_positions_by_query_equal_row_by_row(queries, rel, rnd):
+    """RP written only where it can be nonzero (the first RB rows and the relevant ones) equals RP
+    computed for every row."""
+    lens = np.array([m for m, _ in queries], dtype=np.int64)
+    n = len(lens)
+    judged_q = np.concatenate([np.full(len(g), i) for i, (_, g) in enumerate(queries)]).astype(np.int64)
+    judged_g = np.concatenate([np.array(g, dtype=np.int64) for _, g in queries])
+    bands = K.bands(judged_q, judged_g, rel, n)
+    seg = np.repeat(np.arange(n), lens)
+    pos = np.concatenate([np.arange(m) for m in lens]).astype(np.int64)
+    grade = np.array([rnd.choice([0, 1, 2, 3]) for _ in seg], dtype=np.int64)
+    relevant = np.array([rnd.random() < 0.5 for _ in seg], dtype=bool) & (grade >= rel)
+    dense = K.relative_positions(bands, seg, pos, grade, relevant)
+    sparse = K.relative_positions(bands, seg, pos, grade, relevant, lens=lens)
+    assert sparse.tolist() == dense.tolist()
