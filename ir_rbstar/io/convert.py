@@ -5,8 +5,8 @@ from __future__ import annotations
 import gc
 import inspect
 import os
-from itertools import chain, islice
-from operator import countOf
+from itertools import chain, compress, islice
+from operator import countOf, itemgetter
 from dataclasses import dataclass
 from typing import AbstractSet, Any, Callable, Iterable, List, Optional, Sequence, Tuple, cast
 
@@ -249,6 +249,15 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
     every field into an object array (rows x fields; each tuple is visited once, which is what costs
     on millions of tuples scattered in memory), whose columns numpy then casts. Query ids are
     interned per block of equal ids; with ``queries``, the rows of other queries are left out by block."""
+    if queries is not None and isinstance(items[0][at[0]], str):
+        # a few items spread over the list: when one is of a query left out, many may be (e.g. a run's
+        # unjudged queries), and dropping them before the copy is cheaper than copying them
+        qid = itemgetter(at[0])
+        if not all(map(queries.__contains__, map(qid, items[::max(1, len(items) // 64)]))):
+            items = list(compress(items, map(queries.__contains__, map(qid, items))))
+            if not items:
+                empty = np.empty(0, dtype=object)
+                return empty, _id_column(empty, 0), np.empty(0, dtype=np.float64) if what == "run" else empty
     n, width = len(items), len(items[0])
     flat = np.fromiter(chain.from_iterable(items), dtype=object, count=n * width)
     table = flat.reshape(n, width)

@@ -136,3 +136,15 @@ def test_duplicates_and_odd_ids_from_python_objects():
         score = property(lambda self: self[2])
     mixed = [Loose(("q", "a", 1.0)), Loose(("q", "b", 2.0, "extra"))]
     assert as_rows(to_ranking(mixed)) == [("q", "b", 2.0), ("q", "a", 1.0)]
+
+
+@pytest.mark.parametrize("left_out", [0, 1, 150, 199, 200])
+def test_rows_of_queries_outside_the_evaluation_are_left_out_before_or_after_the_copy(left_out):
+    # few queries left out (after the copy, by block) or many (before it); none or all
+    rows = [ir_measures.ScoredDoc(f"q{i}", f"d{j}", float(j)) for i in range(200) for j in range(5)]
+    rows.append(ir_measures.ScoredDoc("q3", "late", 0.5))          # q3 again, after the other queries
+    queries = {f"q{i}" for i in range(left_out, 200)}
+    ranking = to_ranking(rows, queries=queries)
+    assert as_rows(ranking) == oracle([r for r in rows if r.query_id in queries])
+    assert as_rows(to_ranking({q: {"a": 1.0} for q in ("q0", "q1")}, queries=queries)) == \
+        [(q, "a", 1.0) for q in ("q0", "q1") if q in queries]
