@@ -147,9 +147,8 @@ class RbstarEvaluator(providers.Evaluator):
         ir_measures' MeanAgg sums (one addition at a time from 0.0, in query order: a running sum, not
         numpy's pairwise one), so the numbers are the same to the last bit. Other aggregators, a
         measure given twice, or queries of the qrels without a value take ir_measures' own path."""
-        from ir_measures.measures.base import MeanAgg
         aggs = {m: m.aggregator() for m in self.measures}
-        if len(aggs) != len(list(self.measures)) or any(type(a) is not MeanAgg for a in aggs.values()):
+        if len(aggs) != len(list(self.measures)) or any(type(a) is not ir_measures.MeanAgg for a in aggs.values()):
             return super().calc_aggregate(run)
         vals = self.values(run)
         have = set(vals.pop("query_id").tolist())
