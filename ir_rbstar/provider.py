@@ -141,6 +141,26 @@ class RbstarEvaluator(providers.Evaluator):
         out["query_id"] = QUERY_IDS.decode(universe)
         return out
 
+    def calc_aggregate(self, run) -> Dict[Any, Any]:
+        """ir_measures' aggregate without a Metric object per query and measure (21,000 of them for
+        three measures on 7,000 queries): the mean of each measure's per-query values, summed as
+        ir_measures' MeanAgg sums (one addition at a time from 0.0, in query order: a running sum, not
+        numpy's pairwise one), so the numbers are the same to the last bit. Other aggregators, a
+        measure given twice, or queries of the qrels without a value take ir_measures' own path."""
+        aggs = {m: m.aggregator() for m in self.measures}
+        if len(aggs) != len(list(self.measures)) or any(type(a) is not ir_measures.MeanAgg for a in aggs.values()):
+            return super().calc_aggregate(run)
+        vals = self.values(run)
+        have = set(vals.pop("query_id").tolist())
+        if any(q not in have for q in self.qrel_qids):     # (the universe is the qrels' queries)
+            return super().calc_aggregate(run)
+        out = {}
+        for m, agg in aggs.items():
+            v = np.concatenate([[0.0], vals[m].astype(np.float64)])
+            count = len(v) - 1
+            out[m] = float(np.add.accumulate(v)[-1]) / count if count else agg.result()
+        return out
+
     def _iter_calc(self, run) -> Iterator[Metric]:
         vals = self.values(run)
         qids = vals.pop("query_id")

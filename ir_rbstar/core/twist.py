@@ -13,6 +13,7 @@ grouped by query (``seg``, contiguous, ascending) and in rank order within each 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
@@ -50,9 +51,13 @@ def bands(q: np.ndarray, grades: np.ndarray, rel: int, n: int) -> Bands:
 
 
 def relative_positions(b: Bands, seg: np.ndarray, pos: np.ndarray, grade: np.ndarray,
-                       relevant: np.ndarray) -> np.ndarray:
+                       relevant: np.ndarray, lens: Optional[np.ndarray] = None) -> np.ndarray:
     """RP of every row (int64): ``pos`` is the 0-based position in the run, ``relevant`` whether the row
-    holds a judged document of grade >= rel (its ``grade`` is then used)."""
+    holds a judged document of grade >= rel (its ``grade`` is then used). With ``lens`` (rows per query,
+    the rows of query i being its positions 0 .. lens[i] - 1 in order) only the rows with RP != 0 are
+    written: a non-relevant row has RP = j - RB - 1 above position RB + 1 and 0 from there on."""
+    if lens is not None:
+        return _relative_positions_by_query(b, lens, seg, grade, relevant)
     j = pos.astype(np.int64) + 1
     lo = b.base[seg] + 1                                  # non-relevant: band from RB + 1 to the end
     rows = np.flatnonzero(relevant)
@@ -66,6 +71,26 @@ def relative_positions(b: Bands, seg: np.ndarray, pos: np.ndarray, grade: np.nda
     rp = np.where(j < lo, j - lo, 0)
     if len(rows):
         jr = j[rows]
+        rp[rows] = np.where(jr < lo_rel, jr - lo_rel, np.where(jr > hi_rel, jr - hi_rel, 0))
+    return rp
+
+
+def _relative_positions_by_query(b: Bands, lens: np.ndarray, seg: np.ndarray, grade: np.ndarray,
+                                 relevant: np.ndarray) -> np.ndarray:
+    rp = np.zeros(len(seg), dtype=np.int64)
+    starts = np.cumsum(lens) - lens
+    top = np.minimum(b.base[:len(lens)], lens)            # positions 0 .. RB - 1: above the band
+    first = np.cumsum(top) - top
+    pos = np.arange(int(top.sum()), dtype=np.int64) - np.repeat(first, top)
+    rp[np.repeat(starts, top) + pos] = pos - np.repeat(b.base[:len(lens)], top)     # j - (RB + 1), j = pos + 1
+    rows = np.flatnonzero(relevant)
+    if len(rows):
+        s = seg[rows].astype(np.int64)
+        first_key = np.searchsorted(b.keys, s * b.span, side="left")
+        key = b.key(s, grade[rows])
+        lo_rel = np.searchsorted(b.keys, key, side="left") - first_key + 1
+        hi_rel = np.searchsorted(b.keys, key, side="right") - first_key
+        jr = rows - starts[s] + 1
         rp[rows] = np.where(jr < lo_rel, jr - lo_rel, np.where(jr > hi_rel, jr - hi_rel, 0))
     return rp
 
@@ -128,23 +153,21 @@ def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: in
 
     A query with RB = 0 has no value (NaN); one with RB >= 1 and no rows gets 0 for every ratio (the
     run retrieved nothing: archetype worst).
+
+    Only the rows with RP != 0 are visited after one scan (a non-relevant document below position RB
+    has RP = 0, so on deep runs they are few): CRP is constant between them (:class:`_Curve`).
     """
     length = np.bincount(seg, minlength=n).astype(np.int64)
-    crp = seg_cumsum(rp, seg)
     rb = b.base
     starts = np.cumsum(length) - length
-    cross = np.flatnonzero(crossings(seg, crp))
-    first_crossing = np.zeros(n, dtype=np.int64)
-    if len(cross):
-        cseg = seg[cross]
-        lead = np.r_[True, cseg[1:] != cseg[:-1]]
-        first_crossing[cseg[lead]] = cross[lead] - starts[cseg[lead]] + 1
+    curve = _Curve(rp, seg, starts)
+    first_crossing = curve.first_crossings(length, n)
     crossed = first_crossing > 0
     balance = np.where(crossed, np.maximum(rb, first_crossing), np.inf).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         rho = np.where(crossed, rb / balance, 0.0)
-        s_plus = seg_sum(np.maximum(rp, 0).astype(np.float64), seg, n)
-        s_minus = seg_sum(np.maximum(-rp, 0).astype(np.float64), seg, n)
+        s_plus = seg_sum(np.maximum(curve.values, 0).astype(np.float64), curve.seg, n)
+        s_minus = seg_sum(np.maximum(-curve.values, 0).astype(np.float64), curve.seg, n)
         fs_plus, fs_minus = full_scale_space(b, length)
         sp = 1.0 - s_plus / fs_plus
         sm = 1.0 - s_minus / fs_minus
@@ -153,7 +176,7 @@ def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: in
     empty = length == 0
     sp[empty] = sm[empty] = sigma[empty] = 0.0
     tau = (rho + sigma) / 2.0
-    archetype = _archetypes(rb, length, starts, seg, relevant, rp, crp, first_crossing, s_plus, s_minus,
+    archetype = _archetypes(rb, length, starts, seg, relevant, curve, first_crossing, s_plus, s_minus,
                             fs_plus, fs_minus, n)
     none = rb == 0
     for a in (rho, sp, sm, sigma, tau):
@@ -162,7 +185,52 @@ def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: in
                        sigma_plus=sp, sigma_minus=sm, sigma=sigma, tau=tau, archetype=archetype)
 
 
-def _archetypes(rb, length, starts, seg, relevant, rp, crp, first_crossing, s_plus, s_minus, fs_plus, fs_minus, n):
+class _Curve:
+    """The CRP curves of many queries held by their steps: the rows where RP != 0 (``rows``, ascending),
+    their query, RP and CRP. Between two steps of a query CRP is constant, and 0 before its first."""
+
+    def __init__(self, rp: np.ndarray, seg: np.ndarray, starts: np.ndarray):
+        self.rows = np.flatnonzero(rp)
+        self.seg = seg[self.rows]
+        self.values = rp[self.rows]
+        self.crp = seg_cumsum(self.values, self.seg)
+        self.starts = starts
+
+    def at(self, rows: np.ndarray, seg: np.ndarray) -> np.ndarray:
+        """CRP at the given rows (of queries ``seg``): that of the last step at or before each row."""
+        k = np.searchsorted(self.rows, rows, side="right") - 1
+        out = np.zeros(len(rows), dtype=self.crp.dtype)
+        ok = k >= 0
+        ok[ok] = self.seg[k[ok]] == seg[ok]
+        out[ok] = self.crp[k[ok]]
+        return out
+
+    def first_crossings(self, length: np.ndarray, n: int) -> np.ndarray:
+        """The first crossing (1-based; 0 for none) of each query, as :func:`crossings` defines them.
+
+        CRP[j] and CRP[j + 1] differ only where j + 1 is a step, and where they are equal position j is
+        a crossing only when CRP[j] = 0, as is position j - 1 unless j is a step. So the first crossing
+        is among position 0, the steps and the positions just before a step: only those are tested."""
+        local = self.rows - self.starts[self.seg]
+        has = np.flatnonzero(length > 0)
+        before = local > 0
+        q = np.concatenate([has, self.seg, self.seg[before]])
+        j = np.concatenate([np.zeros(len(has), dtype=np.int64), local, local[before] - 1])
+        pair = j <= length[q] - 2                                   # j and j + 1 in the query
+        single = (length[q] == 1) & (j == 0)                        # the only row of its query
+        keep = pair | single
+        q, j, pair = q[keep], j[keep], pair[keep]
+        row = self.starts[q] + j
+        c0 = self.at(row, q)
+        c1 = self.at(row + 1, q)
+        cross = np.where(pair, np.sign(c0) * np.sign(c1) <= 0, c0 == 0)
+        first = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(first, q[cross], j[cross] + 1)
+        first[first == np.iinfo(np.int64).max] = 0
+        return first
+
+
+def _archetypes(rb, length, starts, seg, relevant, curve, first_crossing, s_plus, s_minus, fs_plus, fs_minus, n):
     """The run archetype of each query (Ferro et al. 2016, Figs. 3 and 4), decided in this order:
 
     worst: no relevant document retrieved; ideal: every RP is 0; full_scale: as much space as the
@@ -178,11 +246,11 @@ def _archetypes(rb, length, starts, seg, relevant, rp, crp, first_crossing, s_pl
     at = starts + np.minimum(rb, length) - 1                  # row of position min(RB, N)
     below = np.zeros(n, dtype=bool)
     ok = early & (length > 0)
-    below[ok] = crp[at[ok]] < 0
+    below[ok] = curve.at(at[ok], np.flatnonzero(ok)) < 0
     out[early & ~below] = EXCELLENT
     out[early & below] = UP_AND_DOWN
     out[(s_plus >= fs_plus) & (s_minus >= fs_minus) & (length > 0)] = FULL_SCALE
-    zero = seg_sum((rp != 0).astype(np.float64), seg, n) == 0
+    zero = np.bincount(curve.seg, minlength=n) == 0              # no step: every RP is 0
     out[zero & (length > 0)] = IDEAL
     out[found == 0] = WORST
     out[rb == 0] = -1

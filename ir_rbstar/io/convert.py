@@ -8,7 +8,7 @@ import os
 from itertools import chain, compress, islice
 from operator import countOf, itemgetter
 from dataclasses import dataclass
-from typing import AbstractSet, Any, Callable, Iterable, List, Optional, Tuple, cast
+from typing import AbstractSet, Any, Callable, Iterable, List, Optional, Sequence, Tuple, cast
 
 import numpy as np
 import pandas as pd
@@ -184,23 +184,38 @@ def _columns_from_dict(obj: dict, source: str, what: str,
 def _id_column(make_items, n: int) -> np.ndarray:
     """Document ids as bytes (``S``) in one C pass when every id is ASCII text or bytes (the usual case:
     no object array, no second conversion), else as objects for :func:`doc_bytes` (which encodes UTF-8
-    and names an id that cannot be). ``make_items()`` gives a new iterator over the ids.
+    and names an id that cannot be). ``make_items()`` gives a new iterator over the ids, or is an object
+    array of them (converted by numpy's cast, which is the same encoding).
 
     The width is guessed from the first ids, with a byte to spare; when some id fills it (it may have
-    been cut) the exact width is measured and the pass redone; a guess too wide is trimmed to the
-    longest id (ids hold no trailing NUL bytes: a bytes array drops them)."""
+    been cut) the exact width is measured and the pass redone. Otherwise the longest id is one byte
+    shorter than the guess (the first ids are among all ids), unless ids end in NUL bytes (a bytes
+    array drops them): then the width is trimmed to the longest id as stored."""
+    objects = make_items if isinstance(make_items, np.ndarray) else None
     try:
-        width = max(map(len, islice(make_items(), 1000)), default=0) + 1   # one byte to spare
-        ids = np.fromiter(make_items(), dtype=f"S{width}", count=n)   # numpy encodes str as ASCII
+        first = islice(objects if objects is not None else make_items(), 1000)
+        width = max(map(len, first), default=0) + 1                   # one byte to spare
+        if objects is not None:
+            ids = objects.astype(f"S{width}")                         # numpy encodes str as ASCII
+        else:
+            ids = np.fromiter(make_items(), dtype=f"S{width}", count=n)
         if n == 0:
             return ids
         cols = ids.view(np.uint8).reshape(n, width)
         if cols[:, -1].any():                                         # some id fills the width
+            if objects is not None:
+                return objects.astype("S")
             width = max(map(len, make_items()))
             return np.fromiter(make_items(), dtype=f"S{max(width, 1)}", count=n)
-        used = np.flatnonzero(cols.any(axis=0))
-        return ids.astype(f"S{int(used[-1]) + 1 if len(used) else 1}")
+        if width == 1:
+            return ids
+        if width > 2 and not cols[:, width - 2].any():                # ids that ended in NUL bytes
+            used = np.flatnonzero(cols.any(axis=0))
+            return ids.astype(f"S{int(used[-1]) + 1 if len(used) else 1}")
+        return ids.astype(f"S{width - 1}")
     except (TypeError, ValueError, UnicodeError):
+        if objects is not None:
+            return objects
         return np.fromiter(make_items(), dtype=object, count=n)
 
 
@@ -229,6 +244,56 @@ def _materialised(items: Iterable) -> list:
             gc.enable()
 
 
+def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Optional[AbstractSet[str]]):
+    """Three columns from a list of tuples of one type (its fields ``at`` in order): one C pass copies
+    every field into an object array (rows x fields; each tuple is visited once, which is what costs
+    on millions of tuples scattered in memory), whose columns numpy then casts. Query ids are
+    interned per block of equal ids; with ``queries``, the rows of other queries are left out by block."""
+    if queries is not None and isinstance(items[0][at[0]], str):
+        # a few items spread over the list: when one is of a query left out, many may be (e.g. a run's
+        # unjudged queries), and dropping them before the copy is cheaper than copying them
+        qid = itemgetter(at[0])
+        if not all(map(queries.__contains__, map(qid, items[::max(1, len(items) // 64)]))):
+            items = list(compress(items, map(queries.__contains__, map(qid, items))))
+            if not items:
+                empty = np.empty(0, dtype=object)
+                return empty, _id_column(empty, 0), np.empty(0, dtype=np.float64) if what == "run" else empty
+    n, width = len(items), len(items[0])
+    flat = np.fromiter(chain.from_iterable(items), dtype=object, count=n * width)
+    table = flat.reshape(n, width)
+    qids = table[:, at[0]]
+    starts = _blocks(qids)
+    heads = qids[starts]
+    if queries is not None and isinstance(heads[0], str):
+        keep = np.fromiter(map(queries.__contains__, heads.tolist()), dtype=bool, count=len(heads))
+        if not keep.all():
+            rows = np.repeat(keep, np.diff(np.append(starts, n)))
+            table, n = table[rows], int(rows.sum())
+            qids, starts = table[:, at[0]], _blocks(table[:, at[0]])
+            heads = qids[starts]
+    if n and all(isinstance(h, str) for h in heads.tolist()):
+        codes = CodedIds(np.repeat(QUERY_IDS.encode(heads.tolist()), np.diff(np.append(starts, n))))
+        query_column: Any = codes
+    else:
+        query_column = np.ascontiguousarray(qids)
+    values = table[:, at[2]]
+    if what == "run":
+        try:
+            values = values.astype(np.float64)
+        except (TypeError, ValueError):
+            values = np.ascontiguousarray(values)
+    else:
+        values = np.ascontiguousarray(values)
+    return query_column, _id_column(table[:, at[1]], n), values
+
+
+def _blocks(qids: np.ndarray) -> np.ndarray:
+    """The first row of each block of equal query ids (at least one row)."""
+    if len(qids) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(np.r_[True, qids[1:] != qids[:-1]])
+
+
 def _columns_from_tuples(items: Iterable, fields, source: str, what: str,
                          queries: Optional[AbstractSet[str]] = None):
     """Three columns from an iterable of namedtuples (ir_measures' ScoredDoc / Qrel or any with these
@@ -242,14 +307,12 @@ def _columns_from_tuples(items: Iterable, fields, source: str, what: str,
     names = getattr(type(first), "_fields", None)
     if first is not None and isinstance(first, tuple) and names and all(f in names for f in fields) \
             and countOf(map(type, items), type(first)) == len(items):
-        q, d, v = (itemgetter(names.index(f)) for f in fields)
-        if queries is not None and isinstance(q(first), str):
-            keep = list(map(queries.__contains__, map(q, items)))
-            if not all(keep):
-                items = list(compress(items, keep))
-        n = len(items)
-        return (np.fromiter(map(q, items), dtype=object, count=n), _id_column(lambda: map(d, items), n),
-                _values(lambda: map(v, items), n, what))
+        kind = type(first)
+        # a namedtuple class fixes its length (its constructors check it); another tuple type with
+        # these fields is checked item by item, as the flat copy would shift fields otherwise
+        plain = kind.__iter__ is tuple.__iter__ and kind.__len__ is tuple.__len__
+        if plain and (hasattr(kind, "_make") or countOf(map(len, items), len(first)) == len(items)):
+            return _columns_from_records(items, [names.index(f) for f in fields], what, queries)
     cols: Tuple[List[Any], List[Any], List[Any]] = ([], [], [])
     for i, item in enumerate(items):
         if isinstance(item, str):

@@ -39,6 +39,25 @@ def tie_layout(seg: np.ndarray, scores: np.ndarray, pos: np.ndarray) -> Tuple[np
     return pos[first][gid], sizes[gid]
 
 
+def _tie_layout_of(same: np.ndarray, pos: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """:func:`tie_layout` from ``same`` (``same[i]``: row i + 1 is in row i's tie group, as the sort
+    found): every row its own group but the tied ones, which get their group's start and size."""
+    start = pos.copy()
+    size = np.ones(len(pos), dtype=np.int64)
+    if len(same) == 0 or not same.any():
+        return start, size
+    tied = np.zeros(len(pos), dtype=bool)
+    tied[1:] = same
+    tied[:-1] |= same
+    rows = np.flatnonzero(tied)
+    opens = np.r_[True, ~same[rows[1:] - 1]]
+    gid = np.cumsum(opens) - 1
+    sizes = np.diff(np.append(np.flatnonzero(opens), len(rows)))
+    start[rows] = pos[rows[opens]][gid]
+    size[rows] = sizes[gid]
+    return start, size
+
+
 @dataclass
 class Ranking:
     """A run in columnar form: one segment per query, rows in trec_eval order."""
@@ -79,7 +98,9 @@ class Ranking:
         """Whether two rows of a query have equal scores (as trec_eval compares them): cheaper than
         :meth:`tie_groups`, which a run without ties does not need."""
         if "has ties" not in self._cache:
-            if "ties" in self._cache:
+            if "same" in self._cache:
+                self._cache["has ties"] = bool(self._cache["same"].any())
+            elif "ties" in self._cache:
                 self._cache["has ties"] = bool((self._cache["ties"][1] > 1).any())
             else:
                 key = order_key(self.scores)
@@ -91,7 +112,10 @@ class Ranking:
     def tie_groups(self) -> Tuple[np.ndarray, np.ndarray]:
         """For each row: the 0-based position where its tie group (equal score) starts, and its size."""
         if "ties" not in self._cache:
-            self._cache["ties"] = tie_layout(self.row_segments(), self.scores, self.row_positions())
+            if "same" in self._cache:                # known from the sort: only the tied rows are visited
+                self._cache["ties"] = _tie_layout_of(self._cache["same"], self.row_positions())
+            else:
+                self._cache["ties"] = tie_layout(self.row_segments(), self.scores, self.row_positions())
         return self._cache["ties"]
 
     def row_queries(self) -> np.ndarray:
@@ -239,16 +263,21 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
         # segments in order of first appearance in the input
         change = np.r_[True, qcodes[1:] != qcodes[:-1]]
         qorder = pd.unique(qcodes[change])
-    rank_of_q = np.full(int(max(qcodes.max(), qorder.max())) + 1, -1, dtype=np.int64)
-    rank_of_q[qorder] = np.arange(len(qorder))
-    sort_key = _sort_key(scores, rank_of_q[qcodes])
-    if bool(np.all(sort_key[1:] >= sort_key[:-1])):
+    same = _in_order_ties(qcodes, scores, qorder)
+    if same is not None:
         order = None            # already in (query, score descending) order, as TREC files usually are
     else:
+        rank_of_q = np.full(int(max(qcodes.max(), qorder.max())) + 1, -1, dtype=np.int64)
+        rank_of_q[qorder] = np.arange(len(qorder))
+        sort_key = _sort_key(scores, rank_of_q[qcodes])
         order = np.argsort(sort_key, kind=None if break_ties else "stable")
-    if break_ties and n > 1:
-        order = _break_ties_by_docid(order, sort_key, dbytes)
-    del sort_key
+        if break_ties:
+            ks = sort_key[order]
+            same = ks[1:] == ks[:-1]             # row i + 1 ties with row i (in ranked order)
+            del ks
+        del sort_key
+    if break_ties and n > 1 and same is not None:
+        order = _break_ties_by_docid(order, same, dbytes)
     if isinstance(order, Moves):               # a few tied rows moved, within their query
         dbytes, dhash, scores = order.apply(dbytes), order.apply(dhash), order.apply(scores)
     elif order is not None:
@@ -259,37 +288,78 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
     offsets = np.append(starts, n).astype(np.int64)
     ranking = Ranking(qcodes=qcodes[starts], offsets=offsets, dbytes=dbytes, docs=dhash, scores=scores, source=source)
     ranking._cache["rowq"] = qcodes
+    if same is not None:
+        ranking._cache["same"] = same          # tie groups, for the measures that need them
     if index is not None:
         ranking._cache["index"] = index        # built once for the duplicate check; reused for joins
     return (ranking, order) if with_order else ranking
 
 
-def _break_ties_by_docid(order: Optional[np.ndarray], sort_key: np.ndarray, dbytes: np.ndarray):
-    """Within each run of equal sort key (same query, same float32 score), put the doc ids in descending
-    order (trec_eval's order); ``order`` is the sorting permutation (None: the rows are sorted already).
-    Returns the new permutation (:class:`Moves` when ``order`` is None and some tied row moves).
+def _in_order_ties(qcodes: np.ndarray, scores: np.ndarray, qorder: np.ndarray) -> Optional[np.ndarray]:
+    """When the rows are in trec_eval's order already (one block of rows per query, the blocks in the
+    order ``qorder``, float32 scores non-increasing within a block, as in TREC files), whether each row
+    ties with the row before (same query, equal float32 score; one value per row but the first); else
+    None. A few comparisons over the columns, without the int64 sort key that ordering the rows needs."""
+    new_query = qcodes[1:] != qcodes[:-1]
+    heads = qcodes[np.flatnonzero(np.r_[True, new_query])]
+    if len(heads) != len(qorder) or not np.array_equal(heads, qorder):
+        return None                             # a query in more than one block, or blocks to reorder
+    key = order_key(scores)
+    step = key[1:] <= key[:-1]
+    step |= new_query
+    if not step.all():
+        return None
+    same = key[1:] == key[:-1]
+    same &= ~new_query
+    return same
 
-    Only the tied rows are touched: they are gathered and sorted by (tie group, doc id descending), the
-    doc ids read as big-endian 64-bit words (their byte order)."""
-    ks = sort_key if order is None else sort_key[order]
-    same = ks[1:] == ks[:-1]                 # row i + 1 ties with row i
+
+def _break_ties_by_docid(order: Optional[np.ndarray], same: np.ndarray, dbytes: np.ndarray):
+    """Within each run of tied rows (same query, same float32 score; ``same[i]``: ranked row i + 1
+    ties with row i), put the doc ids in descending order (trec_eval's order); ``order`` is the sorting
+    permutation (None: the rows are sorted already). Returns the new permutation (:class:`Moves` when
+    ``order`` is None and some tied row moves).
+
+    Only the tied rows are touched. Most tie groups are pairs: a pair is swapped when its first id is
+    the smaller (ids compared as big-endian 64-bit words, their byte order); larger groups are sorted
+    by (tie group, doc id descending) with one ``lexsort``."""
     if not same.any():
         return order
-    tied = np.zeros(len(ks), dtype=bool)
+    tied = np.zeros(len(same) + 1, dtype=bool)
     tied[1:] = same
     tied[:-1] |= same
     rows = np.flatnonzero(tied)              # positions (in sorted order) of every tied row
-    group = np.cumsum(np.r_[True, ~same[rows[1:] - 1]])    # a tied row not tied with the one before opens a group
+    opens = np.r_[True, ~same[rows[1:] - 1]]     # a tied row not tied with the one before opens a group
     src = rows if order is None else order[rows]
     words = -(-dbytes.dtype.itemsize // 8)
     ids = np.zeros(len(rows), dtype=f"S{8 * words}")                # NUL padding keeps the byte order
     ids[...] = dbytes[src]
-    w = ids.view(">u8").reshape(len(rows), words)
-    # lexsort: last key first; the complement of each word sorts the doc ids in descending order
-    perm = np.lexsort(tuple(~w[:, j].astype(np.uint64) for j in range(words - 1, -1, -1)) + (group,))
+    w = ids.view(">u8").reshape(len(rows), words).astype(np.uint64)
+    starts = np.flatnonzero(opens)
+    sizes = np.diff(np.append(starts, len(rows)))
+    perm = np.arange(len(rows))
+    a = starts[sizes == 2]
+    swap = _less(w[a], w[a + 1])                 # ascending pair: swap (equal ids keep their order)
+    perm[a[swap]], perm[a[swap] + 1] = a[swap] + 1, a[swap]
+    big = sizes > 2
+    if big.any():
+        members = np.flatnonzero(np.repeat(big, sizes))
+        group = np.cumsum(opens)[members]
+        # lexsort: last key first; the complement of each word sorts the doc ids in descending order
+        sub = np.lexsort(tuple(~w[members, j] for j in range(words - 1, -1, -1)) + (group,))
+        perm[members] = members[sub]
     if order is None:
         moved = src[perm] != rows
         return Moves(rows[moved], src[perm][moved]) if moved.any() else None
     out = order.copy()
     out[rows] = src[perm]
+    return out
+
+
+def _less(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Whether each row of words ``a`` is lexicographically smaller than the same row of ``b``."""
+    out = np.zeros(len(a), dtype=bool)
+    for j in range(a.shape[1] - 1, -1, -1):      # the first differing word decides
+        diff = a[:, j] != b[:, j]
+        out[diff] = a[diff, j] < b[diff, j]
     return out

@@ -1,0 +1,56 @@
+"""Twist's kernel visits only the rows where RP != 0 (the steps of the CRP curve): its first crossings,
+CRP values and archetype inputs equal those of the dense curve (every row's CRP and crossing), on random
+curves with long flat stretches, zero stretches and queries of one row."""
+import numpy as np
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from ir_rbstar.core import twist as K
+from ir_rbstar.core.segments import seg_cumsum
+
+
+@st.composite
+def curves(draw):
+    lens = draw(st.lists(st.integers(0, 12), min_size=1, max_size=6))
+    rp = [draw(st.sampled_from([0, 0, 0, 1, -1, 2, -3])) for _ in range(sum(lens))]
+    return np.array(lens, dtype=np.int64), np.array(rp, dtype=np.int64)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(curves())
+def test_steps_give_the_dense_curve(data):
+    lens, rp = data
+    n = len(lens)
+    seg = np.repeat(np.arange(n), lens)
+    starts = np.cumsum(lens) - lens
+    crp = seg_cumsum(rp, seg)
+    cross = np.flatnonzero(K.crossings(seg, crp))
+    expected = np.zeros(n, dtype=np.int64)
+    for s in range(n):
+        mine = cross[seg[cross] == s] if len(cross) else cross
+        if len(mine):
+            expected[s] = mine[0] - starts[s] + 1
+    curve = K._Curve(rp, seg, starts)
+    assert curve.first_crossings(lens, n).tolist() == expected.tolist()
+    rows = np.arange(len(rp))
+    assert curve.at(rows, seg).tolist() == crp.tolist()
+    assert np.bincount(curve.seg, minlength=n).tolist() == np.bincount(seg[rp != 0], minlength=n).tolist()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, 10), st.lists(st.integers(0, 3), max_size=6)), min_size=1, max_size=5),
+       st.integers(1, 2), st.randoms(use_true_random=False))
+def test_relative_positions_by_query_equal_row_by_row(queries, rel, rnd):
+    """RP written only where it can be nonzero (the first RB rows and the relevant ones) equals RP
+    computed for every row."""
+    lens = np.array([m for m, _ in queries], dtype=np.int64)
+    n = len(lens)
+    judged_q = np.concatenate([np.full(len(g), i) for i, (_, g) in enumerate(queries)]).astype(np.int64)
+    judged_g = np.concatenate([np.array(g, dtype=np.int64) for _, g in queries])
+    bands = K.bands(judged_q, judged_g, rel, n)
+    seg = np.repeat(np.arange(n), lens)
+    pos = np.concatenate([np.arange(m) for m in lens]).astype(np.int64)
+    grade = np.array([rnd.choice([0, 1, 2, 3]) for _ in seg], dtype=np.int64)
+    relevant = np.array([rnd.random() < 0.5 for _ in seg], dtype=bool) & (grade >= rel)
+    dense = K.relative_positions(bands, seg, pos, grade, relevant)
+    sparse = K.relative_positions(bands, seg, pos, grade, relevant, lens=lens)
+    assert sparse.tolist() == dense.tolist()
