@@ -7,8 +7,9 @@ aggregate, as ``ir_measures.calc_aggregate`` does. A query's value depends only 
 the blocks' values are those of the whole run, whatever the blocks are, provided that every input's
 rows of a query are in the same block. Equal to the last bits, not always bit for bit: a few rank-biased
 measures (RBO, RBO_ext, RBA and residuals) choose their kernel for a whole call, not per query (the exact
-tie-averaging one when any query of the call has tied scores; the compiled engine for calls of at least
-2M rows), and the kernels agree to about 1e-16, not bit for bit; so a value can move by an ulp or two
+tie-averaging one when any query of the call has tied scores), and that kernel and the untied one agree
+to about 1e-16, not bit for bit (the compiled and numpy engines, chosen by the call's size, give the same
+doubles: tests/integration/test_engine.py); so a value can move by an ulp or two
 with the queries that share its block, as it does in any subset of the queries evaluated on one
 machine. The tests compare to 1e-12.
 """

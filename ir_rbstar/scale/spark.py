@@ -30,10 +30,11 @@ with 8 buckets of 26M rows each, local mode with an 8 GB driver lost its JVM.
 What is exact. A query's value depends only on its own rows, so the per-query values are the very
 numbers the single-machine evaluation (``ir_measures.iter_calc`` with the same runs in a
 :func:`ir_rbstar.run_scope`) gives, whatever P is: the same queries (with qrels, the qrels' queries;
-without, the run's) and the same values; bit for bit, except that a few rank-biased measures choose their kernel
-for a whole call (the tie-averaging one when any query of the call has tied scores; the compiled engine
-for large calls), and the kernels agree to about 1e-16: a value can move in its last bits with the
-other queries of its bucket, as it does when a single machine evaluates a subset of the queries.
+without, the run's) and the same values; bit for bit, except that a few rank-biased measures choose their
+kernel for a whole call (the tie-averaging one when any query of the call has tied scores), and that kernel
+and the untied one agree to about 1e-16 (the compiled and numpy engines give the same doubles): a value
+can move in its last bits with the other queries of its bucket, as it does when a single machine
+evaluates a subset of the queries.
 :meth:`SparkEvaluation.means` with ``exact=True``
 (the default) sums each measure's values exactly (``math.fsum``) so the means do not depend on the order
 in which the buckets arrive; they can differ from ``calc_aggregate``'s running sum in the last bits.
