@@ -125,7 +125,7 @@ def _dict_of_dicts(run: pd.DataFrame) -> Dict[str, Dict[str, float]]:
     """The run as pytrec_eval's dict of dicts, built column by column (ir_measures builds it from a DataFrame
     through a namedtuple per row: most of :func:`ndcg_at_10`'s time)."""
     out: Dict[str, Dict[str, float]] = {}
-    for q, d, s in zip(run["query_id"].tolist(), run["doc_id"].tolist(), run["score"].tolist()):
+    for q, d, s in zip(run["query_id"].tolist(), run["doc_id"].tolist(), run["score"].tolist(), strict=True):
         out.setdefault(q, {})[d] = s
     return out
 

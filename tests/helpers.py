@@ -54,6 +54,6 @@ def run_dict(frame) -> dict:
     from a DataFrame itself, but column by column: ir_measures makes a namedtuple of every row first, which
     was two thirds of the time of the real-data tests that evaluate whole runs."""
     out: dict = {}
-    for q, d, s in zip(frame["query_id"].tolist(), frame["doc_id"].tolist(), frame["score"].tolist()):
+    for q, d, s in zip(frame["query_id"].tolist(), frame["doc_id"].tolist(), frame["score"].tolist(), strict=True):
         out.setdefault(q, {})[d] = s
     return out
