@@ -117,8 +117,17 @@ def ndcg_at_10(qrels: pd.DataFrame, runs: Dict[str, pd.DataFrame]) -> pd.Series:
     m = ir_measures.parse_measure(NDCG)
     evaluator = ir_measures.evaluator([m], qrels)
     judged = set(qrels["query_id"])
-    return pd.Series({name: evaluator.calc_aggregate(run[run["query_id"].isin(judged)])[m]
+    return pd.Series({name: evaluator.calc_aggregate(_dict_of_dicts(run[run["query_id"].isin(judged)]))[m]
                       for name, run in runs.items()}, name=NDCG)
+
+
+def _dict_of_dicts(run: pd.DataFrame) -> Dict[str, Dict[str, float]]:
+    """The run as pytrec_eval's dict of dicts, built column by column (ir_measures builds it from a DataFrame
+    through a namedtuple per row: most of :func:`ndcg_at_10`'s time)."""
+    out: Dict[str, Dict[str, float]] = {}
+    for q, d, s in zip(run["query_id"].tolist(), run["doc_id"].tolist(), run["score"].tolist(), strict=True):
+        out.setdefault(q, {})[d] = s
+    return out
 
 
 def best_runs(ndcg: pd.Series, teams: Dict[str, str]) -> Dict[str, str]:

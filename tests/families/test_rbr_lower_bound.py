@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from tests.conftest import examples
+
 import ir_measures
 import ir_rbstar
 
@@ -60,7 +62,7 @@ def cases(draw):
     return scores, qrels, k, p, ties
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases())
 def test_rbr_bounds_hold_exactly_as_documented(case):
     scores, qrels, k, p, ties = case

@@ -7,7 +7,7 @@ documents with small integer scores (many ties) or distinct scores (no ties), ra
 judged_only, dcg and gains.
 """
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, example, given, settings, strategies as st
 
 from tests.conftest import examples
 
@@ -262,11 +262,33 @@ COUNTERPART_PARAMS = {'P': ('rel', 'judged_only'), 'R': ('judged_only',), 'AP': 
                       'RR': ('rel', 'judged_only'), 'nDCG': ('gains', 'judged_only'), 'RBP': ('p', 'rel')}
 
 
+def _hangs_pytrec_eval(name, k, params, qrels):
+    """pytrec_eval (trec_eval 9.0.x inside) can loop for hours on ``ndcg`` without cutoff when a query's
+    judgments are all negative: ir_measures maps the grades through ``gains`` (``{0: -1}`` turns grade 0
+    into -1), trec_eval's ``te_form_res_rels`` then allocates no relevance-level table for the query (its
+    largest grade is -1) and keeps the level count of an earlier query, so after an earlier ``evaluate``
+    in the same process (which frees the table) ``m_ndcg``'s ideal loop counts up to whatever the freed
+    memory holds. Reproduced: ``RelevanceEvaluator({'q1': {'d1': -1}}, {'ndcg'}).evaluate(...)`` after a
+    few other evaluations hangs within a few calls. Such inputs are checked against the oracle instead."""
+    if name != 'nDCG' or k is not None:
+        return False                              # ndcg_cut stops at its cutoff
+    gains = params.get('gains') or {}
+    return any(all(gains.get(g, g) < 0 for g in judged.values()) for judged in qrels.values())
+
+
+# the class of input that hung pytrec_eval in an earlier run (that example was not captured): this one hangs
+# ir_measures' nDCG(gains={0: -1}) within a few calls when earlier evaluations used grades up to 5
+HANG_EXAMPLE = dict(coll=({'q1': {'d1': 0, 'd2': 0}, 'q3': {'d10': 2}},
+                          {'q1': {'d1': 1.0, 'z0': 0.5}, 'q3': {'d10': 1.0}}),
+                    spec=('nDCG', None, {'gains': {0: -1}}, {}))
+
+
 @SETTINGS
-@given(data=st.data(), coll=collections(tied=False, min_grade=0))
-def test_untied_equals_ir_measures(data, coll):
+@example(**HANG_EXAMPLE)
+@given(coll=collections(tied=False, min_grade=0), spec=measure_specs())
+def test_untied_equals_ir_measures(coll, spec):
     qrels, run = coll
-    name, k, params, _ = data.draw(measure_specs())
+    name, k, params, _ = spec
     assume(name != 'F1')
     allowed = COUNTERPART_PARAMS[name]
     params = {key: v for key, v in params.items() if key in allowed}
@@ -278,10 +300,27 @@ def test_untied_equals_ir_measures(data, coll):
         params.pop('max_rel', None)
     theirs = make_measure(name, k, params)
     mine = make_measure(name + '_TA', k, params)
-    ref = per_query([theirs], qrels, run)
     got = per_query([mine], qrels, run)
+    if _hangs_pytrec_eval(name, k, params, qrels):
+        for q in qrels:
+            want = O.tie_average('nDCG', run.get(q, {}), qrels[q], gains=params.get('gains'),
+                                 judged_only=params.get('judged_only', False))
+            assert got[(q, str(mine))] == pytest.approx(want, abs=TOL), (mine, q, qrels, run)
+        return
+    ref = per_query([theirs], qrels, run)
     for q in qrels:
         assert got[(q, str(mine))] == pytest.approx(ref[(q, str(theirs))], abs=TOL), (mine, q, qrels, run)
+
+
+def test_the_pytrec_eval_hang_guard():
+    """The guard names exactly the class that hangs: ndcg without cutoff, a query whose judgments all map
+    to a negative grade; a cutoff, a non-negative gain or another measure is compared with pytrec_eval."""
+    qrels = HANG_EXAMPLE['coll'][0]
+    assert _hangs_pytrec_eval('nDCG', None, {'gains': {0: -1}}, qrels)
+    assert not _hangs_pytrec_eval('nDCG', 5, {'gains': {0: -1}}, qrels)
+    assert not _hangs_pytrec_eval('nDCG', None, {'gains': {0: 1}}, qrels)
+    assert not _hangs_pytrec_eval('nDCG', None, {}, qrels)
+    assert not _hangs_pytrec_eval('AP', None, {'gains': {0: -1}}, qrels)
 
 
 @SETTINGS

@@ -4,6 +4,8 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.conftest import examples
+
 import ir_measures
 import ir_rbstar
 from ir_rbstar import io as rio
@@ -23,7 +25,7 @@ def pairs(draw, max_rows=60):
     return np.array(q, dtype=np.int64), np.array(h, dtype=np.uint64)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(pairs(), pairs())
 def test_lookup_agrees_with_a_dict(stored, probes):
     q, h = stored
@@ -103,7 +105,7 @@ def test_duplicate_names_the_earliest_repeated_pair():
 FLOATS32 = st.floats(allow_nan=False, width=32)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(FLOATS32, min_size=1, max_size=40))
 def test_descending_code_orders_like_the_float32_scores(values):
     key = np.array(values, dtype=np.float32)
@@ -128,7 +130,7 @@ def run_and_qrels(draw):
     return run, qrels
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(run_and_qrels(), st.sampled_from([None, 1, 3]), st.booleans())
 def test_judgments_joined_from_either_side_agree(data, cutoff, extra_query):
     """The judgments of B come from looking each row up in the qrels, or (when the run keeps its index

@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
+from tests.conftest import examples
+
 import ir_measures
 import ir_rbstar
 from ir_rbstar.provider import PROVIDER
@@ -13,7 +15,7 @@ from ir_rbstar.provider import PROVIDER
 from tests.oracles import ties as O
 
 TOL = 1e-9
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 DOCS = [f"d{i}" for i in range(8)]
 # scores that differ in float64 but not always in float32 (1 + 1e-8 rounds to 1.0f)
 NEAR = [1.0, 1.0 + 1e-8, 1.0 + 3e-8, 1.0 + 2e-7, 0.5, 0.5 + 1e-9, 2.0, 2.0 - 1e-9]

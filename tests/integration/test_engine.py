@@ -15,6 +15,8 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from tests.conftest import examples
+
 import ir_measures
 import ir_rbstar
 from ir_rbstar import engine, io as rio
@@ -25,7 +27,7 @@ from tests.inputs.test_docindex import _colliding_hash as colliding_hash
 
 numba = pytest.importorskip("numba", reason="the compiled engine needs numba (the 'fast' extra)")
 
-SETTINGS = settings(max_examples=150, deadline=None,
+SETTINGS = settings(max_examples=examples(150), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 DOCS = ["d1", "d10", "d2", "D3", "clueweb09-en0000-00-00000", "clueweb09-en0000-00-00001", "x", "ünï", "a" * 17]

@@ -16,6 +16,8 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.conftest import examples
+
 from ir_rbstar.errors import ParameterError
 from ir_rbstar.report.formats import (FORMATS, SUFFIXES, Cell, ResultsTable, to_html, to_json, to_jsonl, to_latex,
                                       to_markdown, to_tsv, write_table)
@@ -181,7 +183,7 @@ NASTY = st.text(alphabet="_%&#${}~^\\<>|'\" aZ9é", min_size=1, max_size=12)
 EMITTED = [r"$^{\dagger}$", r"$^{\ddagger}$", r"($p \leq 0.05$)"]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(runs=st.lists(NASTY, min_size=1, max_size=3, unique=True),
        measures=st.lists(NASTY, min_size=1, max_size=3, unique=True), baseline=st.booleans())
 def test_latex_escapes_every_label(runs, measures, baseline):
@@ -268,7 +270,7 @@ def test_markdown_table():
     assert "[0.3700, 0.4100]" in to_markdown(sample(), intervals=True)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(runs=st.lists(NASTY, min_size=1, max_size=3, unique=True),
        measures=st.lists(NASTY, min_size=1, max_size=3, unique=True))
 def test_markdown_cells_stay_in_place(runs, measures):

@@ -267,11 +267,12 @@ def test_registered_reference_and_file_reference_agree(setup):
         ir_rbstar.unregister_run("ref_by_name")
 
 
-def test_demo_prints_table():
-    done = subprocess.run([sys.executable, "-m", "ir_rbstar", "demo"], capture_output=True, text=True,
-                          cwd=REPO, timeout=300)
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+def test_demo_prints_table(capsys):
+    """``ir-rbstar demo`` in process (cli.main: what the command runs; the entry point itself is tested by
+    the subprocess calls above and in test_contract.py)."""
+    from ir_rbstar.cli import main
+    assert main(["demo"]) == 0
+    lines = capsys.readouterr().out.splitlines()
     header = next(line for line in lines if line.strip().startswith("nDCG@10"))
     for col in ("RBP(p=0.8)", "RBP_res(p=0.8)", "RBR(p=0.8,ref='minilm_rerank')@20", "RBA(p=0.8,ref='minilm_rerank')",
                 "RBO(p=0.8,ref='minilm_rerank')"):

@@ -19,6 +19,8 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.conftest import examples
+
 import ir_measures
 import ir_rbstar
 from ir_rbstar import report
@@ -332,14 +334,14 @@ def _exact_p(numerators):
 eighths = st.lists(st.integers(-40, 40), min_size=1, max_size=12)
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(eighths)
 def test_randomization_test_is_the_exact_enumeration_for_small_n(numerators):
     diffs = [k / 8 for k in numerators]
     assert report.randomization_test(diffs) == pytest.approx(float(_exact_p(numerators)), abs=1e-12)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(st.lists(st.integers(-1000, 1000), min_size=1, max_size=10))
 def test_randomization_test_on_decimal_differences(thousandths):
     """Differences such as 0.1, 0.2, 0.3 are not exact binary fractions: the float sums of the flips
@@ -361,7 +363,7 @@ def test_randomization_test_samples_close_to_the_exact_p_for_larger_n(numerators
     assert abs(p - exact) <= 4.5 * math.sqrt(exact * (1 - exact) / b) + 2.0 / b
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(st.lists(st.integers(-40, 40), min_size=9, max_size=11), st.integers(0, 2 ** 32 - 1))
 def test_randomization_test_with_few_permutations_samples(numerators, seed):
     diffs = [k / 8 for k in numerators]
@@ -551,7 +553,7 @@ def test_doc_means_excerpt_is_the_demo_report(demo):
     assert excerpt.strip() == table.strip()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.integers(-40, 40), min_size=2, max_size=12))
 def test_randomization_test_equals_scipys_exact_permutation_test(numerators):
     """With all 2^n sign flips enumerated, the report's randomization test is scipy.stats.permutation_test

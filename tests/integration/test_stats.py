@@ -12,6 +12,8 @@ import scipy.stats
 from hypothesis import assume, given, settings, strategies as st
 from statsmodels.stats.multitest import multipletests
 
+from tests.conftest import examples
+
 from ir_rbstar.errors import ParameterError
 from ir_rbstar.stats import (CORRECTIONS, all_pairs, discriminative_power, effect_size_dz, effect_size_dz_interval,
                              mean_interval, paired_test, ranking_agreement, ranking_rbo, tau_ap,
@@ -53,7 +55,7 @@ def close(x, y):
 
 # ---------------------------------------------------------------------------------------------- mean_interval
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(x=vectors(), confidence=st.sampled_from([0.8, 0.9, 0.95, 0.99]))
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")         # scipy: precision loss on near-constant data
 def test_t_interval_is_scipys(x, confidence):
@@ -68,7 +70,7 @@ def test_t_interval_is_scipys(x, confidence):
         assert res.low == res.high == res.mean
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(x=vectors(min_n=3), method=st.sampled_from(["percentile", "basic", "bca"]), seed=st.integers(0, 2**32))
 @pytest.mark.filterwarnings("ignore::scipy.stats.DegenerateDataWarning", "ignore::RuntimeWarning")
 def test_bootstrap_interval_is_scipys_with_the_same_seed(x, method, seed):
@@ -83,7 +85,7 @@ def test_bootstrap_interval_is_scipys_with_the_same_seed(x, method, seed):
 
 # ------------------------------------------------------------------------------------------------ paired_test
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(ab=paired_vectors(), alternative=st.sampled_from(["two-sided", "greater", "less"]))
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_paired_t_is_ttest_rel(ab, alternative):
@@ -95,7 +97,7 @@ def test_paired_t_is_ttest_rel(ab, alternative):
     assert (res.test, res.alternative, res.n) == ("t", alternative, a.size)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(ab=paired_vectors(min_n=3), zero_method=st.sampled_from(["wilcox", "pratt", "zsplit"]),
        alternative=st.sampled_from(["two-sided", "greater", "less"]))
 @pytest.mark.filterwarnings("ignore::RuntimeWarning", "ignore::UserWarning")
@@ -117,7 +119,7 @@ def test_wilcoxon_on_identical_runs_is_scipys(zero_method):
     assert math.isnan(res.effect_size)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(ab=paired_vectors(), alternative=st.sampled_from(["two-sided", "greater", "less"]),
        seed=st.integers(0, 2**32))
 def test_permutation_is_scipys_sign_flip_test(ab, alternative, seed):
@@ -149,7 +151,7 @@ def _bootstrap_oracle(d, alternative, n_resamples, seed):
     return (b + 1) / (n_resamples + 1)
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(ab=paired_vectors(), alternative=st.sampled_from(["two-sided", "greater", "less"]),
        seed=st.integers(0, 2**32))
 def test_bootstrap_test_is_the_shifted_null_count(ab, alternative, seed):
@@ -161,7 +163,7 @@ def test_bootstrap_test_is_the_shifted_null_count(ab, alternative, seed):
     assert 0 < res.pvalue <= 1
 
 
-@settings(max_examples=30)
+@settings(max_examples=examples(30))
 @given(ab=paired_vectors(min_n=3), seed=st.integers(0, 2**32))
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_effect_size_and_its_interval(ab, seed):
@@ -204,7 +206,7 @@ def _nct_oracle(d, confidence):
     return tuple(bounds)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(ab=paired_vectors(min_n=3), confidence=st.sampled_from([0.8, 0.9, 0.95, 0.99]))
 def test_dz_t_interval_equals_root_finding_on_the_nct_cdf(ab, confidence):
     a, b = ab
@@ -250,7 +252,7 @@ def test_dz_t_interval_covers_the_true_effect_on_normal_data(n, delta):
     assert 0.018 <= np.mean(low > delta) <= 0.032 and 0.018 <= np.mean(high < delta) <= 0.032
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(ab=paired_vectors(min_n=3), confidence=st.sampled_from([0.9, 0.95, 0.99]))
 def test_dz_t_interval_excludes_zero_exactly_when_the_t_test_rejects(ab, confidence):
     a, b = ab
@@ -289,7 +291,7 @@ def test_all_pairs_default_interval_is_the_noncentral_t():
     assert all_pairs(frame, effect_ci=None)[["low", "high"]].isna().all().all()
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(frame=frames(), correction=st.sampled_from(["holm", "bonferroni", "fdr_bh", "hommel", "sidak"]))
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_all_pairs_adjusts_like_multipletests(frame, correction):
@@ -358,7 +360,7 @@ def tukey_oracle(frame, n_resamples, seed):
     return out
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(frame=frames(), seed=st.integers(0, 2**32))
 def test_tukey_matches_the_plain_python_oracle(frame, seed):
     out = tukey_hsd_randomized(frame, n_resamples=200, seed=seed, block_size=64)
@@ -410,7 +412,7 @@ def distinct_scores(draw):
     return pd.Series(a, index=names), pd.Series(b, index=names)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(ab=distinct_scores(), shuffle_seed=st.integers(0, 100))
 def test_tau_ap_and_tau_b_against_oracles(ab, shuffle_seed):
     a, b = ab
@@ -585,7 +587,7 @@ def tied_scores(draw, max_n=6, levels=4):
     return pd.Series(a, index=names), pd.Series(b, index=names)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(ab=tied_scores(max_n=30, levels=5))
 def test_tau_b_with_ties_equals_scipy(ab):
     a, b = ab
@@ -597,7 +599,7 @@ def test_tau_b_with_ties_equals_scipy(ab):
     assert res.tied_b == sum(c for c in b.value_counts() if c > 1)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(ab=tied_scores(), shuffle_seed=st.integers(0, 100))
 def test_tau_ap_with_ties_is_the_mean_over_the_orders_that_break_them(ab, shuffle_seed):
     a, b = ab
@@ -611,7 +613,7 @@ def test_tau_ap_with_ties_is_the_mean_over_the_orders_that_break_them(ab, shuffl
     close(tau_ap(a, b), forward)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(ab=distinct_scores(), p=st.floats(0.05, 0.95), shuffle_seed=st.integers(0, 100))
 def test_rbo_of_the_system_rankings_against_the_definition(ab, p, shuffle_seed):
     a, b = ab
@@ -624,7 +626,7 @@ def test_rbo_of_the_system_rankings_against_the_definition(ab, p, shuffle_seed):
     assert res.rbo_p == p and res.tied_a == res.tied_b == 0
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(ab=tied_scores(), p=st.sampled_from([0.5, 0.8, 0.9, 0.98]))
 def test_rbo_with_ties_is_the_mean_over_the_orders_that_break_them(ab, p):
     a, b = ab

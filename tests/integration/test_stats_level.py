@@ -15,6 +15,8 @@ import scipy.stats
 from hypothesis import assume, given, settings, strategies as st
 from statsmodels.stats.multitest import multipletests
 
+from tests.conftest import examples
+
 from ir_rbstar.errors import BudgetWarning, ParameterError
 from ir_rbstar.report import stats as rs
 from ir_rbstar.stats import mean_intervals, paired_test, tukey_hsd_randomized
@@ -52,7 +54,7 @@ def decimal_pairs(draw, max_n=12):
     return a, list(b), scale
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(case=decimal_pairs(), alternative=st.sampled_from(ALTERNATIVES))
 def test_permutation_test_is_the_exact_enumeration(case, alternative):
     a, b, scale = case
@@ -72,7 +74,7 @@ def test_the_issues_zero_mean_example():
     assert ref.pvalue < 0.97
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(n=st.integers(14, 30), alternative=st.sampled_from(ALTERNATIVES), seed=st.integers(0, 2**32 - 1),
        data=st.data())
 def test_sampled_permutation_p_is_scipys_formula(n, alternative, seed, data):
@@ -120,7 +122,7 @@ def integer_diffs(min_n=1, max_n=10):
     return st.lists(st.integers(-12, 12), min_size=min_n, max_size=max_n)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(k=integer_diffs(min_n=2))
 def test_exact_randomization_p_is_scipys_exact_permutation_test(k):
     d = np.array(k) / 8.0                             # binary fractions: scipy's sums are exact too
@@ -232,7 +234,7 @@ def test_pvalue_floor_and_reachability():
         rs.pvalue_floor(2.5)
 
 
-@settings(max_examples=20, deadline=None)           # multipletests calls gc.collect(): 0.15 s a call here
+@settings(max_examples=examples(20), deadline=None)           # multipletests calls gc.collect(): 0.15 s a call here
 @given(st.lists(st.one_of(st.floats(0, 1), st.just(float("nan")), st.sampled_from([0.0, 0.01, 1.0])),
                 min_size=0, max_size=40))
 def test_holm_equals_statsmodels(p):
@@ -327,7 +329,7 @@ def test_mean_intervals_columns_are_independent_and_missing_values_are_left_out(
 column_values = st.lists(st.sampled_from([0.0, 1.0, 0.5, 0.01, 0.99, 0.3]) | st.floats(0, 1), min_size=1, max_size=8)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(columns=st.lists(column_values, min_size=1, max_size=5), level=st.sampled_from([0.5, 0.9, 0.95, 0.99]),
        method=st.sampled_from(["auto", "bca", "percentile", "t"]))
 def test_mean_intervals_stay_in_range_and_hold_the_mean(columns, level, method):

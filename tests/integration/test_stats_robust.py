@@ -12,6 +12,8 @@ import scipy.stats
 from hypothesis import given, settings, strategies as st
 from statsmodels.stats.multitest import multipletests
 
+from tests.conftest import examples
+
 import ir_rbstar
 from ir_rbstar.demo import data_dir
 from ir_rbstar.errors import ParameterError
@@ -77,7 +79,7 @@ def same(x, y):
     assert (math.isnan(x) and math.isnan(y)) or x == y, (x, y)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=bounded_pairs(), with_point=st.booleans())
 def test_pvalues_and_verdict_match_the_oracle(data, with_point):
     a_low, a_high, b_low, b_high, a, b = data
@@ -100,7 +102,7 @@ def test_pvalues_and_verdict_match_the_oracle(data, with_point):
     assert all(math.isnan(v) for v in res.worst_for_a.effect_interval)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=bounded_pairs(equal=True))
 def test_without_residual_the_three_tests_coincide(data):
     a_low, a_high, b_low, b_high, a, b = data
@@ -116,7 +118,7 @@ def test_without_residual_the_three_tests_coincide(data):
         assert res.point.pvalue <= res.pvalue_bound <= res.point.pvalue + 1e-6
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(data=bounded_pairs(max_n=12), test=st.sampled_from(["wilcoxon", "permutation", "bootstrap"]),
        seed=st.integers(0, 1000))
 def test_other_tests_are_paired_test_at_the_extremes(data, test, seed):
@@ -148,7 +150,7 @@ def float_bounds(draw):
     return a_low, a_low + scale * cols[2], b_low, b_low + scale * cols[3]
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(data=float_bounds(), seed=st.integers(0, 2**32 - 1),
        alternative=st.sampled_from(["two-sided", "greater", "less"]))
 def test_every_completion_within_the_bounds_obeys_the_guarantees(data, seed, alternative):
@@ -196,7 +198,7 @@ def bound_frames(draw):
     return pd.DataFrame(low, index=index, columns=columns), pd.DataFrame(low + wid, index=index, columns=columns)
 
 
-@settings(max_examples=20, deadline=None)          # multipletests calls gc.collect(): 0.15 s a call here
+@settings(max_examples=examples(20), deadline=None)          # multipletests calls gc.collect(): 0.15 s a call here
 @given(frames=bound_frames(), base=st.integers(0, 4), correction=st.sampled_from([None, "holm", "fdr_bh"]))
 def test_table_matches_the_oracle(frames, base, correction):
     low, high = frames

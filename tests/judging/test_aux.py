@@ -6,6 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
+
 import ir_rbstar
 from ir_rbstar.errors import GradeScaleError, ParameterError
 from ir_rbstar.judging.aux import AUX_COLUMNS, aux_split, aux_verdicts
@@ -35,7 +37,7 @@ def test_without_aux_it_is_the_plain_value():
 docs = st.sampled_from([f"d{i}" for i in range(8)])
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(run=st.dictionaries(docs, st.floats(0, 5, allow_nan=False), min_size=1, max_size=8),
        human=st.dictionaries(docs, st.integers(0, 3), max_size=6),
        aux=st.dictionaries(docs, st.integers(0, 3), max_size=6),

@@ -16,6 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
+
 pytest.importorskip("matplotlib")
 
 import matplotlib  # noqa: E402
@@ -52,7 +54,7 @@ values_ = st.one_of(st.integers(0, 6).map(float), st.floats(0.0, 1.0, allow_nan=
 points_ = st.lists(st.tuples(values_, values_), max_size=40)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(points_)
 def test_pareto_frontier_is_the_set_of_undominated_points(points):
     cost = [c for c, _ in points]
@@ -70,7 +72,7 @@ def test_pareto_frontier_is_the_set_of_undominated_points(points):
         assert on.any()                              # the cheapest best point is always on it
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(points_, st.randoms(use_true_random=False))
 def test_pareto_frontier_does_not_depend_on_the_order_of_the_points(points, rnd):
     order = list(range(len(points)))
@@ -256,7 +258,7 @@ def _case(draw):
     return _frame(reference), runs, draw(st.sampled_from([0.5, 0.8, 0.95]))
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(_case())
 def test_full_lies_between_base_and_base_plus_residual(case):
     reference, runs, p = case

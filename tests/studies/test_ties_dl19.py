@@ -8,7 +8,7 @@ import pytest
 
 import ir_measures
 import ir_rbstar
-from tests.helpers import REPO, load_script, names_command, shared_data
+from tests.helpers import REPO, load_script, names_command, run_dict, shared_data
 
 DOC = REPO / "docs" / "ties.md"
 TOL = 1e-9
@@ -145,7 +145,7 @@ def test_tie_aware_lies_between_best_and_worst_tie_breaking(dl19):
         bounds = {}
         for best in (True, False):
             values = {(m.query_id, ordered[m.measure]): m.value
-                      for m in evaluator.iter_calc(_ordered_within_ties(run, qrels, best))}
+                      for m in evaluator.iter_calc(run_dict(_ordered_within_ties(run, qrels, best)))}
             for name, *_ in tr.MEASURES:
                 bounds[name, best] = mine.index.map(lambda q: values.get((q, name), 0.0)).to_numpy()
         for name, *_ in tr.MEASURES:
