@@ -46,6 +46,22 @@ def collections(quick: bool, data: str = DATA):
            sorted(glob.glob(f"{data}/robust04/runs-trec2004/*.gz")), 2)
 
 
+def reannotation_prior(data: str = DATA):
+    """DL19's second human judgments (../shared/data/dl19-passage/reannotations: eight assessors, two per
+    query) as a prior: per (query, document), the mean of the two grades over the top grade 3, as a table
+    of probabilities (None when the folder is absent)."""
+    import pandas as pd
+    paths = sorted(glob.glob(f"{data}/dl19-passage/reannotations/*-qrels.txt"))
+    if not paths:
+        return None
+    frames = [pd.read_csv(p, sep=r"\s+", header=None, names=["query_id", "it", "doc_id", "grade"],
+                          dtype={"query_id": str, "doc_id": str}) for p in paths]
+    grades = pd.concat(frames, ignore_index=True)
+    table = grades.groupby(["query_id", "doc_id"], sort=False)["grade"].mean().reset_index()
+    table["probability"] = (table["grade"].clip(lower=0) / 3.0).clip(upper=1.0)
+    return table[["query_id", "doc_id", "probability"]]
+
+
 def markdown(frame, index: bool = False) -> str:
     """A DataFrame as a markdown table (numbers as they print; NaN as '-')."""
     frame = frame.reset_index() if index else frame
@@ -81,6 +97,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default=None)
     parser.add_argument("--data", default=DATA, help="the shared data folder (default: ../shared/data)")
     parser.add_argument("--strategies", default=None, help="comma-separated (default: all)")
+    parser.add_argument("--no-prior", action="store_true", help="leave out the rows with a prior (DL19)")
     args = parser.parse_args(argv)
     import pandas as pd
 
@@ -105,6 +122,14 @@ def main(argv=None) -> int:
             budgets = sorted({max(1, int(round(f * size))) for f in FRACTIONS})
             t = time.perf_counter()
             table = simulate(qrels, runs, measures=[measure], strategies=strategies, budgets=budgets, seed=0)
+            if name.startswith("DL19") and not args.no_prior:
+                for label, prior in (("pairs + re-annotations", reannotation_prior(args.data)),
+                                     ("pairs + qrels as prior (ceiling)", qrels)):
+                    if prior is None:
+                        continue
+                    extra = simulate(qrels, runs, measures=[measure], strategies=["pairs"], budgets=budgets, seed=0,
+                                     prior=prior)
+                    table = pd.concat([table, extra.assign(strategy=label)], ignore_index=True)
             print(f"{measure}: pool of {size} documents, {len(budgets)} budgets, simulated in "
                   f"{time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
             tables.append(table)
