@@ -72,7 +72,7 @@ def _probability_table(prior: Any) -> Optional[pd.DataFrame]:
     if isinstance(prior, (str, os.PathLike)) and os.path.isfile(prior) and _is_probability_file(os.fspath(prior)):
         path = os.fspath(prior)
         t = pd.read_csv(path, sep=r"\s+", header=None, names=["query_id", "doc_id", "probability"],
-                        dtype=str, comment=None)
+                        dtype=str, keep_default_na=False, na_filter=False)
         t["line"] = np.arange(len(t)) + 1
         if len(t) and not _number(t["probability"].iloc[0]):
             t = t.iloc[1:]                                     # a header line
