@@ -124,7 +124,7 @@ def main(argv=None) -> int:
             table = simulate(qrels, runs, measures=[measure], strategies=strategies, budgets=budgets, seed=0)
             if name.startswith("DL19") and not args.no_prior:
                 for label, prior in (("pairs + re-annotations", reannotation_prior(args.data)),
-                                     ("pairs + qrels as prior (ceiling)", qrels)):
+                                     ("pairs + the qrels as prior", qrels)):
                     if prior is None:
                         continue
                     extra = simulate(qrels, runs, measures=[measure], strategies=["pairs"], budgets=budgets, seed=0,

@@ -8,6 +8,7 @@ from ir_rbstar import cli
 from ir_rbstar.errors import GradeScaleError, InputFormatError, ParameterError
 from ir_rbstar.judging import STRATEGIES, build_pool, choose, select, simulate
 from ir_rbstar.judging.prior import prior_gains
+from ir_rbstar.io import to_qrels
 from ir_rbstar.judging.simulate import replay
 from tests.helpers import VASWANI
 
@@ -167,3 +168,20 @@ def test_judge_and_simulate_take_prior_files(tmp_path, capsys):
     assert cli.main(["simulate-judging", qrels, *runs, "--measures", "RBP(p=0.8)@10", "--strategies", "pairs",
                      "--budgets", "40", "--prior", qrels]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 2
+
+
+def test_ndcg_goals_weigh_a_query_by_its_expected_ideal_by_hand():
+    # nDCG@2, query a: y judged grade 3, x and z unjudged with expected gain 0.5 -> expected ideal
+    # 3 + 0.5 / log2(3); query b: nothing judged -> 0.5 + 0.5 / log2(3); scale = (1 + 1 / log2(3)) / ideal
+    from ir_rbstar.judging.strategies import _ideal_scale
+    runs = {"A": {"a": {"x": 2.0, "y": 1.0}, "b": {"x": 2.0, "y": 1.0}},
+            "B": {"a": {"z": 2.0, "y": 1.0}, "b": {"z": 2.0, "y": 1.0}}}
+    pool = build_pool(runs, "nDCG@2", queries=["a", "b"])
+    grades, judged = pool.lookup(to_qrels({"a": {"y": 3}}))
+    scale = _ideal_scale(pool, judged, grades, np.full(pool.n_candidates, 0.5))
+    full = 1 + 1 / np.log2(3)
+    expect = np.where(pool.cand_query == 0, full / (3 + 0.5 / np.log2(3)), full / (0.5 + 0.5 / np.log2(3)))
+    assert scale == pytest.approx(expect)
+    # so the pairs goal asks first about the query whose values one judgment moves most
+    table = select(runs, {"a": {"y": 3}}, "nDCG@2", budget=2, strategy="pairs", queries=["a", "b"])
+    assert list(table["query_id"]) == ["b", "b"]
