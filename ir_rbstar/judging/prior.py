@@ -121,10 +121,13 @@ def prior_gains(pool: Pool, prior: Any, judgments: Optional[Qrels] = None) -> Op
         hit = cand.merge(key, on=["query_id", "doc_id"], how="inner")
         out[hit["c"].to_numpy()] = hit["p"].to_numpy() * top
         return out
-    from .select import load_judgments
-    aux = load_judgments(prior)
-    if aux is None:
+    if isinstance(prior, str) and prior.lower() in ("none", "-"):
         return None
+    if isinstance(prior, Qrels):
+        aux = prior
+    else:
+        from ..datasets import resolve_qrels
+        aux = resolve_qrels(prior)
     low = min(0, int(judgments.grades.min()) if judgments is not None and len(judgments.grades) else 0)
     if pool.weights.rel is None:
         high = top_grade(pool.weights, judgments, aux)
