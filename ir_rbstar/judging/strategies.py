@@ -20,7 +20,7 @@ chooses ``k`` unjudged candidates. The package's own (the three goals of :func:`
   values with unjudged documents non-relevant): what keeps the ranking of the systems from being stable.
 
 For ``nDCG@k`` both goals also weigh each query by how far one judgment moves its values: nDCG divides by
-the query's ideal DCG, so the priority is scaled by (the ideal DCG of k top-gain documents) / (the query's
+the query's ideal DCG, so the priority is scaled by (the ideal DCG of k documents of gain 1) / (the query's
 expected ideal DCG from its judged gains and the estimated gains of the unjudged candidates). With it
 ``pairs`` reached tau_b >= 0.9 on Robust04 after 5,794 judgments instead of 7,725 and on Robust 2003
 after 3,054 instead of 3,664, and ``ranking`` on DL 2019 both targets after 998 instead of 1,248
@@ -144,7 +144,7 @@ def _unsettled(low: np.ndarray, res: np.ndarray, adjacent: bool, baseline: Optio
 
 def _ideal_scale(pool: Pool, judged: np.ndarray, grades: np.ndarray, expected: np.ndarray) -> np.ndarray:
     """nDCG@k divides a query's DCG by its ideal DCG, so a judgment moves a query with few relevant
-    documents more: per candidate, (the ideal DCG of k documents of the top gain) / (the query's expected
+    documents more: per candidate, (the ideal DCG of k documents of gain 1) / (the query's expected
     ideal DCG: its candidates' judged gains and, unjudged, ``expected`` gains, the best k in order), the
     expected ideal at least half the first rank's gain of 1."""
     k = int(pool.weights.cutoff or 1)
@@ -274,7 +274,7 @@ def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k:
            rng: Optional[np.random.Generator] = None, explain: bool = True,
            baseline: Optional[int] = None, prior: Optional[np.ndarray] = None) -> Choice:
     """One round: ``k`` unjudged (and not ``exclude``\\ d) candidates by ``strategy``. ``prior`` (expected
-    gains per candidate, NaN where unknown) replaces the goals' estimate of P(relevant) where known."""
+    gains per candidate, NaN where unknown) is averaged into the goals' estimate of P(relevant) where known."""
     if strategy not in STRATEGIES:
         raise ParameterError(f"strategy: unknown strategy {strategy!r}; one of {', '.join(STRATEGIES)}")
     eligible = ~judged if exclude is None else ~judged & ~exclude
