@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How many judgments each judging strategy needs (ir_rbstar.judging), on real collections.
 
-    python -m benchmarks.bench_judging                 # DL19 passage (37 runs) and Robust04 (TREC 2004 runs)
+    python -m benchmarks.bench_judging                 # DL19 passage (37 runs), Robust04 and Robust03 (TREC runs)
     python -m benchmarks.bench_judging --quick         # the bundled Vaswani runs: a smoke run of a few seconds
     python -m benchmarks.bench_judging --out DIR       # also write the tables (TSV) and the curves (PNG) there
 
@@ -44,6 +44,24 @@ def collections(quick: bool, data: str = DATA):
            sorted(glob.glob(f"{data}/dl19-passage/runs/*.gz")), 3)
     yield ("Robust04 (TREC 2004 runs)", f"{data}/robust04/qrels.robust2004.txt.gz",
            sorted(glob.glob(f"{data}/robust04/runs-trec2004/*.gz")), 2)
+    yield ("Robust03 (TREC 2003 runs)", f"{data}/robust03/qrels.robust03.txt.gz",
+           sorted(glob.glob(f"{data}/robust03/runs/*.gz")), 2)
+
+
+def reannotation_prior(data: str = DATA):
+    """DL19's second human judgments (../shared/data/dl19-passage/reannotations: eight assessors, two per
+    query) as a prior: per (query, document), the mean of the two grades over the top grade 3, as a table
+    of probabilities (None when the folder is absent)."""
+    import pandas as pd
+    paths = sorted(glob.glob(f"{data}/dl19-passage/reannotations/*-qrels.txt"))
+    if not paths:
+        return None
+    frames = [pd.read_csv(p, sep=r"\s+", header=None, names=["query_id", "it", "doc_id", "grade"],
+                          dtype={"query_id": str, "doc_id": str}) for p in paths]
+    grades = pd.concat(frames, ignore_index=True)
+    table = grades.groupby(["query_id", "doc_id"], sort=False)["grade"].mean().reset_index()
+    table["probability"] = (table["grade"].clip(lower=0) / 3.0).clip(upper=1.0)
+    return table[["query_id", "doc_id", "probability"]]
 
 
 def markdown(frame, index: bool = False) -> str:
@@ -81,15 +99,21 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default=None)
     parser.add_argument("--data", default=DATA, help="the shared data folder (default: ../shared/data)")
     parser.add_argument("--strategies", default=None, help="comma-separated (default: all)")
+    parser.add_argument("--no-prior", action="store_true", help="leave out the rows with a prior (DL19)")
+    parser.add_argument("--collections", default=None, help="comma-separated first words of the collections "
+                        "(dl19, robust04, robust03; default: all)")
     args = parser.parse_args(argv)
     import pandas as pd
 
     from ir_rbstar.io import read_trec_qrels, read_trec_run
     from ir_rbstar.judging import STRATEGIES, build_pool, needed, plot_simulation, simulate
     strategies = args.strategies.split(",") if args.strategies else list(STRATEGIES)
+    only = [c.strip().lower() for c in args.collections.split(",")] if args.collections else None
     if args.out:
         os.makedirs(args.out, exist_ok=True)
     for name, qrels_path, run_paths, top in collections(args.quick, args.data):
+        if only is not None and name.split()[0].lower() not in only:
+            continue
         if not run_paths or not os.path.exists(qrels_path):
             print(f"## {name}: data not found under {args.data}, skipped\n")
             continue
@@ -105,6 +129,14 @@ def main(argv=None) -> int:
             budgets = sorted({max(1, int(round(f * size))) for f in FRACTIONS})
             t = time.perf_counter()
             table = simulate(qrels, runs, measures=[measure], strategies=strategies, budgets=budgets, seed=0)
+            if name.startswith("DL19") and not args.no_prior:
+                for label, prior in (("pairs + re-annotations", reannotation_prior(args.data)),
+                                     ("pairs + the qrels as prior", qrels)):
+                    if prior is None:
+                        continue
+                    extra = simulate(qrels, runs, measures=[measure], strategies=["pairs"], budgets=budgets, seed=0,
+                                     prior=prior)
+                    table = pd.concat([table, extra.assign(strategy=label)], ignore_index=True)
             print(f"{measure}: pool of {size} documents, {len(budgets)} budgets, simulated in "
                   f"{time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
             tables.append(table)

@@ -10,6 +10,10 @@ from ..errors import ParameterError
 from .strategies import GOALS, STRATEGIES
 
 
+PRIOR_HELP = ("auxiliary judgments (TREC qrels) or probabilities of relevance ('query doc probability' per line) "
+              "used as P(relevant) where no human judgment exists (the goals only)")
+
+
 def _runs(paths: List[str]) -> dict:
     from ..io import read_trec_run
     runs = {}
@@ -54,6 +58,7 @@ def judge_main(argv: List[str]) -> int:
     parser.add_argument("--baseline", default=None, metavar="RUN", help="with pairs/ranking: only the "
                         "comparisons with this run (its name: the file name without .gz)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--prior", default=None, metavar="FILE", help=PRIOR_HELP)
     parser.add_argument("-o", "--output", default="-", help="TSV file (default: standard output)")
     parser.add_argument("--stub", default=None, help="also write a qrels stub 'query 0 doc _' here")
     args = parser.parse_args(argv)
@@ -62,7 +67,7 @@ def judge_main(argv: List[str]) -> int:
     from .select import select, write_selection, write_stub
     table = select(_runs(args.runs), args.qrels, args.measure, budget=args.budget,
                    strategy=args.strategy or args.goal or "pairs", batch=args.batch, per_query=args.per_query,
-                   depth=args.depth, baseline=args.baseline, seed=args.seed)
+                   depth=args.depth, baseline=args.baseline, seed=args.seed, prior=args.prior)
     if args.output == "-":
         table.to_csv(sys.stdout, sep="\t", index=False, float_format="%.6g")
     else:
@@ -89,6 +94,7 @@ def simulate_main(argv: List[str]) -> int:
     parser.add_argument("--depth", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument("--prior", default=None, metavar="FILE", help=PRIOR_HELP)
     parser.add_argument("-o", "--output", default="-", help="TSV table (default: standard output)")
     parser.add_argument("--picture", default=None, help="a picture of the curves (png, pdf, svg)")
     args = parser.parse_args(argv)
@@ -96,7 +102,7 @@ def simulate_main(argv: List[str]) -> int:
     table = simulate(args.qrels, _runs(args.runs), measures=args.measures,
                      strategies=[s.strip() for s in args.strategies.split(",") if s.strip()],
                      budgets=_ints(args.budgets, "--budgets"), batch=args.batch, select_measure=args.select_measure,
-                     depth=args.depth, seed=args.seed, alpha=args.alpha)
+                     depth=args.depth, seed=args.seed, alpha=args.alpha, prior=args.prior)
     table.to_csv(sys.stdout if args.output == "-" else args.output, sep="\t", index=False, float_format="%.4f")
     if args.picture:
         import matplotlib.pyplot as plt

@@ -10,6 +10,7 @@ import pandas as pd
 from ..errors import ParameterError
 from ..io import Qrels
 from .pool import Pool, build_pool
+from .prior import prior_gains
 from .strategies import GOALS, STRATEGIES, choose
 
 __all__ = ["select", "write_selection", "write_stub", "SELECTION_COLUMNS", "load_judgments", "positive_int"]
@@ -58,7 +59,7 @@ def _baseline_index(pool: Pool, baseline: Optional[str]) -> Optional[int]:
 def select(runs: Any, qrels: Any = None, measure: Any = "RBP(p=0.8)", budget: int = 100,
            strategy: str = "pairs", batch: Optional[int] = None, per_query: Optional[int] = None,
            depth: Optional[int] = None, baseline: Optional[str] = None, seed: int = 0,
-           queries: Optional[Sequence[str]] = None) -> pd.DataFrame:
+           queries: Optional[Sequence[str]] = None, prior: Any = None) -> pd.DataFrame:
     """The next ``budget`` (query, document) pairs to judge, as a table (:data:`SELECTION_COLUMNS`).
 
     ``runs``: a mapping name -> run (any form the package reads) or a list of run files. ``qrels``: the
@@ -69,9 +70,11 @@ def select(runs: Any, qrels: Any = None, measure: Any = "RBP(p=0.8)", budget: in
     rounds of ``batch`` (default: all in one round); no document is chosen twice nor one already judged;
     later rounds cannot know the judgments of earlier ones, so they are proposed as if those were pending.
     ``per_query`` caps the documents chosen per query; ``baseline`` (a run name) restricts ``pairs`` and
-    ``ranking`` to the comparisons with that run. Fewer than ``budget`` rows come back when the pool (the
-    documents ranked within ``depth`` by some run) runs out. ``priority`` is the strategy's score (higher
-    first), ``reason`` what the judgment can change."""
+    ``ranking`` to the comparisons with that run. ``prior`` (auxiliary qrels or a table of probabilities
+    of relevance, :mod:`ir_rbstar.judging.prior`) is averaged into the goals' estimate of P(relevant)
+    where it holds a document no human has judged (the baselines and ``residual`` do not use it). Fewer
+    than ``budget`` rows come back when the pool (the documents ranked within ``depth`` by some run) runs
+    out. ``priority`` is the strategy's score (higher first), ``reason`` what the judgment can change."""
     budget = int(positive_int(budget, "budget") or 0)
     batch = positive_int(batch, "batch", allow_none=True) or budget
     cap = positive_int(per_query, "per_query", allow_none=True)
@@ -82,6 +85,7 @@ def select(runs: Any, qrels: Any = None, measure: Any = "RBP(p=0.8)", budget: in
     pool = build_pool(runs, measure, queries=_queries_of(judgments, queries), depth=depth)
     base = _baseline_index(pool, baseline)
     grades, judged = pool.lookup(judgments)
+    expected = prior_gains(pool, prior, judgments)
     rng = np.random.default_rng(seed)
     chosen = np.zeros(pool.n_candidates, dtype=bool)
     per_q = None if cap is None else np.full(len(pool.queries), cap, dtype=np.int64)
@@ -91,7 +95,8 @@ def select(runs: Any, qrels: Any = None, measure: Any = "RBP(p=0.8)", budget: in
         rnd += 1
         k = min(batch, budget - int(chosen.sum()))
         limit = None if per_q is None else per_q - np.bincount(pool.cand_query[chosen], minlength=len(per_q))
-        pick = choose(pool, judged, grades, strategy, k, per_query=limit, exclude=chosen, rng=rng, baseline=base)
+        pick = choose(pool, judged, grades, strategy, k, per_query=limit, exclude=chosen, rng=rng, baseline=base,
+                      prior=expected)
         if len(pick.index) == 0:
             break
         chosen[pick.index] = True

@@ -32,6 +32,7 @@ from ..io import Ranking
 from ..stats import all_pairs, ranking_agreement
 from .pool import Pool, _as_rankings, build_pool, weights_of
 from .evaluate import RevealedEvaluator
+from .prior import prior_gains
 from .select import load_judgments, positive_int
 from .strategies import STRATEGIES, choose
 
@@ -111,15 +112,16 @@ def _robust_verdicts(low: np.ndarray, high: np.ndarray, alpha: float) -> np.ndar
 
 
 def replay(pool: Pool, grades: np.ndarray, strategy: str, budgets: Sequence[int], batch: int,
-           seed: int = 0) -> Iterator[Tuple[int, np.ndarray]]:
+           seed: int = 0, prior: Optional[np.ndarray] = None) -> Iterator[Tuple[int, np.ndarray]]:
     """(budget, revealed mask) at every budget (ascending) of ``strategy`` run round by round from no
-    judgment, each round revealing the true ``grades`` of the ``batch`` documents it chose."""
+    judgment, each round revealing the true ``grades`` of the ``batch`` documents it chose; ``prior``
+    (expected gains per candidate, NaN where unknown) as :func:`~ir_rbstar.judging.strategies.choose` takes it."""
     rng = np.random.default_rng(seed)
     revealed = np.zeros(pool.n_candidates, dtype=bool)
     for budget in budgets:
         while int(revealed.sum()) < budget:
             pick = choose(pool, revealed, grades, strategy, min(batch, budget - int(revealed.sum())), rng=rng,
-                          explain=False)
+                          explain=False, prior=prior)
             if len(pick.index) == 0:
                 break
             revealed[pick.index] = True
@@ -129,11 +131,13 @@ def replay(pool: Pool, grades: np.ndarray, strategy: str, budgets: Sequence[int]
 def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), strategies: Sequence[str] = STRATEGIES,
              budgets: Sequence[int] = (100, 200, 400), batch: Optional[int] = None,
              select_measure: Optional[str] = None, depth: Optional[int] = None, seed: int = 0,
-             alpha: float = 0.05, progress=None) -> pd.DataFrame:
+             alpha: float = 0.05, progress=None, prior: Any = None) -> pd.DataFrame:
     """Replay ``strategies`` with ``qrels`` as the oracle; one row per strategy, budget and measure
     (:data:`SIMULATION_COLUMNS`). ``select_measure`` (default: the first of ``measures``) gives the pool
     and the weights the strategies use; ``batch`` documents per round (default: one per query of the
-    qrels). ``judged`` is the number of documents revealed (less than ``budget`` once the pool is exhausted)."""
+    qrels). ``judged`` is the number of documents revealed (less than ``budget`` once the pool is exhausted).
+    ``prior`` (auxiliary qrels or probabilities of relevance, :mod:`ir_rbstar.judging.prior`) guides the
+    goals as in :func:`~ir_rbstar.judging.select`; the oracle stays ``qrels``."""
     oracle = load_judgments(qrels)
     if oracle is None or len(oracle.grades) == 0:
         raise ParameterError("qrels: a simulation needs the real judgments as its oracle")
@@ -153,6 +157,7 @@ def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), s
     batch = positive_int(batch, "batch", allow_none=True) or len(pool.queries)
     grades, in_qrels = pool.lookup(oracle)
     grades = np.where(in_qrels, grades, 0)
+    expected = prior_gains(pool, prior, oracle)
     extra = [r for r in (_residual_text(m) for m in measures) if r is not None and r not in measures]
     evaluator = RevealedEvaluator(pool, rankings, measures + extra, grades)
     full = full_values(oracle, rankings, measures, pool.queries)
@@ -160,7 +165,7 @@ def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), s
     full_verdict = {m: _verdicts(full[m], pool.runs, alpha) for m in measures}
     rows = []
     for strategy in strategies:
-        for budget, revealed in replay(pool, grades, strategy, budgets, batch, seed):
+        for budget, revealed in replay(pool, grades, strategy, budgets, batch, seed, expected):
             values = evaluator.values(revealed)
             for m in measures:
                 v = values[m]
