@@ -41,9 +41,8 @@ def _pick(df: pd.DataFrame, options, source: str, what: str) -> Any:
 def _arrow_ids(col: pd.Series, query: bool) -> Any:
     """An id column held by pyarrow (pandas' default string type with pyarrow installed) without a Python
     object per row: query ids interned per distinct id (:class:`CodedIds`, through arrow's dictionary
-    encoding), ASCII document ids as a bytes (``S``) array: arrow pads them with NULs to one width, and
-    its buffer is that array. None for any other column, or one with missing values, NUL bytes or
-    non-ASCII ids (the general path handles those)."""
+    encoding), ASCII document ids as a bytes (``S``) array (:func:`_ascii_bytes`). None for any other
+    column, or one with missing values, NUL bytes or non-ASCII ids (the general path handles those)."""
     if not isinstance(col.dtype, pd.StringDtype) or getattr(col.dtype, "storage", None) != "pyarrow":
         return None
     import pyarrow as pa
@@ -56,20 +55,38 @@ def _arrow_ids(col: pd.Series, query: bool) -> Any:
         enc = arr.dictionary_encode()
         codes = QUERY_IDS.encode(enc.dictionary.to_pylist())
         return CodedIds(codes[enc.indices.to_numpy(zero_copy_only=False)])
-    import pyarrow.compute as pc
-    if pc.any(pc.match_substring(arr, "\x00")).as_py():
-        return None                                  # NUL bytes: a bytes array would drop trailing ones
+    return _ascii_bytes(arr)
+
+
+def _ascii_bytes(arr: Any) -> Optional[np.ndarray]:
+    """A pyarrow (large) string array without nulls as a bytes (``S``) array, read from its offsets and
+    data buffers with numpy (no pyarrow kernel, no Python object per row): the ids' bytes are scattered
+    into a rows x longest-id table of NULs by one boolean mask. None when some id holds a NUL byte (a
+    bytes array would drop trailing ones) or a byte >= 128 (non-ASCII: the general path encodes and
+    checks it), or for another array type."""
+    import pyarrow as pa
+    if pa.types.is_large_string(arr.type):
+        wide = True
+    elif pa.types.is_string(arr.type):
+        wide = False
+    else:
+        return None
     n = len(arr)
-    lengths = pc.binary_length(arr).to_numpy(zero_copy_only=False).astype(np.int64)
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=np.int64 if wide else np.int32)[arr.offset:arr.offset + n + 1]
+    first, last = int(offsets[0]), int(offsets[-1])
+    data = np.frombuffer(bufs[2], dtype=np.uint8)[first:last] if bufs[2] is not None and last > first \
+        else np.zeros(0, dtype=np.uint8)
+    if len(data) and (int(data.max()) >= 128 or not data.all()):
+        return None                                  # non-ASCII ids, or NUL bytes
+    lengths = np.diff(offsets).astype(np.int64, copy=False)
     check_width_budget(lengths)                      # before padding to rows x the longest id
     width = max(int(lengths.max()), 1)
-    padded = pc.utf8_rpad(arr, width=width, padding="\x00")        # every id `width` characters, in C
-    wide = pa.types.is_large_string(padded.type)
-    offsets = np.frombuffer(padded.buffers()[1], dtype=np.int64 if wide else np.int32)
-    first, last = int(offsets[padded.offset]), int(offsets[padded.offset + n])
-    if last - first != n * width:
-        return None                                  # non-ASCII ids: characters are not bytes
-    return np.frombuffer(padded.buffers()[2], dtype=f"S{width}", count=n, offset=first).copy()
+    if len(data) == n * width:                       # every id of the same length: the buffer is the array
+        return data.copy().view(f"S{width}")
+    table = np.zeros((n, width), dtype=np.uint8)
+    table[np.arange(width) < lengths[:, None]] = data
+    return table.view(f"S{width}").reshape(n)
 
 
 def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str]) -> pd.DataFrame:
