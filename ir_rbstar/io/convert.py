@@ -84,8 +84,11 @@ def _ascii_bytes(arr: Any) -> Optional[np.ndarray]:
     width = max(int(lengths.max()), 1)
     if len(data) == n * width:                       # every id of the same length: the buffer is the array
         return data.copy().view(f"S{width}")
+    # which cells of the table hold a byte: row L of `patterns` for an id of length L (np.take of whole
+    # rows is several times faster than broadcasting a comparison over the table)
+    patterns = np.arange(width) < np.arange(width + 1)[:, None]
     table = np.zeros((n, width), dtype=np.uint8)
-    table[np.arange(width) < lengths[:, None]] = data
+    table[np.take(patterns, lengths, axis=0)] = data
     return table.view(f"S{width}").reshape(n)
 
 
