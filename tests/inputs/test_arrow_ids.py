@@ -64,3 +64,13 @@ def test_duplicates_in_arrow_columns_are_named():
     arrow, _ = _frames(["q1", "q1", "q2", "q1"], ["d1", "d2", "d1", "d1"], np.array([3.0, 2.0, 1.0, 0.5]))
     with pytest.raises(DuplicateDocumentError, match="document 'd1' appears twice for query 'q1'"):
         to_ranking(arrow, source="src")
+
+
+@pytest.mark.parametrize("interleaved", [False, True])
+def test_arrow_query_ids_in_blocks_or_interleaved(interleaved):
+    """Query ids in blocks are interned per block; interleaved ones (many short blocks) through arrow's
+    dictionary encoding: the same Ranking as from object columns either way."""
+    qids = [f"q{i % 7}" if interleaved else f"q{i // 50}" for i in range(350)]
+    dids = [f"d{i}" for i in range(350)]
+    arrow, plain = _frames(qids, dids, np.arange(350, dtype=np.float64) % 11)
+    _same(to_ranking(arrow), to_ranking(plain))
