@@ -40,9 +40,10 @@ def _pick(df: pd.DataFrame, options, source: str, what: str) -> Any:
 
 def _arrow_ids(col: pd.Series, query: bool) -> Any:
     """An id column held by pyarrow (pandas' default string type with pyarrow installed) without a Python
-    object per row: query ids interned per distinct id (:class:`CodedIds`, through arrow's dictionary
-    encoding), ASCII document ids as a bytes (``S``) array (:func:`_ascii_bytes`). None for any other
-    column, or one with missing values, NUL bytes or non-ASCII ids (the general path handles those)."""
+    object per row: query ids interned (:class:`CodedIds`: per block of equal ids, :func:`_query_blocks`,
+    else per distinct id through arrow's dictionary encoding), ASCII document ids as a bytes (``S``)
+    array (:func:`_ascii_bytes`). None for any other column, or one with missing values, or document ids
+    with NUL bytes or non-ASCII characters (the general path handles those)."""
     if not isinstance(col.dtype, pd.StringDtype) or getattr(col.dtype, "storage", None) != "pyarrow":
         return None
     import pyarrow as pa
