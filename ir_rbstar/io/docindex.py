@@ -38,8 +38,9 @@ def rows_of_segments(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
 def sorted_clashes(qcodes: np.ndarray, dhash: np.ndarray) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """Pairs of rows with the same query code and document hash (None when there are none), as
     :attr:`DocIndex.clashes` reports them, without building an index: one sort of a 64-bit key per row,
-    the document hash mixed with the query code (a bijection of the hash within a query, so equal
-    exactly for the same query and document hash, and for other pairs only by a 64-bit coincidence).
+    the document hash (already mixed) xor a multiple of the query code (a bijection of the hash within a
+    query, so equal exactly for the same query and document hash, and for other pairs only by a 64-bit
+    coincidence).
     On the rare equal keys, their rows are grouped by (query, hash) exactly. About half the cost of the
     index, for inputs whose joins do not need one (an index is built later, on first use)."""
     n = len(qcodes)
@@ -51,7 +52,6 @@ def sorted_clashes(qcodes: np.ndarray, dhash: np.ndarray) -> Optional[Tuple[np.n
         key = q.astype(np.uint64)
         key *= _GOLD
         key ^= h
-        _mix(key)
     ordered = np.sort(key)
     equal = ordered[1:] == ordered[:-1]
     if not equal.any():
