@@ -19,7 +19,6 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
-from .engine import compiled
 from .errors import ParameterError, ReferenceNotFoundError
 from .io import Ranking, read_trec_run, to_ranking
 
@@ -295,11 +294,10 @@ def clear_cache() -> None:
 
 
 def _prepared(ranking: Ranking) -> Ranking:
-    """A reference is converted once: its tie groups and (for the numpy engine) its hash index are built
-    with it; the compiled engine joins without an index."""
+    """A reference is converted once, its tie groups with it. Its hash index is built on first use (a
+    join that looks rows up in it, e.g. RBR and RBA with the numpy engine) and kept with it; the RBO
+    family joins by one sort and the compiled engine by its kernels, without an index."""
     ranking.tie_groups()
-    if compiled(len(ranking)) is None:
-        ranking.build_index()
     return ranking
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..engine import compiled
 from ..errors import DuplicateDocumentError, InputFormatError, RbstarError
-from .docindex import DocIndex, MovedIndex, input_rows
+from .docindex import DocIndex, MovedIndex, input_rows, sorted_clashes
 from .ids import QUERY_IDS, CodedIds, _raw, _show, _to_str, check_utf8, doc_bytes, hash_ids
 from .tables import Qrels, Ranking, _build_ranking, _query_codes
 
@@ -147,9 +147,10 @@ def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: O
     kernels = compiled(len(qc), loaded_only=loaded_only)
     if kernels is None:
         if len(qc) < _PARALLEL_ROWS:
-            index = DocIndex(qc, dh)
-            _check_duplicates(index.clashes, qc, dbytes, "run", source, line_of)
-            return _build_ranking(qc, dbytes, dh, scores, source, index=index)
+            # duplicates by one sort; the hash index is built on first use (references of the RBO family
+            # and runs joined from their rows' side never need it)
+            _check_duplicates(sorted_clashes(qc, dh), qc, dbytes, "run", source, line_of)
+            return _build_ranking(qc, dbytes, dh, scores, source)
         # large inputs: the duplicate check and the sort are independent numpy work, run side by side
         from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(max_workers=1) as pool:

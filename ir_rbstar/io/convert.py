@@ -40,10 +40,10 @@ def _pick(df: pd.DataFrame, options, source: str, what: str) -> Any:
 
 def _arrow_ids(col: pd.Series, query: bool) -> Any:
     """An id column held by pyarrow (pandas' default string type with pyarrow installed) without a Python
-    object per row: query ids interned per distinct id (:class:`CodedIds`, through arrow's dictionary
-    encoding), ASCII document ids as a bytes (``S``) array: arrow pads them with NULs to one width, and
-    its buffer is that array. None for any other column, or one with missing values, NUL bytes or
-    non-ASCII ids (the general path handles those)."""
+    object per row: query ids interned (:class:`CodedIds`: per block of equal ids, :func:`_query_blocks`,
+    else per distinct id through arrow's dictionary encoding), ASCII document ids as a bytes (``S``)
+    array (:func:`_ascii_bytes`). None for any other column, or one with missing values, or document ids
+    with NUL bytes or non-ASCII characters (the general path handles those)."""
     if not isinstance(col.dtype, pd.StringDtype) or getattr(col.dtype, "storage", None) != "pyarrow":
         return None
     import pyarrow as pa
@@ -53,23 +53,64 @@ def _arrow_ids(col: pd.Series, query: bool) -> Any:
     if arr.null_count or len(arr) == 0:
         return None
     if query:
+        blocks = _query_blocks(arr)
+        if blocks is not None:
+            return blocks
         enc = arr.dictionary_encode()
         codes = QUERY_IDS.encode(enc.dictionary.to_pylist())
         return CodedIds(codes[enc.indices.to_numpy(zero_copy_only=False)])
+    return _ascii_bytes(arr)
+
+
+def _query_blocks(arr: Any) -> Optional[CodedIds]:
+    """Query ids interned per block of equal ids (the rows of a query usually come together): each id
+    compared with the one before by one arrow kernel, one id interned per block. None when the ids come
+    in many short blocks (then arrow's dictionary encoding, which interns each distinct id once, is
+    cheaper than a Python step per block)."""
     import pyarrow.compute as pc
-    if pc.any(pc.match_substring(arr, "\x00")).as_py():
-        return None                                  # NUL bytes: a bytes array would drop trailing ones
     n = len(arr)
-    lengths = pc.binary_length(arr).to_numpy(zero_copy_only=False).astype(np.int64)
+    new = np.ones(n, dtype=bool)
+    if n > 1:
+        new[1:] = pc.not_equal(arr[1:], arr[:-1]).to_numpy(zero_copy_only=False)
+    starts = np.flatnonzero(new)
+    if len(starts) > max(64, n // 16):
+        return None
+    codes = QUERY_IDS.encode(arr.take(starts).to_pylist())
+    return CodedIds(np.repeat(codes, np.diff(np.append(starts, n))))
+
+
+def _ascii_bytes(arr: Any) -> Optional[np.ndarray]:
+    """A pyarrow (large) string array without nulls as a bytes (``S``) array, read from its offsets and
+    data buffers with numpy (no pyarrow kernel, no Python object per row): the ids' bytes are scattered
+    into a rows x longest-id table of NULs by one boolean mask. None when some id holds a NUL byte (a
+    bytes array would drop trailing ones) or a byte >= 128 (non-ASCII: the general path encodes and
+    checks it), or for another array type."""
+    import pyarrow as pa
+    if pa.types.is_large_string(arr.type):
+        wide = True
+    elif pa.types.is_string(arr.type):
+        wide = False
+    else:
+        return None
+    n = len(arr)
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=np.int64 if wide else np.int32)[arr.offset:arr.offset + n + 1]
+    first, last = int(offsets[0]), int(offsets[-1])
+    data = np.frombuffer(bufs[2], dtype=np.uint8)[first:last] if bufs[2] is not None and last > first \
+        else np.zeros(0, dtype=np.uint8)
+    if len(data) and (int(data.max()) >= 128 or not data.all()):
+        return None                                  # non-ASCII ids, or NUL bytes
+    lengths = np.diff(offsets).astype(np.int64, copy=False)
     check_width_budget(lengths)                      # before padding to rows x the longest id
     width = max(int(lengths.max()), 1)
-    padded = pc.utf8_rpad(arr, width=width, padding="\x00")        # every id `width` characters, in C
-    wide = pa.types.is_large_string(padded.type)
-    offsets = np.frombuffer(padded.buffers()[1], dtype=np.int64 if wide else np.int32)
-    first, last = int(offsets[padded.offset]), int(offsets[padded.offset + n])
-    if last - first != n * width:
-        return None                                  # non-ASCII ids: characters are not bytes
-    return np.frombuffer(padded.buffers()[2], dtype=f"S{width}", count=n, offset=first).copy()
+    if len(data) == n * width:                       # every id of the same length: the buffer is the array
+        return data.copy().view(f"S{width}")
+    # which cells of the table hold a byte: row L of `patterns` for an id of length L (np.take of whole
+    # rows is several times faster than broadcasting a comparison over the table)
+    patterns = np.arange(width) < np.arange(width + 1)[:, None]
+    table = np.zeros((n, width), dtype=np.uint8)
+    table[np.take(patterns, lengths, axis=0)] = data
+    return table.view(f"S{width}").reshape(n)
 
 
 def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str]) -> pd.DataFrame:

@@ -35,6 +35,35 @@ def rows_of_segments(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.repeat(values, lens)
 
 
+def sorted_clashes(qcodes: np.ndarray, dhash: np.ndarray) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """Pairs of rows with the same query code and document hash (None when there are none), as
+    :attr:`DocIndex.clashes` reports them, without building an index: one sort of a 64-bit key per row,
+    the document hash (already mixed) xor a multiple of the query code (a bijection of the hash within a
+    query, so equal exactly for the same query and document hash, and for other pairs only by a 64-bit
+    coincidence).
+    On the rare equal keys, their rows are grouped by (query, hash) exactly. About half the cost of the
+    index, for inputs whose joins do not need one (an index is built later, on first use)."""
+    n = len(qcodes)
+    if n < 2:
+        return None
+    q = np.asarray(qcodes, dtype=np.int64)
+    h = np.ascontiguousarray(dhash, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        key = q.astype(np.uint64)
+        key *= _GOLD
+        key ^= h
+    ordered = np.sort(key)
+    equal = ordered[1:] == ordered[:-1]
+    if not equal.any():
+        return None
+    rows = np.flatnonzero(np.isin(key, ordered[1:][equal]))
+    rows = rows[np.lexsort((rows, h[rows], q[rows]))]
+    same = (q[rows[1:]] == q[rows[:-1]]) & (h[rows[1:]] == h[rows[:-1]])
+    if not same.any():
+        return None
+    return rows[:-1][same], rows[1:][same]
+
+
 class DocIndex:
     """Hash index of (query code, document hash) pairs, one row each, with a table per query.
 

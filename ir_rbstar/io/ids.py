@@ -84,12 +84,14 @@ def hash_ids(ids: np.ndarray) -> np.ndarray:
     words = -(-width // 8)
     if n == 0:
         return np.empty(0, dtype=np.uint64)
-    if width % 8 == 0 and ids.flags.c_contiguous:
+    own = not (width % 8 == 0 and ids.flags.c_contiguous)
+    if not own:
         w = ids.view(np.uint64).reshape(n, words)                   # whole words already: no padding
     else:
         w = ids.astype(f"S{words * 8}").view(np.uint64).reshape(n, words)   # NUL padding to whole words
     with np.errstate(over="ignore"):
-        h = _mix(w[:, 0].copy())          # a bijection: ids of up to 8 bytes never collide
+        # a bijection: ids of up to 8 bytes never collide (mixed in place when the padded copy is one word)
+        h = _mix(w[:, 0] if own and words == 1 else w[:, 0].copy())
         for j in range(1, words):
             col = w[:, j]
             # all-zero words are padding (ids hold no NUL bytes): skipping them makes the width irrelevant

@@ -1,0 +1,76 @@
+"""Document and query ids of pyarrow-backed DataFrame columns (pandas' default string type) read from the
+arrow buffers: the same Ranking as the general path (object columns), whatever the ids hold."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from ir_rbstar.errors import DuplicateDocumentError
+from ir_rbstar.io.convert import _ascii_bytes, to_ranking
+from ir_rbstar.io.ids import QUERY_IDS
+
+pa = pytest.importorskip("pyarrow")
+
+_ALPHABET = st.sampled_from(["a", "b", "Z", "0", "9", "-", " ", "\x00", "é", "✓"])
+
+
+def _frames(qids, dids, scores):
+    arrow = pd.DataFrame({"query_id": pd.array(qids, dtype="string[pyarrow]"),
+                          "doc_id": pd.array(dids, dtype="string[pyarrow]"), "score": scores})
+    plain = pd.DataFrame({"query_id": np.array(qids, dtype=object), "doc_id": np.array(dids, dtype=object),
+                          "score": scores})
+    return arrow, plain
+
+
+def _same(a, b):
+    assert QUERY_IDS.decode(a.qcodes).tolist() == QUERY_IDS.decode(b.qcodes).tolist()
+    assert np.array_equal(a.offsets, b.offsets)
+    assert a.dbytes.tolist() == b.dbytes.tolist() and a.dbytes.dtype == b.dbytes.dtype
+    assert np.array_equal(a.docs, b.docs) and np.array_equal(a.scores, b.scores)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "30"]), st.text(_ALPHABET, max_size=12),
+                          st.integers(0, 5)), min_size=1, max_size=30, unique_by=lambda t: (t[0], t[1])),
+       st.integers(0, 3))
+def test_arrow_columns_convert_as_object_columns(rows, skip):
+    qids, dids, scores = (list(c) for c in zip(*rows, strict=True))
+    arrow, plain = _frames(qids, dids, np.array(scores, dtype=np.float64))
+    skip = min(skip, len(rows) - 1)
+    arrow, plain = arrow.iloc[skip:], plain.iloc[skip:]          # a slice: arrow arrays with an offset
+    try:
+        expected = to_ranking(plain)
+    except DuplicateDocumentError as e:          # ids that differ by trailing NUL bytes: the same id stored
+        with pytest.raises(DuplicateDocumentError) as got:
+            to_ranking(arrow)
+        assert str(got.value) == str(e)
+        return
+    _same(to_ranking(arrow), expected)
+
+
+def test_ascii_bytes_reads_the_buffers():
+    arr = pa.array(["d10", "", "d2", "abcdef"], type=pa.large_string()).slice(1)
+    out = _ascii_bytes(arr)
+    assert out.dtype == np.dtype("S6") and out.tolist() == [b"", b"d2", b"abcdef"]
+    assert _ascii_bytes(pa.array(["ab", "cd"])).tolist() == [b"ab", b"cd"]      # one length: the buffer itself
+    assert _ascii_bytes(pa.array(["a\x00", "b"])) is None                        # NUL bytes: general path
+    assert _ascii_bytes(pa.array(["é", "b"])) is None                            # non-ASCII: general path
+    assert _ascii_bytes(pa.array(["", ""])).tolist() == [b"", b""]
+
+
+def test_duplicates_in_arrow_columns_are_named():
+    arrow, _ = _frames(["q1", "q1", "q2", "q1"], ["d1", "d2", "d1", "d1"], np.array([3.0, 2.0, 1.0, 0.5]))
+    with pytest.raises(DuplicateDocumentError, match="document 'd1' appears twice for query 'q1'"):
+        to_ranking(arrow, source="src")
+
+
+@pytest.mark.parametrize("interleaved", [False, True])
+def test_arrow_query_ids_in_blocks_or_interleaved(interleaved):
+    """Query ids in blocks are interned per block; interleaved ones (many short blocks) through arrow's
+    dictionary encoding: the same Ranking as from object columns either way."""
+    qids = [f"q{i % 7}" if interleaved else f"q{i // 50}" for i in range(350)]
+    dids = [f"d{i}" for i in range(350)]
+    arrow, plain = _frames(qids, dids, np.arange(350, dtype=np.float64) % 11)
+    _same(to_ranking(arrow), to_ranking(plain))
