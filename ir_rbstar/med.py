@@ -8,7 +8,7 @@ module evaluates every pair of a set of runs::
     >>> runs = {"a": {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}},
     ...         "b": {"q1": {"d2": 3.0, "d1": 2.0, "d3": 1.0}},
     ...         "c": {"q1": {"d4": 3.0, "d5": 2.0, "d6": 1.0}}}
-    >>> ir_rbstar.med.distance_matrix(runs, "MED_P@3").round(4)
+    >>> ir_rbstar.med.distance_matrix(runs, "MED_P@3").round(4)  # doctest: +NORMALIZE_WHITESPACE
     ref    a    b    c
     run
     a    0.0  0.0  1.0

@@ -92,7 +92,7 @@ def run_scope(runs: Optional[Mapping[str, Any]] = None, groups: Optional[Mapping
     >>> m = ir_rbstar.parse("RBO(p=0.5,ref='other')")[0]
     >>> with ir_rbstar.run_scope(runs={"other": {"q1": {"d2": 2.0, "d1": 1.0}}}):
     ...     print(round(ir_measures.calc_aggregate([m], qrels, run)[m], 4))
-    0.5
+    0.3863
     >>> "other" in ir_rbstar.registered_runs()
     False
     """
@@ -170,8 +170,8 @@ def register_runs(group: str, runs: Mapping[str, Any], teams: Optional[Mapping[s
 
     >>> import ir_rbstar
     >>> ir_rbstar.register_runs("others", {"a": {"q1": {"d1": 1.0}}, "b": {"q1": {"d2": 1.0}}})
-    >>> ir_rbstar.registered_groups()
-    ['others']
+    >>> "others" in ir_rbstar.registered_groups()
+    True
     >>> ir_rbstar.unregister_runs("others")
     """
     if not isinstance(group, str) or not group:
