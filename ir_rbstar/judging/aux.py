@@ -27,13 +27,12 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-import numpy as np
 import pandas as pd
 
-from ..errors import GradeScaleError, ParameterError
+from ..errors import ParameterError
 from ..io import QUERY_IDS, Qrels, to_qrels
 from ..io.ids import _to_str
-from .pool import _as_rankings, weights_of
+from .pool import _as_rankings, check_grade_scale, weights_of
 from .select import load_judgments
 
 __all__ = ["check_aux_grades", "merge_judgments", "aux_split", "aux_verdicts", "AUX_COLUMNS"]
@@ -50,12 +49,7 @@ def check_aux_grades(human: Qrels, aux: Qrels, top: int) -> None:
     a :class:`~ir_rbstar.errors.GradeScaleError` naming the source, the query and the document of the first
     grade outside it (never clipped)."""
     low = min(0, int(human.grades.min()) if len(human.grades) else 0)
-    bad = (aux.grades < low) | (aux.grades > top)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise GradeScaleError(f"{aux.source}: auxiliary grade {int(aux.grades[i])} of document "
-                              f"{_to_str(aux.rowb[i:i + 1])[0]!r} for query "
-                              f"{QUERY_IDS.decode(aux.rowq[i:i + 1])[0]!r} is outside the grade scale {low}..{top}")
+    check_grade_scale(aux, low, top, "auxiliary")
 
 
 def merge_judgments(human: Any, aux: Any, max_rel: Optional[int] = None) -> tuple:

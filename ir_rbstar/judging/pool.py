@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
-from ..errors import ParameterError, RbstarError
+from ..errors import GradeScaleError, ParameterError, RbstarError
 from ..io import QUERY_IDS, Qrels, Ranking, to_ranking
 from ..io.ids import _to_str
 
@@ -218,3 +218,16 @@ def build_pool(runs: Any, measure: Any, queries: Optional[Sequence[str]] = None,
     return Pool(runs=names, queries=QUERY_IDS.decode(qcodes).astype(object), qcodes=qcodes,
                 cand_query=e_qi[firsts], cand_doc=e_bytes[firsts], cand_hash=e_hash[firsts], W=W, rank=rank,
                 tail=tail, weights=weights, depth=depth)
+
+
+def check_grade_scale(judgments: Qrels, low: int, high: int, what: str) -> None:
+    """Every grade of ``judgments`` within ``low..high``, else a :class:`~ir_rbstar.errors.GradeScaleError`
+    naming the source, the query and the document of the first grade outside it (``what``: the judgments'
+    role in the message, e.g. "auxiliary" or "prior"). Never clipped."""
+    bad = (judgments.grades < low) | (judgments.grades > high)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise GradeScaleError(f"{judgments.source}: {what} grade {int(judgments.grades[i])} of document "
+                              f"{_to_str(judgments.rowb[i:i + 1])[0]!r} for query "
+                              f"{QUERY_IDS.decode(judgments.rowq[i:i + 1])[0]!r} is outside the grade scale "
+                              f"{low}..{high}")

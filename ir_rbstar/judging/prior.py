@@ -25,10 +25,9 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
-from ..errors import GradeScaleError, InputFormatError, ParameterError
-from ..io import QUERY_IDS, Qrels
-from ..io.ids import _to_str
-from .pool import Pool, Weights
+from ..errors import InputFormatError, ParameterError
+from ..io import Qrels
+from .pool import Pool, Weights, check_grade_scale
 
 __all__ = ["prior_gains", "top_grade"]
 
@@ -134,12 +133,7 @@ def prior_gains(pool: Pool, prior: Any, judgments: Optional[Qrels] = None) -> Op
     else:                                    # a binary measure: the human scale, if any, bounds the grades
         high = int(judgments.grades.max()) if judgments is not None and len(judgments.grades) else \
             int(aux.grades.max(initial=1))
-    bad = (aux.grades < low) | (aux.grades > high)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise GradeScaleError(f"{aux.source}: prior grade {int(aux.grades[i])} of document "
-                              f"{_to_str(aux.rowb[i:i + 1])[0]!r} for query {QUERY_IDS.decode(aux.rowq[i:i + 1])[0]!r} "
-                              f"is outside the grade scale {low}..{high}")
+    check_grade_scale(aux, low, high, "prior")
     grades, found = pool.lookup(aux)
     out[found] = pool.weights.gain(grades[found])
     return out
