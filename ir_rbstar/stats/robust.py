@@ -271,6 +271,28 @@ def robust_comparison(a_low: _checks.Values, a_high: _checks.Values, b_low: _che
                             alpha=level, n=worst.n)
 
 
+
+def _bound_frames(frame_low: pd.DataFrame, frame_high: pd.DataFrame):
+    """(runs, low, high) of two aligned ``run x query`` frames of lower and upper values, checked."""
+    runs, low = _checks.frame(frame_low, "frame_low")
+    _, high = _checks.frame(frame_high, "frame_high")
+    if not (frame_high.index.equals(frame_low.index) and frame_high.columns.equals(frame_low.columns)):
+        raise ParameterError("frame_high: its runs (index) and queries (columns) must be frame_low's, in the "
+                             "same order; align them first, e.g. frame_high.reindex_like(frame_low)")
+    _not_below(high.ravel(), low.ravel(), "frame_high", "below frame_low (flattened row by row)")
+    return runs, low, high
+
+
+def _adjusted_verdicts(out: pd.DataFrame, method, level: float) -> None:
+    """Adds to ``out`` (columns difference_low/high, pvalue_worst/best) the adjusted p-values over its rows
+    (one family) and the verdict from them."""
+    worst_adj, _ = _adjust(out["pvalue_worst"].to_numpy(dtype=float), method, level)
+    best_adj, _ = _adjust(out["pvalue_best"].to_numpy(dtype=float), method, level)
+    out["pvalue_worst_adjusted"], out["pvalue_best_adjusted"] = worst_adj, best_adj
+    out["verdict"] = [verdict_of((dw, pw), (db, pb), None, level) for dw, pw, db, pb in
+                      zip(out["difference_low"], worst_adj, out["difference_high"], best_adj, strict=True)]
+
+
 def robust_table(frame_low: pd.DataFrame, frame_high: pd.DataFrame, baseline: Any, test: str = "t",
                  alpha: float = 0.05, correction: Optional[str] = "holm", **options: Any) -> pd.DataFrame:
     """:func:`robust_comparison` of every run (A) against ``baseline`` (B), for ``run x query``
@@ -284,12 +306,7 @@ def robust_table(frame_low: pd.DataFrame, frame_high: pd.DataFrame, baseline: An
     ``correction=None``: the raw p-values); ``verdict`` (as :class:`RobustComparison`'s without point
     values, from the adjusted p-values). ``options`` go to :func:`~ir_rbstar.stats.paired_test` as in
     :func:`robust_comparison`."""
-    runs, low = _checks.frame(frame_low, "frame_low")
-    _, high = _checks.frame(frame_high, "frame_high")
-    if not (frame_high.index.equals(frame_low.index) and frame_high.columns.equals(frame_low.columns)):
-        raise ParameterError("frame_high: its runs (index) and queries (columns) must be frame_low's, in the "
-                             "same order; align them first, e.g. frame_high.reindex_like(frame_low)")
-    _not_below(high.ravel(), low.ravel(), "frame_high", "below frame_low (flattened row by row)")
+    runs, low, high = _bound_frames(frame_low, frame_high)
     if baseline not in frame_low.index:
         raise ParameterError(f"baseline: {baseline!r} is not a run of frame_low (its index: "
                              f"{', '.join(map(repr, runs[:10]))})")
@@ -306,11 +323,7 @@ def robust_table(frame_low: pd.DataFrame, frame_high: pd.DataFrame, baseline: An
         rows.append((run, float(low[i].mean()), float(high[i].mean()), worst.mean_difference,
                      best.mean_difference, worst.pvalue, best.pvalue))
     out = pd.DataFrame(rows, columns=list(ROBUST_COLUMNS[:7]))
-    worst_adj, _ = _adjust(out["pvalue_worst"].to_numpy(dtype=float), method, level)
-    best_adj, _ = _adjust(out["pvalue_best"].to_numpy(dtype=float), method, level)
-    out["pvalue_worst_adjusted"], out["pvalue_best_adjusted"] = worst_adj, best_adj
-    out["verdict"] = [verdict_of((dw, pw), (db, pb), None, level) for dw, pw, db, pb in
-                      zip(out["difference_low"], worst_adj, out["difference_high"], best_adj, strict=True)]
+    _adjusted_verdicts(out, method, level)
     return out[list(ROBUST_COLUMNS)]
 
 
@@ -322,12 +335,7 @@ def robust_pairs(frame_low: pd.DataFrame, frame_high: pd.DataFrame, test: str = 
     tests at worst_for_a / best_for_a, each column adjusted over **all the pairs** (one family) by
     ``statsmodels.stats.multitest.multipletests(method=correction)``, and the verdict (A: ``run_a``, B:
     ``run_b``) from the adjusted p-values."""
-    runs, low = _checks.frame(frame_low, "frame_low")
-    _, high = _checks.frame(frame_high, "frame_high")
-    if not (frame_high.index.equals(frame_low.index) and frame_high.columns.equals(frame_low.columns)):
-        raise ParameterError("frame_high: its runs (index) and queries (columns) must be frame_low's, in the "
-                             "same order; align them first, e.g. frame_high.reindex_like(frame_low)")
-    _not_below(high.ravel(), low.ravel(), "frame_high", "below frame_low (flattened row by row)")
+    runs, low, high = _bound_frames(frame_low, frame_high)
     method = _correction(correction)
     level = _checks.confidence(alpha, "alpha")
     kw = _options(options)
@@ -340,9 +348,5 @@ def robust_pairs(frame_low: pd.DataFrame, frame_high: pd.DataFrame, test: str = 
     out = pd.DataFrame(rows, columns=list(ROBUST_PAIR_COLUMNS[:6]))
     if not len(out):
         return pd.DataFrame(columns=list(ROBUST_PAIR_COLUMNS))
-    worst_adj, _ = _adjust(out["pvalue_worst"].to_numpy(dtype=float), method, level)
-    best_adj, _ = _adjust(out["pvalue_best"].to_numpy(dtype=float), method, level)
-    out["pvalue_worst_adjusted"], out["pvalue_best_adjusted"] = worst_adj, best_adj
-    out["verdict"] = [verdict_of((dw, pw), (db, pb), None, level) for dw, pw, db, pb in
-                      zip(out["difference_low"], worst_adj, out["difference_high"], best_adj, strict=True)]
+    _adjusted_verdicts(out, method, level)
     return out[list(ROBUST_PAIR_COLUMNS)]
