@@ -63,16 +63,21 @@ def relative_positions(b: Bands, seg: np.ndarray, pos: np.ndarray, grade: np.nda
     rows = np.flatnonzero(relevant)
     if len(rows):
         s = seg[rows].astype(np.int64)
-        first = np.searchsorted(b.keys, s * b.span, side="left")
-        key = b.key(s, grade[rows])
-        lo_rel = np.searchsorted(b.keys, key, side="left") - first + 1
-        hi_rel = np.searchsorted(b.keys, key, side="right") - first
+        lo_rel, hi_rel = _relevant_band(b, s, grade[rows])
         lo[rows] = lo_rel
     rp = np.where(j < lo, j - lo, 0)
     if len(rows):
         jr = j[rows]
         rp[rows] = np.where(jr < lo_rel, jr - lo_rel, np.where(jr > hi_rel, jr - hi_rel, 0))
     return rp
+
+
+def _relevant_band(b: Bands, s: np.ndarray, grade: np.ndarray):
+    """(lo, hi): the 1-based positions of the ideal ranking of query ``s`` that hold documents of ``grade``
+    (the band within which a relevant row of that grade has RP = 0)."""
+    first = np.searchsorted(b.keys, s * b.span, side="left")
+    key = b.key(s, grade)
+    return np.searchsorted(b.keys, key, side="left") - first + 1, np.searchsorted(b.keys, key, side="right") - first
 
 
 def _relative_positions_by_query(b: Bands, lens: np.ndarray, seg: np.ndarray, grade: np.ndarray,
@@ -86,10 +91,7 @@ def _relative_positions_by_query(b: Bands, lens: np.ndarray, seg: np.ndarray, gr
     rows = np.flatnonzero(relevant)
     if len(rows):
         s = seg[rows].astype(np.int64)
-        first_key = np.searchsorted(b.keys, s * b.span, side="left")
-        key = b.key(s, grade[rows])
-        lo_rel = np.searchsorted(b.keys, key, side="left") - first_key + 1
-        hi_rel = np.searchsorted(b.keys, key, side="right") - first_key
+        lo_rel, hi_rel = _relevant_band(b, s, grade[rows])
         jr = rows - starts[s] + 1
         rp[rows] = np.where(jr < lo_rel, jr - lo_rel, np.where(jr > hi_rel, jr - hi_rel, 0))
     return rp
