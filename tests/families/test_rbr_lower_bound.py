@@ -96,13 +96,9 @@ def test_judging_a_document_not_surely_in_the_top_k_can_lower_rbr(engine, run, b
     if engine == "numba":
         pytest.importorskip("numba")
     from ir_rbstar import engine as eng
-    old = eng.get_engine()
-    eng.set_engine(engine)
-    try:
+    with eng.using(engine):
         (v, res), = values("RBR(p=0.5)@2 RBR_res(p=0.5)@2", {"q": {"a": 1}}, {"q": run}).values()
         (w, _), = values("RBR(p=0.5)@2 RBR_res(p=0.5)@2", {"q": {"a": 1, "x": 2}}, {"q": run}).values()
-    finally:
-        eng.set_engine(old)
     assert v == pytest.approx(before) and w == pytest.approx(after) and w < v
     assert "x" not in surely_in_B(run, 2)
     assert w <= v + res

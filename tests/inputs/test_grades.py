@@ -91,9 +91,7 @@ def test_an_underscore_in_a_number_is_refused(tmp_path, capsys, engine, stream):
     if engine == "numba":
         pytest.importorskip("numba")
     from ir_rbstar import engine as eng
-    before = eng.get_engine()
-    eng.set_engine(engine)
-    try:
+    with eng.using(engine):
         extra = ["--stream"] if stream else []
         run = tmp_path / "u.run"
         run.write_text("1 Q0 a 1 1_000 t\n1 Q0 b 2 2.5 t\n")
@@ -101,5 +99,3 @@ def test_an_underscore_in_a_number_is_refused(tmp_path, capsys, engine, stream):
         assert code == 2 and "line 1: score '1_000' of document 'a' for query '1' is not a number" in err
         code, out, err = _cli([_qrels_file(tmp_path, "1_0"), _run_file(tmp_path), "P@1"] + extra, capsys)
         assert code == 2 and "line 2: relevance '1_0' of document 'b' for query '1' is not an integer grade" in err
-    finally:
-        eng.set_engine(before)
