@@ -114,7 +114,8 @@ def _runs(data_dir: Path, folder: str) -> List[Path]:
     return runs
 
 
-def crp_crossings(qrels_df: pd.DataFrame, frame: pd.DataFrame, rel: int) -> pd.DataFrame:
+def crp_crossings(qrels_df: pd.DataFrame, frame: pd.DataFrame, rel: int,
+                  grades: Optional[np.ndarray] = None) -> pd.DataFrame:
     """An independent computation of the CRP curves of one run (pandas and numpy, not ir_rbstar's
     kernels), condensed to one row per query of ``frame``: ``query_id``, ``first_touch`` (the first
     crossing by ir_rbstar's rule: CRP[j] and CRP[j+1] on opposite sides of zero, zero counting as both
@@ -124,50 +125,58 @@ def crp_crossings(qrels_df: pd.DataFrame, frame: pd.DataFrame, rel: int) -> pd.D
     ``crp_at_rb``, CRP at position min(RB, N).
 
     ``frame`` holds ``query_id, doc_id`` in trec_eval order (contiguous per query) for queries with a
-    recall base >= 1 at ``rel``."""
+    recall base >= 1 at ``rel``. ``grades``: the grade of every row of ``frame`` (0 where unjudged), as
+    :func:`run_grades` gives it, when the caller has it already (one lookup per run serves every
+    ``rel``). Every step is a whole-column operation over the run's rows (segments of queries)."""
+    if grades is None:
+        grades = run_grades(qrels_df, frame)
+    q = frame["query_id"].to_numpy(dtype=object)
+    n = len(q)
+    new = np.r_[True, q[1:] != q[:-1]] if n else np.zeros(0, dtype=bool)
+    starts = np.flatnonzero(new)
+    seg = np.cumsum(new) - 1                              # the row's query (segment), 0-based
+    qids = q[starts]
+    length = np.diff(np.r_[starts, n])
+    pos = np.arange(1, n + 1) - starts[seg]               # 1-based position within the query
     rel_judged = qrels_df[qrels_df["relevance"] >= rel]
-    rb = rel_judged.groupby("query_id").size().rename("rb")
+    rb = rel_judged.groupby("query_id").size().reindex(qids).to_numpy(np.int64)
     # the band of each relevant grade in the ideal run: positions [hi - n + 1, hi], grades descending
-    bands = rel_judged.groupby(["query_id", "relevance"]).size().rename("n").reset_index()
-    bands = bands.sort_values(["query_id", "relevance"], ascending=[True, False], kind="stable")
-    bands["hi"] = bands.groupby("query_id")["n"].cumsum()
-    bands["lo"] = bands["hi"] - bands["n"] + 1
-    rows = frame[["query_id", "doc_id"]].reset_index(drop=True)
-    rows = rows.merge(qrels_df, on=["query_id", "doc_id"], how="left")
-    rows["relevance"] = rows["relevance"].fillna(0).astype(np.int64)
-    rows["pos"] = rows.groupby("query_id", sort=False).cumcount() + 1
-    rows = rows.merge(bands[["query_id", "relevance", "lo", "hi"]], on=["query_id", "relevance"], how="left")
-    rows = rows.merge(rb, left_on="query_id", right_index=True, how="left")
-    non_relevant = rows["relevance"] < rel
-    non_relevant = non_relevant.to_numpy()
-    lo = rows["lo"].fillna(0).to_numpy(np.int64)
-    hi = rows["hi"].fillna(0).to_numpy(np.int64)
-    lo[non_relevant] = rows["rb"].to_numpy(np.int64)[non_relevant] + 1
-    hi[non_relevant] = np.iinfo(np.int64).max          # the non-relevant band runs to the end of the run
-    pos = rows["pos"].to_numpy()
+    counts = rel_judged.groupby(["query_id", "relevance"]).size().unstack(fill_value=0)
+    counts = counts.reindex(index=qids, fill_value=0)
+    top = int(counts.columns.max()) if len(counts.columns) else rel
+    counts = counts.reindex(columns=range(top + 1), fill_value=0).to_numpy(np.int64)
+    hi_band = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1]  # per query and grade g: judged with grade >= g
+    lo_band = hi_band - counts + 1
+    relevant = grades >= rel
+    g = np.where(relevant, grades, 0)
+    lo = np.where(relevant, lo_band[seg, g], rb[seg] + 1)
+    hi = np.where(relevant, hi_band[seg, g], np.iinfo(np.int64).max)   # non-relevant: to the end of the run
     rp = np.where(pos < lo, pos - lo, np.where(pos > hi, pos - hi, 0))
-    rows["crp"] = pd.Series(rp).groupby(rows["query_id"], sort=False).cumsum().to_numpy()
-    crp = rows["crp"].to_numpy()
-    q = rows["query_id"].to_numpy()
-    same = q[:-1] == q[1:]
+    total = np.cumsum(rp)
+    crp = total - (total[starts] - rp[starts])[seg]       # cumulative sum within each query
+    same = seg[:-1] == seg[1:]
     a, b = crp[:-1], crp[1:]
     touch = same & (np.sign(a) * np.sign(b) <= 0)
     change = same & ((a > 0) != (b > 0))
-    out = pd.DataFrame({"query_id": pd.unique(q)})
+    first = {}
     for name, hit in (("first_touch", touch), ("first_sign_change", change)):
-        at = pd.Series(pos[:-1][hit], index=q[:-1][hit]).groupby(level=0).min()
-        out[name] = out["query_id"].map(at).fillna(0).astype(np.int64)
-    length = rows.groupby("query_id", sort=False).size()
+        rows = np.flatnonzero(hit)
+        first[name] = np.zeros(len(qids), dtype=np.int64)
+        which, at = np.unique(seg[rows], return_index=True)   # rows ascend: the first pair of each query
+        first[name][which] = pos[rows[at]]
     # that rule looks at pairs only; ir_rbstar adds that a curve ending on the axis without having
     # crossed crosses at N (possible only for N = 1): the same here
-    last = rows.groupby("query_id", sort=False)["crp"].last()
-    ends_on_axis = (out["first_touch"] == 0).to_numpy() & (out["query_id"].map(last) == 0).to_numpy()
-    if ends_on_axis.any():         # (pandas 3 refuses an empty object array set into an int64 column)
-        out.loc[ends_on_axis, "first_touch"] = out.loc[ends_on_axis, "query_id"].map(length).to_numpy(np.int64)
-    where = np.minimum(out["query_id"].map(rb).to_numpy(), out["query_id"].map(length).to_numpy())
-    at_rb = rows[rows["pos"] == rows["query_id"].map(pd.Series(where, index=out["query_id"]))]
-    out["crp_at_rb"] = out["query_id"].map(at_rb.set_index("query_id")["crp"]).astype(np.int64)
-    return out
+    ends_on_axis = (first["first_touch"] == 0) & (crp[starts + length - 1] == 0)
+    first["first_touch"][ends_on_axis] = length[ends_on_axis]
+    return pd.DataFrame({"query_id": qids, **first,
+                         "crp_at_rb": crp[starts + np.minimum(rb, length) - 1].astype(np.int64)})
+
+
+def run_grades(qrels_df: pd.DataFrame, frame: pd.DataFrame) -> np.ndarray:
+    """The grade of every row of ``frame`` (``query_id, doc_id``) from the qrels, 0 where unjudged."""
+    rows = frame[["query_id", "doc_id"]].merge(qrels_df[["query_id", "doc_id", "relevance"]],
+                                               on=["query_id", "doc_id"], how="left")
+    return rows["relevance"].fillna(0).to_numpy(np.int64)
 
 
 def archetype_by_sign_change(pairs: pd.DataFrame) -> pd.Series:
@@ -222,6 +231,7 @@ def collection_pairs(data_dir, coll: Collection) -> pd.DataFrame:
             gain: Dict[tuple, Dict[str, float]] = {}
             for m in evaluator.iter_calc(_run_dict(frame)):
                 gain.setdefault(labels[m.measure], {})[m.query_id] = m.value
+            grades = run_grades(qrels_df, frame)          # one lookup for every rel
             for rel in coll.rels:
                 tw = twist_table(qrels, ranking, rel=rel)
                 tw = tw[tw["recall_base"] >= 1].reset_index(drop=True)
@@ -230,13 +240,15 @@ def collection_pairs(data_dir, coll: Collection) -> pd.DataFrame:
                     "query_id": tw["query_id"].astype(str), "recall_base": tw["recall_base"], "length": tw["length"],
                     "first_crossing": tw["first_crossing"], "archetype": tw["archetype"],
                     "Twist": tw["tau"], "Twist_rho": tw["rho"], "Twist_sigma": tw["sigma"]})
+                topics = out["query_id"].tolist()
                 for name, values in (("AP", gain.get(("AP", rel), {})), ("nDCG", gain.get(("nDCG", None), {}))):
-                    out[name] = out["query_id"].map(values).fillna(0.0).astype(float)
-                scored = frame[frame["query_id"].isin(set(out["query_id"]))]
-                own = crp_crossings(qrels_df, scored, rel).set_index("query_id")
+                    out[name] = np.array([float(values.get(t, 0.0)) for t in topics])
+                scored = frame["query_id"].isin(set(topics)).to_numpy()
+                own = crp_crossings(qrels_df, frame[scored], rel, grades[scored]).set_index("query_id")
+                # a topic missing from the run has no curve: no crossing
+                own = own.reindex(topics, fill_value=0)
                 for name in ("first_touch", "first_sign_change", "crp_at_rb"):
-                    # a topic missing from the run has no curve: no crossing
-                    out[name] = out["query_id"].map(own[name]).fillna(0).astype(np.int64)
+                    out[name] = own[name].to_numpy(np.int64)
                 out["archetype_sign_change"] = archetype_by_sign_change(out)
                 rb, fc = out["recall_base"].to_numpy(), out["first_sign_change"].to_numpy()
                 # the all-zero curve of an ideal ordering has rho = 1 under both rules
