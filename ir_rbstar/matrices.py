@@ -32,7 +32,7 @@ from .core.segments import seg_sum
 from .errors import ParameterError
 from .io import Qrels, Ranking, verify_matches
 
-__all__ = ["fast", "pair_means"]
+__all__ = ["fast", "pair_means", "pair_values"]
 
 #: pair entries (two rows of one document in one query) per block of work: bounds the memory
 BLOCK = 1 << 20
@@ -126,9 +126,10 @@ class _Prepared:
                 start, total = q + 1, 0
 
 
-def pair_means(rankings: List[Ranking], m, qrels: Optional[Qrels], universe: np.ndarray) -> np.ndarray:
-    """The runs x runs matrix of the mean of ``m`` over the universe's queries for every pair of runs (the
-    measure's value, not 1 - value; the diagonal is NaN: not computed). Symmetric."""
+def pair_values(rankings: List[Ranking], m, qrels: Optional[Qrels], universe: np.ndarray) -> np.ndarray:
+    """The value of ``m`` for every unordered pair of runs and every query of the universe: a (pairs x
+    queries) array, the pairs in the order of ``numpy.triu_indices(len(rankings), k=1)`` (run i with run j,
+    i < j; the measures are symmetric)."""
     if not fast(m, qrels):
         raise ParameterError(f"{m}: pair_means computes RBO(ties='expected') without a cutoff, and MED_nDCG@k "
                              "and MED_P@k against qrels; use ir_rbstar.med.distance_matrix for other measures")
@@ -139,6 +140,14 @@ def pair_means(rankings: List[Ranking], m, qrels: Optional[Qrels], universe: np.
             _rbo(rankings, m, universe, per_query)
         elif qrels is not None:
             _med(rankings, m, qrels, universe, per_query)
+    return per_query
+
+
+def pair_means(rankings: List[Ranking], m, qrels: Optional[Qrels], universe: np.ndarray) -> np.ndarray:
+    """The runs x runs matrix of the mean of ``m`` over the universe's queries for every pair of runs (the
+    measure's value, not 1 - value; the diagonal is NaN: not computed). Symmetric."""
+    R = len(rankings)
+    per_query = pair_values(rankings, m, qrels, universe)
     out = np.full((R, R), np.nan)
     x, y = np.triu_indices(R, k=1)
     means = per_query.mean(axis=1) if len(universe) else np.zeros(len(x))

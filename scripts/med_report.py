@@ -46,7 +46,9 @@ import pandas as pd
 
 import ir_measures
 import ir_rbstar
-from ir_rbstar.io import to_ranking
+from ir_rbstar import matrices
+from ir_rbstar.datasets import resolve_qrels
+from ir_rbstar.io import QUERY_IDS, Ranking, to_ranking
 from ir_rbstar.stats import ranking_agreement
 
 # _docblock: what the report scripts share (the docs' marker block, --write/--doc)
@@ -162,8 +164,9 @@ def top_k(run: pd.DataFrame, topics: Sequence[str]) -> pd.DataFrame:
 def matched_ndcg(top: pd.DataFrame, qrels: pd.DataFrame, topics: Sequence[str]) -> pd.Series:
     """Per topic, DCG@20 with MED's gains (2^g - 1) / 2^G (negative grades 0, unjudged 0) divided by
     MED's normaliser, eq. 17: the sum over i <= 20 of r_G / log2(i + 1). ``top`` is :func:`top_k` of
-    the run; a topic the run lacks is 0."""
-    grades = qrels.set_index(["query_id", "doc_id"])["relevance"]
+    the run; a topic the run lacks is 0. ``qrels``: a DataFrame, or its ``relevance`` column indexed by
+    ``(query_id, doc_id)``, made once for every run (as :func:`compute_collection` does)."""
+    grades = qrels if isinstance(qrels, pd.Series) else qrels.set_index(["query_id", "doc_id"])["relevance"]
     g = grades.reindex(pd.MultiIndex.from_frame(top[["query_id", "doc_id"]])).to_numpy(dtype=np.float64)
     gain = np.where(np.isnan(g), 0.0, (2.0 ** np.maximum(np.nan_to_num(g), 0.0) - 1.0) / 2.0 ** G)
     dcg = pd.Series(gain / np.log2(top["rank"].to_numpy() + 1.0), index=top["query_id"].to_numpy())
@@ -180,6 +183,16 @@ def standard_ndcg(top: pd.DataFrame, qrels, topics: Sequence[str]) -> pd.Series:
     evaluator = qrels if hasattr(qrels, "iter_calc") else ir_measures.evaluator([m], qrels)
     values = {r.query_id: r.value for r in evaluator.iter_calc(top[["query_id", "doc_id", "score"]])}
     return pd.Series(values, dtype=np.float64).reindex(list(topics), fill_value=0.0)
+
+
+def qrels_dict(qrels: pd.DataFrame) -> Dict[str, Dict[str, int]]:
+    """The qrels as the dict of dicts pytrec_eval takes, built column by column (ir_measures converts a
+    DataFrame through a namedtuple per row: 3 s for Robust04's 311,410 judgments)."""
+    out: Dict[str, Dict[str, int]] = {}
+    for q, d, g in zip(qrels["query_id"].tolist(), qrels["doc_id"].tolist(), qrels["relevance"].tolist(),
+                       strict=True):
+        out.setdefault(q, {})[d] = int(g)
+    return out
 
 
 def judged_share(tops: Dict[str, pd.DataFrame], qrels: pd.DataFrame, topics: Sequence[str]) -> pd.DataFrame:
@@ -206,6 +219,24 @@ def unordered(frame: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
     index = {n: i for i, n in enumerate(names)}
     keep = frame["run"].map(index) < frame["ref"].map(index)
     return frame[keep]
+
+
+def judged_pairs(rankings: Dict[str, Ranking], qrels: pd.DataFrame) -> pd.DataFrame:
+    """:data:`MED_NDCG` (with judgments) of every unordered pair of runs on every query of ``qrels``, as
+    the rows ``run, ref, query_id, value`` of ``ir_rbstar.med.pairwise`` whose run comes before its ref in
+    ``rankings``' order. Computed for all pairs at once by ``ir_rbstar.matrices.pair_values`` (the
+    distance matrices' path: each run prepared once, not once per pair; the values equal ``pairwise``'s,
+    which tests/families/test_pair_matrices.py checks), which took a level of the study from 1.5 s to 0.1 s."""
+    q = resolve_qrels(qrels)
+    m = ir_rbstar.parse(MED_NDCG)[0]
+    names = list(rankings)
+    values = matrices.pair_values([rankings[n] for n in names], m, q, q.qcodes)      # pairs x queries
+    x, y = np.triu_indices(len(names), k=1)
+    n = len(q.qcodes)
+    return pd.DataFrame({"run": np.repeat(np.array(names, dtype=object)[x], n),
+                         "ref": np.repeat(np.array(names, dtype=object)[y], n),
+                         "query_id": np.tile(QUERY_IDS.decode(q.qcodes).astype(str), len(x)),
+                         "value": values.reshape(-1)})
 
 
 class Result(NamedTuple):
@@ -244,14 +275,15 @@ def compute_collection(data_dir, coll: Collection, family: Optional[bool] = None
             sample = qrels if level == 1.0 else sample_qrels(qrels, level)
             if sorted(sample["query_id"].unique()) != topics:
                 raise AssertionError(f"the {level_name(level)} sample lost a topic")
-            values = ir_rbstar.med.pairwise(rankings, MED_NDCG, sample)
+            values = judged_pairs(rankings, sample)
         values = unordered(values, names)[["run", "ref", "query_id", "value"]]
         values = values.rename(columns={"value": level_name(level)})
         per_topic = values if per_topic is None else per_topic.merge(values, on=["run", "ref", "query_id"],
                                                                      how="outer", validate="1:1")
     tops = {n: top_k(r, topics) for n, r in runs.items()}
-    matched = {n: matched_ndcg(t, qrels, topics) for n, t in tops.items()}
-    standard_evaluator = ir_measures.evaluator([ir_measures.parse_measure(STANDARD)], qrels)
+    grades = qrels.set_index(["query_id", "doc_id"])["relevance"]         # indexed once for every run
+    matched = {n: matched_ndcg(t, grades, topics) for n, t in tops.items()}
+    standard_evaluator = ir_measures.evaluator([ir_measures.parse_measure(STANDARD)], qrels_dict(qrels))
     standard = {n: standard_ndcg(t, standard_evaluator, topics) for n, t in tops.items()}
     for column, per_run in (("actual", matched), ("standard", standard)):
         long = pd.concat({n: v for n, v in per_run.items()}, names=["run", "query_id"]).rename("v").reset_index()

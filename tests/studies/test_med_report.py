@@ -6,6 +6,7 @@ actual difference, never grows as the (nested) judgment samples grow, the matrix
 diagonal (a shallow run against a copy of itself is not 0: that value is recomputed here), and some values are recomputed from
 the run files with a plain-Python MED-nDCG (eq. 9 of Tan & Clarke, TKDE 2015) and with ir_measures
 directly. The real-data tests skip when that data is absent."""
+import functools
 import gzip
 import math
 import re
@@ -17,7 +18,7 @@ import pytest
 import ir_measures
 import ir_rbstar
 from ir_rbstar.stats import ranking_agreement
-from tests.helpers import REPO, expected_python_output, load_script, names_command, shared_data
+from tests.helpers import REPO, expected_python_output, load_script, names_command, run_dict, shared_data
 from tests.oracles import med as O
 
 DOC = REPO / "docs" / "med.md"
@@ -139,10 +140,11 @@ def test_med_shrinks_as_judgments_are_added(results, key):
 @pytest.mark.parametrize("key", ["robust04", "robust03"])
 def test_samples_are_nested_and_keep_the_topics(results, key):
     coll = {c.key: c for c in mr.COLLECTIONS}[key]
-    qrels = ir_rbstar.read_qrels(str(shared_data(coll.qrels)))
+    qrels = _rbstar_qrels(shared_data(coll.qrels))
     s25, s75 = mr.sample_qrels(qrels, 0.25), mr.sample_qrels(qrels, 0.75)
-    k25, k75 = set(zip(s25["query_id"], s25["doc_id"])), set(zip(s75["query_id"], s75["doc_id"]))
-    assert k25 < k75 < set(zip(qrels["query_id"], qrels["doc_id"]))
+    keys = lambda f: set(zip(f["query_id"].tolist(), f["doc_id"].tolist()))      # noqa: E731
+    k25, k75 = keys(s25), keys(s75)
+    assert k25 < k75 < keys(qrels)
     assert set(s25["query_id"]) == set(qrels["query_id"]) == set(results[key].topics)
     assert abs(len(s25) / len(qrels) - 0.25) < 0.01 and abs(len(s75) / len(qrels) - 0.75) < 0.01
 
@@ -175,6 +177,16 @@ def test_shallow_run_against_itself(results):
 
 # ------------------------------------------------------------------ independent recomputation
 
+# The files are read once per module (several tests use the same run or qrels); the readers only
+# return what they read, and no test changes it.
+
+@functools.cache
+def _rbstar_qrels(path):
+    """The qrels as ir_rbstar.read_qrels gives them (the form the script samples)."""
+    return ir_rbstar.read_qrels(str(path))
+
+
+@functools.cache
 def _read_run(path):
     """query -> doc ids in trec_eval order (score as a C float descending, ties by doc id descending),
     read here."""
@@ -186,6 +198,7 @@ def _read_run(path):
     return {q: part["d"].tolist() for q, part in frame.groupby("q", sort=False)}
 
 
+@functools.cache
 def _read_qrels(path):
     with gzip.open(path, "rt") as f:
         frame = pd.read_csv(f, sep=r"\s+", header=None, names=["q", "it", "d", "g"],
@@ -233,7 +246,7 @@ def test_spot_pairs_from_the_run_files(results, key):
     coll = {c.key: c for c in mr.COLLECTIONS}[key]
     r = results[key]
     qrels = _read_qrels(shared_data(coll.qrels))
-    s25 = mr.sample_qrels(ir_rbstar.read_qrels(str(shared_data(coll.qrels))), 0.25)
+    s25 = mr.sample_qrels(_rbstar_qrels(shared_data(coll.qrels)), 0.25)
     qrels25 = {q: dict(zip(p["doc_id"], p["relevance"])) for q, p in s25.groupby("query_id")}
     pt = r.per_topic.set_index(["run", "ref", "query_id"])
     for a, b in SPOT[key]:
@@ -254,10 +267,12 @@ def test_spot_pairs_from_the_run_files(results, key):
 
 def test_pair_mean_by_calc_aggregate_and_standard_ndcg(results):
     """One pair at 75% and 0% (and its matrix cell) by ir_measures.calc_aggregate with the other run registered as ref; and the
-    standard nDCG@20 column from ir_measures on the whole runs."""
+    standard nDCG@20 column from ir_measures on the whole runs (pytrec_eval gets dicts built here column
+    by column, as the script gives them too: ir_measures' own conversion of a DataFrame goes through a
+    namedtuple per row)."""
     coll, (a, b) = mr.ROBUST04, SPOT["robust04"][0]
     r = results["robust04"]
-    qrels = ir_rbstar.read_qrels(str(shared_data(coll.qrels)))
+    qrels = _rbstar_qrels(shared_data(coll.qrels))
     run_a = ir_rbstar.read_run(str(shared_data(coll.runs, f"{a}.gz")))
     run_b = ir_rbstar.read_run(str(shared_data(coll.runs, f"{b}.gz")))
     ir_rbstar.register_run("test-med-report-ref", run_b)
@@ -274,9 +289,13 @@ def test_pair_mean_by_calc_aggregate_and_standard_ndcg(results):
     assert row["0%"] == pytest.approx(value_free, abs=1e-12)
     assert r.matrix.loc[a, b] == pytest.approx(value_free, abs=1e-12)
     ndcg = ir_measures.parse_measure("nDCG@20")
+    judged: dict = {}
+    for q, d, g in zip(qrels["query_id"].tolist(), qrels["doc_id"].tolist(), qrels["relevance"].tolist()):
+        judged.setdefault(q, {})[d] = int(g)
+    evaluator = ir_measures.evaluator([ndcg], judged)
     per = {}
     for name, run in ((a, run_a), (b, run_b)):
-        per[name] = {x.query_id: x.value for x in ir_measures.iter_calc([ndcg], qrels, run)}
+        per[name] = {x.query_id: x.value for x in evaluator.iter_calc(run_dict(run))}
     diffs = [abs(per[a].get(q, 0.0) - per[b].get(q, 0.0)) for q in r.topics]
     assert row["standard"] == pytest.approx(np.mean(diffs), abs=1e-12)
     means = abs(np.mean([per[a].get(q, 0.0) for q in r.topics]) - np.mean([per[b].get(q, 0.0) for q in r.topics]))
