@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Iterator, List, Optional, Tuple
+from typing import Iterable, Iterator, List, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -113,11 +113,13 @@ def judged_runs(data_dir, judged) -> Iterator[Tuple[str, Ranking, np.ndarray, pd
         yield path.name[:-len(".gz")], ranking, keep_seg, frame
 
 
-def per_query(data_dir=DEFAULT_DATA) -> pd.DataFrame:
+def per_query(data_dir=DEFAULT_DATA, runs: Optional[Iterable[Tuple[str, Ranking, np.ndarray, pd.DataFrame]]] = None
+              ) -> pd.DataFrame:
     """One row per (run, judged query): ``run, query_id, tie@10, tie@1000`` and for every measure
     ``<name> TA`` (tie-aware), ``<name> TE`` (trec_eval order), ``<name> diff`` (TA - TE; exactly 0
     where the two agree up to floating-point noise), ``<name> min`` and ``<name> max`` (the worst and
-    the best order of the ties)."""
+    the best order of the ties). ``runs``: what :func:`judged_runs` yields for ``data_dir``, when the
+    caller has read the runs already (the tests use them again); read here otherwise."""
     data_dir = Path(data_dir)
     qrels = ir_rbstar.read_qrels(data_dir / QRELS_FILE)
     judged = pd.unique(qrels["query_id"])
@@ -129,7 +131,7 @@ def per_query(data_dir=DEFAULT_DATA) -> pd.DataFrame:
     aware_eval = ir_measures.evaluator(list(aware), qrels)
     ordered_eval = ir_measures.pytrec_eval.evaluator(list(ordered), qrels)
     parts = []
-    for run_name, ranking, keep_seg, run in judged_runs(data_dir, judged):
+    for run_name, ranking, keep_seg, run in (judged_runs(data_dir, judged) if runs is None else runs):
         ta = _values(aware_eval, run, aware)
         te = _values(ordered_eval, _dict_of_dicts(run), ordered)
         frame = pd.DataFrame({"query_id": judged})

@@ -52,19 +52,22 @@ def dl19():
     data_dir = shared_data("dl19-passage")
     shared_data("dl19-passage", "runs")
     shared_data("dl19-passage", tr.QRELS_FILE)
-    pq = tr.per_query(data_dir)
-    return data_dir, pq, tr.table_from(pq)
+    judged = pd.unique(ir_rbstar.read_qrels(data_dir / tr.QRELS_FILE)["query_id"])
+    runs = list(tr.judged_runs(data_dir, judged))         # read once: the script's table and the tests below
+    pq = tr.per_query(data_dir, runs=runs)
+    frames = {name: frame for name, _, _, frame in runs}   # the judged queries' rows, in trec_eval order
+    return data_dir, pq, tr.table_from(pq), frames
 
 
 def test_doc_table_is_current(dl19):
-    _, pq, table = dl19
+    _, pq, table, _ = dl19
     fresh = tr.report(pq, table)
     in_doc = tr.generated_block(DOC.read_text())
     assert in_doc == fresh, "docs/ties.md is stale: run  python -m scripts.ties_report --write"
 
 
 def test_table_shape(dl19):
-    data_dir, pq, table = dl19
+    data_dir, pq, table, _ = dl19
     runs = sorted(p.name[:-3] for p in (data_dir / "runs").glob("*.gz"))
     assert len(runs) == 37
     assert sorted(table["run"]) == runs
@@ -79,7 +82,7 @@ def test_table_shape(dl19):
 
 
 def test_values_are_in_unit_interval(dl19):
-    _, pq, _ = dl19
+    _, pq, _, _ = dl19
     for name, *_ in tr.MEASURES:
         for kind in ("TA", "TE"):
             col = pq[f"{name} {kind}"]
@@ -89,7 +92,7 @@ def test_values_are_in_unit_interval(dl19):
 
 def test_no_tie_means_no_difference(dl19):
     """Without a tie group reaching into the depth a measure looks at, tie-aware = trec_eval order."""
-    _, pq, _ = dl19
+    _, pq, _, _ = dl19
     for name, _, _, depth in tr.MEASURES:
         untied = ~pq[f"tie@{depth}"]
         raw = (pq[f"{name} TA"] - pq[f"{name} TE"]).abs()
@@ -99,13 +102,12 @@ def test_no_tie_means_no_difference(dl19):
 
 
 def test_tie_counts_match_pandas(dl19):
-    """The tie flags, recomputed with pandas from ir_rbstar.read_run for a few runs (the ones with the
-    largest tie groups, and runs without ties)."""
-    data_dir, pq, _ = dl19
-    judged = set(ir_rbstar.read_qrels(data_dir / tr.QRELS_FILE)["query_id"])
+    """The tie flags, recomputed with pandas for a few runs (the ones with the largest tie groups, and runs
+    without ties) from their judged queries' rows as the fixture read them (ir_rbstar's reader, as
+    ir_rbstar.read_run)."""
+    _, pq, _, frames = dl19
     for run in ("UNH_bm25", "ms_duet_passage", "test1", "bm25base_ax_p", "ICT-CKNRM_B50", "bm25base_rm3_p"):
-        df = ir_rbstar.read_run(data_dir / "runs" / f"{run}.gz")
-        df = df[df["query_id"].isin(judged)]
+        df = frames[run]
         df = df.sort_values(["query_id", "score"], ascending=[True, False], kind="stable")
         df["pos"] = df.groupby("query_id").cumcount()
         groups = df.groupby(["query_id", "score"]).agg(size=("pos", "size"), top=("pos", "min")).reset_index()
@@ -130,24 +132,31 @@ def _ordered_within_ties(run: pd.DataFrame, qrels: pd.DataFrame, best: bool) -> 
 def test_tie_aware_lies_between_best_and_worst_tie_breaking(dl19):
     """Within every tie group, the best ordering puts higher grades first and the worst puts them last
     (for nDCG@10 as for binary AP and RR). The mean over all orderings must lie between the two, strictly
-    when they differ, and equal both when they agree; trec_eval's order is one of the orderings."""
-    data_dir, pq, table = dl19
+    when they differ, and equal both when they agree; trec_eval's order is one of the orderings. Only the
+    queries with a tie group (two scores equal in float32, found here) are reordered and evaluated again:
+    on the others every ordering is trec_eval's, so both bounds are the script's trec_eval-order column
+    (pytrec_eval on the run as read)."""
+    data_dir, pq, table, frames = dl19
     qrels = ir_rbstar.read_qrels(data_dir / tr.QRELS_FILE)
-    judged = pd.unique(qrels["query_id"])
     ordered = {ir_measures.parse_measure(te): name for name, _, te, _ in tr.MEASURES}
     evaluator = ir_measures.pytrec_eval.evaluator(list(ordered), qrels)
     with_ties = set(table.loc[table["ties@1000"] > 0, "run"])
     checked = 0
-    for run_name, _, _, run in tr.judged_runs(data_dir, judged):
+    for run_name, run in frames.items():
         if run_name not in with_ties:
             continue
         mine = pq[pq["run"] == run_name].set_index("query_id")
+        tied = run.assign(score32=run["score"].astype(np.float32)).duplicated(["query_id", "score32"], keep=False)
+        tied_queries = set(run.loc[tied.to_numpy(), "query_id"].tolist())
+        assert tied_queries
+        subset = run[run["query_id"].isin(tied_queries).to_numpy()]
         bounds = {}
         for best in (True, False):
             values = {(m.query_id, ordered[m.measure]): m.value
-                      for m in evaluator.iter_calc(run_dict(_ordered_within_ties(run, qrels, best)))}
+                      for m in evaluator.iter_calc(run_dict(_ordered_within_ties(subset, qrels, best)))}
             for name, *_ in tr.MEASURES:
-                bounds[name, best] = mine.index.map(lambda q: values.get((q, name), 0.0)).to_numpy()
+                bounds[name, best] = np.array([values.get((q, name), 0.0) if q in tied_queries else te
+                                               for q, te in zip(mine.index, mine[f"{name} TE"])])
         for name, *_ in tr.MEASURES:
             hi, lo = bounds[name, True], bounds[name, False]
             ta, te = mine[f"{name} TA"].to_numpy(), mine[f"{name} TE"].to_numpy()
