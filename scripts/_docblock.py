@@ -11,13 +11,17 @@ Each report names its own markers and gets them bound, e.g.::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
+import os
 import sys
 from pathlib import Path
-from typing import Iterable, List, Sequence
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set
 
 import numpy as np
 import scipy.stats
+
+from ir_rbstar.io import Ranking, read_trec_run
 
 #: the study data (NIST and third-party runs that may not be copied here), next to the repository
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
@@ -101,4 +105,35 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> float:
     if np.ptp(x) == 0 or np.ptp(y) == 0:
         return float("nan")
     return float(scipy.stats.pearsonr(x, y).statistic)
+
+
+# the runs read once and kept while shared_runs() is on: {folder: {path: Ranking}}
+_SHARED: Optional[Dict[str, Dict[str, Ranking]]] = None
+
+
+def read_ranking(path) -> Ranking:
+    """``ir_rbstar.io.read_trec_run(path)``; while :func:`shared_runs` is on for the file's folder, read
+    once and the same :class:`Ranking` given to every later caller (rankings are not changed by their
+    readers)."""
+    key = os.path.realpath(path)
+    kept = None if _SHARED is None else _SHARED.get(os.path.dirname(key))
+    if kept is None:
+        return read_trec_run(str(path))
+    if key not in kept:
+        kept[key] = read_trec_run(str(path))
+    return kept[key]
+
+
+@contextlib.contextmanager
+def shared_runs(folders: Iterable) -> Iterator[None]:
+    """Keep the runs of ``folders`` that :func:`read_ranking` reads, until the block ends: several reports
+    then read each run once (the test suite does this for DL19's 37 runs, about 170 MB)."""
+    global _SHARED
+    before = _SHARED
+    wanted: Set[str] = {os.path.realpath(f) for f in folders}
+    _SHARED = {**(before or {}), **{f: (before or {}).get(f, {}) for f in wanted}}
+    try:
+        yield
+    finally:
+        _SHARED = before
 

@@ -48,7 +48,7 @@ import ir_measures
 import ir_rbstar
 from ir_rbstar import matrices
 from ir_rbstar.datasets import resolve_qrels
-from ir_rbstar.io import QUERY_IDS, Ranking, to_ranking
+from ir_rbstar.io import QUERY_IDS, Ranking, ranking_frame, to_ranking
 from ir_rbstar.stats import ranking_agreement
 
 # _docblock: what the report scripts share (the docs' marker block, --write/--doc)
@@ -126,7 +126,7 @@ def load(data_dir, coll: Collection):
     if not paths:
         raise FileNotFoundError(f"no runs (*.gz) in {Path(data_dir, coll.runs)}")
     qrels = ir_rbstar.read_qrels(str(data_dir / coll.qrels))
-    runs = {p.name[:-len(".gz")]: ir_rbstar.read_run(str(p)) for p in paths}
+    runs = {p.name[:-len(".gz")]: ranking_frame(_docblock.read_ranking(p)) for p in paths}    # = read_run
     return qrels, runs
 
 

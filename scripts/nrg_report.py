@@ -42,6 +42,7 @@ import pandas as pd
 
 import ir_measures
 import ir_rbstar
+from ir_rbstar.io import ranking_frame
 from ir_rbstar.stats import ranking_agreement
 
 # _docblock: what the report scripts share (the docs' marker block, --write/--doc)
@@ -107,7 +108,7 @@ def load(data_dir) -> tuple:
     if not paths:
         raise FileNotFoundError(f"no runs (*.gz) in {Path(data_dir, RUNS)}")
     qrels = ir_rbstar.read_qrels(str(data_dir / QRELS))
-    runs = {p.name[:-len(".gz")]: ir_rbstar.read_run(str(p)) for p in paths}
+    runs = {p.name[:-len(".gz")]: ranking_frame(_docblock.read_ranking(p)) for p in paths}    # = read_run
     groups = pd.read_csv(data_dir / GROUPS, sep="\t", dtype={"run": str, "group": str})
     return qrels, runs, groups
 

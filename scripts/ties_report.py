@@ -40,7 +40,7 @@ import pandas as pd
 
 import ir_measures
 import ir_rbstar
-from ir_rbstar.io import QUERY_IDS, Ranking, read_trec_run
+from ir_rbstar.io import QUERY_IDS, Ranking
 
 # _docblock: what the report scripts share (the docs' marker block, --write/--doc)
 if __package__:      # python -m scripts.ties_report (from the repository root), or imported as scripts.ties_report
@@ -105,7 +105,7 @@ def judged_runs(data_dir, judged) -> Iterator[Tuple[str, Ranking, np.ndarray, pd
     if not runs:
         raise FileNotFoundError(f"no runs (*.gz) in {Path(data_dir, 'runs')}")
     for path in runs:
-        ranking = read_trec_run(path)
+        ranking = _docblock.read_ranking(path)
         keep_seg = np.isin(QUERY_IDS.decode(ranking.qcodes), judged)
         keep = keep_seg[ranking.row_segments()]
         frame = pd.DataFrame({"query_id": QUERY_IDS.decode(ranking.qcodes[ranking.row_segments()[keep]]),

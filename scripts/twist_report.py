@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 import ir_measures
-from ir_rbstar.io import QUERY_IDS, read_trec_qrels, read_trec_run
+from ir_rbstar.io import QUERY_IDS, read_trec_qrels
 from ir_rbstar.stats import ranking_agreement
 from ir_rbstar.twist import ARCHETYPES, twist_table
 
@@ -222,7 +222,7 @@ def collection_pairs(data_dir, coll: Collection) -> pd.DataFrame:
     parts = []
     for group, folder in coll.groups:
         for path in _runs(data_dir, folder):
-            ranking = read_trec_run(str(path))
+            ranking = _docblock.read_ranking(path)
             keep_seg = np.isin(QUERY_IDS.decode(ranking.qcodes), judged)
             seg = ranking.row_segments()
             keep = keep_seg[seg]
