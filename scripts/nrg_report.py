@@ -101,16 +101,19 @@ pearson = _docblock.pearson
 # Values per run
 # =============================================================================================
 
-def load(data_dir) -> tuple:
-    """(qrels DataFrame, {run name: run DataFrame} sorted by name, run_groups.tsv as a DataFrame)."""
+def load(data_dir, rankings: bool = False) -> tuple:
+    """(qrels DataFrame, {run name: run DataFrame} sorted by name, run_groups.tsv as a DataFrame), and with
+    ``rankings`` also {run name: its :class:`ir_rbstar.io.Ranking`}, the form the runs are read in (and
+    registered and evaluated in, without converting the DataFrames back)."""
     data_dir = Path(data_dir)
     paths = sorted(Path(data_dir, RUNS).glob("*.gz"))
     if not paths:
         raise FileNotFoundError(f"no runs (*.gz) in {Path(data_dir, RUNS)}")
     qrels = ir_rbstar.read_qrels(str(data_dir / QRELS))
-    runs = {p.name[:-len(".gz")]: ranking_frame(_docblock.read_ranking(p)) for p in paths}    # = read_run
+    read = {p.name[:-len(".gz")]: _docblock.read_ranking(p) for p in paths}
+    runs = {name: ranking_frame(r) for name, r in read.items()}           # = ir_rbstar.read_run
     groups = pd.read_csv(data_dir / GROUPS, sep="\t", dtype={"run": str, "group": str})
-    return qrels, runs, groups
+    return (qrels, runs, groups, read) if rankings else (qrels, runs, groups)
 
 
 def ndcg_at_10(qrels: pd.DataFrame, runs: Dict[str, pd.DataFrame]) -> pd.Series:
@@ -160,7 +163,7 @@ def check_groups_table(groups: pd.DataFrame, ndcg: pd.Series, best: Dict[str, st
 def compute(data_dir=DEFAULT_DATA) -> pd.DataFrame:
     """One row per run: ``run, group, kind`` (BASELINE, neural or other) and the columns
     :data:`COLUMNS`; ``attrs`` holds ``best`` (group -> its best run) and ``topics``."""
-    qrels, runs, groups = load(data_dir)
+    qrels, runs, groups, rankings = load(data_dir, rankings=True)
     teams = dict(zip(groups["run"], groups["group"]))
     missing = sorted(set(runs) - set(teams))
     if missing:
@@ -170,12 +173,12 @@ def compute(data_dir=DEFAULT_DATA) -> pd.DataFrame:
     check_groups_table(groups, ndcg, best)
     # the evaluated runs are the registered ones, whole (all 200 queries): a run is recognised as
     # itself, and so never its own prior, only when every query matches
-    ir_rbstar.register_runs(PRIOR, runs, teams=teams, best=best)
+    ir_rbstar.register_runs(PRIOR, rankings, teams=teams, best=best)
     try:
         measures = {col: ir_rbstar.parse(text)[0] for col, text in MEASURES.items()}
         evaluator = ir_measures.evaluator(list(measures.values()), qrels)
         rows = []
-        for name, run in runs.items():
+        for name, run in rankings.items():
             values = evaluator.calc_aggregate(run)
             rows.append({"run": name, "group": teams[name], NDCG: float(ndcg[name]),
                          **{col: float(values[m]) for col, m in measures.items()}})
