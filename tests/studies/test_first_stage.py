@@ -4,6 +4,7 @@ plot_rbr_bounds, the selection of Recall(B | R_k) observations of examples/first
 hand-made example, base <= full <= base + residual on random inputs, docs/first_stage.md (its examples
 print what they show), and on the real DL19 data (skipped without ../shared/data) the script's --check
 and numbers recomputed from the run files in plain Python."""
+import functools
 import gzip
 import importlib
 import itertools
@@ -320,8 +321,10 @@ def test_replace_block():
 # ---------------------------------------------------------------------------------------------
 # real data (skips without ../shared/data)
 
+@functools.cache
 def _read(path):
-    """{query: {doc: score}} from a TREC run file, in plain Python."""
+    """{query: {doc: score}} from a TREC run file, in plain Python (each file read once per module: the
+    tests below share the reference and some runs, and do not change what they get)."""
     out = defaultdict(dict)
     with gzip.open(path, "rt") as f:
         for line in f:
