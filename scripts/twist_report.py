@@ -190,16 +190,23 @@ def archetype_by_sign_change(pairs: pd.DataFrame) -> pd.Series:
     return pd.Series(np.where(fixed, pairs["archetype"], other), index=pairs.index)
 
 
-def _run_dict(frame: pd.DataFrame) -> Dict[str, Dict[str, float]]:
-    """A run as the dict of dicts pytrec_eval takes (built here once per run: ir_measures' conversion of
-    a DataFrame goes row by row)."""
+def _run_dict(q: np.ndarray, d: np.ndarray, scores: np.ndarray) -> Dict[str, Dict[str, float]]:
+    """A run (query ids, doc ids and scores of its rows, queries contiguous) as the dict of dicts pytrec_eval
+    takes (built here once per run: ir_measures' conversion of a DataFrame goes row by row)."""
     out: Dict[str, Dict[str, float]] = {}
-    q = frame["query_id"].to_numpy()
-    d = frame["doc_id"].to_numpy()
-    s = frame["score"].to_numpy().tolist()
+    s = scores.tolist()
     cuts = np.flatnonzero(np.r_[True, q[1:] != q[:-1], True])
     for a, b in zip(cuts[:-1], cuts[1:]):
         out[str(q[a])] = dict(zip(d[a:b].tolist(), s[a:b]))
+    return out
+
+
+def _qrels_dict(qrels_df: pd.DataFrame) -> Dict[str, Dict[str, int]]:
+    """The qrels as pytrec_eval's dict of dicts, built column by column."""
+    out: Dict[str, Dict[str, int]] = {}
+    for q, d, g in zip(qrels_df["query_id"].tolist(), qrels_df["doc_id"].tolist(),
+                       qrels_df["relevance"].tolist(), strict=True):
+        out.setdefault(q, {})[d] = int(g)
     return out
 
 
@@ -218,7 +225,7 @@ def collection_pairs(data_dir, coll: Collection) -> pd.DataFrame:
     # one evaluator for every rel: pytrec_eval sees each run once
     labels = {ir_measures.nDCG: ("nDCG", None)}
     labels.update({ir_measures.AP(rel=rel): ("AP", rel) for rel in coll.rels})
-    evaluator = ir_measures.pytrec_eval.evaluator(list(labels), qrels_df)
+    evaluator = ir_measures.pytrec_eval.evaluator(list(labels), _qrels_dict(qrels_df))
     parts = []
     for group, folder in coll.groups:
         for path in _runs(data_dir, folder):
@@ -226,10 +233,11 @@ def collection_pairs(data_dir, coll: Collection) -> pd.DataFrame:
             keep_seg = np.isin(QUERY_IDS.decode(ranking.qcodes), judged)
             seg = ranking.row_segments()
             keep = keep_seg[seg]
-            frame = pd.DataFrame({"query_id": QUERY_IDS.decode(ranking.qcodes[seg[keep]]),
-                                  "doc_id": ranking.dbytes[keep].astype(str), "score": ranking.scores[keep]})
+            columns = {"query_id": QUERY_IDS.decode(ranking.qcodes[seg[keep]]),
+                       "doc_id": ranking.dbytes[keep].astype(str), "score": ranking.scores[keep]}
+            frame = pd.DataFrame(columns)
             gain: Dict[tuple, Dict[str, float]] = {}
-            for m in evaluator.iter_calc(_run_dict(frame)):
+            for m in evaluator.iter_calc(_run_dict(*columns.values())):
                 gain.setdefault(labels[m.measure], {})[m.query_id] = m.value
             grades = run_grades(qrels_df, frame)          # one lookup for every rel
             for rel in coll.rels:
