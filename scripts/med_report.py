@@ -48,7 +48,7 @@ import ir_measures
 import ir_rbstar
 from ir_rbstar import matrices
 from ir_rbstar.datasets import resolve_qrels
-from ir_rbstar.io import QUERY_IDS, Ranking, ranking_frame, to_ranking
+from ir_rbstar.io import QUERY_IDS, Ranking, ranking_frame
 from ir_rbstar.stats import ranking_agreement
 
 # _docblock: what the report scripts share (the docs' marker block, --write/--doc)
@@ -118,16 +118,18 @@ pearson = _docblock.pearson
 # Input and judgment samples
 # =============================================================================================
 
-def load(data_dir, coll: Collection):
-    """(qrels DataFrame, {run name: run DataFrame} in file-name order); the runs are read (and
-    validated) once, and converted once more to ir_rbstar's columnar form by :func:`compute_collection`."""
+def load(data_dir, coll: Collection, rankings: bool = False):
+    """(qrels DataFrame, {run name: run DataFrame} in file-name order), and with ``rankings`` also {run
+    name: its :class:`ir_rbstar.io.Ranking`}, the columnar form the runs are read (and validated) in and
+    :func:`compute_collection` evaluates."""
     data_dir = Path(data_dir)
     paths = sorted(Path(data_dir, coll.runs).glob("*.gz"))
     if not paths:
         raise FileNotFoundError(f"no runs (*.gz) in {Path(data_dir, coll.runs)}")
     qrels = ir_rbstar.read_qrels(str(data_dir / coll.qrels))
-    runs = {p.name[:-len(".gz")]: ranking_frame(_docblock.read_ranking(p)) for p in paths}    # = read_run
-    return qrels, runs
+    read = {p.name[:-len(".gz")]: _docblock.read_ranking(p) for p in paths}
+    runs = {name: ranking_frame(r) for name, r in read.items()}           # = ir_rbstar.read_run
+    return (qrels, runs, read) if rankings else (qrels, runs)
 
 
 def sample_qrels(qrels: pd.DataFrame, level: float, seed: int = SEED) -> pd.DataFrame:
@@ -255,8 +257,7 @@ def compute_collection(data_dir, coll: Collection, family: Optional[bool] = None
     """Everything the report shows of one collection; ``family`` (default: ``coll.family``) adds the
     judgment-free family's distances over the pairs."""
     family = coll.family if family is None else family
-    qrels, runs = load(data_dir, coll)
-    rankings = {n: to_ranking(r, source=n) for n, r in runs.items()}    # converted once for every level
+    qrels, runs, rankings = load(data_dir, coll, rankings=True)
     names = list(runs)
     topics = sorted(qrels["query_id"].unique())
     # every judgment-free measure in one pass over the pairs: the matrix, the 0% level, the family
