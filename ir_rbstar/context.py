@@ -169,15 +169,18 @@ class RunContext:
             start, size = self.run.tie_groups()
             if not b.identity:
                 start, size = start[b.src], size[b.src]
-            end = start + size
             reach = b.lens.copy()
             has = np.flatnonzero(b.lens > 0)
             last = np.cumsum(b.lens)[has] - 1                      # the last row of B of each query
-            reach[has] = np.maximum(b.lens[has], end[last])
+            reach[has] = np.maximum(b.lens[has], start[last] + size[last])
             straddles = bool((reach > b.lens).any())
-            rows = gather(self.run, self.universe, lens=reach) if straddles else b
-            if straddles:
-                start, size = (a[rows.src] for a in self.run.tie_groups())
+            if not straddles:
+                # the group of a query's last row of B ends within B, and so do the groups before it: every
+                # position of every group is kept (no new arrays: start, size and kept are the run's own)
+                tied = self.run.has_ties() if b.identity else bool((size > 1).any())
+                return TiedRows(b, start, size, size, b.lens, False, tied)
+            rows = gather(self.run, self.universe, lens=reach)
+            start, size = (a[rows.src] for a in self.run.tie_groups())
             kept = np.minimum(start + size, b.lens[rows.seg]) - start
             return TiedRows(rows, start, size, kept, b.lens, straddles, bool((size > 1).any()))
         return self.cached(("tied obs", cutoff), make)

@@ -185,7 +185,10 @@ def match_items(x_seg: np.ndarray, x_item: np.ndarray, y_seg: np.ndarray, y_item
         return _checked(a, b, nx)
     # a pair of equal shortened codes is a match when the codes are equal and no third row shares them
     codes_of = _Stacked(x_item, y_item)
-    clean = codes_of[a] == codes_of[b]
+    if len(a) and int(a.max()) < nx and int(b.min()) >= nx:
+        clean = x_item[a] == y_item[b - nx]      # the usual case: each pair a row of X, then one of Y
+    else:
+        clean = codes_of[a] == codes_of[b]
     if len(eq) > 1:
         crowded = eq[1:] == eq[:-1] + 1          # three or more rows with one shortened code
         clean[1:] &= ~crowded
