@@ -23,17 +23,29 @@ from .references import resolve_run
 __all__ = ["Rows", "TiedRows", "RankedRows", "RunContext"]
 
 
-@dataclass
 class Rows:
-    """Rows of a ranking gathered for the query universe (query i of the universe is segment i)."""
+    """Rows of a ranking gathered for the query universe (query i of the universe is segment i).
 
-    seg: np.ndarray       # universe index of each row
-    rank: np.ndarray      # 1-based rank of each row within its query
-    docs: np.ndarray      # document id hashes
-    dbytes: np.ndarray    # document ids (bytes)
-    src: np.ndarray       # row index in the source ranking
-    lens: np.ndarray      # number of rows per universe query
-    identity: bool = False  # the rows are all the source's rows, in place (src == arange)
+    ``seg``: universe index of each row; ``rank``: 1-based rank of each row within its query; ``docs``:
+    document id hashes; ``dbytes``: document ids (bytes); ``src``: row index in the source ranking;
+    ``lens``: number of rows per universe query; ``identity``: the rows are all the source's rows, in
+    place (``src`` is then 0, 1, 2, ..., made on first use: many measures never read it)."""
+
+    __slots__ = ("seg", "rank", "docs", "dbytes", "_src", "lens", "identity")
+
+    def __init__(self, seg: np.ndarray, rank: np.ndarray, docs: np.ndarray, dbytes: np.ndarray,
+                 src: Optional[np.ndarray], lens: np.ndarray, identity: bool = False):
+        if src is None and not identity:
+            raise ValueError("Rows: src is needed unless the rows are the source's own (identity)")
+        self.seg, self.rank, self.docs, self.dbytes, self._src = seg, rank, docs, dbytes, src
+        self.lens, self.identity = lens, identity
+
+    @property
+    def src(self) -> np.ndarray:
+        """The row index in the source ranking of each row."""
+        if self._src is None:
+            self._src = np.arange(len(self.seg), dtype=np.int64)
+        return self._src
 
 
 @dataclass
@@ -84,8 +96,7 @@ def gather(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None,
             and (cutoff is None or ranking.segment_lengths().max(initial=0) <= cutoff)):
         # every row, in place (the common case: no cutoff, the run's own queries)
         return Rows(seg=ranking.row_segments(), rank=ranking.row_ranks(), docs=ranking.docs,
-                    dbytes=ranking.dbytes, src=np.arange(len(ranking), dtype=np.int64),
-                    lens=ranking.segment_lengths(), identity=True)
+                    dbytes=ranking.dbytes, src=None, lens=ranking.segment_lengths(), identity=True)
     starts, found = ranges(ranking, universe, cutoff)
     lens = found if lens is None else lens
     n = len(universe)
@@ -109,7 +120,7 @@ def join_judgments(run: Ranking, qrels: Qrels, b: Rows, queries: Callable[[], np
     the run (its index); both give the same arrays. By default the run's side is taken when the run keeps
     an index (from its duplicate check) and the judgments are far fewer than the rows."""
     if side is None:
-        side = "judgments" if run.has_index() and 4 * len(qrels.rowq) < len(b.src) else "rows"
+        side = "judgments" if run.has_index() and 4 * len(qrels.rowq) < len(b.seg) else "rows"
     if side == "rows":
         return qrels.lookup(queries(), b.docs, b.dbytes)
     run_row = run.find(qrels.rowq, qrels.rowd, qrels.rowb)
@@ -117,11 +128,11 @@ def join_judgments(run: Ranking, qrels: Qrels, b: Rows, queries: Callable[[], np
     row = run_row[judgment]
     if not b.identity:                   # run rows -> rows of B (-1: outside the universe or the cutoff)
         at = np.full(len(run), -1, dtype=np.int64)
-        at[b.src] = np.arange(len(b.src), dtype=np.int64)
+        at[b.src] = np.arange(len(b.seg), dtype=np.int64)
         row = at[row]
         judgment, row = judgment[row >= 0], row[row >= 0]
-    grade = np.zeros(len(b.src), dtype=np.int64)
-    judged = np.zeros(len(b.src), dtype=bool)
+    grade = np.zeros(len(b.seg), dtype=np.int64)
+    judged = np.zeros(len(b.seg), dtype=bool)
     grade[row] = qrels.grades[judgment]
     judged[row] = True
     return grade, judged
@@ -227,21 +238,21 @@ class RunContext:
                 rows = b_off[seg] + rank - 1
                 if b.dbytes.dtype.itemsize > 8 or r.dbytes.dtype.itemsize > 8:
                     verify_matches(r.dbytes[at], b.dbytes[rows], reference.source)
-                b_in_r = np.full(len(b.src), -1, dtype=np.int64)
+                b_in_r = np.full(len(b.seg), -1, dtype=np.int64)
                 b_in_r[rows] = r.src[at]
-                r_in_b = np.zeros(len(r.src), dtype=bool)
+                r_in_b = np.zeros(len(r.seg), dtype=bool)
                 r_in_b[at] = True
-            elif reference.has_index() or len(r.src) <= len(b.src):
+            elif reference.has_index() or len(r.seg) <= len(b.seg):
                 b_in_r = reference.find(self.queries(b), b.docs, b.dbytes)
                 pos_in_r = np.full(len(reference), -1, dtype=np.int64)
-                pos_in_r[r.src] = np.arange(len(r.src))
-                r_in_b = np.zeros(len(r.src), dtype=bool)
+                pos_in_r[r.src] = np.arange(len(r.seg))
+                r_in_b = np.zeros(len(r.seg), dtype=bool)
                 r_in_b[pos_in_r[b_in_r[b_in_r >= 0]]] = True
             else:
                 found = DocIndex(self.queries(b), b.docs).lookup(self.queries(r), r.docs)
                 verify_ids(b.dbytes, found, r.dbytes, reference.source)
                 r_in_b = found >= 0
-                b_in_r = np.full(len(b.src), -1, dtype=np.int64)
+                b_in_r = np.full(len(b.seg), -1, dtype=np.int64)
                 b_in_r[found[r_in_b]] = r.src[r_in_b]
             return reference, b_in_r, r_in_b
         return self.cached(("match", cutoff, ref, rel, tied), make)
