@@ -10,7 +10,7 @@ Internal: not part of the public API (docs/api.md).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, Optional, Tuple, cast
 
 import numpy as np
 
@@ -29,16 +29,18 @@ class Rows:
     ``seg``: universe index of each row; ``rank``: 1-based rank of each row within its query; ``docs``:
     document id hashes; ``dbytes``: document ids (bytes); ``src``: row index in the source ranking;
     ``lens``: number of rows per universe query; ``identity``: the rows are all the source's rows, in
-    place (``src`` is then 0, 1, 2, ..., made on first use: many measures never read it)."""
+    place (``src`` is then 0, 1, 2, ... and ``rank`` the source's own ranks, both made on first use: many
+    measures never read them)."""
 
-    __slots__ = ("seg", "rank", "docs", "dbytes", "_src", "lens", "identity")
+    __slots__ = ("seg", "_rank", "docs", "dbytes", "_src", "lens", "identity", "_source")
 
-    def __init__(self, seg: np.ndarray, rank: np.ndarray, docs: np.ndarray, dbytes: np.ndarray,
-                 src: Optional[np.ndarray], lens: np.ndarray, identity: bool = False):
-        if src is None and not identity:
-            raise ValueError("Rows: src is needed unless the rows are the source's own (identity)")
-        self.seg, self.rank, self.docs, self.dbytes, self._src = seg, rank, docs, dbytes, src
-        self.lens, self.identity = lens, identity
+    def __init__(self, seg: np.ndarray, rank: Optional[np.ndarray], docs: np.ndarray, dbytes: np.ndarray,
+                 src: Optional[np.ndarray], lens: np.ndarray, identity: bool = False,
+                 source: Optional[Ranking] = None):
+        if (src is None or rank is None) and not (identity and source is not None):
+            raise ValueError("Rows: src and rank are needed unless the rows are their source's own (identity)")
+        self.seg, self._rank, self.docs, self.dbytes, self._src = seg, rank, docs, dbytes, src
+        self.lens, self.identity, self._source = lens, identity, source
 
     @property
     def src(self) -> np.ndarray:
@@ -46,6 +48,13 @@ class Rows:
         if self._src is None:
             self._src = np.arange(len(self.seg), dtype=np.int64)
         return self._src
+
+    @property
+    def rank(self) -> np.ndarray:
+        """The 1-based rank of each row within its query."""
+        if self._rank is None:
+            self._rank = cast(Ranking, self._source).row_ranks()
+        return self._rank
 
 
 @dataclass
@@ -95,8 +104,8 @@ def gather(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None,
     if (lens is None and len(universe) == len(ranking.qcodes) and np.array_equal(universe, ranking.qcodes)
             and (cutoff is None or ranking.segment_lengths().max(initial=0) <= cutoff)):
         # every row, in place (the common case: no cutoff, the run's own queries)
-        return Rows(seg=ranking.row_segments(), rank=ranking.row_ranks(), docs=ranking.docs,
-                    dbytes=ranking.dbytes, src=None, lens=ranking.segment_lengths(), identity=True)
+        return Rows(seg=ranking.row_segments(), rank=None, docs=ranking.docs, dbytes=ranking.dbytes, src=None,
+                    lens=ranking.segment_lengths(), identity=True, source=ranking)
     starts, found = ranges(ranking, universe, cutoff)
     lens = found if lens is None else lens
     n = len(universe)
