@@ -29,18 +29,32 @@ class Rows:
     ``seg``: universe index of each row; ``rank``: 1-based rank of each row within its query; ``docs``:
     document id hashes; ``dbytes``: document ids (bytes); ``src``: row index in the source ranking;
     ``lens``: number of rows per universe query; ``identity``: the rows are all the source's rows, in
-    place (``src`` is then 0, 1, 2, ... and ``rank`` the source's own ranks, both made on first use: many
-    measures never read them)."""
+    place (``src`` is then 0, 1, 2, ..., ``seg`` and ``rank`` the source's own, all made on first use:
+    many measures never read them)."""
 
-    __slots__ = ("seg", "_rank", "docs", "dbytes", "_src", "lens", "identity", "_source")
+    __slots__ = ("_seg", "_rank", "docs", "dbytes", "_src", "lens", "identity", "_source")
 
-    def __init__(self, seg: np.ndarray, rank: Optional[np.ndarray], docs: np.ndarray, dbytes: np.ndarray,
-                 src: Optional[np.ndarray], lens: np.ndarray, identity: bool = False,
+    def __init__(self, seg: Optional[np.ndarray], rank: Optional[np.ndarray], docs: np.ndarray,
+                 dbytes: np.ndarray, src: Optional[np.ndarray], lens: np.ndarray, identity: bool = False,
                  source: Optional[Ranking] = None):
-        if (src is None or rank is None) and not (identity and source is not None):
-            raise ValueError("Rows: src and rank are needed unless the rows are their source's own (identity)")
-        self.seg, self._rank, self.docs, self.dbytes, self._src = seg, rank, docs, dbytes, src
+        if (seg is None or src is None or rank is None) and not (identity and source is not None):
+            raise ValueError("Rows: seg, src and rank are needed unless the rows are their source's own (identity)")
+        self._seg, self._rank, self.docs, self.dbytes, self._src = seg, rank, docs, dbytes, src
         self.lens, self.identity, self._source = lens, identity, source
+
+    @property
+    def seg(self) -> np.ndarray:
+        """The universe index of each row."""
+        if self._seg is None:
+            self._seg = cast(Ranking, self._source).row_segments()
+        return self._seg
+
+    def seg_at(self, rows: np.ndarray) -> np.ndarray:
+        """``seg[rows]``, without making ``seg`` when it is not made yet (then one search per row asked for
+        among the queries' ends)."""
+        if self._seg is None:
+            return np.searchsorted(np.cumsum(self.lens), rows, side="right").astype(np.int64, copy=False)
+        return self.seg[rows]
 
     @property
     def src(self) -> np.ndarray:
@@ -104,7 +118,7 @@ def gather(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None,
     if (lens is None and len(universe) == len(ranking.qcodes) and np.array_equal(universe, ranking.qcodes)
             and (cutoff is None or ranking.segment_lengths().max(initial=0) <= cutoff)):
         # every row, in place (the common case: no cutoff, the run's own queries)
-        return Rows(seg=ranking.row_segments(), rank=None, docs=ranking.docs, dbytes=ranking.dbytes, src=None,
+        return Rows(seg=None, rank=None, docs=ranking.docs, dbytes=ranking.dbytes, src=None,
                     lens=ranking.segment_lengths(), identity=True, source=ranking)
     starts, found = ranges(ranking, universe, cutoff)
     lens = found if lens is None else lens

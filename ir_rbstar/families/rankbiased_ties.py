@@ -16,7 +16,7 @@ from ..context import RunContext, ranges
 from ..core import rankbiased as K
 from ..core import rankbiased_ties as T
 from ..core.rankbiased import _expected_pair_sum
-from ..core.rbo_variants import match_ordered
+from ..core.rbo_variants import match_counted
 from ..core.segments import seg_sum
 from ..io import Ranking
 from ..io.docindex import verify_matches
@@ -79,7 +79,7 @@ def _shared(m, ctx: RunContext, tied) -> Tuple[Ranking, np.ndarray]:
     """(reference, b_in_r): the row in the reference of every row of the tied observation (-1 if none).
     The context's join when it is made already (another measure of the evaluation asked for it) or the
     compiled engine serves the evaluation; else one sort of both sides' (query, document) keys
-    (:func:`~ir_rbstar.core.rbo_variants.match_ordered`), which needs no hash index of the reference."""
+    (:func:`~ir_rbstar.core.rbo_variants.match_counted`), which needs no hash index of the reference."""
     cutoff, ref, rel = m.params.get("cutoff"), m["ref"], m["rel"]
     if ctx.is_cached(("match", cutoff, ref, rel, tied.straddles)) or ctx.kernels():
         reference, b_in_r, _ = ctx.match(cutoff, ref, rel, m, tied=True)
@@ -88,10 +88,10 @@ def _shared(m, ctx: RunContext, tied) -> Tuple[Ranking, np.ndarray]:
     def make():
         reference = ctx.reference(ref, rel, m)
         r, b = ctx.reference_rows(ref, rel, m), tied.rows
-        ib, ir = match_ordered(b.seg, b.docs.view(np.int64), r.seg, r.docs.view(np.int64))
+        ib, ir = match_counted(b.lens, b.docs.view(np.int64), r.lens, r.docs.view(np.int64))
         if b.dbytes.dtype.itemsize > 8 or r.dbytes.dtype.itemsize > 8:     # longer ids: equal hashes, equal ids?
             verify_matches(r.dbytes[ir], b.dbytes[ib], reference.source)
-        b_in_r = np.full(len(b.seg), -1, dtype=np.int64)
+        b_in_r = np.full(len(b.docs), -1, dtype=np.int64)
         b_in_r[ib] = ir if r.identity else r.src[ir]
         return reference, b_in_r
     return ctx.cached(("rbo join", cutoff, ref, rel, tied.straddles), make)
@@ -110,7 +110,7 @@ def _rbo_family(m, ctx: RunContext, tied, cache: dict):
         at = np.flatnonzero(b_in_r >= 0)
         src = b_in_r[at]
         rstart, rsize = reference.tie_groups()
-        family, x_l = T.rbo_family_tied(ctx.n, p, tied.blen, r.lens, tied.rows.seg[at], tied.start[at],
+        family, x_l = T.rbo_family_tied(ctx.n, p, tied.blen, r.lens, tied.rows.seg_at(at), tied.start[at],
                                         tied.size[at], tied.kept[at], rstart[src], rsize[src], ctx.kernels())
         cache[key] = family, x_l, at
     return cache[key]
