@@ -300,7 +300,8 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
     starts = np.flatnonzero(np.r_[True, qcodes[1:] != qcodes[:-1]])
     offsets = np.append(starts, n).astype(np.int64)
     ranking = Ranking(qcodes=qcodes[starts], offsets=offsets, dbytes=dbytes, docs=dhash, scores=scores, source=source)
-    ranking._cache["rowq"] = qcodes
+    # (the query of every row is not kept: row_queries() makes it from the offsets when a join needs it,
+    # and a measure that does not frees its memory for the rest of the evaluation)
     if same is not None:
         ranking._cache["same"] = same          # tie groups, for the measures that need them
     if index is not None:
