@@ -75,6 +75,11 @@ def compute_tied(m, ctx: RunContext, cache: dict) -> np.ndarray:
     return _rbo_res_open(m, ctx, tied, matched, b_in_r, rs, rg, r.lens, family)
 
 
+#: bits of the int64 that packs (row, reference row) when the join's pairs are put in row order (an argsort
+#: of the rows when they do not fit)
+_PACKED_BITS = 63
+
+
 def _shared(m, ctx: RunContext, tied) -> Tuple[Ranking, np.ndarray, np.ndarray]:
     """(reference, at, src): the rows of the tied observation found in the reference (ascending) and their
     rows there. The context's join when it is made already (another measure of the evaluation asked for
@@ -96,7 +101,7 @@ def _shared(m, ctx: RunContext, tied) -> Tuple[Ranking, np.ndarray, np.ndarray]:
         # the pairs in the order of the observation's rows: one sort of (row, reference row) packed in an
         # int64 (no column over all rows)
         shift = max(int(len(reference)).bit_length(), 1)
-        if len(b.docs).bit_length() + shift <= 63:
+        if len(b.docs).bit_length() + shift <= _PACKED_BITS:
             packed = np.sort((ib << shift) | src)
             return reference, packed >> shift, packed & ((1 << shift) - 1)
         order = np.argsort(ib)
