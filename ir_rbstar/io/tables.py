@@ -131,6 +131,34 @@ class Ranking:
                 self._cache["ties"] = tie_layout(self.row_segments(), self.scores, self.row_positions())
         return self._cache["ties"]
 
+    def tie_groups_at(self, rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """``tie_groups()`` at ``rows`` only. When the sort found the ties and the columns over all rows are
+        not made, only the tied rows are visited (their groups kept); the others are their own group."""
+        if "ties" in self._cache or "same" not in self._cache:
+            start, size = self.tie_groups()
+            return start[rows], size[rows]
+        rows = np.asarray(rows, dtype=np.int64)
+        start = rows - self.offsets[np.searchsorted(self.offsets, rows, side="right") - 1]
+        size = np.ones(len(rows), dtype=np.int64)
+        if "tied rows" not in self._cache:
+            same = self._cache["same"]
+            tied = np.zeros(len(self), dtype=bool)
+            tied[1:] = same
+            tied[:-1] |= same
+            at = np.flatnonzero(tied)
+            opens = np.r_[True, ~same[at[1:] - 1]] if len(at) else np.zeros(0, dtype=bool)
+            gid = np.cumsum(opens) - 1
+            sizes = np.diff(np.append(np.flatnonzero(opens), len(at)))
+            pos = at - self.offsets[np.searchsorted(self.offsets, at, side="right") - 1]
+            self._cache["tied rows"] = (at, pos[opens][gid], sizes[gid].astype(np.int64))
+        at, group_start, group_size = self._cache["tied rows"]
+        if len(at):
+            k = np.minimum(np.searchsorted(at, rows), len(at) - 1)
+            hit = at[k] == rows
+            start[hit] = group_start[k[hit]]
+            size[hit] = group_size[k[hit]]
+        return start, size
+
     def row_queries(self) -> np.ndarray:
         """The query code of every row."""
         if "rowq" not in self._cache:
