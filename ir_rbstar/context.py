@@ -71,18 +71,54 @@ class Rows:
         return self._rank
 
 
-@dataclass
 class TiedRows:
     """The rows of the run that may be in B when its ties are not broken: its top k rows and the rest of a
-    tie group that straddles k, with every row's tie group."""
+    tie group that straddles k, with every row's tie group.
 
-    rows: Rows            # those rows (``rows.lens`` counts them per query)
-    start: np.ndarray     # 0-based position where the row's tie group starts
-    size: np.ndarray      # size of the row's tie group
-    kept: np.ndarray      # how many of the group's positions are within B (= size unless it straddles k)
-    blen: np.ndarray      # |B| per query: min(k, run length)
-    straddles: bool       # whether some group straddles k
-    tied: bool            # whether some group has more than one row
+    ``rows``: those rows (``rows.lens`` counts them per query); ``start``: 0-based position where each
+    row's tie group starts; ``size``: the group's size; ``kept``: how many of the group's positions are
+    within B (= size unless it straddles k); ``blen``: |B| per query (min(k, run length)); ``straddles``:
+    whether some group straddles k; ``tied``: whether some group has more than one row. When the rows are
+    all the run's rows (no cutoff splits a group), ``start``, ``size`` and ``kept`` are the run's tie
+    groups, made on first use; :meth:`groups_at` reads them at some rows without making them."""
+
+    __slots__ = ("rows", "_start", "_size", "_kept", "blen", "straddles", "tied", "_run")
+
+    def __init__(self, rows: Rows, start: Optional[np.ndarray], size: Optional[np.ndarray],
+                 kept: Optional[np.ndarray], blen: np.ndarray, straddles: bool, tied: bool,
+                 run: Optional[Ranking] = None):
+        if (start is None or size is None or kept is None) and not (rows.identity and run is not None):
+            raise ValueError("TiedRows: start, size and kept are needed unless the rows are the run's own")
+        self.rows, self._start, self._size, self._kept = rows, start, size, kept
+        self.blen, self.straddles, self.tied, self._run = blen, straddles, tied, run
+
+    def _groups(self) -> None:
+        if self._start is None:
+            self._start, self._size = cast(Ranking, self._run).tie_groups()
+            self._kept = self._size
+
+    @property
+    def start(self) -> np.ndarray:
+        self._groups()
+        return cast(np.ndarray, self._start)
+
+    @property
+    def size(self) -> np.ndarray:
+        self._groups()
+        return cast(np.ndarray, self._size)
+
+    @property
+    def kept(self) -> np.ndarray:
+        self._groups()
+        return cast(np.ndarray, self._kept)
+
+    def groups_at(self, at: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(start, size, kept) at the rows ``at``."""
+        if self._start is None:
+            start, size = cast(Ranking, self._run).tie_groups_at(at)
+            return start, size, size
+        size = self.size[at]
+        return self.start[at], size, (size if self._kept is self._size else self.kept[at])
 
 
 @dataclass
@@ -200,19 +236,22 @@ class RunContext:
         """B with the run's tie groups kept (see :class:`TiedRows`)."""
         def make():
             b = self.observation(cutoff)
-            start, size = self.run.tie_groups()
-            if not b.identity:
-                start, size = start[b.src], size[b.src]
             reach = b.lens.copy()
             has = np.flatnonzero(b.lens > 0)
             last = np.cumsum(b.lens)[has] - 1                      # the last row of B of each query
-            reach[has] = np.maximum(b.lens[has], start[last] + size[last])
+            if b.identity:                       # the groups of those rows only (the run's made when read)
+                last_start, last_size = self.run.tie_groups_at(last)
+            else:
+                start, size = (a[b.src] for a in self.run.tie_groups())
+                last_start, last_size = start[last], size[last]
+            reach[has] = np.maximum(b.lens[has], last_start + last_size)
             straddles = bool((reach > b.lens).any())
             if not straddles:
                 # the group of a query's last row of B ends within B, and so do the groups before it: every
                 # position of every group is kept (no new arrays: start, size and kept are the run's own)
-                tied = self.run.has_ties() if b.identity else bool((size > 1).any())
-                return TiedRows(b, start, size, size, b.lens, False, tied)
+                if b.identity:
+                    return TiedRows(b, None, None, None, b.lens, False, self.run.has_ties(), run=self.run)
+                return TiedRows(b, start, size, size, b.lens, False, bool((size > 1).any()))
             rows = gather(self.run, self.universe, lens=reach)
             start, size = (a[rows.src] for a in self.run.tie_groups())
             kept = np.minimum(start + size, b.lens[rows.seg]) - start

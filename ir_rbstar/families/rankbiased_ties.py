@@ -119,11 +119,10 @@ def _rbo_family(m, ctx: RunContext, tied, cache: dict):
     if key not in cache:
         reference, at, src = _shared(m, ctx, tied)
         r = ctx.reference_rows(ref, rel, m)
-        rstart, rsize = reference.tie_groups()
-        size = tied.size[at]
-        kept = size if tied.kept is tied.size else tied.kept[at]          # (no group straddles a cutoff)
-        family, x_l = T.rbo_family_tied(ctx.n, p, tied.blen, r.lens, tied.rows.seg_at(at), tied.start[at],
-                                        size, kept, rstart[src], rsize[src], ctx.kernels())
+        start, size, kept = tied.groups_at(at)
+        rstart, rsize = reference.tie_groups_at(src)              # (only the shared rows' groups)
+        family, x_l = T.rbo_family_tied(ctx.n, p, tied.blen, r.lens, tied.rows.seg_at(at), start,
+                                        size, kept, rstart, rsize, ctx.kernels())
         cache[key] = family, x_l, at
     return cache[key]
 

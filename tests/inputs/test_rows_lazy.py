@@ -57,3 +57,25 @@ def test_rows_need_their_columns_unless_they_are_the_sources_own():
         Rows(seg=None, rank=a, docs=a, dbytes=a, src=a, lens=a)
     with pytest.raises(ValueError, match="needed unless"):
         Rows(seg=a, rank=a, docs=a, dbytes=a, src=None, lens=a, identity=True)
+
+
+@given(runs(), st.data(), st.booleans())
+@settings(max_examples=examples(60), deadline=None)
+def test_tie_groups_at_some_rows_equal_the_whole_columns(run, data, made_first):
+    """A ranking's tie groups read at some rows (only the tied rows visited) are the whole columns' at
+    those rows, whether the columns were made before or not; a tied observation of all rows reads them
+    there too, and makes the columns only when asked."""
+    from ir_rbstar.context import RunContext
+    ranking, again = to_ranking(run), to_ranking(run)
+    rows = np.array(data.draw(st.lists(st.integers(0, len(ranking) - 1), max_size=30)), dtype=np.int64)
+    if made_first:
+        ranking.tie_groups()
+    start, size = again.tie_groups()
+    got = ranking.tie_groups_at(rows)
+    assert np.array_equal(got[0], start[rows]) and np.array_equal(got[1], size[rows])
+    assert got[0].dtype == start.dtype and got[1].dtype == size.dtype
+    tied = RunContext(ranking, None, ranking.qcodes).tied_observation(None)
+    at = tied.groups_at(rows)
+    assert all(np.array_equal(a, b[rows]) for a, b in zip(at, (start, size, size), strict=True))
+    assert np.array_equal(tied.start, start) and np.array_equal(tied.size, size) and np.array_equal(tied.kept, size)
+    assert tied.tied == bool((size > 1).any())
