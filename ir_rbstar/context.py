@@ -10,7 +10,7 @@ Internal: not part of the public API (docs/api.md).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, Optional, Tuple, cast
 
 import numpy as np
 
@@ -23,31 +23,102 @@ from .references import resolve_run
 __all__ = ["Rows", "TiedRows", "RankedRows", "RunContext"]
 
 
-@dataclass
 class Rows:
-    """Rows of a ranking gathered for the query universe (query i of the universe is segment i)."""
+    """Rows of a ranking gathered for the query universe (query i of the universe is segment i).
 
-    seg: np.ndarray       # universe index of each row
-    rank: np.ndarray      # 1-based rank of each row within its query
-    docs: np.ndarray      # document id hashes
-    dbytes: np.ndarray    # document ids (bytes)
-    src: np.ndarray       # row index in the source ranking
-    lens: np.ndarray      # number of rows per universe query
-    identity: bool = False  # the rows are all the source's rows, in place (src == arange)
+    ``seg``: universe index of each row; ``rank``: 1-based rank of each row within its query; ``docs``:
+    document id hashes; ``dbytes``: document ids (bytes); ``src``: row index in the source ranking;
+    ``lens``: number of rows per universe query; ``identity``: the rows are all the source's rows, in
+    place (``src`` is then 0, 1, 2, ..., ``seg`` and ``rank`` the source's own, all made on first use:
+    many measures never read them)."""
+
+    __slots__ = ("_seg", "_rank", "docs", "dbytes", "_src", "lens", "identity", "_source")
+
+    def __init__(self, seg: Optional[np.ndarray], rank: Optional[np.ndarray], docs: np.ndarray,
+                 dbytes: np.ndarray, src: Optional[np.ndarray], lens: np.ndarray, identity: bool = False,
+                 source: Optional[Ranking] = None):
+        if (seg is None or src is None or rank is None) and not (identity and source is not None):
+            raise ValueError("Rows: seg, src and rank are needed unless the rows are their source's own (identity)")
+        self._seg, self._rank, self.docs, self.dbytes, self._src = seg, rank, docs, dbytes, src
+        self.lens, self.identity, self._source = lens, identity, source
+
+    @property
+    def seg(self) -> np.ndarray:
+        """The universe index of each row."""
+        if self._seg is None:
+            self._seg = cast(Ranking, self._source).row_segments()
+        return self._seg
+
+    def seg_at(self, rows: np.ndarray) -> np.ndarray:
+        """``seg[rows]``, without making ``seg`` when it is not made yet (then one search per row asked for
+        among the queries' ends)."""
+        if self._seg is None:
+            return np.searchsorted(np.cumsum(self.lens), rows, side="right").astype(np.int64, copy=False)
+        return self.seg[rows]
+
+    @property
+    def src(self) -> np.ndarray:
+        """The row index in the source ranking of each row."""
+        if self._src is None:
+            self._src = np.arange(len(self.seg), dtype=np.int64)
+        return self._src
+
+    @property
+    def rank(self) -> np.ndarray:
+        """The 1-based rank of each row within its query."""
+        if self._rank is None:
+            self._rank = cast(Ranking, self._source).row_ranks()
+        return self._rank
 
 
-@dataclass
 class TiedRows:
     """The rows of the run that may be in B when its ties are not broken: its top k rows and the rest of a
-    tie group that straddles k, with every row's tie group."""
+    tie group that straddles k, with every row's tie group.
 
-    rows: Rows            # those rows (``rows.lens`` counts them per query)
-    start: np.ndarray     # 0-based position where the row's tie group starts
-    size: np.ndarray      # size of the row's tie group
-    kept: np.ndarray      # how many of the group's positions are within B (= size unless it straddles k)
-    blen: np.ndarray      # |B| per query: min(k, run length)
-    straddles: bool       # whether some group straddles k
-    tied: bool            # whether some group has more than one row
+    ``rows``: those rows (``rows.lens`` counts them per query); ``start``: 0-based position where each
+    row's tie group starts; ``size``: the group's size; ``kept``: how many of the group's positions are
+    within B (= size unless it straddles k); ``blen``: |B| per query (min(k, run length)); ``straddles``:
+    whether some group straddles k; ``tied``: whether some group has more than one row. When the rows are
+    all the run's rows (no cutoff splits a group), ``start``, ``size`` and ``kept`` are the run's tie
+    groups, made on first use; :meth:`groups_at` reads them at some rows without making them."""
+
+    __slots__ = ("rows", "_start", "_size", "_kept", "blen", "straddles", "tied", "_run")
+
+    def __init__(self, rows: Rows, start: Optional[np.ndarray], size: Optional[np.ndarray],
+                 kept: Optional[np.ndarray], blen: np.ndarray, straddles: bool, tied: bool,
+                 run: Optional[Ranking] = None):
+        if (start is None or size is None or kept is None) and not (rows.identity and run is not None):
+            raise ValueError("TiedRows: start, size and kept are needed unless the rows are the run's own")
+        self.rows, self._start, self._size, self._kept = rows, start, size, kept
+        self.blen, self.straddles, self.tied, self._run = blen, straddles, tied, run
+
+    def _groups(self) -> None:
+        if self._start is None:
+            self._start, self._size = cast(Ranking, self._run).tie_groups()
+            self._kept = self._size
+
+    @property
+    def start(self) -> np.ndarray:
+        self._groups()
+        return cast(np.ndarray, self._start)
+
+    @property
+    def size(self) -> np.ndarray:
+        self._groups()
+        return cast(np.ndarray, self._size)
+
+    @property
+    def kept(self) -> np.ndarray:
+        self._groups()
+        return cast(np.ndarray, self._kept)
+
+    def groups_at(self, at: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(start, size, kept) at the rows ``at``."""
+        if self._start is None:
+            start, size = cast(Ranking, self._run).tie_groups_at(at)
+            return start, size, size
+        size = self.size[at]
+        return self.start[at], size, (size if self._kept is self._size else self.kept[at])
 
 
 @dataclass
@@ -83,9 +154,8 @@ def gather(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None,
     if (lens is None and len(universe) == len(ranking.qcodes) and np.array_equal(universe, ranking.qcodes)
             and (cutoff is None or ranking.segment_lengths().max(initial=0) <= cutoff)):
         # every row, in place (the common case: no cutoff, the run's own queries)
-        return Rows(seg=ranking.row_segments(), rank=ranking.row_ranks(), docs=ranking.docs,
-                    dbytes=ranking.dbytes, src=np.arange(len(ranking), dtype=np.int64),
-                    lens=ranking.segment_lengths(), identity=True)
+        return Rows(seg=None, rank=None, docs=ranking.docs, dbytes=ranking.dbytes, src=None,
+                    lens=ranking.segment_lengths(), identity=True, source=ranking)
     starts, found = ranges(ranking, universe, cutoff)
     lens = found if lens is None else lens
     n = len(universe)
@@ -109,7 +179,7 @@ def join_judgments(run: Ranking, qrels: Qrels, b: Rows, queries: Callable[[], np
     the run (its index); both give the same arrays. By default the run's side is taken when the run keeps
     an index (from its duplicate check) and the judgments are far fewer than the rows."""
     if side is None:
-        side = "judgments" if run.has_index() and 4 * len(qrels.rowq) < len(b.src) else "rows"
+        side = "judgments" if run.has_index() and 4 * len(qrels.rowq) < len(b.seg) else "rows"
     if side == "rows":
         return qrels.lookup(queries(), b.docs, b.dbytes)
     run_row = run.find(qrels.rowq, qrels.rowd, qrels.rowb)
@@ -117,11 +187,11 @@ def join_judgments(run: Ranking, qrels: Qrels, b: Rows, queries: Callable[[], np
     row = run_row[judgment]
     if not b.identity:                   # run rows -> rows of B (-1: outside the universe or the cutoff)
         at = np.full(len(run), -1, dtype=np.int64)
-        at[b.src] = np.arange(len(b.src), dtype=np.int64)
+        at[b.src] = np.arange(len(b.seg), dtype=np.int64)
         row = at[row]
         judgment, row = judgment[row >= 0], row[row >= 0]
-    grade = np.zeros(len(b.src), dtype=np.int64)
-    judged = np.zeros(len(b.src), dtype=bool)
+    grade = np.zeros(len(b.seg), dtype=np.int64)
+    judged = np.zeros(len(b.seg), dtype=bool)
     grade[row] = qrels.grades[judgment]
     judged[row] = True
     return grade, judged
@@ -166,18 +236,24 @@ class RunContext:
         """B with the run's tie groups kept (see :class:`TiedRows`)."""
         def make():
             b = self.observation(cutoff)
-            start, size = self.run.tie_groups()
-            if not b.identity:
-                start, size = start[b.src], size[b.src]
-            end = start + size
             reach = b.lens.copy()
             has = np.flatnonzero(b.lens > 0)
             last = np.cumsum(b.lens)[has] - 1                      # the last row of B of each query
-            reach[has] = np.maximum(b.lens[has], end[last])
+            if b.identity:                       # the groups of those rows only (the run's made when read)
+                last_start, last_size = self.run.tie_groups_at(last)
+            else:
+                start, size = (a[b.src] for a in self.run.tie_groups())
+                last_start, last_size = start[last], size[last]
+            reach[has] = np.maximum(b.lens[has], last_start + last_size)
             straddles = bool((reach > b.lens).any())
-            rows = gather(self.run, self.universe, lens=reach) if straddles else b
-            if straddles:
-                start, size = (a[rows.src] for a in self.run.tie_groups())
+            if not straddles:
+                # the group of a query's last row of B ends within B, and so do the groups before it: every
+                # position of every group is kept (no new arrays: start, size and kept are the run's own)
+                if b.identity:
+                    return TiedRows(b, None, None, None, b.lens, False, self.run.has_ties(), run=self.run)
+                return TiedRows(b, start, size, size, b.lens, False, bool((size > 1).any()))
+            rows = gather(self.run, self.universe, lens=reach)
+            start, size = (a[rows.src] for a in self.run.tie_groups())
             kept = np.minimum(start + size, b.lens[rows.seg]) - start
             return TiedRows(rows, start, size, kept, b.lens, straddles, bool((size > 1).any()))
         return self.cached(("tied obs", cutoff), make)
@@ -224,21 +300,21 @@ class RunContext:
                 rows = b_off[seg] + rank - 1
                 if b.dbytes.dtype.itemsize > 8 or r.dbytes.dtype.itemsize > 8:
                     verify_matches(r.dbytes[at], b.dbytes[rows], reference.source)
-                b_in_r = np.full(len(b.src), -1, dtype=np.int64)
+                b_in_r = np.full(len(b.seg), -1, dtype=np.int64)
                 b_in_r[rows] = r.src[at]
-                r_in_b = np.zeros(len(r.src), dtype=bool)
+                r_in_b = np.zeros(len(r.seg), dtype=bool)
                 r_in_b[at] = True
-            elif reference.has_index() or len(r.src) <= len(b.src):
+            elif reference.has_index() or len(r.seg) <= len(b.seg):
                 b_in_r = reference.find(self.queries(b), b.docs, b.dbytes)
                 pos_in_r = np.full(len(reference), -1, dtype=np.int64)
-                pos_in_r[r.src] = np.arange(len(r.src))
-                r_in_b = np.zeros(len(r.src), dtype=bool)
+                pos_in_r[r.src] = np.arange(len(r.seg))
+                r_in_b = np.zeros(len(r.seg), dtype=bool)
                 r_in_b[pos_in_r[b_in_r[b_in_r >= 0]]] = True
             else:
                 found = DocIndex(self.queries(b), b.docs).lookup(self.queries(r), r.docs)
                 verify_ids(b.dbytes, found, r.dbytes, reference.source)
                 r_in_b = found >= 0
-                b_in_r = np.full(len(b.src), -1, dtype=np.int64)
+                b_in_r = np.full(len(b.seg), -1, dtype=np.int64)
                 b_in_r[found[r_in_b]] = r.src[r_in_b]
             return reference, b_in_r, r_in_b
         return self.cached(("match", cutoff, ref, rel, tied), make)

@@ -294,10 +294,10 @@ def clear_cache() -> None:
 
 
 def _prepared(ranking: Ranking) -> Ranking:
-    """A reference is converted once, its tie groups with it. Its hash index is built on first use (a
-    join that looks rows up in it, e.g. RBR and RBA with the numpy engine) and kept with it; the RBO
-    family joins by one sort and the compiled engine by its kernels, without an index."""
-    ranking.tie_groups()
+    """A reference is converted once. Its tie groups and its hash index are made on first use and kept
+    with it (RBR and RBA read the groups of every row, and with the numpy engine look rows up in the
+    index); the RBO family reads the groups of the shared documents only and joins by one sort, the
+    compiled engine by its kernels, without an index."""
     return ranking
 
 

@@ -146,6 +146,10 @@ def _stretch_sums_general(sa, ga, ea, sb, gb, eb, last, tables) -> np.ndarray:
     return total
 
 
+#: documents per block of :func:`rbo_family_tied`'s numpy sums (small temporaries, reused from block to block)
+SUM_BLOCK_ROWS = 1 << 14
+
+
 def rbo_family_tied(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray, seg: np.ndarray,
                     b_start: np.ndarray, b_size: np.ndarray, b_kept: np.ndarray,
                     r_start: np.ndarray, r_size: np.ndarray, kernels=None) -> Tuple[Dict[str, np.ndarray], np.ndarray]:
@@ -155,14 +159,20 @@ def rbo_family_tied(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray, seg:
     the compiled engine, if chosen."""
     def sums(l, s, suffix):
         sa, ga = b_start.astype(np.int64, copy=False), b_size.astype(np.int64, copy=False)
-        ea = sa + b_kept
         sb, gb = r_start.astype(np.int64, copy=False), r_size.astype(np.int64, copy=False)
-        eb = sb + gb
         if kernels:
+            ea, eb = sa + b_kept, sb + gb
             head, x_s = kernels.rbo_tied_sums(n, seg, sa, ga, ea, sb, gb, eb, l, s, *suffix)
         else:
-            head = seg_sum(stretch_sums(sa, ga, ea, sb, gb, eb, l[seg], suffix), seg, n)
-            x_s = seg_sum(_overlap_at(s[seg], sa, ga, ea, sb, gb, eb), seg, n)
+            # each document's terms a block of documents at a time (the same operations on the same
+            # operands: the same doubles), then summed per query in document order as one column
+            per_head, per_x = np.empty(len(seg)), np.empty(len(seg))
+            for at in range(0, len(seg), SUM_BLOCK_ROWS):
+                b = slice(at, at + SUM_BLOCK_ROWS)
+                ea, eb, q = sa[b] + b_kept[b], sb[b] + gb[b], seg[b]
+                per_head[b] = stretch_sums(sa[b], ga[b], ea, sb[b], gb[b], eb, l[q], suffix)
+                per_x[b] = _overlap_at(s[q], sa[b], ga[b], ea, sb[b], gb[b], eb)
+            head, x_s = seg_sum(per_head, seg, n), seg_sum(per_x, seg, n)
         return head, x_s, seg_sum(b_kept / ga, seg, n)
     return rbo_family_tied_from(p, len_b, len_r, sums)
 

@@ -54,7 +54,8 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["rbo_variants", "match_items", "VARIANTS", "SCORES", "BLOCK_ROWS"]
+__all__ = ["rbo_variants", "match_items", "match_ordered", "match_counted", "VARIANTS", "SCORES", "BLOCK_ROWS",
+           "MATCH_BLOCK_ROWS"]
 
 VARIANTS = ("w", "a", "b")
 SCORES = ("min", "max", "res", "ext")
@@ -185,7 +186,10 @@ def match_items(x_seg: np.ndarray, x_item: np.ndarray, y_seg: np.ndarray, y_item
         return _checked(a, b, nx)
     # a pair of equal shortened codes is a match when the codes are equal and no third row shares them
     codes_of = _Stacked(x_item, y_item)
-    clean = codes_of[a] == codes_of[b]
+    if len(a) and int(a.max()) < nx and int(b.min()) >= nx:
+        clean = x_item[a] == y_item[b - nx]      # the usual case: each pair a row of X, then one of Y
+    else:
+        clean = codes_of[a] == codes_of[b]
     if len(eq) > 1:
         crowded = eq[1:] == eq[:-1] + 1          # three or more rows with one shortened code
         clean[1:] &= ~crowded
@@ -203,6 +207,69 @@ def match_items(x_seg: np.ndarray, x_item: np.ndarray, y_seg: np.ndarray, y_item
     same = (queries[order[1:]] == queries[order[:-1]]) & (codes[order[1:]] == codes[order[:-1]])
     ja, jb = _checked(again[order[:-1][same]], again[order[1:][same]], nx)
     return np.concatenate((ia, ja)), np.concatenate((ib, jb))
+
+
+MATCH_BLOCK_ROWS = 1 << 15                       # rows of X and Y per sort of :func:`match_ordered`
+
+
+def match_ordered(x_seg: np.ndarray, x_item: np.ndarray, y_seg: np.ndarray, y_item: np.ndarray,
+                  block: int = MATCH_BLOCK_ROWS) -> Tuple[np.ndarray, np.ndarray]:
+    """:func:`match_items` for rows ordered by query on both sides (``x_seg`` and ``y_seg`` non-decreasing,
+    as rows gathered for a query universe are): the same pairs, found one block of whole queries (about
+    ``block`` rows of X and Y) at a time (:func:`match_counted`). Rows not ordered by query:
+    :func:`match_items` on all of them."""
+    nx, ny = len(x_seg), len(y_seg)
+    if nx + ny <= block or nx == 0 or ny == 0:
+        return match_items(x_seg, x_item, y_seg, y_item)
+    x_seg, y_seg = np.asarray(x_seg, np.int64), np.asarray(y_seg, np.int64)
+    if (x_seg[1:] < x_seg[:-1]).any() or (y_seg[1:] < y_seg[:-1]).any() or min(x_seg[0], y_seg[0]) < 0:
+        return match_items(x_seg, x_item, y_seg, y_item)
+    queries = np.arange(max(int(x_seg[-1]), int(y_seg[-1])) + 2, dtype=np.int64)
+    x_at, y_at = np.searchsorted(x_seg, queries), np.searchsorted(y_seg, queries)   # each query's first rows
+    return _match_blocks(x_at, x_item, y_at, y_item, block)
+
+
+def match_counted(x_lens: np.ndarray, x_item: np.ndarray, y_lens: np.ndarray, y_item: np.ndarray,
+                  block: int = MATCH_BLOCK_ROWS) -> Tuple[np.ndarray, np.ndarray]:
+    """:func:`match_items` for rows laid out query after query, given by each query's number of rows
+    (``x_lens[i]`` rows of X, then those of query i + 1; the same queries on both sides): the same pairs,
+    without a query column. One block of whole queries (about ``block`` rows of X and Y) is sorted at a
+    time: a block's sort stays in the processor's cache and its temporaries are small and reused (one
+    sort over all rows costs more per row, and its fresh arrays the page faults of new memory)."""
+    x_at, y_at = (np.concatenate(([0], np.cumsum(lens, dtype=np.int64))) for lens in (x_lens, y_lens))
+    if len(x_at) != len(y_at) or int(x_at[-1]) != len(x_item) or int(y_at[-1]) != len(y_item):
+        raise ValueError("match_counted: the row counts must cover the items, for the same queries on both sides")
+    if x_at[-1] == 0 or y_at[-1] == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return _match_blocks(x_at, x_item, y_at, y_item, block)
+
+
+def _match_blocks(x_at: np.ndarray, x_item: np.ndarray, y_at: np.ndarray, y_item: np.ndarray,
+                  block: int) -> Tuple[np.ndarray, np.ndarray]:
+    """The pairs of :func:`match_items` (X and Y both non-empty), rows ordered by query: query q's rows are
+    x_at[q] .. x_at[q + 1] - 1 of X (likewise Y), the queries cut into blocks of about ``block`` rows."""
+    last = len(x_at) - 1
+    nx, ny = int(x_at[-1]), int(y_at[-1])
+    cuts = np.unique(np.r_[0, np.searchsorted(x_at + y_at, np.arange(block, nx + ny, block), side="right") - 1])
+    cuts = np.append(cuts[cuts < last], last)
+    out_x, out_y = [], []
+    for qa, qb in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+        xa, xb, ya, yb = int(x_at[qa]), int(x_at[qb]), int(y_at[qa]), int(y_at[qb])
+        if xa == xb and ya == yb:
+            continue
+        here = np.arange(qb - qa, dtype=np.int64)        # the block's queries, numbered from 0
+        xs, xi = np.repeat(here, np.diff(x_at[qa:qb + 1])), x_item[xa:xb]
+        ys, yi = np.repeat(here, np.diff(y_at[qa:qb + 1])), y_item[ya:yb]
+        if xa == xb or ya == yb:
+            # one side has no rows here: a stand-in row of a query outside the block, which matches
+            # nothing, keeps the check that no item occurs twice in a query of the other side
+            alone = np.array([qb - qa], dtype=np.int64), np.zeros(1, dtype=np.int64)
+            xs, xi = alone if xa == xb else (xs, xi)
+            ys, yi = alone if ya == yb else (ys, yi)
+        ix, iy = match_items(xs, xi, ys, yi)
+        out_x.append(ix + xa)
+        out_y.append(iy + ya)
+    return np.concatenate(out_x), np.concatenate(out_y)
 
 
 class _Stacked:

@@ -16,7 +16,7 @@ from ..context import RunContext, ranges
 from ..core import rankbiased as K
 from ..core import rankbiased_ties as T
 from ..core.rankbiased import _expected_pair_sum
-from ..core.rbo_variants import match_items
+from ..core.rbo_variants import match_counted
 from ..core.segments import seg_sum
 from ..io import Ranking
 from ..io.docindex import verify_matches
@@ -75,25 +75,37 @@ def compute_tied(m, ctx: RunContext, cache: dict) -> np.ndarray:
     return _rbo_res_open(m, ctx, tied, matched, b_in_r, rs, rg, r.lens, family)
 
 
-def _shared(m, ctx: RunContext, tied) -> Tuple[Ranking, np.ndarray]:
-    """(reference, b_in_r): the row in the reference of every row of the tied observation (-1 if none).
-    The context's join when it is made already (another measure of the evaluation asked for it) or the
-    compiled engine serves the evaluation; else one sort of both sides' (query, document) keys
-    (:func:`~ir_rbstar.core.rbo_variants.match_items`), which needs no hash index of the reference."""
+#: bits of the int64 that packs (row, reference row) when the join's pairs are put in row order (an argsort
+#: of the rows when they do not fit)
+_PACKED_BITS = 63
+
+
+def _shared(m, ctx: RunContext, tied) -> Tuple[Ranking, np.ndarray, np.ndarray]:
+    """(reference, at, src): the rows of the tied observation found in the reference (ascending) and their
+    rows there. The context's join when it is made already (another measure of the evaluation asked for
+    it) or the compiled engine serves the evaluation; else one sort of both sides' (query, document) keys
+    (:func:`~ir_rbstar.core.rbo_variants.match_counted`), which needs no hash index of the reference."""
     cutoff, ref, rel = m.params.get("cutoff"), m["ref"], m["rel"]
     if ctx.is_cached(("match", cutoff, ref, rel, tied.straddles)) or ctx.kernels():
         reference, b_in_r, _ = ctx.match(cutoff, ref, rel, m, tied=True)
-        return reference, b_in_r
+        at = np.flatnonzero(b_in_r >= 0)
+        return reference, at, b_in_r[at]
 
     def make():
         reference = ctx.reference(ref, rel, m)
         r, b = ctx.reference_rows(ref, rel, m), tied.rows
-        ib, ir = match_items(b.seg, b.docs.view(np.int64), r.seg, r.docs.view(np.int64))
+        ib, ir = match_counted(b.lens, b.docs.view(np.int64), r.lens, r.docs.view(np.int64))
         if b.dbytes.dtype.itemsize > 8 or r.dbytes.dtype.itemsize > 8:     # longer ids: equal hashes, equal ids?
             verify_matches(r.dbytes[ir], b.dbytes[ib], reference.source)
-        b_in_r = np.full(len(b.seg), -1, dtype=np.int64)
-        b_in_r[ib] = r.src[ir]
-        return reference, b_in_r
+        src = ir if r.identity else r.src[ir]
+        # the pairs in the order of the observation's rows: one sort of (row, reference row) packed in an
+        # int64 (no column over all rows)
+        shift = max(int(len(reference)).bit_length(), 1)
+        if len(b.docs).bit_length() + shift <= _PACKED_BITS:
+            packed = np.sort((ib << shift) | src)
+            return reference, packed >> shift, packed & ((1 << shift) - 1)
+        order = np.argsort(ib)
+        return reference, ib[order], src[order]
     return ctx.cached(("rbo join", cutoff, ref, rel, tied.straddles), make)
 
 
@@ -105,13 +117,12 @@ def _rbo_family(m, ctx: RunContext, tied, cache: dict):
     if key not in cache and _joined_by_kernel(m, ctx, tied):
         cache[key] = (*_rbo_family_compiled(m, ctx, tied), None)
     if key not in cache:
-        reference, b_in_r = _shared(m, ctx, tied)
+        reference, at, src = _shared(m, ctx, tied)
         r = ctx.reference_rows(ref, rel, m)
-        at = np.flatnonzero(b_in_r >= 0)
-        src = b_in_r[at]
-        rstart, rsize = reference.tie_groups()
-        family, x_l = T.rbo_family_tied(ctx.n, p, tied.blen, r.lens, tied.rows.seg[at], tied.start[at],
-                                        tied.size[at], tied.kept[at], rstart[src], rsize[src], ctx.kernels())
+        start, size, kept = tied.groups_at(at)
+        rstart, rsize = reference.tie_groups_at(src)              # (only the shared rows' groups)
+        family, x_l = T.rbo_family_tied(ctx.n, p, tied.blen, r.lens, tied.rows.seg_at(at), start,
+                                        size, kept, rstart, rsize, ctx.kernels())
         cache[key] = family, x_l, at
     return cache[key]
 
@@ -148,7 +159,7 @@ def _rbo(m, ctx: RunContext, tied, cache: dict) -> np.ndarray:
     if m.NAME != "RBO_res":
         return family[m.NAME]
     if at is None:                                  # joined by the compiled engine: the rows now
-        at = np.flatnonzero(_shared(m, ctx, tied)[1] >= 0)
+        at = _shared(m, ctx, tied)[1]
     matched = np.zeros(len(tied.rows.seg), dtype=bool)
     matched[at] = True
     r = ctx.reference_rows(m["ref"], m["rel"], m)

@@ -100,7 +100,10 @@ def _ascii_bytes(arr: Any) -> Optional[np.ndarray]:
         else np.zeros(0, dtype=np.uint8)
     if len(data) and (int(data.max()) >= 128 or not data.all()):
         return None                                  # non-ASCII ids, or NUL bytes
-    lengths = np.diff(offsets).astype(np.int64, copy=False)
+    if last - first < 2 ** 31:                       # every length fits 4 bytes: half the column
+        lengths = np.subtract(offsets[1:], offsets[:-1], out=np.empty(n, dtype=np.int32), casting="unsafe")
+    else:
+        lengths = np.diff(offsets).astype(np.int64, copy=False)
     check_width_budget(lengths)                      # before padding to rows x the longest id
     width = max(int(lengths.max()), 1)
     if len(data) == n * width:                       # every id of the same length: the buffer is the array

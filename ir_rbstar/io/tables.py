@@ -39,10 +39,11 @@ def tie_layout(seg: np.ndarray, scores: np.ndarray, pos: np.ndarray) -> Tuple[np
     return pos[first][gid], sizes[gid]
 
 
-def _tie_layout_of(same: np.ndarray, pos: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+def _tie_layout_of(same: np.ndarray, pos: np.ndarray, own: bool = False) -> Tuple[np.ndarray, np.ndarray]:
     """:func:`tie_layout` from ``same`` (``same[i]``: row i + 1 is in row i's tie group, as the sort
-    found): every row its own group but the tied ones, which get their group's start and size."""
-    start = pos.copy()
+    found): every row its own group but the tied ones, which get their group's start and size. With
+    ``own``, ``pos`` is the caller's new array and becomes the starts (changed in place)."""
+    start = pos if own else pos.copy()
     size = np.ones(len(pos), dtype=np.int64)
     if len(same) == 0 or not same.any():
         return start, size
@@ -81,7 +82,7 @@ class Ranking:
     def row_positions(self) -> np.ndarray:
         """0-based rank of each row within its query."""
         if "pos" not in self._cache:
-            self._cache["pos"] = self.row_ranks() - 1
+            self._cache["pos"] = self.row_ranks() - 1 if "rank" in self._cache else self._positions()
         return self._cache["pos"]
 
     def row_ranks(self) -> np.ndarray:
@@ -93,6 +94,14 @@ class Ranking:
             np.cumsum(rank, out=rank)
             self._cache["rank"] = rank
         return self._cache["rank"]
+
+    def _positions(self) -> np.ndarray:
+        """A new array of :meth:`row_positions` (made as :meth:`row_ranks`, then 1 off), not cached."""
+        pos = np.ones(len(self), dtype=np.int64)
+        pos[self.offsets[1:-1]] = 1 - np.diff(self.offsets[:-1])
+        np.cumsum(pos, out=pos)
+        pos -= 1
+        return pos
 
     def has_ties(self) -> bool:
         """Whether two rows of a query have equal scores (as trec_eval compares them): cheaper than
@@ -113,10 +122,42 @@ class Ranking:
         """For each row: the 0-based position where its tie group (equal score) starts, and its size."""
         if "ties" not in self._cache:
             if "same" in self._cache:                # known from the sort: only the tied rows are visited
-                self._cache["ties"] = _tie_layout_of(self._cache["same"], self.row_positions())
+                # the groups' starts are the positions but at tied rows: made in place from new positions
+                # unless they are kept already (a measure that needs only the groups keeps one array fewer)
+                fresh = "pos" not in self._cache
+                pos = self._positions() if fresh else self.row_positions()
+                self._cache["ties"] = _tie_layout_of(self._cache["same"], pos, own=fresh)
             else:
                 self._cache["ties"] = tie_layout(self.row_segments(), self.scores, self.row_positions())
         return self._cache["ties"]
+
+    def tie_groups_at(self, rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """``tie_groups()`` at ``rows`` only. When the sort found the ties and the columns over all rows are
+        not made, only the tied rows are visited (their groups kept); the others are their own group."""
+        if "ties" in self._cache or "same" not in self._cache:
+            start, size = self.tie_groups()
+            return start[rows], size[rows]
+        rows = np.asarray(rows, dtype=np.int64)
+        start = rows - self.offsets[np.searchsorted(self.offsets, rows, side="right") - 1]
+        size = np.ones(len(rows), dtype=np.int64)
+        if "tied rows" not in self._cache:
+            same = self._cache["same"]
+            tied = np.zeros(len(self), dtype=bool)
+            tied[1:] = same
+            tied[:-1] |= same
+            at = np.flatnonzero(tied)
+            opens = np.r_[True, ~same[at[1:] - 1]] if len(at) else np.zeros(0, dtype=bool)
+            gid = np.cumsum(opens) - 1
+            sizes = np.diff(np.append(np.flatnonzero(opens), len(at)))
+            pos = at - self.offsets[np.searchsorted(self.offsets, at, side="right") - 1]
+            self._cache["tied rows"] = (at, pos[opens][gid], sizes[gid].astype(np.int64))
+        at, group_start, group_size = self._cache["tied rows"]
+        if len(at):
+            k = np.minimum(np.searchsorted(at, rows), len(at) - 1)
+            hit = at[k] == rows
+            start[hit] = group_start[k[hit]]
+            size[hit] = group_size[k[hit]]
+        return start, size
 
     def row_queries(self) -> np.ndarray:
         """The query code of every row."""
@@ -287,7 +328,8 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
     starts = np.flatnonzero(np.r_[True, qcodes[1:] != qcodes[:-1]])
     offsets = np.append(starts, n).astype(np.int64)
     ranking = Ranking(qcodes=qcodes[starts], offsets=offsets, dbytes=dbytes, docs=dhash, scores=scores, source=source)
-    ranking._cache["rowq"] = qcodes
+    # (the query of every row is not kept: row_queries() makes it from the offsets when a join needs it,
+    # and a measure that does not frees its memory for the rest of the evaluation)
     if same is not None:
         ranking._cache["same"] = same          # tie groups, for the measures that need them
     if index is not None:
