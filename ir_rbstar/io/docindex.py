@@ -102,10 +102,15 @@ class DocIndex:
             bits[has] = np.ceil(np.log2(count[has])).astype(np.int64) + 1
             size = np.left_shift(1, bits)
             base = np.cumsum(size) - size
-            slot = base[q] + (_level_hash(h, level) & (size - 1)[q])
+            # slot = base + (hash & (size - 1)), with two full-length arrays instead of four (on millions
+            # of rows each new array costs its page faults)
+            slot = np.take(size - 1, q)
+            np.bitwise_and(slot, _level_hash(h, level), out=slot)
+            slot += np.take(base, q)
             table = np.full(int(size.sum()), -1, dtype=rows.dtype)
             table[slot] = rows
-            holder = table[slot]
+            holder = np.take(table, slot)
+            del slot
             lost = np.flatnonzero(holder != rows)
             self._levels.append((size - 1, base, table))
             if len(lost):
