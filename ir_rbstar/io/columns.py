@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..engine import compiled
 from ..errors import DuplicateDocumentError, InputFormatError, RbstarError
-from .docindex import DocIndex, MovedIndex, input_rows, sorted_clashes
+from .docindex import DocIndex, MovedIndex, SortedIndex, input_rows, sorted_clashes
 from .ids import QUERY_IDS, CodedIds, _raw, _show, _to_str, check_utf8, doc_bytes, hash_ids
 from .tables import Qrels, Ranking, _build_ranking, _query_codes
 
@@ -154,7 +154,7 @@ def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: O
         # large inputs: the duplicate check and the sort are independent numpy work, run side by side
         from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(max_workers=1) as pool:
-            pending = pool.submit(DocIndex, qc, dh)
+            pending = pool.submit(SortedIndex, qc, dh)      # the index for the joins, built by one sort
             ranking, order = _build_ranking(qc, dbytes, dh, scores, source, with_order=True)
             index = pending.result()
         _check_duplicates(index.clashes, qc, dbytes, "run", source, line_of)

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..errors import InputFormatError
 from .columns import qrels_from_columns, ranking_from_columns
-from .ids import QUERY_IDS, CodedIds, check_width_budget
+from .ids import QUERY_IDS, CodedIds, check_width_budget, query_text
 from .tables import Qrels, Ranking
 from .trec import read_trec_qrels, read_trec_run
 
@@ -181,8 +181,8 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
         return kind.from_columns(*(_pick(obj, c, src, kind.name) for c in kind.frame_columns), src)
     if isinstance(obj, dict):
         src = source or f"<{kind.name} dict>"
-        if queries is not None and any(str(q) not in queries for q in obj):
-            obj = {q: docs for q, docs in obj.items() if str(q) in queries}
+        if queries is not None and any(query_text(q) not in queries for q in obj):
+            obj = {q: docs for q, docs in obj.items() if query_text(q) in queries}
         return kind.from_columns(*_columns_from_dict(obj, src, kind.name, kind.fields[2]), src)
     if hasattr(obj, "__iter__"):
         path = _reader_file(obj, kind.reader)
@@ -219,7 +219,7 @@ def _columns_from_dict(obj: dict, source: str, what: str,
             raise InputFormatError(f"{source}: {what}[{qid!r}] must be a dict of doc_id -> {value_name}")
     lens = np.fromiter(map(len, obj.values()), dtype=np.int64, count=len(obj))
     n = int(lens.sum())
-    codes = np.repeat(QUERY_IDS.encode(str(q) for q in obj.keys()), lens)
+    codes = np.repeat(QUERY_IDS.encode(map(query_text, obj.keys())), lens)
     docs = _id_column(lambda: chain.from_iterable(obj.values()), n)
     values = _values(lambda: chain.from_iterable(map(dict.values, obj.values())), n, what)
     return CodedIds(codes), docs, values
@@ -302,14 +302,17 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
             if not items:
                 empty = np.empty(0, dtype=object)
                 return empty, _id_column(empty, 0), np.empty(0, dtype=np.float64) if what == "run" else empty
+    fast = _arrow_records(items, at) if what == "run" else None
+    if fast is not None:
+        return fast if queries is None else _rows_of_queries(fast, queries)
     n, width = len(items), len(items[0])
     flat = np.fromiter(chain.from_iterable(items), dtype=object, count=n * width)
     table = flat.reshape(n, width)
     qids = table[:, at[0]]
     starts = _blocks(qids)
     heads = qids[starts]
-    if queries is not None and isinstance(heads[0], str):
-        keep = np.fromiter(map(queries.__contains__, heads.tolist()), dtype=bool, count=len(heads))
+    if queries is not None and len(heads):
+        keep = np.fromiter(map(queries.__contains__, map(query_text, heads.tolist())), dtype=bool, count=len(heads))
         if not keep.all():
             rows = np.repeat(keep, np.diff(np.append(starts, n)))
             table, n = table[rows], int(rows.sum())
@@ -329,6 +332,63 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
     else:
         values = np.ascontiguousarray(values)
     return query_column, _id_column(table[:, at[1]], n), values
+
+
+def _arrow_records(items: Sequence, at: List[int]) -> Optional[Tuple[CodedIds, np.ndarray, np.ndarray]]:
+    """The columns of a run given as a list of 3-field tuples of one type (fields ``at``: query id, doc
+    id, score), read by pyarrow's converter in one C pass that touches each tuple and field once and
+    makes no Python object per row (about 0.35 s less than :func:`_columns_from_records`' copy and casts
+    on 7M namedtuples): query ids interned per block, ASCII document ids as bytes, scores as float64.
+    The same columns as the general path gives, or None (pyarrow missing, a field that is not text or a
+    number, a missing value, a document id that is not ASCII or holds a NUL byte): then the general path
+    reads the items and names what is wrong."""
+    if len(items[0]) != 3:
+        return None
+    try:
+        import pyarrow as pa
+    except ImportError:                                # pragma: no cover - pyarrow is optional
+        return None
+    kinds = [pa.large_string()] * 3
+    kinds[at[2]] = pa.float64()
+    try:
+        arr = pa.array(items, type=pa.struct([pa.field(f"f{i}", t) for i, t in enumerate(kinds)]))
+    except (pa.lib.ArrowException, TypeError, ValueError, OverflowError):
+        return None                                    # e.g. a number as an id, text as a score
+    if isinstance(arr, pa.ChunkedArray):               # pragma: no cover - only beyond 2**31 rows
+        return None
+    qids, docs, scores = (arr.field(i) for i in at)
+    if arr.null_count or qids.null_count or docs.null_count or scores.null_count:
+        return None                                    # None somewhere: the general path says what it is
+    dbytes = _ascii_bytes(docs)
+    if dbytes is None:
+        return None
+    codes = _query_blocks(qids)
+    if codes is None:                                  # many short blocks: each distinct id interned once
+        enc = qids.dictionary_encode()
+        codes = CodedIds(QUERY_IDS.encode(enc.dictionary.to_pylist())[enc.indices.to_numpy(zero_copy_only=False)])
+    return codes, dbytes, scores.to_numpy(zero_copy_only=False).copy()
+
+
+def _rows_of_queries(columns: Tuple[CodedIds, np.ndarray, np.ndarray],
+                     queries: AbstractSet[str]) -> Tuple[CodedIds, np.ndarray, np.ndarray]:
+    """The rows of ``columns`` whose query id is one of ``queries`` (decided once per block of rows of
+    one query)."""
+    codes, dbytes, scores = columns
+    c = codes.codes
+    if len(c) == 0:
+        return columns
+    starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
+    heads = QUERY_IDS.decode(c[starts]).tolist()
+    keep = np.fromiter(map(queries.__contains__, heads), dtype=bool, count=len(heads))
+    if keep.all():
+        return columns
+    if not keep.any():                                 # as the general path leaves no rows
+        return CodedIds(c[:0]), np.empty(0, dtype="S1"), scores[:0]
+    rows = np.repeat(keep, np.diff(np.append(starts, len(c))))
+    kept = dbytes[rows]
+    used = np.flatnonzero(kept.view(np.uint8).reshape(len(kept), -1).any(axis=0))
+    width = int(used[-1]) + 1 if len(used) else 1      # the longest id kept, as the general path's width
+    return CodedIds(c[rows]), kept.astype(f"S{width}") if width < kept.dtype.itemsize else kept, scores[rows]
 
 
 def _blocks(qids: np.ndarray) -> np.ndarray:

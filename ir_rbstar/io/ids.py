@@ -163,6 +163,17 @@ def check_utf8(ids: np.ndarray, column: str, source: str, line_of=None) -> None:
                                    f"re-encode the file (e.g. iconv -f latin1 -t utf-8)") from None
 
 
+def query_text(v: Any) -> str:
+    """A query id as text: bytes (or a numpy bytes scalar) decoded as UTF-8, as in a bytes column,
+    anything else by ``str``."""
+    if isinstance(v, bytes):
+        try:
+            return v.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputFormatError(f"query id {v!r} is not UTF-8 text; ids must be UTF-8") from None
+    return str(v)
+
+
 def _to_str(values: np.ndarray) -> np.ndarray:
     """Bytes ids back to Python strings (object array)."""
     try:

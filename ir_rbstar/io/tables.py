@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .docindex import DocIndex, MovedIndex, Moves, _find, rows_of_segments, verify_ids
-from .ids import QUERY_IDS, _to_str
+from .ids import QUERY_IDS, _to_str, query_text
 
 
 def segment_ids(offsets: np.ndarray) -> np.ndarray:
@@ -250,7 +250,7 @@ def _query_codes(qids: np.ndarray) -> np.ndarray:
     heads = qids[starts]
     if heads.dtype.kind == "S":
         heads = _to_str(heads)
-    codes = QUERY_IDS.encode(str(h) for h in heads.tolist())
+    codes = QUERY_IDS.encode(map(query_text, heads.tolist()))
     return np.repeat(codes, np.diff(np.r_[starts, n]))
 
 

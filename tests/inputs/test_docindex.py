@@ -10,6 +10,7 @@ import ir_measures
 import ir_rbstar
 from ir_rbstar import io as rio
 from ir_rbstar.errors import DuplicateDocumentError, RbstarError
+from ir_rbstar.io.docindex import SortedIndex
 
 # Hashes that share their low bits (they all want the same slots of a query's table) but differ above:
 # they exercise the overflow levels of the index, which uniform hashes rarely reach on small inputs.
@@ -25,14 +26,22 @@ def pairs(draw, max_rows=60):
     return np.array(q, dtype=np.int64), np.array(h, dtype=np.uint64)
 
 
+# the hash index, and the sorted index that large runs use (with its usual key prefixes, and with
+# prefixes of 4 and 1 bits, so that most rows share a prefix with another and are told apart exactly)
+BUILDERS = {"DocIndex": rio.DocIndex, "SortedIndex": SortedIndex,
+            "SortedIndex, 4-bit prefixes": lambda q, h: SortedIndex(q, h, row_bits=60),
+            "SortedIndex, 1-bit prefixes": lambda q, h: SortedIndex(q, h, row_bits=63)}
+
+
+@pytest.mark.parametrize("kind", list(BUILDERS))
 @settings(max_examples=examples(300), deadline=None)
-@given(pairs(), pairs())
-def test_lookup_agrees_with_a_dict(stored, probes):
+@given(stored=pairs(), probes=pairs())
+def test_lookup_agrees_with_a_dict(kind, stored, probes):
     q, h = stored
     first = {}
     for i, key in enumerate(zip(q.tolist(), h.tolist())):
         first.setdefault(key, i)
-    index = rio.DocIndex(q, h)
+    index = BUILDERS[kind](q, h)
     # every stored pair is found, at a row holding that pair
     rows = index.lookup(q, h)
     assert (rows >= 0).all()
@@ -186,3 +195,38 @@ def test_a_run_in_score_order_with_ties_moves_only_the_tied_rows(tmp_path, engin
         frame = pd.DataFrame({"query_id": ["q"] * 4, "doc_id": ["a", "b", "c", "b"], "score": [2.0, 1, 1, 1]})
         with pytest.raises(DuplicateDocumentError, match=r"'b' appears twice for query 'q'"):
             rio.to_ranking(frame)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.sampled_from(["a", "b", "c", "d", "D123456789"]),
+                          st.sampled_from([1.0, 2.0, 2.0, 0.5])), min_size=1, max_size=25),
+       st.lists(st.tuples(st.sampled_from(["q1", "q2", "q4"]), st.sampled_from(["a", "b", "e", "D123456789"])),
+                max_size=10))
+def test_the_large_run_path_gives_the_same_ranking_error_and_joins(rows, probes):
+    """Runs of a million rows or more check for duplicates with the sorted index built beside the sort
+    (ranking_from_columns' large-input path): the same Ranking, the same error and the same joins as the
+    small-input path, here forced onto the same small inputs."""
+    from ir_rbstar.io import columns
+
+    def convert(threshold):
+        saved = columns._PARALLEL_ROWS
+        columns._PARALLEL_ROWS = threshold
+        try:
+            return rio.to_ranking([ir_measures.ScoredDoc(*r) for r in rows]), None
+        except DuplicateDocumentError as e:
+            return None, str(e)
+        finally:
+            columns._PARALLEL_ROWS = saved
+
+    small, small_error = convert(10 ** 9)
+    large, large_error = convert(0)
+    assert small_error == large_error
+    if small is None:
+        return
+    assert isinstance(large._cache["index"], (SortedIndex, rio.MovedIndex))
+    for name in ("qcodes", "offsets", "dbytes", "docs", "scores"):
+        assert getattr(small, name).tobytes() == getattr(large, name).tobytes(), name
+    pq = rio.QUERY_IDS.encode([q for q, _ in probes])
+    pb = np.array([d.encode() for _, d in probes], dtype="S10") if probes else np.empty(0, dtype="S1")
+    ph = rio.hash_ids(pb)
+    assert small.find(pq, ph, pb).tolist() == large.find(pq, ph, pb).tolist()

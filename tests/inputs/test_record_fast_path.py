@@ -1,0 +1,105 @@
+"""A run given as a list of namedtuples is read by pyarrow's converter (``convert._arrow_records``) when
+it can be; otherwise by the general copy-and-cast path. On random small inputs (duplicates, ties,
+numbers and bytes as ids, ids that are not ASCII or hold NUL bytes, scores that are not numbers, None,
+queries in several blocks, queries left out) both give the same Ranking bit for bit, or the same error."""
+from collections import namedtuple
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import ir_measures
+from ir_rbstar.errors import RbstarError
+from ir_rbstar.io import QUERY_IDS, convert, to_ranking
+
+from tests.conftest import examples
+
+pytest.importorskip("pyarrow")
+
+QIDS = ["q1", "q2", "10", "é", b"q1", b"q3", 7, None]
+DOCS = ["a", "b", "ab", "D12345678", "doc-0000010", "", "é", "a\x00", b"b", b"zz", 5, None]
+SCORES = [3.0, 2.0, 2.0 + 1e-9, 1.0, -0.0, 0.0, float("nan"), 2, True, np.float32(0.1), 2 ** 60, "1.5", None]
+
+
+class Reordered(NamedTuple):
+    score: float
+    query_id: str
+    doc_id: str
+
+
+Wide = namedtuple("Wide", "query_id doc_id score tag")
+
+
+@st.composite
+def records(draw):
+    """Rows mostly of plain values (so that the fast path is taken), sometimes with an odd one."""
+    odd = draw(st.booleans())
+    qpool = QIDS if odd else QIDS[:4]
+    dpool = DOCS if odd else DOCS[:6]
+    spool = SCORES if odd else SCORES[:6]
+    rows = draw(st.lists(st.tuples(st.sampled_from(qpool), st.sampled_from(dpool), st.sampled_from(spool)),
+                         min_size=1, max_size=30))
+    if draw(st.booleans()):                            # queries in blocks, as in files
+        rows.sort(key=lambda r: str(r[0]))
+    return rows
+
+
+def general(items, queries=None):
+    """The same conversion with the fast path switched off."""
+    fast = convert._arrow_records
+    convert._arrow_records = lambda *a: None
+    try:
+        return to_ranking(items, queries=queries)
+    finally:
+        convert._arrow_records = fast
+
+
+def outcome(convert_it):
+    try:
+        return convert_it(), None
+    except RbstarError as e:
+        return None, (type(e), str(e))
+
+
+def assert_same(a, b):
+    for name in ("qcodes", "offsets", "dbytes", "docs", "scores"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and x.tobytes() == y.tobytes(), name
+    assert a._cache.get("same", np.zeros(0)).tolist() == b._cache.get("same", np.zeros(0)).tolist()
+
+
+@settings(max_examples=examples(400))
+@given(records(), st.sampled_from(["ScoredDoc", "Reordered", "Wide"]), st.booleans())
+def test_fast_path_gives_the_general_paths_ranking_or_error(rows, shape, filtered):
+    if shape == "ScoredDoc":
+        items = [ir_measures.ScoredDoc(*r) for r in rows]
+    elif shape == "Reordered":
+        items = [Reordered(s, q, d) for q, d, s in rows]
+    else:
+        items = [Wide(q, d, s, "t") for q, d, s in rows]
+    queries = {"q1", "10", "7"} if filtered else None
+    fast, fast_error = outcome(lambda: to_ranking(items, queries=queries))
+    slow, slow_error = outcome(lambda: general(items, queries))
+    assert fast_error == slow_error
+    if fast is not None:
+        assert_same(fast, slow)
+
+
+def test_the_fast_path_is_taken_for_plain_records_and_declines_the_rest():
+    plain = [ir_measures.ScoredDoc("q", f"d{i}", float(i % 3)) for i in range(50)]
+    codes, dbytes, scores = convert._arrow_records(plain, [0, 1, 2])
+    assert QUERY_IDS.decode(codes.codes).tolist() == ["q"] * 50
+    assert dbytes.dtype == np.dtype("S3") and dbytes[10] == b"d10" and scores[4] == 1.0
+    for odd in ([ir_measures.ScoredDoc("q", 5, 1.0)], [ir_measures.ScoredDoc("q", "é", 1.0)],
+                [ir_measures.ScoredDoc(None, "a", 1.0)], [ir_measures.ScoredDoc("q", "a", "1.5")],
+                [ir_measures.ScoredDoc("q", "a\x00", 1.0)], [ir_measures.ScoredDoc("q", "a", None)]):
+        assert convert._arrow_records(odd, [0, 1, 2]) is None
+
+
+def test_bytes_query_ids_are_text_at_every_door():
+    # a bytes query id is its UTF-8 text, in a dict as in a list of tuples (not "b'q1'")
+    ranking = to_ranking([ir_measures.ScoredDoc(b"q1", "a", 1.0), ir_measures.ScoredDoc("q1", "b", 2.0)])
+    assert QUERY_IDS.decode(ranking.qcodes).tolist() == ["q1"]
+    assert QUERY_IDS.decode(to_ranking({b"q1": {"a": 1.0}}).qcodes).tolist() == ["q1"]
+    assert general([ir_measures.ScoredDoc(b"q1", "a", 1.0)]).qcodes.tolist() == ranking.qcodes.tolist()
