@@ -9,11 +9,19 @@ For each collection and each measure (nDCG@10 and RBP(p=0.8) graded with the col
 strategies of :mod:`ir_rbstar.judging.strategies` are replayed with the qrels as the oracle (a document the
 qrels lack counts as non-relevant; :func:`ir_rbstar.judging.simulate`), the measure itself choosing (its
 pool: the documents the runs rank within the cutoff, or within rank 31 for RBP(p=0.8) -- where the weight
-falls below 0.1% of rank 1's), one document per query per round, seed 0. Budgets: 2% to 100% of the pool.
-Printed: per strategy, the number of judgments from which on it stays at Kendall's tau_b >= 0.9 with the
-full-judgment ranking of the runs, and at >= 95% of the full judgments' pairwise verdicts (paired t test,
-Holm, alpha 0.05), and the curves' table; and the time of one selection round of the ``pairs`` goal on
-DL19 (37 runs, 43 queries, one document per query: the issue's goal is under a second).
+falls below 0.1% of rank 1's), rounds of as many documents as queries, seed 0. Budgets: whole rounds, a
+coarse grid (:data:`FRACTIONS` of the pool) and every round between the last coarse budget that misses a
+target and the first from which on it holds (:func:`precise_simulation`), so each count is exact to one
+round. Printed: per strategy, the number of judgments from which on it stays at Kendall's tau_b >= 0.9 with
+the full-judgment ranking of the runs, and at >= 95% of the full judgments' pairwise verdicts (paired t
+test, Holm, alpha 0.05), and the curves' table; the oracle bound of :mod:`benchmarks.judging_oracle` (how
+few judgments an order of the relevant documents could need; ``--no-oracle`` leaves it out); and the time
+of one selection round of the ``pairs`` goal on DL19 (37 runs, 43 queries, one document per query: the
+issue's goal is under a second).
+
+Run time on the 2-core machine shared at a load average of 8-10 (each process had 15-20% of a core): DL19
+33 minutes of wall time (about 7 of CPU; two thirds of it the oracle), Robust04 41, Robust03 without the
+oracle 15; the collections can run in parallel (``--collections``).
 
 Nothing is timed against a peer tool: no packaged tool chooses judgments (trectools builds static pools;
 its depth-k and RBP-weighted pools are reproduced here as the ``depth``, ``rbp_sum`` and ``rbp_max``

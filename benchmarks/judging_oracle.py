@@ -29,7 +29,10 @@ of the *revealed* grades -- which changes as relevant documents are revealed, so
 ideal it would have after revealing one more document of each grade. A step is matrix arithmetic over all
 candidates at once. The values the oracle records are cross-checked against the package's evaluator.
 
-A greedy order is not proven optimal: the counts are an upper bound on the fewest judgments an oracle
+:func:`bound` also replays depth-k pooling's order with a perfect relevance filter
+(:func:`relevant_in_order`): a strategy that knows which documents are relevant but not what the full
+evaluation is. A greedy order is not proven optimal (on Robust04's RBP verdicts the filtered depth order
+needs fewer): the counts are an upper bound on the fewest judgments an oracle
 needs and, since any real strategy also pays for the non-relevant documents it judges, a yardstick for
 every strategy. The trivial bound is the number of relevant pool documents: revealing them all gives
 every value the package computes with the pool judged (for RBP without a cutoff the ranks below the
