@@ -9,11 +9,19 @@ For each collection and each measure (nDCG@10 and RBP(p=0.8) graded with the col
 strategies of :mod:`ir_rbstar.judging.strategies` are replayed with the qrels as the oracle (a document the
 qrels lack counts as non-relevant; :func:`ir_rbstar.judging.simulate`), the measure itself choosing (its
 pool: the documents the runs rank within the cutoff, or within rank 31 for RBP(p=0.8) -- where the weight
-falls below 0.1% of rank 1's), one document per query per round, seed 0. Budgets: 2% to 100% of the pool.
-Printed: per strategy, the number of judgments from which on it stays at Kendall's tau_b >= 0.9 with the
-full-judgment ranking of the runs, and at >= 95% of the full judgments' pairwise verdicts (paired t test,
-Holm, alpha 0.05), and the curves' table; and the time of one selection round of the ``pairs`` goal on
-DL19 (37 runs, 43 queries, one document per query: the issue's goal is under a second).
+falls below 0.1% of rank 1's), rounds of as many documents as queries, seed 0. Budgets: whole rounds, a
+coarse grid (:data:`FRACTIONS` of the pool) and every round between the last coarse budget that misses a
+target and the first from which on it holds (:func:`precise_simulation`), so each count is exact to one
+round. Printed: per strategy, the number of judgments from which on it stays at Kendall's tau_b >= 0.9 with
+the full-judgment ranking of the runs, and at >= 95% of the full judgments' pairwise verdicts (paired t
+test, Holm, alpha 0.05), and the curves' table; the oracle bound of :mod:`benchmarks.judging_oracle` (how
+few judgments an order of the relevant documents could need; ``--no-oracle`` leaves it out); and the time
+of one selection round of the ``pairs`` goal on DL19 (37 runs, 43 queries, one document per query: the
+issue's goal is under a second).
+
+Run time on the 2-core machine shared at a load average of 8-10 (each process had 15-20% of a core): DL19
+33 minutes of wall time (about 7 of CPU; two thirds of it the oracle), Robust04 41, Robust03 without the
+oracle 15; the collections can run in parallel (``--collections``).
 
 Nothing is timed against a peer tool: no packaged tool chooses judgments (trectools builds static pools;
 its depth-k and RBP-weighted pools are reproduced here as the ``depth``, ``rbp_sum`` and ``rbp_max``
@@ -28,10 +36,62 @@ import os
 import sys
 import time
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 DATA = os.path.normpath(os.path.join(REPO, "..", "shared", "data"))
-FRACTIONS = (0.02, 0.04, 0.06, 0.08, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
+#: the coarse grid, as shares of the pool (rounded to whole rounds); every round between the last coarse
+#: budget that misses a target and the first from which on it holds is then evaluated too
+FRACTIONS = (0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+TARGETS = (("tau_b", 0.9), ("verdicts_agree", 0.95))
+
+
+def round_budgets(size: int, batch: int, fractions=FRACTIONS) -> list:
+    """The coarse budgets: each share of a pool of ``size`` rounded to a whole number of rounds of ``batch``
+    (at least one round; the last reveals the whole pool). Whole rounds keep every strategy's trajectory
+    the same whatever budgets are recorded (a budget inside a round would split it)."""
+    rounds = -(-size // batch)
+    return sorted({batch * min(rounds, max(1, int(round(f * size / batch)))) for f in fractions})
+
+
+def brackets(table, batch: int) -> dict:
+    """{strategy: budgets to add}: for each target, every whole round strictly between the last budget of
+    ``table`` that misses it and the first budget from which on it holds (from the first round when the
+    target holds from the first budget; nothing when it never holds)."""
+    out: dict = {}
+    for strategy, g in table.groupby("strategy", sort=False):
+        g = g.sort_values("budget")
+        budgets = g["budget"].to_numpy()
+        extra = out.setdefault(strategy, set())
+        for col, target in TARGETS:
+            ok = g[col].to_numpy() >= target
+            tail = np.flip(np.cumprod(np.flip(ok))).astype(bool)
+            if not tail.any():
+                continue
+            first = int(np.argmax(tail))
+            low = int(budgets[first - 1]) if first > 0 else 0
+            extra.update(range(low + batch, int(budgets[first]), batch))
+    return {s: sorted(b) for s, b in out.items() if b}
+
+
+def precise_simulation(qrels, runs, measure: str, strategies, size: int, batch: int, prior=None, label=None):
+    """:func:`ir_rbstar.judging.simulate` on the coarse round budgets, then again (the same seeded
+    trajectories: whole rounds) on every round inside each strategy's brackets; the rows together."""
+    import pandas as pd
+
+    from ir_rbstar.judging import simulate
+    coarse = simulate(qrels, runs, measures=[measure], strategies=strategies, budgets=round_budgets(size, batch),
+                      batch=batch, seed=0, prior=prior)
+    parts = [coarse]
+    for strategy, extra in brackets(coarse, batch).items():
+        parts.append(simulate(qrels, runs, measures=[measure], strategies=[strategy], budgets=extra, batch=batch,
+                              seed=0, prior=prior))
+    table = pd.concat(parts, ignore_index=True).sort_values(["strategy", "budget"], kind="stable")
+    table["strategy"] = pd.Categorical(table["strategy"], categories=list(dict.fromkeys(coarse["strategy"])))
+    table = table.sort_values(["strategy", "budget"], kind="stable").reset_index(drop=True)
+    table["strategy"] = table["strategy"].astype(str)
+    return table if label is None else table.assign(strategy=label)
 
 
 def collections(quick: bool, data: str = DATA):
@@ -93,6 +153,27 @@ def round_time(runs, qrels, measure: str, repeat: int = 3) -> float:
     return best
 
 
+def how_far(qrels, runs, need, measures):
+    """Per measure and target: depth-k pooling's count, half of it, ``pairs``'s count, and the oracle bounds
+    of benchmarks/judging_oracle.py (judgments of relevant documents only; NaN: never)."""
+    import pandas as pd
+
+    from benchmarks.judging_oracle import bound
+    rows = []
+    for measure in measures:
+        got = bound(qrels, runs, measure)
+        counts = need[need["measure"] == measure].set_index("strategy")
+        for (col, target), label in zip(TARGETS, ("tau_b >= 0.9", "95% of the verdicts"), strict=True):
+            key = f"{col}>={target:g}"
+            depth = float(counts.loc["depth", key])
+            rows.append({"measure": measure, "target": label, "depth": depth, "half of depth": depth / 2,
+                         "pairs": float(counts.loc["pairs", key]) if "pairs" in counts.index else float("nan"),
+                         "depth, relevant only": got["depth, relevant only"][col],
+                         "oracle": got["oracle"][col], "relevant in the pool": got["relevant"]["count"],
+                         "all relevant revealed": got["relevant"][col]})
+    return pd.DataFrame(rows)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
@@ -100,13 +181,15 @@ def main(argv=None) -> int:
     parser.add_argument("--data", default=DATA, help="the shared data folder (default: ../shared/data)")
     parser.add_argument("--strategies", default=None, help="comma-separated (default: all)")
     parser.add_argument("--no-prior", action="store_true", help="leave out the rows with a prior (DL19)")
+    parser.add_argument("--no-oracle", action="store_true", help="leave out the oracle bound (benchmarks/"
+                        "judging_oracle.py)")
     parser.add_argument("--collections", default=None, help="comma-separated first words of the collections "
                         "(dl19, robust04, robust03; default: all)")
     args = parser.parse_args(argv)
     import pandas as pd
 
     from ir_rbstar.io import read_trec_qrels, read_trec_run
-    from ir_rbstar.judging import STRATEGIES, build_pool, needed, plot_simulation, simulate
+    from ir_rbstar.judging import STRATEGIES, build_pool, needed, plot_simulation
     strategies = args.strategies.split(",") if args.strategies else list(STRATEGIES)
     only = [c.strip().lower() for c in args.collections.split(",")] if args.collections else None
     if args.out:
@@ -126,17 +209,17 @@ def main(argv=None) -> int:
         for measure in ("nDCG@10", f"RBP(p=0.8,max_rel={top})"):
             from ir_rbstar.io import QUERY_IDS
             size = build_pool(runs, measure, queries=list(QUERY_IDS.decode(qrels.qcodes))).n_candidates
-            budgets = sorted({max(1, int(round(f * size))) for f in FRACTIONS})
+            batch = len(qrels.qcodes)
             t = time.perf_counter()
-            table = simulate(qrels, runs, measures=[measure], strategies=strategies, budgets=budgets, seed=0)
+            table = precise_simulation(qrels, runs, measure, strategies, size, batch)
             if name.startswith("DL19") and not args.no_prior:
                 for label, prior in (("pairs + re-annotations", reannotation_prior(args.data)),
                                      ("pairs + the qrels as prior", qrels)):
                     if prior is None:
                         continue
-                    extra = simulate(qrels, runs, measures=[measure], strategies=["pairs"], budgets=budgets, seed=0,
-                                     prior=prior)
-                    table = pd.concat([table, extra.assign(strategy=label)], ignore_index=True)
+                    extra = precise_simulation(qrels, runs, measure, ["pairs"], size, batch, prior=prior, label=label)
+                    table = pd.concat([table, extra], ignore_index=True)
+            budgets = sorted(set(table["budget"]))
             print(f"{measure}: pool of {size} documents, {len(budgets)} budgets, simulated in "
                   f"{time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
             tables.append(table)
@@ -147,8 +230,13 @@ def main(argv=None) -> int:
             for col, what in (("tau_b", "Kendall's tau_b with the full-judgment ranking"),
                               ("verdicts_agree", "share of pairwise verdicts as with full judgments")):
                 wide = sub.pivot_table(index="strategy", columns="judged", values=col, sort=False)
+                wide = wide[sorted(wide.columns)]
                 print(f"{measure}: {what}, by judgments made:\n")
                 print(markdown(wide.round(3), index=True), "\n", flush=True)
+        if not args.no_oracle:
+            t = time.perf_counter()
+            print(markdown(how_far(qrels, runs, need, [str(m) for m in table["measure"].unique()])), "\n")
+            print(f"oracle bound computed in {time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
         if args.out:
             slug = name.split()[0].lower()
             table.to_csv(os.path.join(args.out, f"judging_{slug}.tsv"), sep="\t", index=False, float_format="%.4f")

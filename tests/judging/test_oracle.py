@@ -1,0 +1,145 @@
+"""The oracle bound of benchmarks/judging_oracle.py (a diagnostic reading the answers) and the precise budget
+grid of benchmarks/bench_judging.py, on hand-made cases and a small slice of the bundled Vaswani runs."""
+import importlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ir_rbstar.io import QUERY_IDS, read_trec_qrels, to_qrels, to_ranking
+from ir_rbstar.judging import build_pool, simulate
+from ir_rbstar.judging.simulate import _verdicts, full_values
+from tests.helpers import VASWANI
+
+oracle = importlib.import_module("benchmarks.judging_oracle")
+bench = importlib.import_module("benchmarks.bench_judging")
+
+# RBP(p=0.5)@3, three runs, two queries; d (q1) and e (q2) are the only relevant documents.
+#   d: A rank 1 (0.5), B rank 2 (0.25), C rank 3 (0.125);  e: A rank 2 (0.25), B and C rank 3 (0.125)
+#   full means (over 2 queries): A 0.375 > B 0.1875 > C 0.125
+#   d alone: A 0.25 > B 0.125 > C 0.0625, the full order: tau_b = 1
+#   e alone: A 0.125 > B = C 0.0625: the pair (B, C) tied, tau_b = 2 / sqrt(3 x 2) = 0.816
+RUNS = {"A": {"q1": {"d": 3.0, "n1": 2.0, "n2": 1.0}, "q2": {"m1": 3.0, "e": 2.0, "m2": 1.0}},
+        "B": {"q1": {"n1": 3.0, "d": 2.0, "n2": 1.0}, "q2": {"m1": 3.0, "m2": 2.0, "e": 1.0}},
+        "C": {"q1": {"n1": 3.0, "n2": 2.0, "d": 1.0}, "q2": {"m2": 3.0, "m1": 2.0, "e": 1.0}}}
+QRELS = {"q1": {"d": 1, "n1": 0}, "q2": {"e": 1, "m1": 0}}
+M = "RBP(p=0.5)@3"
+
+
+def _setup(runs, qrels, measure):
+    qrels = to_qrels(qrels) if isinstance(qrels, dict) else qrels
+    runs = {n: to_ranking(r) if isinstance(r, dict) else r for n, r in runs.items()}
+    pool = build_pool(runs, measure, queries=list(QUERY_IDS.decode(qrels.qcodes)))
+    grades, known = pool.lookup(qrels)
+    grades = np.where(known, grades, 0)
+    full = full_values(qrels, runs, [measure], pool.queries)[measure]
+    return runs, pool, grades, full
+
+
+def test_full_values_of_the_hand_made_case():
+    _, pool, _, full = _setup(RUNS, QRELS, M)
+    assert np.allclose(full.mean(axis=1), [0.375, 0.1875, 0.125])
+
+
+@pytest.mark.parametrize("objective", ["tau", "both"])
+def test_the_first_revelation_is_the_one_that_restores_the_ranking(objective):
+    runs, pool, grades, full = _setup(RUNS, QRELS, M)
+    order = oracle.oracle_order(pool, runs, M, grades, full, objective)
+    assert list(pool.doc_ids(order)) == ["d", "e"]
+    curve = oracle.oracle_curve(pool, runs, M, grades, full, order, check_every=1)
+    assert curve["tau_b"].round(6).tolist()[1:] == [1.0, 1.0]
+    assert np.isnan(curve["tau_b"].iloc[0])                   # nothing revealed: every run 0
+    assert oracle.oracle_needed(curve)["tau_b"] == 1.0
+    # the other first choice would give 0.816 (B and C tied), by hand above
+    e_first = oracle.oracle_curve(pool, runs, M, grades, full, order[::-1], check_every=1)
+    assert e_first["tau_b"].iloc[1] == pytest.approx(2 / np.sqrt(6))
+
+
+@pytest.fixture(scope="module")
+def vaswani():
+    qrels = read_trec_qrels(str(VASWANI / "qrels"))
+    names = ("bm25", "bm25_flat", "bm25l")
+    frames = {n: pd.read_csv(VASWANI / f"{n}.run.gz", sep=r"\s+", header=None, usecols=[0, 2, 3, 4],
+                             names=["query_id", "doc_id", "rank", "score"], dtype={"query_id": str, "doc_id": str})
+              for n in names}
+    keep = sorted(set(frames["bm25"]["query_id"]))[:12]
+    runs = {n: to_ranking(f[(f["rank"] <= 20) & f["query_id"].isin(keep)][["query_id", "doc_id", "score"]]
+                          .reset_index(drop=True)) for n, f in frames.items()}
+    return runs, qrels
+
+
+@pytest.mark.parametrize("measure", ["RBP(p=0.8)@20", "nDCG@10"])
+@pytest.mark.parametrize("objective", oracle.OBJECTIVES)
+def test_the_oracle_reveals_only_relevant_documents_and_all_of_them(vaswani, measure, objective):
+    runs, qrels = vaswani
+    runs, pool, grades, full = _setup(runs, qrels, measure)
+    order = oracle.oracle_order(pool, runs, measure, grades, full, objective)
+    assert len(set(order.tolist())) == len(order)
+    assert (grades[order] >= 1).all()
+    assert set(order.tolist()) == set(np.flatnonzero(grades >= 1).tolist())
+    # the incremental values equal the package's evaluator at every step (oracle_curve raises otherwise)
+    curve = oracle.oracle_curve(pool, runs, measure, grades, full, order, check_every=1)
+    assert len(curve) == len(order) + 1
+
+
+def test_after_every_relevant_pool_document_rbp_is_the_full_judgment_value(vaswani):
+    # RBP@20 with the pool of the runs' top 20: the pool holds every document the measure reads
+    runs, qrels = vaswani
+    measure = "RBP(p=0.8)@20"
+    runs, pool, grades, full = _setup(runs, qrels, measure)
+    order = oracle.oracle_order(pool, runs, measure, grades, full, "error")
+    curve = oracle.oracle_curve(pool, runs, measure, grades, full, order)
+    st = oracle._State(pool, oracle.contributions(pool, runs, measure, grades), grades, measure)
+    for c in order:
+        st.reveal(int(c))
+    assert np.allclose(st.V, full, atol=1e-12)
+    assert curve["tau_b"].iloc[-1] == pytest.approx(1.0) and curve["verdicts_agree"].iloc[-1] == 1.0
+
+
+def test_the_greedy_verdict_count_equals_the_simulations_verdicts():
+    """_verdicts_after (running sums, Holm by critical values) against the simulation's own verdicts, with
+    one query's column replaced, on random values with real differences between the runs."""
+    rng = np.random.default_rng(7)
+    for trial in range(20):
+        R, Q, C = 5, 12, 6
+        V = rng.random((R, Q)) * 0.3 + np.linspace(0, 0.2, R)[:, None] * (trial % 3)
+        full = rng.random((R, Q)) * 0.3 + np.linspace(0, 0.3, R)[:, None]
+        names = [f"r{i}" for i in range(R)]
+        fv = _verdicts(full, names, 0.05)
+        a, b = (np.array(x) for x in zip(*[(i, j) for i in range(R) for j in range(i + 1, R)], strict=True))
+        from scipy.stats import t as tdist
+        tcrit = tdist.isf(0.05 / (2.0 * (len(a) - np.arange(len(a)))), Q - 1)
+        st = type("S", (), {"V": V, "Q": Q})()
+        q = rng.integers(0, Q, C)
+        cols = rng.random((R, C)) * 0.5
+        got = oracle._verdicts_after(st, cols, q, a, b, fv, tcrit)
+        for c in range(C):
+            W = V.copy()
+            W[:, q[c]] = cols[:, c]
+            assert got[c] == int((_verdicts(W, names, 0.05) == fv).sum()), (trial, c)
+
+
+def test_depth_with_a_perfect_relevance_filter_keeps_depths_order():
+    runs, pool, grades, _ = _setup(RUNS, QRELS, M)
+    assert list(pool.doc_ids(oracle.relevant_in_order(pool, grades, "depth"))) == ["d", "e"]  # rank 1, then 2
+
+
+def test_round_budgets_and_brackets():
+    assert bench.round_budgets(100, 10, (0.02, 0.5, 1.0)) == [10, 50, 100]
+    assert bench.round_budgets(95, 10, (0.5, 1.0)) == [50, 100]        # the last round reveals the rest
+    table = pd.DataFrame({"strategy": ["s"] * 4, "budget": [10, 50, 90, 130],
+                          "tau_b": [0.5, 0.95, 0.8, 0.91], "verdicts_agree": [0.96, 0.96, 0.97, 0.99]})
+    # tau_b: misses at 90, holds from 130 on -> every round between; the verdicts hold from the start
+    assert bench.brackets(table, 10) == {"s": [100, 110, 120]}
+    never = table.assign(tau_b=0.1, verdicts_agree=[0.5, 0.99, 0.99, 0.99])
+    assert bench.brackets(never, 20) == {"s": [30]}
+
+
+def test_whole_round_budgets_give_the_same_trajectory_whatever_is_recorded(vaswani):
+    """The precise grid adds budgets in a second simulation: with whole rounds the seeded trajectories (here
+    the bandit's random draws too) are the same, so its rows equal those of one simulation with every budget."""
+    runs, qrels = vaswani
+    batch = len(qrels.qcodes)
+    both = simulate(qrels, runs, ["RBP(p=0.8)@20"], ["pairs", "bandit"], [batch, 2 * batch, 3 * batch], seed=3)
+    alone = simulate(qrels, runs, ["RBP(p=0.8)@20"], ["pairs", "bandit"], [2 * batch], seed=3)
+    pd.testing.assert_frame_equal(both[both["budget"] == 2 * batch].reset_index(drop=True), alone)
