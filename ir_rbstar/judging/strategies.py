@@ -21,10 +21,10 @@ chooses ``k`` unjudged candidates. The package's own (the three goals of :func:`
 
 For ``nDCG@k`` both goals also weigh each query by how far one judgment moves its values: nDCG divides by
 the query's ideal DCG, so the priority is scaled by (the ideal DCG of k documents of gain 1) / (the query's
-expected ideal DCG from its judged gains and the estimated gains of the unjudged candidates). With it
-``pairs`` reached tau_b >= 0.9 on Robust04 after 5,794 judgments instead of 7,725 and on Robust 2003
-after 3,054 instead of 3,664, and ``ranking`` on DL 2019 both targets after 998 instead of 1,248
-(benchmarks/bench_judging.py; docs/judging.md).
+expected ideal DCG from its judged gains and the estimated gains of the unjudged candidates). On the
+earlier, coarser budget grid (2% to 100% of the pool) this brought ``pairs`` to tau_b >= 0.9 on Robust04
+after 5,794 judgments instead of 7,725 and on Robust 2003 after 3,054 instead of 3,664; docs/judging.md
+gives the counts on the grid of whole rounds now used (benchmarks/bench_judging.py).
 
 Baselines: ``depth`` (depth-k pooling: every query's rank-1 documents, then rank 2, ...), ``rbp_sum`` and
 ``rbp_max`` (RBP-weighted pooling as trectools does it: per query, documents by the sum / the maximum of
