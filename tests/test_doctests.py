@@ -7,7 +7,8 @@ from tests.helpers import REPO
 
 
 def test_docstring_examples_print_what_they_show():
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--doctest-modules",
-                           "ir_rbstar"], cwd=REPO, capture_output=True, text=True, timeout=600)
+    # -o addopts=: one process (not the suite's pytest-xdist workers) for these few examples
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+                           "--doctest-modules", "ir_rbstar"], cwd=REPO, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert " passed" in done.stdout

@@ -4,6 +4,7 @@ in the end-to-end test, which runs every benchmark on a tiny input and checks on
 comes out, never a time."""
 import importlib
 import json
+import math
 import re
 import subprocess
 import sys
@@ -265,7 +266,12 @@ def test_end_to_end_tiny_run_structure_only(tmp_path, monkeypatch, capsys):
         for row in doc["summary"]:
             assert set(row) == keys
             assert row["peer"] and (row["peer_dists"] or row["peer_version"] or row["peer_absent"]), row
-            assert row["ratio"] is None or row["ratio"] > 0
+            if name == "native" and row["task"] == "pt":
+                # the package's share of pt.Experiment, (ours - peer) / ours: below 0 when timing noise (one
+                # round, a loaded machine) makes the four-measure experiment faster than nDCG@10 alone
+                assert row["ratio"] is None or math.isfinite(row["ratio"]) and row["ratio"] < 1, row
+            else:
+                assert row["ratio"] is None or row["ratio"] > 0, row
         assert (out / f"{name}.out").stat().st_size > 0          # the bench's own report is kept
     med = json.loads((out / "med.json").read_text())["summary"][0]
     assert med["peer_absent"] and med["ratio"] is None           # no --med-c: the C program is absent

@@ -514,8 +514,11 @@ def test_other_bad_input(tmp_path, unchanged_registry):
 
 
 def _cli(*argv):
-    return subprocess.run([sys.executable, "-m", "ir_rbstar", "report", *argv], cwd=REPO, capture_output=True,
-                          text=True, timeout=300)
+    """``ir-rbstar report ARGV`` in this process (cli.main, what the console script calls; the entry point
+    itself is tested in test_contract.py): its exit code, stdout and stderr."""
+    from tests.test_docs import run_command
+    rc, out, err = run_command(["report", *argv], REPO)
+    return subprocess.CompletedProcess(["ir-rbstar", "report", *argv], rc, out, err)
 
 
 def test_cli_errors(tmp_path):

@@ -56,17 +56,17 @@ def med(A, B, depth, score, choices, known, unknown_limit=None):
         shared = [d for d in unknown if d in A and d in B]
         best = 0.0
         for up, down in ((A, B), (B, A)):
+            v = dict(known)
+            v.update({d: max(choices) for d in up if d not in known})
+            v.update({d: min(choices) for d in down if d not in known})
             for vals in itertools.product(choices, repeat=len(shared)):
-                v = dict(known)
-                v.update({d: max(choices) for d in up if d not in known})
-                v.update({d: min(choices) for d in down if d not in known})
-                v.update(zip(shared, vals))
+                v.update(zip(shared, vals))            # every shared document is set anew each time
                 best = max(best, score([v[d] for d in up]) - score([v[d] for d in down]))
         return best
     best = 0.0
+    v = dict(known)
     for vals in itertools.product(choices, repeat=len(unknown)):
-        v = dict(known)
-        v.update(zip(unknown, vals))
+        v.update(zip(unknown, vals))                   # every unknown document is set anew each time
         best = max(best, abs(score([v[d] for d in A]) - score([v[d] for d in B])))
     return best
 
