@@ -13,7 +13,7 @@ on the command line) is either
 Where the prior holds a candidate, the goals ``pairs`` and ``ranking`` take the mean of its value and their
 own estimate of P(relevant) (the running precision of the runs, :mod:`ir_rbstar.judging.strategies`): a
 second judge often disagrees with the first, so a document it calls non-relevant stays reachable. A
-(query, document) the pool does not hold is ignored. A probability outside [0, 1] (or not a number) and
+(query, document) the pool does not hold is ignored. A probability outside [0, 1] (or not a number), a second probability for one document, and
 an auxiliary grade outside the grade scale (above the top grade -- ``max_rel`` of a graded RBP, else the
 top human grade -- or below 0 and the lowest human grade) are errors naming the file, query and document.
 """
@@ -113,7 +113,11 @@ def prior_gains(pool: Pool, prior: Any, judgments: Optional[Qrels] = None) -> Op
         p = _check_probabilities(table)
         key = pd.DataFrame({"query_id": table["query_id"].astype(str).to_numpy(),
                             "doc_id": table["doc_id"].astype(str).to_numpy(), "p": p})
-        key = key.drop_duplicates(["query_id", "doc_id"], keep="last")
+        again = key.duplicated(["query_id", "doc_id"]).to_numpy()
+        if again.any():                      # two probabilities for one document: which one is meant?
+            row = table.iloc[int(np.flatnonzero(again)[0])]
+            raise InputFormatError(f"{row['where']}, line {int(row['line'])}: a second probability for document "
+                                   f"{str(row['doc_id'])!r} of query {str(row['query_id'])!r}")
         cand = pd.DataFrame({"query_id": pool.query_ids(np.arange(pool.n_candidates)).astype(str),
                              "doc_id": pool.doc_ids(np.arange(pool.n_candidates)).astype(str),
                              "c": np.arange(pool.n_candidates)})

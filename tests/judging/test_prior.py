@@ -84,6 +84,16 @@ def test_a_probability_outside_0_1_names_the_file_line_query_and_document(tmp_pa
         select(RUNS, None, M, budget=2, prior=probabilities([("q", "x", 2.0)]))
 
 
+def test_two_probabilities_for_one_document_are_an_error_naming_the_second_line(tmp_path):
+    path = tmp_path / "prior.txt"
+    path.write_text("query_id doc_id probability\nq x 0.5\nq z 0.1\nq x 0.9\n")
+    with pytest.raises(InputFormatError, match=r"prior.txt, line 4: a second probability for document 'x' of "
+                                               r"query 'q'"):
+        select(RUNS, None, M, budget=2, prior=str(path))
+    with pytest.raises(InputFormatError, match=r"prior, line 2: a second probability for document 'z'"):
+        select(RUNS, None, M, budget=2, prior=probabilities([("q", "z", 0.2), ("q", "z", 0.2)]))
+
+
 def test_auxiliary_grades_outside_the_scale_are_grade_scale_errors():
     above = pd.DataFrame({"query_id": ["q"], "doc_id": ["x"], "relevance": [4]})
     with pytest.raises(GradeScaleError, match=r"grade 4 of document 'x' for query 'q' is outside the grade scale 0..3"):
