@@ -13,9 +13,10 @@ on the command line) is either
 Where the prior holds a candidate, the goals ``pairs`` and ``ranking`` take the mean of its value and their
 own estimate of P(relevant) (the running precision of the runs, :mod:`ir_rbstar.judging.strategies`): a
 second judge often disagrees with the first, so a document it calls non-relevant stays reachable. A
-(query, document) the pool does not hold is ignored. A probability outside [0, 1] (or not a number), a second probability for one document, and
-an auxiliary grade outside the grade scale (above the top grade -- ``max_rel`` of a graded RBP, else the
-top human grade -- or below 0 and the lowest human grade) are errors naming the file, query and document.
+(query, document) the pool does not hold is ignored. A probability outside [0, 1] (or not a number), a second
+probability for one document, and an auxiliary grade outside the grade scale (above the top grade --
+``max_rel`` of a graded RBP, else the top human grade -- or below 0 and the lowest human grade) are errors
+naming the file, query and document.
 """
 from __future__ import annotations
 
