@@ -52,14 +52,17 @@ def _arrow_ids(col: pd.Series, query: bool) -> Any:
         arr = arr.combine_chunks()
     if arr.null_count or len(arr) == 0:
         return None
-    if query:
-        blocks = _query_blocks(arr)
-        if blocks is not None:
-            return blocks
-        enc = arr.dictionary_encode()
-        codes = QUERY_IDS.encode(enc.dictionary.to_pylist())
-        return CodedIds(codes[enc.indices.to_numpy(zero_copy_only=False)])
-    return _ascii_bytes(arr)
+    return _arrow_query_codes(arr) if query else _ascii_bytes(arr)
+
+
+def _arrow_query_codes(arr: Any) -> CodedIds:
+    """A pyarrow string array without nulls as interned query ids: per block of equal ids
+    (:func:`_query_blocks`), else each distinct id once through arrow's dictionary encoding."""
+    blocks = _query_blocks(arr)
+    if blocks is not None:
+        return blocks
+    enc = arr.dictionary_encode()
+    return CodedIds(QUERY_IDS.encode(enc.dictionary.to_pylist())[enc.indices.to_numpy(zero_copy_only=False)])
 
 
 def _query_blocks(arr: Any) -> Optional[CodedIds]:
@@ -362,11 +365,7 @@ def _arrow_records(items: Sequence, at: List[int]) -> Optional[Tuple[CodedIds, n
     dbytes = _ascii_bytes(docs)
     if dbytes is None:
         return None
-    codes = _query_blocks(qids)
-    if codes is None:                                  # many short blocks: each distinct id interned once
-        enc = qids.dictionary_encode()
-        codes = CodedIds(QUERY_IDS.encode(enc.dictionary.to_pylist())[enc.indices.to_numpy(zero_copy_only=False)])
-    return codes, dbytes, scores.to_numpy(zero_copy_only=False).copy()
+    return _arrow_query_codes(qids), dbytes, scores.to_numpy(zero_copy_only=False).copy()
 
 
 def _rows_of_queries(columns: Tuple[CodedIds, np.ndarray, np.ndarray],
