@@ -6,7 +6,7 @@ import gc
 import inspect
 import os
 from itertools import chain, compress, islice
-from operator import countOf, itemgetter
+from operator import countOf, itemgetter, not_
 from dataclasses import dataclass
 from typing import AbstractSet, Any, Callable, Iterable, List, Optional, Sequence, Tuple, cast
 
@@ -301,7 +301,11 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
         # unjudged queries), and dropping them before the copy is cheaper than copying them
         qid = itemgetter(at[0])
         if not all(map(queries.__contains__, map(qid, items[::max(1, len(items) // 64)]))):
-            items = list(compress(items, map(queries.__contains__, map(qid, items))))
+            listed = bytearray(map(queries.__contains__, map(qid, items)))
+            # only text ids are decided here: a bytes or number id among the others may be a query kept
+            # (as its text, query_text), so then the rows are left to the per-block filter below
+            if set(map(type, map(qid, compress(items, map(not_, listed))))) <= {str}:
+                items = list(compress(items, listed))
             if not items:
                 empty = np.empty(0, dtype=object)
                 return empty, _id_column(empty, 0), np.empty(0, dtype=np.float64) if what == "run" else empty
