@@ -128,8 +128,16 @@ def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str]) -> pd.Data
     col = df[name]
     if not (col.dtype.kind in "OTU" or isinstance(col.dtype, pd.StringDtype)):
         col = col.astype(str)
-    keep = col.isin(list(queries))
-    return df if keep.all() else df[keep.to_numpy()]
+    keep = col.isin(list(queries)).to_numpy()
+    if col.dtype.kind == "O" and not keep.all():
+        # ids that are not text (bytes, numbers in an object column) are decided by their text, as the
+        # other doors do (query_text); text ids are decided above
+        values = col.to_numpy()
+        odd = np.flatnonzero(~keep)
+        if set(map(type, values[odd].tolist())) - {str}:
+            odd, keep = odd[[type(v) is not str for v in values[odd].tolist()]], keep.copy()
+            keep[odd] = [query_text(v) in queries for v in values[odd].tolist()]
+    return df if keep.all() else df[keep]
 
 
 def _is_path(obj: Any) -> bool:

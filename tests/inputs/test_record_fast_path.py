@@ -116,3 +116,12 @@ def test_a_bytes_or_number_query_id_is_kept_by_its_text_wherever_it_stands(fast)
         r = read(items, queries={"q1", "7"})
         assert sorted(QUERY_IDS.decode(r.qcodes).tolist()) == ["7", "q1"], items
         assert len(r.scores) == 2
+
+
+def test_a_bytes_or_number_query_id_in_a_dataframe_is_kept_by_its_text():
+    # as to_ranking(frame) without queries reads b"q1" as "q1" and 7 as "7", a filter on queries keeps them
+    import pandas as pd
+    frame = pd.DataFrame({"query_id": ["q2", b"q1", 7], "doc_id": ["a", "b", "c"], "score": [1.0, 2.0, 3.0]})
+    assert sorted(QUERY_IDS.decode(to_ranking(frame).qcodes).tolist()) == ["7", "q1", "q2"]
+    kept = to_ranking(frame, queries={"q1", "7"})
+    assert sorted(QUERY_IDS.decode(kept.qcodes).tolist()) == ["7", "q1"] and len(kept.scores) == 2
