@@ -6,7 +6,7 @@ import gc
 import inspect
 import os
 from itertools import chain, compress, islice
-from operator import countOf, itemgetter
+from operator import countOf, itemgetter, not_
 from dataclasses import dataclass
 from typing import AbstractSet, Any, Callable, Iterable, List, Optional, Sequence, Tuple, cast
 
@@ -52,14 +52,17 @@ def _arrow_ids(col: pd.Series, query: bool) -> Any:
         arr = arr.combine_chunks()
     if arr.null_count or len(arr) == 0:
         return None
-    if query:
-        blocks = _query_blocks(arr)
-        if blocks is not None:
-            return blocks
-        enc = arr.dictionary_encode()
-        codes = QUERY_IDS.encode(enc.dictionary.to_pylist())
-        return CodedIds(codes[enc.indices.to_numpy(zero_copy_only=False)])
-    return _ascii_bytes(arr)
+    return _arrow_query_codes(arr) if query else _ascii_bytes(arr)
+
+
+def _arrow_query_codes(arr: Any) -> CodedIds:
+    """A pyarrow string array without nulls as interned query ids: per block of equal ids
+    (:func:`_query_blocks`), else each distinct id once through arrow's dictionary encoding."""
+    blocks = _query_blocks(arr)
+    if blocks is not None:
+        return blocks
+    enc = arr.dictionary_encode()
+    return CodedIds(QUERY_IDS.encode(enc.dictionary.to_pylist())[enc.indices.to_numpy(zero_copy_only=False)])
 
 
 def _query_blocks(arr: Any) -> Optional[CodedIds]:
@@ -125,8 +128,16 @@ def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str]) -> pd.Data
     col = df[name]
     if not (col.dtype.kind in "OTU" or isinstance(col.dtype, pd.StringDtype)):
         col = col.astype(str)
-    keep = col.isin(list(queries))
-    return df if keep.all() else df[keep.to_numpy()]
+    keep = col.isin(list(queries)).to_numpy()
+    if col.dtype.kind == "O" and not keep.all():
+        # ids that are not text (bytes, numbers in an object column) are decided by their text, as the
+        # other doors do (query_text); text ids are decided above
+        values = col.to_numpy()
+        odd = np.flatnonzero(~keep)
+        if set(map(type, values[odd].tolist())) - {str}:
+            odd, keep = odd[[type(v) is not str for v in values[odd].tolist()]], keep.copy()
+            keep[odd] = [query_text(v) in queries for v in values[odd].tolist()]
+    return df if keep.all() else df[keep]
 
 
 def _is_path(obj: Any) -> bool:
@@ -298,7 +309,11 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
         # unjudged queries), and dropping them before the copy is cheaper than copying them
         qid = itemgetter(at[0])
         if not all(map(queries.__contains__, map(qid, items[::max(1, len(items) // 64)]))):
-            items = list(compress(items, map(queries.__contains__, map(qid, items))))
+            listed = bytearray(map(queries.__contains__, map(qid, items)))
+            # only text ids are decided here: a bytes or number id among the others may be a query kept
+            # (as its text, query_text), so then the rows are left to the per-block filter below
+            if set(map(type, map(qid, compress(items, map(not_, listed))))) <= {str}:
+                items = list(compress(items, listed))
             if not items:
                 empty = np.empty(0, dtype=object)
                 return empty, _id_column(empty, 0), np.empty(0, dtype=np.float64) if what == "run" else empty
@@ -362,11 +377,7 @@ def _arrow_records(items: Sequence, at: List[int]) -> Optional[Tuple[CodedIds, n
     dbytes = _ascii_bytes(docs)
     if dbytes is None:
         return None
-    codes = _query_blocks(qids)
-    if codes is None:                                  # many short blocks: each distinct id interned once
-        enc = qids.dictionary_encode()
-        codes = CodedIds(QUERY_IDS.encode(enc.dictionary.to_pylist())[enc.indices.to_numpy(zero_copy_only=False)])
-    return codes, dbytes, scores.to_numpy(zero_copy_only=False).copy()
+    return _arrow_query_codes(qids), dbytes, scores.to_numpy(zero_copy_only=False).copy()
 
 
 def _rows_of_queries(columns: Tuple[CodedIds, np.ndarray, np.ndarray],

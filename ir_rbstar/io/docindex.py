@@ -35,12 +35,21 @@ def rows_of_segments(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
     return np.repeat(values, lens)
 
 
+def _pair_keys(q: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """One 64-bit key per (query code, document hash) pair, a new array: the hash xor a multiple of the
+    query code (a bijection of the hash within a query, so equal exactly for the same query and document
+    hash, and for other pairs only by a 64-bit coincidence)."""
+    with np.errstate(over="ignore"):
+        key = q.astype(np.uint64)
+        key *= _GOLD
+        key ^= h
+    return key
+
+
 def sorted_clashes(qcodes: np.ndarray, dhash: np.ndarray) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """Pairs of rows with the same query code and document hash (None when there are none), as
-    :attr:`DocIndex.clashes` reports them, without building an index: one sort of a 64-bit key per row,
-    the document hash (already mixed) xor a multiple of the query code (a bijection of the hash within a
-    query, so equal exactly for the same query and document hash, and for other pairs only by a 64-bit
-    coincidence).
+    :attr:`DocIndex.clashes` reports them, without building an index: one sort of a 64-bit key per row
+    (:func:`_pair_keys`).
     On the rare equal keys, their rows are grouped by (query, hash) exactly. About half the cost of the
     index, for inputs whose joins do not need one (an index is built later, on first use)."""
     n = len(qcodes)
@@ -48,15 +57,17 @@ def sorted_clashes(qcodes: np.ndarray, dhash: np.ndarray) -> Optional[Tuple[np.n
         return None
     q = np.asarray(qcodes, dtype=np.int64)
     h = np.ascontiguousarray(dhash, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        key = q.astype(np.uint64)
-        key *= _GOLD
-        key ^= h
+    key = _pair_keys(q, h)
     ordered = np.sort(key)
     equal = ordered[1:] == ordered[:-1]
     if not equal.any():
         return None
-    rows = np.flatnonzero(np.isin(key, ordered[1:][equal]))
+    return _same_pairs(np.flatnonzero(np.isin(key, ordered[1:][equal])), q, h)
+
+
+def _same_pairs(rows: np.ndarray, q: np.ndarray, h: np.ndarray) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """Of ``rows`` (candidates with equal keys, each once, ascending), the pairs of rows with the same query
+    code and document hash (None when there are none), found exactly: the rows sorted by (query, hash, row)."""
     rows = rows[np.lexsort((rows, h[rows], q[rows]))]
     same = (q[rows[1:]] == q[rows[:-1]]) & (h[rows[1:]] == h[rows[:-1]])
     if not same.any():
@@ -280,7 +291,7 @@ class SortedIndex:
         self._h = np.ascontiguousarray(dhash, dtype=np.uint64)
         n = len(self._q)
         self._bits = np.uint64(row_bits if row_bits is not None else max(1, (n - 1).bit_length()))
-        packed = self._keys(self._q, self._h)
+        packed = _pair_keys(self._q, self._h)
         packed >>= self._bits
         packed <<= self._bits
         packed |= np.arange(n, dtype=np.uint64)
@@ -289,25 +300,13 @@ class SortedIndex:
         self._rowmask = (np.uint64(1) << self._bits) - np.uint64(1)
         self.clashes = self._clashes()
 
-    @staticmethod
-    def _keys(q: np.ndarray, h: np.ndarray) -> np.ndarray:
-        with np.errstate(over="ignore"):
-            key = q.astype(np.uint64)
-            key *= _GOLD
-            key ^= h
-        return key
-
     def _clashes(self) -> Optional[Tuple[np.ndarray, np.ndarray]]:
         prefix = self._packed >> self._bits
         equal = np.flatnonzero(prefix[1:] == prefix[:-1])
         if len(equal) == 0:
             return None
         rows = np.unique((self._packed[np.concatenate([equal, equal + 1])] & self._rowmask).astype(np.int64))
-        rows = rows[np.lexsort((rows, self._h[rows], self._q[rows]))]
-        same = (self._q[rows[1:]] == self._q[rows[:-1]]) & (self._h[rows[1:]] == self._h[rows[:-1]])
-        if not same.any():
-            return None
-        return rows[:-1][same], rows[1:][same]
+        return _same_pairs(rows, self._q, self._h)
 
     def lookup(self, qcodes: np.ndarray, dhash: np.ndarray) -> np.ndarray:
         """The row of each (query code, document hash) pair, -1 where there is none (the first row of
@@ -319,7 +318,7 @@ class SortedIndex:
             return out
         # probes in key order (each search starts where the one before ended): sorted as the rows are,
         # the probe number packed below the key prefix when it fits there
-        low = self._keys(q, h)
+        low = _pair_keys(q, h)
         low >>= self._bits
         low <<= self._bits
         if len(q) <= int(self._rowmask) + 1:

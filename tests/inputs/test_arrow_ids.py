@@ -11,6 +11,8 @@ from ir_rbstar.errors import DuplicateDocumentError
 from ir_rbstar.io.convert import _ascii_bytes, to_ranking
 from ir_rbstar.io.ids import QUERY_IDS
 
+from tests.conftest import examples
+
 pa = pytest.importorskip("pyarrow")
 
 _ALPHABET = st.sampled_from(["a", "b", "Z", "0", "9", "-", " ", "\x00", "é", "✓"])
@@ -31,7 +33,7 @@ def _same(a, b):
     assert np.array_equal(a.docs, b.docs) and np.array_equal(a.scores, b.scores)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "30"]), st.text(_ALPHABET, max_size=12),
                           st.integers(0, 5)), min_size=1, max_size=30, unique_by=lambda t: (t[0], t[1])),
        st.integers(0, 3))

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from ir_rbstar import engine
 from ir_rbstar.io import arrowscan, trec
 from ir_rbstar.io.ids import QUERY_IDS, _to_str
+from tests.conftest import examples
 from tests.inputs.test_fuzz import corrupt
 
 pytest.importorskip("pyarrow")
@@ -162,7 +163,7 @@ def test_str_array_is_what_pandas_makes_of_the_strings():
     assert arrowscan.str_array(np.array([b"a\x00b", b"c"])) is None      # a NUL inside an id: pandas converts
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.lists(st.sampled_from(b" \n\t\r\x00AB\xef"), min_size=1, max_size=40).map(bytes),
        block=st.integers(1, 9))
 def test_the_layout_counts_block_by_block_as_over_the_whole_file(monkeypatch, data, block):

@@ -14,7 +14,9 @@ from ir_rbstar.errors import DuplicateDocumentError
 from ir_rbstar.io import QUERY_IDS, to_ranking
 from ir_rbstar.io.tables import Qrels, _build_ranking, tie_layout
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+from tests.conftest import examples
+
+SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # ids of 1 to 12 bytes (more than one 64-bit word), sharing prefixes
 IDS = ["a", "b", "ab", "ba", "d7", "D12345678", "D12345679", "D1234567", "doc-0000001", "doc-0000010", "x" * 12, "zz"]
 # scores equal in float32 but not in float64 among them: ties as trec_eval sees them

@@ -103,3 +103,25 @@ def test_bytes_query_ids_are_text_at_every_door():
     assert QUERY_IDS.decode(ranking.qcodes).tolist() == ["q1"]
     assert QUERY_IDS.decode(to_ranking({b"q1": {"a": 1.0}}).qcodes).tolist() == ["q1"]
     assert general([ir_measures.ScoredDoc(b"q1", "a", 1.0)]).qcodes.tolist() == ranking.qcodes.tolist()
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_bytes_or_number_query_id_is_kept_by_its_text_wherever_it_stands(fast):
+    # queries={"q1", "7"}: the rows of b"q1" and 7 are kept whether the list starts with a text id (whose
+    # rows are filtered before the copy) or with them
+    S = ir_measures.ScoredDoc
+    read = to_ranking if fast else general
+    for items in ([S("q2", "a", 1.0), S(b"q1", "b", 1.0), S(7, "c", 1.0)],
+                  [S(b"q1", "b", 1.0), S(7, "c", 1.0), S("q2", "a", 1.0)]):
+        r = read(items, queries={"q1", "7"})
+        assert sorted(QUERY_IDS.decode(r.qcodes).tolist()) == ["7", "q1"], items
+        assert len(r.scores) == 2
+
+
+def test_a_bytes_or_number_query_id_in_a_dataframe_is_kept_by_its_text():
+    # as to_ranking(frame) without queries reads b"q1" as "q1" and 7 as "7", a filter on queries keeps them
+    import pandas as pd
+    frame = pd.DataFrame({"query_id": ["q2", b"q1", 7], "doc_id": ["a", "b", "c"], "score": [1.0, 2.0, 3.0]})
+    assert sorted(QUERY_IDS.decode(to_ranking(frame).qcodes).tolist()) == ["7", "q1", "q2"]
+    kept = to_ranking(frame, queries={"q1", "7"})
+    assert sorted(QUERY_IDS.decode(kept.qcodes).tolist()) == ["7", "q1"] and len(kept.scores) == 2

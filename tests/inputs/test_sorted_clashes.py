@@ -8,12 +8,14 @@ from hypothesis import given, settings, strategies as st
 
 from ir_rbstar.io.docindex import DocIndex, sorted_clashes
 
+from tests.conftest import examples
+
 
 def _repeated_rows(clashes):
     return set() if clashes is None or len(clashes[0]) == 0 else set(np.concatenate(clashes).tolist())
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 6)), max_size=40),
        st.sampled_from([np.uint64(0), np.uint64(2 ** 63 + 12345), np.uint64(0xFFFFFFFFFFFFFFFF)]))
 def test_sorted_clashes_agree_with_the_index(pairs, base):
