@@ -87,7 +87,7 @@ def precise_simulation(qrels, runs, measure: str, strategies, size: int, batch: 
     for strategy, extra in brackets(coarse, batch).items():
         parts.append(simulate(qrels, runs, measures=[measure], strategies=[strategy], budgets=extra, batch=batch,
                               seed=0, prior=prior))
-    table = pd.concat(parts, ignore_index=True).sort_values(["strategy", "budget"], kind="stable")
+    table = pd.concat(parts, ignore_index=True)
     table["strategy"] = pd.Categorical(table["strategy"], categories=list(dict.fromkeys(coarse["strategy"])))
     table = table.sort_values(["strategy", "budget"], kind="stable").reset_index(drop=True)
     table["strategy"] = table["strategy"].astype(str)

@@ -131,8 +131,9 @@ def pair_values(rankings: List[Ranking], m, qrels: Optional[Qrels], universe: np
     queries) array, the pairs in the order of ``numpy.triu_indices(len(rankings), k=1)`` (run i with run j,
     i < j; the measures are symmetric)."""
     if not fast(m, qrels):
-        raise ParameterError(f"{m}: pair_means computes RBO(ties='expected') without a cutoff, and MED_nDCG@k "
-                             "and MED_P@k against qrels; use ir_rbstar.med.distance_matrix for other measures")
+        raise ParameterError(f"{m}: pair_values and pair_means compute RBO(ties='expected') without a cutoff, "
+                             "and MED_nDCG@k and MED_P@k against qrels; use ir_rbstar.med.distance_matrix for other "
+                             "measures")
     R = len(rankings)
     per_query = np.zeros((R * (R - 1) // 2, len(universe)))
     if R > 1:

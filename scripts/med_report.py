@@ -46,7 +46,7 @@ import pandas as pd
 
 import ir_measures
 import ir_rbstar
-from ir_rbstar import matrices
+from ir_rbstar import dicts, matrices
 from ir_rbstar.datasets import resolve_qrels
 from ir_rbstar.io import QUERY_IDS, Ranking, ranking_frame
 from ir_rbstar.stats import ranking_agreement
@@ -187,16 +187,6 @@ def standard_ndcg(top: pd.DataFrame, qrels, topics: Sequence[str]) -> pd.Series:
     return pd.Series(values, dtype=np.float64).reindex(list(topics), fill_value=0.0)
 
 
-def qrels_dict(qrels: pd.DataFrame) -> Dict[str, Dict[str, int]]:
-    """The qrels as the dict of dicts pytrec_eval takes, built column by column (ir_measures converts a
-    DataFrame through a namedtuple per row: 3 s for Robust04's 311,410 judgments)."""
-    out: Dict[str, Dict[str, int]] = {}
-    for q, d, g in zip(qrels["query_id"].tolist(), qrels["doc_id"].tolist(), qrels["relevance"].tolist(),
-                       strict=True):
-        out.setdefault(q, {})[d] = int(g)
-    return out
-
-
 def judged_share(tops: Dict[str, pd.DataFrame], qrels: pd.DataFrame, topics: Sequence[str]) -> pd.DataFrame:
     """Per (run, topic): rows in the top 20 and how many of them are judged."""
     keys = pd.MultiIndex.from_frame(qrels[["query_id", "doc_id"]])
@@ -284,7 +274,8 @@ def compute_collection(data_dir, coll: Collection, family: Optional[bool] = None
     tops = {n: top_k(r, topics) for n, r in runs.items()}
     grades = qrels.set_index(["query_id", "doc_id"])["relevance"]         # indexed once for every run
     matched = {n: matched_ndcg(t, grades, topics) for n, t in tops.items()}
-    standard_evaluator = ir_measures.evaluator([ir_measures.parse_measure(STANDARD)], qrels_dict(qrels))
+    standard_evaluator = ir_measures.evaluator([ir_measures.parse_measure(STANDARD)],
+                                               dicts.qrels_dict(resolve_qrels(qrels)))
     standard = {n: standard_ndcg(t, standard_evaluator, topics) for n, t in tops.items()}
     for column, per_run in (("actual", matched), ("standard", standard)):
         long = pd.concat({n: v for n, v in per_run.items()}, names=["run", "query_id"]).rename("v").reset_index()

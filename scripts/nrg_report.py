@@ -42,7 +42,8 @@ import pandas as pd
 
 import ir_measures
 import ir_rbstar
-from ir_rbstar.io import ranking_frame
+from ir_rbstar import dicts
+from ir_rbstar.io import Ranking
 from ir_rbstar.stats import ranking_agreement
 
 # _docblock: what the report scripts share (the docs' marker block, --write/--doc)
@@ -101,37 +102,31 @@ pearson = _docblock.pearson
 # Values per run
 # =============================================================================================
 
-def load(data_dir, rankings: bool = False) -> tuple:
-    """(qrels DataFrame, {run name: run DataFrame} sorted by name, run_groups.tsv as a DataFrame), and with
-    ``rankings`` also {run name: its :class:`ir_rbstar.io.Ranking`}, the form the runs are read in (and
-    registered and evaluated in, without converting the DataFrames back)."""
+def load(data_dir) -> tuple:
+    """(qrels DataFrame, {run name: its :class:`ir_rbstar.io.Ranking`} sorted by name, run_groups.tsv as a
+    DataFrame): the runs in the form they are read in, registered and evaluated in (no DataFrame copy)."""
     data_dir = Path(data_dir)
     paths = sorted(Path(data_dir, RUNS).glob("*.gz"))
     if not paths:
         raise FileNotFoundError(f"no runs (*.gz) in {Path(data_dir, RUNS)}")
     qrels = ir_rbstar.read_qrels(str(data_dir / QRELS))
-    read = {p.name[:-len(".gz")]: _docblock.read_ranking(p) for p in paths}
-    runs = {name: ranking_frame(r) for name, r in read.items()}           # = ir_rbstar.read_run
+    runs = {p.name[:-len(".gz")]: _docblock.read_ranking(p) for p in paths}
     groups = pd.read_csv(data_dir / GROUPS, sep="\t", dtype={"run": str, "group": str})
-    return (qrels, runs, groups, read) if rankings else (qrels, runs, groups)
+    return qrels, runs, groups
 
 
-def ndcg_at_10(qrels: pd.DataFrame, runs: Dict[str, pd.DataFrame]) -> pd.Series:
-    """Mean nDCG@10 of every run (ir_measures, pytrec_eval) over the judged topics."""
+def ndcg_at_10(qrels: pd.DataFrame, runs: Dict[str, Ranking]) -> pd.Series:
+    """Mean nDCG@10 of every run (ir_measures, pytrec_eval) over the judged topics; the runs go to
+    pytrec_eval as the dict of dicts of ``ir_rbstar.dicts.ranking_dict`` (ir_measures would convert a
+    DataFrame through a namedtuple per row)."""
     m = ir_measures.parse_measure(NDCG)
     evaluator = ir_measures.evaluator([m], qrels)
     judged = set(qrels["query_id"])
-    return pd.Series({name: evaluator.calc_aggregate(_dict_of_dicts(run[run["query_id"].isin(judged)]))[m]
-                      for name, run in runs.items()}, name=NDCG)
-
-
-def _dict_of_dicts(run: pd.DataFrame) -> Dict[str, Dict[str, float]]:
-    """The run as pytrec_eval's dict of dicts, built column by column (ir_measures builds it from a DataFrame
-    through a namedtuple per row: most of :func:`ndcg_at_10`'s time)."""
-    out: Dict[str, Dict[str, float]] = {}
-    for q, d, s in zip(run["query_id"].tolist(), run["doc_id"].tolist(), run["score"].tolist(), strict=True):
-        out.setdefault(q, {})[d] = s
-    return out
+    values = {}
+    for name, run in runs.items():
+        judged_part = {q: docs for q, docs in dicts.ranking_dict(run).items() if q in judged}
+        values[name] = evaluator.calc_aggregate(judged_part)[m]
+    return pd.Series(values, name=NDCG)
 
 
 def best_runs(ndcg: pd.Series, teams: Dict[str, str]) -> Dict[str, str]:
@@ -163,12 +158,12 @@ def check_groups_table(groups: pd.DataFrame, ndcg: pd.Series, best: Dict[str, st
 def compute(data_dir=DEFAULT_DATA) -> pd.DataFrame:
     """One row per run: ``run, group, kind`` (BASELINE, neural or other) and the columns
     :data:`COLUMNS`; ``attrs`` holds ``best`` (group -> its best run) and ``topics``."""
-    qrels, runs, groups, rankings = load(data_dir, rankings=True)
+    qrels, rankings, groups = load(data_dir)
     teams = dict(zip(groups["run"], groups["group"]))
-    missing = sorted(set(runs) - set(teams))
+    missing = sorted(set(rankings) - set(teams))
     if missing:
         raise ValueError(f"run_groups.tsv gives no group for {missing}")
-    ndcg = ndcg_at_10(qrels, runs)
+    ndcg = ndcg_at_10(qrels, rankings)
     best = best_runs(ndcg, teams)
     check_groups_table(groups, ndcg, best)
     # the evaluated runs are the registered ones, whole (all 200 queries): a run is recognised as

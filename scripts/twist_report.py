@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 import ir_measures
+from ir_rbstar import dicts
 from ir_rbstar.io import QUERY_IDS, read_trec_qrels
 from ir_rbstar.stats import ranking_agreement
 from ir_rbstar.twist import ARCHETYPES, twist_table
@@ -201,15 +202,6 @@ def _run_dict(q: np.ndarray, d: np.ndarray, scores: np.ndarray) -> Dict[str, Dic
     return out
 
 
-def _qrels_dict(qrels_df: pd.DataFrame) -> Dict[str, Dict[str, int]]:
-    """The qrels as pytrec_eval's dict of dicts, built column by column."""
-    out: Dict[str, Dict[str, int]] = {}
-    for q, d, g in zip(qrels_df["query_id"].tolist(), qrels_df["doc_id"].tolist(),
-                       qrels_df["relevance"].tolist(), strict=True):
-        out.setdefault(q, {})[d] = int(g)
-    return out
-
-
 def collection_pairs(data_dir, coll: Collection) -> pd.DataFrame:
     """One row per (rel, run, topic of the qrels): ``collection, rel, group, run, query_id, recall_base,
     length, first_crossing, archetype`` and ``Twist, Twist_rho, Twist_sigma`` (from twist_table), ``AP, nDCG``
@@ -225,7 +217,7 @@ def collection_pairs(data_dir, coll: Collection) -> pd.DataFrame:
     # one evaluator for every rel: pytrec_eval sees each run once
     labels = {ir_measures.nDCG: ("nDCG", None)}
     labels.update({ir_measures.AP(rel=rel): ("AP", rel) for rel in coll.rels})
-    evaluator = ir_measures.pytrec_eval.evaluator(list(labels), _qrels_dict(qrels_df))
+    evaluator = ir_measures.pytrec_eval.evaluator(list(labels), dicts.qrels_dict(qrels))
     parts = []
     for group, folder in coll.groups:
         for path in _runs(data_dir, folder):
