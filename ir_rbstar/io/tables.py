@@ -47,16 +47,23 @@ def _tie_layout_of(same: np.ndarray, pos: np.ndarray, own: bool = False) -> Tupl
     size = np.ones(len(pos), dtype=np.int64)
     if len(same) == 0 or not same.any():
         return start, size
-    tied = np.zeros(len(pos), dtype=bool)
+    rows, head, sizes = _tied_rows(same, len(pos))
+    start[rows] = pos[rows[head]]
+    size[rows] = sizes
+    return start, size
+
+
+def _tied_rows(same: np.ndarray, n: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """From ``same`` (as in :func:`_tie_layout_of`, over ``n`` rows): the rows in a tie group of two or more
+    (ascending), and for each the index among them of its group's first row, and its group's size."""
+    tied = np.zeros(n, dtype=bool)
     tied[1:] = same
     tied[:-1] |= same
     rows = np.flatnonzero(tied)
-    opens = np.r_[True, ~same[rows[1:] - 1]]
+    opens = np.r_[True, ~same[rows[1:] - 1]] if len(rows) else np.zeros(0, dtype=bool)
+    first = np.flatnonzero(opens)
     gid = np.cumsum(opens) - 1
-    sizes = np.diff(np.append(np.flatnonzero(opens), len(rows)))
-    start[rows] = pos[rows[opens]][gid]
-    size[rows] = sizes[gid]
-    return start, size
+    return rows, first[gid], np.diff(np.append(first, len(rows))).astype(np.int64)[gid]
 
 
 @dataclass
@@ -141,16 +148,9 @@ class Ranking:
         start = rows - self.offsets[np.searchsorted(self.offsets, rows, side="right") - 1]
         size = np.ones(len(rows), dtype=np.int64)
         if "tied rows" not in self._cache:
-            same = self._cache["same"]
-            tied = np.zeros(len(self), dtype=bool)
-            tied[1:] = same
-            tied[:-1] |= same
-            at = np.flatnonzero(tied)
-            opens = np.r_[True, ~same[at[1:] - 1]] if len(at) else np.zeros(0, dtype=bool)
-            gid = np.cumsum(opens) - 1
-            sizes = np.diff(np.append(np.flatnonzero(opens), len(at)))
+            at, head, sizes = _tied_rows(self._cache["same"], len(self))
             pos = at - self.offsets[np.searchsorted(self.offsets, at, side="right") - 1]
-            self._cache["tied rows"] = (at, pos[opens][gid], sizes[gid].astype(np.int64))
+            self._cache["tied rows"] = (at, pos[head], sizes)
         at, group_start, group_size = self._cache["tied rows"]
         if len(at):
             k = np.minimum(np.searchsorted(at, rows), len(at) - 1)
