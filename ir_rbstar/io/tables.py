@@ -93,22 +93,25 @@ class Ranking:
         return self._cache["pos"]
 
     def row_ranks(self) -> np.ndarray:
-        """1-based rank of each row within its query: a running count that restarts at each query (one
-        array: each query's first row holds 1 minus the length of the query before, then a cumsum)."""
+        """1-based rank of each row within its query: a running count that restarts at each query."""
         if "rank" not in self._cache:
-            rank = np.ones(len(self), dtype=np.int64)
-            rank[self.offsets[1:-1]] = 1 - np.diff(self.offsets[:-1])
-            np.cumsum(rank, out=rank)
-            self._cache["rank"] = rank
+            self._cache["rank"] = self._counted(1)
         return self._cache["rank"]
 
     def _positions(self) -> np.ndarray:
-        """A new array of :meth:`row_positions` (made as :meth:`row_ranks`, then 1 off), not cached."""
-        pos = np.ones(len(self), dtype=np.int64)
-        pos[self.offsets[1:-1]] = 1 - np.diff(self.offsets[:-1])
-        np.cumsum(pos, out=pos)
-        pos -= 1
-        return pos
+        """A new array of :meth:`row_positions`, not cached."""
+        return self._counted(0)
+
+    def _counted(self, first: int) -> np.ndarray:
+        """A new array: each row's place within its query, counted from ``first`` (the first row of the
+        ranking holds ``first``, each query's first row 1 minus the length of the query before, then a
+        cumsum)."""
+        out = np.ones(len(self), dtype=np.int64)
+        out[self.offsets[1:-1]] = 1 - np.diff(self.offsets[:-1])
+        if len(out):
+            out[0] = first
+        np.cumsum(out, out=out)
+        return out
 
     def has_ties(self) -> bool:
         """Whether two rows of a query have equal scores (as trec_eval compares them): cheaper than
