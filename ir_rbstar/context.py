@@ -60,7 +60,7 @@ class Rows:
     def src(self) -> np.ndarray:
         """The row index in the source ranking of each row."""
         if self._src is None:
-            self._src = np.arange(len(self.seg), dtype=np.int64)
+            self._src = np.arange(len(self.docs), dtype=np.int64)
         return self._src
 
     @property
@@ -179,7 +179,7 @@ def join_judgments(run: Ranking, qrels: Qrels, b: Rows, queries: Callable[[], np
     the run (its index); both give the same arrays. By default the run's side is taken when the run keeps
     an index (from its duplicate check) and the judgments are far fewer than the rows."""
     if side is None:
-        side = "judgments" if run.has_index() and 4 * len(qrels.rowq) < len(b.seg) else "rows"
+        side = "judgments" if run.has_index() and 4 * len(qrels.rowq) < len(b.docs) else "rows"
     if side == "rows":
         return qrels.lookup(queries(), b.docs, b.dbytes)
     run_row = run.find(qrels.rowq, qrels.rowd, qrels.rowb)
@@ -187,11 +187,11 @@ def join_judgments(run: Ranking, qrels: Qrels, b: Rows, queries: Callable[[], np
     row = run_row[judgment]
     if not b.identity:                   # run rows -> rows of B (-1: outside the universe or the cutoff)
         at = np.full(len(run), -1, dtype=np.int64)
-        at[b.src] = np.arange(len(b.seg), dtype=np.int64)
+        at[b.src] = np.arange(len(b.docs), dtype=np.int64)
         row = at[row]
         judgment, row = judgment[row >= 0], row[row >= 0]
-    grade = np.zeros(len(b.seg), dtype=np.int64)
-    judged = np.zeros(len(b.seg), dtype=bool)
+    grade = np.zeros(len(b.docs), dtype=np.int64)
+    judged = np.zeros(len(b.docs), dtype=bool)
     grade[row] = qrels.grades[judgment]
     judged[row] = True
     return grade, judged
@@ -300,21 +300,21 @@ class RunContext:
                 rows = b_off[seg] + rank - 1
                 if b.dbytes.dtype.itemsize > 8 or r.dbytes.dtype.itemsize > 8:
                     verify_matches(r.dbytes[at], b.dbytes[rows], reference.source)
-                b_in_r = np.full(len(b.seg), -1, dtype=np.int64)
+                b_in_r = np.full(len(b.docs), -1, dtype=np.int64)
                 b_in_r[rows] = r.src[at]
-                r_in_b = np.zeros(len(r.seg), dtype=bool)
+                r_in_b = np.zeros(len(r.docs), dtype=bool)
                 r_in_b[at] = True
-            elif reference.has_index() or len(r.seg) <= len(b.seg):
+            elif reference.has_index() or len(r.docs) <= len(b.docs):
                 b_in_r = reference.find(self.queries(b), b.docs, b.dbytes)
                 pos_in_r = np.full(len(reference), -1, dtype=np.int64)
-                pos_in_r[r.src] = np.arange(len(r.seg))
-                r_in_b = np.zeros(len(r.seg), dtype=bool)
+                pos_in_r[r.src] = np.arange(len(r.docs))
+                r_in_b = np.zeros(len(r.docs), dtype=bool)
                 r_in_b[pos_in_r[b_in_r[b_in_r >= 0]]] = True
             else:
                 found = DocIndex(self.queries(b), b.docs).lookup(self.queries(r), r.docs)
                 verify_ids(b.dbytes, found, r.dbytes, reference.source)
                 r_in_b = found >= 0
-                b_in_r = np.full(len(b.seg), -1, dtype=np.int64)
+                b_in_r = np.full(len(b.docs), -1, dtype=np.int64)
                 b_in_r[found[r_in_b]] = r.src[r_in_b]
             return reference, b_in_r, r_in_b
         return self.cached(("match", cutoff, ref, rel, tied), make)

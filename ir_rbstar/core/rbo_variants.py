@@ -54,7 +54,7 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["rbo_variants", "match_items", "match_ordered", "match_counted", "VARIANTS", "SCORES", "BLOCK_ROWS",
+__all__ = ["rbo_variants", "match_items", "match_counted", "VARIANTS", "SCORES", "BLOCK_ROWS",
            "MATCH_BLOCK_ROWS"]
 
 VARIANTS = ("w", "a", "b")
@@ -209,24 +209,7 @@ def match_items(x_seg: np.ndarray, x_item: np.ndarray, y_seg: np.ndarray, y_item
     return np.concatenate((ia, ja)), np.concatenate((ib, jb))
 
 
-MATCH_BLOCK_ROWS = 1 << 15                       # rows of X and Y per sort of :func:`match_ordered`
-
-
-def match_ordered(x_seg: np.ndarray, x_item: np.ndarray, y_seg: np.ndarray, y_item: np.ndarray,
-                  block: int = MATCH_BLOCK_ROWS) -> Tuple[np.ndarray, np.ndarray]:
-    """:func:`match_items` for rows ordered by query on both sides (``x_seg`` and ``y_seg`` non-decreasing,
-    as rows gathered for a query universe are): the same pairs, found one block of whole queries (about
-    ``block`` rows of X and Y) at a time (:func:`match_counted`). Rows not ordered by query:
-    :func:`match_items` on all of them."""
-    nx, ny = len(x_seg), len(y_seg)
-    if nx + ny <= block or nx == 0 or ny == 0:
-        return match_items(x_seg, x_item, y_seg, y_item)
-    x_seg, y_seg = np.asarray(x_seg, np.int64), np.asarray(y_seg, np.int64)
-    if (x_seg[1:] < x_seg[:-1]).any() or (y_seg[1:] < y_seg[:-1]).any() or min(x_seg[0], y_seg[0]) < 0:
-        return match_items(x_seg, x_item, y_seg, y_item)
-    queries = np.arange(max(int(x_seg[-1]), int(y_seg[-1])) + 2, dtype=np.int64)
-    x_at, y_at = np.searchsorted(x_seg, queries), np.searchsorted(y_seg, queries)   # each query's first rows
-    return _match_blocks(x_at, x_item, y_at, y_item, block)
+MATCH_BLOCK_ROWS = 1 << 15                       # rows of X and Y per sort of :func:`match_counted`
 
 
 def match_counted(x_lens: np.ndarray, x_item: np.ndarray, y_lens: np.ndarray, y_item: np.ndarray,

@@ -60,24 +60,21 @@ def relative_positions(b: Bands, seg: np.ndarray, pos: np.ndarray, grade: np.nda
         return _relative_positions_by_query(b, lens, seg, grade, relevant)
     j = pos.astype(np.int64) + 1
     lo = b.base[seg] + 1                                  # non-relevant: band from RB + 1 to the end
+    rp = np.where(j < lo, j - lo, 0)
     rows = np.flatnonzero(relevant)
     if len(rows):
-        s = seg[rows].astype(np.int64)
-        lo_rel, hi_rel = _relevant_band(b, s, grade[rows])
-        lo[rows] = lo_rel
-    rp = np.where(j < lo, j - lo, 0)
-    if len(rows):
-        jr = j[rows]
-        rp[rows] = np.where(jr < lo_rel, jr - lo_rel, np.where(jr > hi_rel, jr - hi_rel, 0))
+        rp[rows] = _relevant_rp(b, seg[rows].astype(np.int64), grade[rows], j[rows])
     return rp
 
 
-def _relevant_band(b: Bands, s: np.ndarray, grade: np.ndarray):
-    """(lo, hi): the 1-based positions of the ideal ranking of query ``s`` that hold documents of ``grade``
-    (the band within which a relevant row of that grade has RP = 0)."""
+def _relevant_rp(b: Bands, s: np.ndarray, grade: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """RP of relevant rows of queries ``s`` at 1-based positions ``j``: 0 within the band of positions of
+    the ideal ranking of the query that hold documents of ``grade``, else the distance to the band."""
     first = np.searchsorted(b.keys, s * b.span, side="left")
     key = b.key(s, grade)
-    return np.searchsorted(b.keys, key, side="left") - first + 1, np.searchsorted(b.keys, key, side="right") - first
+    lo = np.searchsorted(b.keys, key, side="left") - first + 1
+    hi = np.searchsorted(b.keys, key, side="right") - first
+    return np.where(j < lo, j - lo, np.where(j > hi, j - hi, 0))
 
 
 def _relative_positions_by_query(b: Bands, lens: np.ndarray, seg: np.ndarray, grade: np.ndarray,
@@ -91,9 +88,7 @@ def _relative_positions_by_query(b: Bands, lens: np.ndarray, seg: np.ndarray, gr
     rows = np.flatnonzero(relevant)
     if len(rows):
         s = seg[rows].astype(np.int64)
-        lo_rel, hi_rel = _relevant_band(b, s, grade[rows])
-        jr = rows - starts[s] + 1
-        rp[rows] = np.where(jr < lo_rel, jr - lo_rel, np.where(jr > hi_rel, jr - hi_rel, 0))
+        rp[rows] = _relevant_rp(b, s, grade[rows], rows - starts[s] + 1)
     return rp
 
 

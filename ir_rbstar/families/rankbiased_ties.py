@@ -160,7 +160,7 @@ def _rbo(m, ctx: RunContext, tied, cache: dict) -> np.ndarray:
         return family[m.NAME]
     if at is None:                                  # joined by the compiled engine: the rows now
         at = _shared(m, ctx, tied)[1]
-    matched = np.zeros(len(tied.rows.seg), dtype=bool)
+    matched = np.zeros(len(tied.rows.docs), dtype=bool)
     matched[at] = True
     r = ctx.reference_rows(m["ref"], m["rel"], m)
     return _rbo_res_run(m["p"], tied, matched, r.lens, x_l, ctx.n)

@@ -47,16 +47,23 @@ def _tie_layout_of(same: np.ndarray, pos: np.ndarray, own: bool = False) -> Tupl
     size = np.ones(len(pos), dtype=np.int64)
     if len(same) == 0 or not same.any():
         return start, size
-    tied = np.zeros(len(pos), dtype=bool)
+    rows, head, sizes = _tied_rows(same, len(pos))
+    start[rows] = pos[rows[head]]
+    size[rows] = sizes
+    return start, size
+
+
+def _tied_rows(same: np.ndarray, n: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """From ``same`` (as in :func:`_tie_layout_of`, over ``n`` rows): the rows in a tie group of two or more
+    (ascending), and for each the index among them of its group's first row, and its group's size."""
+    tied = np.zeros(n, dtype=bool)
     tied[1:] = same
     tied[:-1] |= same
     rows = np.flatnonzero(tied)
-    opens = np.r_[True, ~same[rows[1:] - 1]]
+    opens = np.r_[True, ~same[rows[1:] - 1]] if len(rows) else np.zeros(0, dtype=bool)
+    first = np.flatnonzero(opens)
     gid = np.cumsum(opens) - 1
-    sizes = np.diff(np.append(np.flatnonzero(opens), len(rows)))
-    start[rows] = pos[rows[opens]][gid]
-    size[rows] = sizes[gid]
-    return start, size
+    return rows, first[gid], np.diff(np.append(first, len(rows))).astype(np.int64)[gid]
 
 
 @dataclass
@@ -86,22 +93,25 @@ class Ranking:
         return self._cache["pos"]
 
     def row_ranks(self) -> np.ndarray:
-        """1-based rank of each row within its query: a running count that restarts at each query (one
-        array: each query's first row holds 1 minus the length of the query before, then a cumsum)."""
+        """1-based rank of each row within its query: a running count that restarts at each query."""
         if "rank" not in self._cache:
-            rank = np.ones(len(self), dtype=np.int64)
-            rank[self.offsets[1:-1]] = 1 - np.diff(self.offsets[:-1])
-            np.cumsum(rank, out=rank)
-            self._cache["rank"] = rank
+            self._cache["rank"] = self._counted(1)
         return self._cache["rank"]
 
     def _positions(self) -> np.ndarray:
-        """A new array of :meth:`row_positions` (made as :meth:`row_ranks`, then 1 off), not cached."""
-        pos = np.ones(len(self), dtype=np.int64)
-        pos[self.offsets[1:-1]] = 1 - np.diff(self.offsets[:-1])
-        np.cumsum(pos, out=pos)
-        pos -= 1
-        return pos
+        """A new array of :meth:`row_positions`, not cached."""
+        return self._counted(0)
+
+    def _counted(self, first: int) -> np.ndarray:
+        """A new array: each row's place within its query, counted from ``first`` (the first row of the
+        ranking holds ``first``, each query's first row 1 minus the length of the query before, then a
+        cumsum)."""
+        out = np.ones(len(self), dtype=np.int64)
+        out[self.offsets[1:-1]] = 1 - np.diff(self.offsets[:-1])
+        if len(out):
+            out[0] = first
+        np.cumsum(out, out=out)
+        return out
 
     def has_ties(self) -> bool:
         """Whether two rows of a query have equal scores (as trec_eval compares them): cheaper than
@@ -141,16 +151,9 @@ class Ranking:
         start = rows - self.offsets[np.searchsorted(self.offsets, rows, side="right") - 1]
         size = np.ones(len(rows), dtype=np.int64)
         if "tied rows" not in self._cache:
-            same = self._cache["same"]
-            tied = np.zeros(len(self), dtype=bool)
-            tied[1:] = same
-            tied[:-1] |= same
-            at = np.flatnonzero(tied)
-            opens = np.r_[True, ~same[at[1:] - 1]] if len(at) else np.zeros(0, dtype=bool)
-            gid = np.cumsum(opens) - 1
-            sizes = np.diff(np.append(np.flatnonzero(opens), len(at)))
+            at, head, sizes = _tied_rows(self._cache["same"], len(self))
             pos = at - self.offsets[np.searchsorted(self.offsets, at, side="right") - 1]
-            self._cache["tied rows"] = (at, pos[opens][gid], sizes[gid].astype(np.int64))
+            self._cache["tied rows"] = (at, pos[head], sizes)
         at, group_start, group_size = self._cache["tied rows"]
         if len(at):
             k = np.minimum(np.searchsorted(at, rows), len(at) - 1)

@@ -373,31 +373,6 @@ def test_match_items_finds_every_shared_item_once(lists, code_bits):
             match_items(np.append(xs, xs[0]), np.append(xi, xi[0]), ys, yi, code_bits=code_bits)
 
 
-@given(keyed_lists(), st.integers(1, 40))
-@settings(max_examples=examples(100), deadline=None)
-def test_match_ordered_is_match_items_by_blocks(lists, block):
-    """The join a block of whole queries at a time (rows ordered by query on both sides) gives the pairs
-    of the join over all rows, whatever the block size (a query larger than a block, blocks where one
-    side has no rows); an item twice in a query's list is an error as there; rows not ordered by query
-    take the join over all rows."""
-    from ir_rbstar.core.rbo_variants import match_items, match_ordered
-    xs, xi, ys, yi = lists
-
-    def pairs(ix, iy):
-        return sorted(zip(ix.tolist(), iy.tolist(), strict=True))
-    assert pairs(*match_ordered(xs, xi, ys, yi, block=block)) == pairs(*match_items(xs, xi, ys, yi))
-    assert pairs(*match_ordered(ys, yi, xs, xi, block=block)) == pairs(*match_items(ys, yi, xs, xi))
-    if len(xs) and len(ys):
-        twice = np.insert(xs, 1, xs[0]), np.insert(xi, 1, xi[0])        # still ordered by query
-        with pytest.raises(ValueError, match="occurs twice"):
-            match_ordered(*twice, ys, yi, block=block)
-        with pytest.raises(ValueError, match="occurs twice"):
-            match_ordered(ys, yi, *twice, block=block)
-    back = slice(None, None, -1)                     # queries in descending order: the general join
-    assert pairs(*match_ordered(xs[back], xi[back], ys, yi, block=block)) == \
-        pairs(*match_items(xs[back], xi[back], ys, yi))
-
-
 @given(keyed_lists(), st.integers(1, 40), st.integers(0, 2))
 @settings(max_examples=examples(100), deadline=None)
 def test_match_counted_is_match_items_by_query_lengths(lists, block, empty):

@@ -79,3 +79,11 @@ def test_tie_groups_at_some_rows_equal_the_whole_columns(run, data, made_first):
     assert all(np.array_equal(a, b[rows]) for a, b in zip(at, (start, size, size), strict=True))
     assert np.array_equal(tied.start, start) and np.array_equal(tied.size, size) and np.array_equal(tied.kept, size)
     assert tied.tied == bool((size > 1).any())
+
+
+def test_reading_src_of_a_rankings_own_rows_makes_no_other_column():
+    ranking = to_ranking({"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0, "d": 1.0, "e": 0.0}})
+    rows = gather(ranking, ranking.qcodes)
+    assert rows.identity
+    assert np.array_equal(rows.src, np.arange(5))
+    assert rows._seg is None and rows._rank is None       # src needs only the number of rows
