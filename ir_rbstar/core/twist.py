@@ -50,14 +50,17 @@ def bands(q: np.ndarray, grades: np.ndarray, rel: int, n: int) -> Bands:
     return Bands(keys=keys, base=np.bincount(q, minlength=n).astype(np.int64), top=top, span=span)
 
 
-def relative_positions(b: Bands, seg: np.ndarray, pos: np.ndarray, grade: np.ndarray,
+def relative_positions(b: Bands, seg: np.ndarray, pos: Optional[np.ndarray], grade: np.ndarray,
                        relevant: np.ndarray, lens: Optional[np.ndarray] = None) -> np.ndarray:
     """RP of every row (int64): ``pos`` is the 0-based position in the run, ``relevant`` whether the row
     holds a judged document of grade >= rel (its ``grade`` is then used). With ``lens`` (rows per query,
-    the rows of query i being its positions 0 .. lens[i] - 1 in order) only the rows with RP != 0 are
-    written: a non-relevant row has RP = j - RB - 1 above position RB + 1 and 0 from there on."""
+    the rows of query i being its positions 0 .. lens[i] - 1 in order) the positions follow from ``lens``
+    (``pos`` may be None) and only the rows with RP != 0 are written: a non-relevant row has RP = j - RB - 1
+    above position RB + 1 and 0 from there on."""
     if lens is not None:
         return _relative_positions_by_query(b, lens, seg, grade, relevant)
+    if pos is None:
+        raise TypeError("relative_positions: give pos, or lens")
     j = pos.astype(np.int64) + 1
     lo = b.base[seg] + 1                                  # non-relevant: band from RB + 1 to the end
     rp = np.where(j < lo, j - lo, 0)

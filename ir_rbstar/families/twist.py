@@ -28,7 +28,7 @@ def curves(ctx: RunContext, cutoff: Optional[int], rel: int):
         relevant = judged & (grade >= rel)
         q, grades = ctx.qrels_rows()
         bands = K.bands(q, grades, rel, ctx.n)
-        rp = K.relative_positions(bands, rows.seg, rows.rank - 1, grade, relevant, lens=rows.lens)
+        rp = K.relative_positions(bands, rows.seg, None, grade, relevant, lens=rows.lens)   # positions from lens
         return rows, rp, relevant, bands
     return ctx.cached(("twist_curves", cutoff, rel), make)
 
