@@ -6,6 +6,7 @@ query retrieved but never judged, and a reference run and a group member that mi
 expected values come from ``ir_measures.iter_calc`` / ``calc_aggregate`` on pandas frames inside an
 ``ir_rbstar.run_scope`` naming the same runs.
 """
+import copy
 import os
 import shutil
 import sys
@@ -122,12 +123,17 @@ def test_every_family_per_query_equals_single_machine(world):
     assert schema == {"query_id": "string", "measure": "string", "value": "double"}
 
 
+def _check_means(means, world, why):
+    assert list(means.measure) == [str(m) for m in MEASURES]
+    for m, v in zip(MEASURES, means.value, strict=True):
+        assert v == pytest.approx(world["means"][m], abs=TOL), (why, m)
+
+
 def test_means_equal_calc_aggregate(world):
+    # the module's evaluation was collected by to_pandas() (the fixture): these means come from the
+    # driver's frame; test_means_keep_the_values_for_to_pandas_then_release_them checks Spark's own means
     for exact in (True, False):
-        means = world["evaluation"].means(exact=exact)
-        assert list(means.measure) == [str(m) for m in MEASURES]
-        for m, v in zip(MEASURES, means.value, strict=True):
-            assert v == pytest.approx(world["means"][m], abs=TOL), (exact, m)
+        _check_means(world["evaluation"].means(exact=exact), world, ("collected", exact))
 
 
 def test_result_does_not_depend_on_the_number_of_buckets(world):
@@ -207,21 +213,21 @@ def test_clear_errors(world, spark):
         rbspark.evaluate("P_TA@5", nulls, s["qrels"], partitions=2).to_pandas()
 
 
-def test_means_after_to_pandas_run_no_spark_job(world, spark):
-    evaluation = rbspark.evaluate(MEASURES, partitions=3, **world["spark"])
-    frame = evaluation.to_pandas()
+def test_means_after_to_pandas_run_no_spark_job(world):
+    # the module's evaluation, collected by to_pandas() in the fixture (a copy: the fixture's object keeps
+    # its Spark DataFrame for the other tests)
+    evaluation = copy.copy(world["evaluation"])
     evaluation.per_query = None                  # any Spark action would now fail
-    means = evaluation.means()
-    assert dict(zip(means.measure, means.value)) == pytest.approx(
-        {str(m): v for m, v in world["means"].items()}, abs=TOL)
-    assert len(frame) == len(world["per_query"])
+    _check_means(evaluation.means(), world, "after to_pandas")
+    assert len(evaluation.to_pandas()) == len(world["per_query"])
 
 
 def test_means_keep_the_values_for_to_pandas_then_release_them(world):
     evaluation = rbspark.evaluate(MEASURES, partitions=3, **world["spark"])
-    first = evaluation.means()
+    first = evaluation.means()                       # Spark's exact means (fsum per measure)
     assert evaluation.per_query.is_cached            # kept: to_pandas() will not run the pipeline again
     assert evaluation.means().equals(first)
+    _check_means(first, world, "spark, exact")
     evaluation.to_pandas()
     assert not evaluation.per_query.is_cached        # released once the driver holds the values
 
