@@ -360,24 +360,31 @@ def _cli(argv):
     return out.getvalue()
 
 
+_CLI_FORMATS = {"per-query": ["-q"], "means": [], "jsonl": ["-q", "-n", "-o", "jsonl"], "markdown": ["-o", "markdown"]}
+
+
+@pytest.fixture(scope="module")
+def plain_cli(data):
+    """The command line's output without --stream, in each format of the test below: computed once for
+    the three orders (the plain command does not depend on them)."""
+    base = [data["files"]["qrels"], data["files"]["run"], *(str(m) for m in data["measures"])]
+    return base, {name: _cli(base + extra) for name, extra in _CLI_FORMATS.items()}
+
+
 @pytest.mark.parametrize("order", ["auto", "sorted", "any"])
-def test_command_line_stream_equals_the_command_line(data, order, tmp_path):
-    texts = [str(m) for m in data["measures"]]
-    files = data["files"]
-    base = [files["qrels"], files["run"], *texts]
+def test_command_line_stream_equals_the_command_line(plain_cli, order, tmp_path):
+    base, plain_out = plain_cli
     stream = ["--stream", "--order", order, "--block-rows", "4", "--tmpdir", str(tmp_path)]
-    for extra in (["-q"], []):
-        plain = _cli(base + extra).splitlines()
-        streamed = _cli(base + extra + stream).splitlines()
-        assert sorted(streamed) == sorted(plain), extra          # the same lines (per-query ones in block order)
+    for name in ("per-query", "means"):
+        plain = plain_out[name].splitlines()
+        streamed = _cli(base + _CLI_FORMATS[name] + stream).splitlines()
+        assert sorted(streamed) == sorted(plain), name           # the same lines (per-query ones in block order)
     # full precision: the same values to 1e-12 (a few measures' last bits depend on the queries evaluated together)
-    jsonl = ["-q", "-n", "-o", "jsonl"]
-    plain = {(r["query_id"], r["measure"]): r["value"] for r in map(json.loads, _cli(base + jsonl).splitlines())}
-    streamed = [json.loads(line) for line in _cli(base + jsonl + stream).splitlines()]
+    plain = {(r["query_id"], r["measure"]): r["value"] for r in map(json.loads, plain_out["jsonl"].splitlines())}
+    streamed = [json.loads(line) for line in _cli(base + _CLI_FORMATS["jsonl"] + stream).splitlines()]
     assert len(streamed) == len(plain)
     _same({(r["query_id"], r["measure"]): r["value"] for r in streamed}, plain, "jsonl")
-    plain = _cli(base + ["-o", "markdown"])
-    assert _cli(base + ["-o", "markdown"] + stream) == plain
+    assert _cli(base + _CLI_FORMATS["markdown"] + stream) == plain_out["markdown"]
     assert os.listdir(tmp_path) == []
 
 
