@@ -56,6 +56,9 @@ def _chain(l: np.ndarray, w: np.ndarray) -> Tuple[float, np.ndarray]:
     return value, z
 
 
+_sum = np.add.reduce
+
+
 class _QUBO:
     """One direction of one query: max c + l.z + sum_{u<v} Q_uv z_u z_v over z in {0,1}^m, with the node
     operations of the branch and bound (a node: the constant and linear terms after the variables fixed
@@ -92,19 +95,23 @@ class _QUBO:
             idx = np.flatnonzero(free)
             if not len(idx):
                 return c, c, []
-            block = np.ix_(idx, idx)
-            pos = self.Qpos[block].sum(axis=1)
-            neg = self.Qneg[block].sum(axis=1)
+            # (np.add.reduce is what ndarray.sum calls, without its Python layers; the blocks are C-ordered
+            # copies, as np.ix_ gives them, so every sum is the same as before)
+            if len(idx) == self.m:                    # every variable free (the root): no copy of Q's blocks
+                pos, neg = _sum(self.Qpos, 1), _sum(self.Qneg, 1)
+            else:
+                rows = idx[:, None]
+                pos, neg = _sum(self.Qpos[rows, idx], 1), _sum(self.Qneg[rows, idx], 1)
             lf = l[idx]
             one = lf + neg >= 0.0
-            zero = ~one & (lf + pos <= 0.0)
-            if not (one.any() or zero.any()):
+            fixed = one | (lf + pos <= 0.0)
+            if not fixed.any():
                 break
             ones = idx[one]
             if len(ones):                             # some maximum has every one of them at 1 together
-                c += float(l[ones].sum() + 0.5 * Q[np.ix_(ones, ones)].sum())
-                l = l + Q[ones].sum(axis=0)
-            free[idx[one | zero]] = False
+                c += float(_sum(l[ones]) + 0.5 * _sum(Q[ones[:, None], ones], None))
+                l = l + _sum(Q[ones], 0)
+            free[idx[fixed]] = False
         score = lf + 0.5 * pos
         roof = c + float(np.maximum(score, 0.0).sum())
         if roof <= lower + TOL:
@@ -174,16 +181,45 @@ def max_qubo(c: float, l: np.ndarray, Q: np.ndarray, order: Optional[np.ndarray]
     return max(lower, cut[0]), nodes[0], not cut[0] > lower + TOL
 
 
-def _ap_problem(d: Dense, q: int) -> _QUBO:
-    va, vb = d.va[q], d.vb[q]
-    m = int(d.m[q])
-    pa = np.empty(m, dtype=np.int64)
-    pb = np.empty(m, dtype=np.int64)
-    ia, ib = np.flatnonzero(va >= 0), np.flatnonzero(vb >= 0)
-    pa[va[ia]] = ia + 1
-    pb[vb[ib]] = ib + 1
-    c, l, Q = ap_qubo(d.fa[q], d.fb[q], pa, pb)
-    return _QUBO(c, l, Q, order=np.argsort(pb, kind="stable"))
+def _fixed_pairs(f: np.ndarray):
+    """Per row of ``f`` (rows x k), what :func:`ap_qubo`'s pairs of a variable with the fixed ones need:
+    the running count of ones, and the sums of f_j / j from each position on (a column of 0 at the end).
+    The same operations as for one row, so the same values."""
+    n, k = f.shape
+    ranks = np.arange(1, k + 1, dtype=np.float64)
+    after = np.zeros((n, k + 1))
+    after[:, :k] = np.cumsum((f / ranks)[:, ::-1], axis=1)[:, ::-1]
+    return np.cumsum(f, axis=1), after
+
+
+def _ap_problems(d: Dense, queries: List[int]) -> List[_QUBO]:
+    """The QUBO (:func:`ap_qubo`, with the chain bound's order: the variables by their position in
+    ``down``) of each of ``queries`` in a direction, built for all of them at once: the
+    constant and linear terms with whole-matrix operations (element by element and along each row the
+    same as :func:`ap_qubo`'s, so the same values), the quadratic terms per query."""
+    k = d.fa.shape[1]
+    c = ap_rows(d.fa) - ap_rows(d.fb)
+    start = np.cumsum(d.m) - d.m
+    M = int(d.m.sum())
+    pa = np.empty(M, dtype=np.int64)
+    pb = np.empty(M, dtype=np.int64)
+    for v, p in ((d.va, pa), (d.vb, pb)):
+        rows, cols = np.nonzero(v >= 0)
+        p[start[rows] + v[rows, cols]] = cols + 1
+    row = np.repeat(np.arange(len(d.m)), d.m)
+    above_a, after_a = _fixed_pairs(d.fa)
+    above_b, after_b = _fixed_pairs(d.fb)
+    pa_f, pb_f = pa.astype(np.float64), pb.astype(np.float64)
+    l = (1.0 / pa_f + (above_a[row, pa - 1] / pa + after_a[row, pa])
+         - 1.0 / pb_f - (above_b[row, pb - 1] / pb + after_b[row, pb])) / k
+    out = []
+    for q in queries:
+        part = slice(int(start[q]), int(start[q] + d.m[q]))
+        a, b = pa_f[part], pb_f[part]
+        Q = (1.0 / np.maximum.outer(a, a) - 1.0 / np.maximum.outer(b, b)) / k
+        np.fill_diagonal(Q, 0.0)
+        out.append(_QUBO(c[q], l[part], Q, order=np.argsort(pb[part], kind="stable")))
+    return out
 
 
 def med_ap(ab: Dense, ba: Dense, budget: Optional[int]) -> Searched:
@@ -193,8 +229,9 @@ def med_ap(ab: Dense, ba: Dense, budget: Optional[int]) -> Searched:
     lower = np.maximum(np.maximum(ap_rows(ab.fa) - ap_rows(ab.fb), ap_rows(ba.fa) - ap_rows(ba.fb)), 0.0)
     cut = np.full((n, 2), -np.inf)
     nodes = np.zeros((n, 2), dtype=np.int64)
-    for q in np.flatnonzero((ab.m > 0) | (ba.m > 0)).tolist():
-        lower[q], cut[q], nodes[q] = _best_first([_ap_problem(ab, q), _ap_problem(ba, q)], lower[q], budget)
+    queries = np.flatnonzero((ab.m > 0) | (ba.m > 0)).tolist()
+    for q, pair in zip(queries, zip(_ap_problems(ab, queries), _ap_problems(ba, queries), strict=True), strict=True):
+        lower[q], cut[q], nodes[q] = _best_first(list(pair), lower[q], budget)
     return finish_search(lower, cut, nodes)
 
 
@@ -203,7 +240,8 @@ def max_ap(d: Dense, budget: Optional[int] = None) -> Tuple[np.ndarray, np.ndarr
     the nodes expanded per query."""
     out = ap_rows(d.fa) - ap_rows(d.fb)
     nodes = np.zeros(d.fa.shape[0], dtype=np.int64)
-    for q in np.flatnonzero(d.m > 0).tolist():
-        lower, cut, count = _best_first([_ap_problem(d, q)], -np.inf, budget)
+    queries = np.flatnonzero(d.m > 0).tolist()
+    for q, problem in zip(queries, _ap_problems(d, queries), strict=True):
+        lower, cut, count = _best_first([problem], -np.inf, budget)
         out[q], nodes[q] = max(lower, cut[0]), count[0]
     return out, nodes
