@@ -175,8 +175,8 @@ def test_matrix_oracle_is_the_plain_enumeration_of_shared_documents(seed):
             ({d: float(g >= 1) for d, g in judged.items()}, [0, 1], O.ap, O.ap_rows),
             ({d: gain(2)(g) for d, g in judged.items()}, [grades[0], grades[-1]], O.err, O.err_rows)):
         for x, y in ((a, b), (b, a)):
-            want = O.med(x, y, k, lambda v: plain(v, k), choices, known, unknown_limit=True)
-            got = O.med_matrix(x, y, k, lambda v: rows(v, k), choices, known, unknown_limit=True)
+            want = O.med(x, y, k, lambda v, f=plain: f(v, k), choices, known, unknown_limit=True)
+            got = O.med_matrix(x, y, k, lambda v, f=rows: f(v, k), choices, known, unknown_limit=True)
             assert got == pytest.approx(want, abs=1e-12)
 
 
