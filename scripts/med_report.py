@@ -370,11 +370,9 @@ def judged_sentence(result: Result) -> str:
     depth = j.groupby("run", sort=False)["rows"].agg(["min", "max"])
     short = depth[depth["min"] < K]
     pt = result.per_topic
-    key = j.set_index(["run", "query_id"])
-    both = (full.to_numpy())
-    complete = pd.Series(both, index=key.index)
-    pair_full = np.array([complete[(a, q)] and complete[(b, q)] for a, b, q in
-                          zip(pt["run"], pt["ref"], pt["query_id"])])
+    complete = pd.Series(full.to_numpy(), index=pd.MultiIndex.from_frame(j[["run", "query_id"]]))
+    pair_full = (complete.loc[pd.MultiIndex.from_arrays([pt["run"], pt["query_id"]])].to_numpy()
+                 & complete.loc[pd.MultiIndex.from_arrays([pt["ref"], pt["query_id"]])].to_numpy())
     equal = np.isclose(pt["100%"], pt["actual"], rtol=0, atol=1e-12)
     text = (f"Of the {rows:,} documents in the runs' top 20 over the {len(result.topics)} topics, "
             f"{rows - judged:,} ({100 * (rows - judged) / rows:.1f}%) are unjudged; "
