@@ -3,7 +3,7 @@ branch and bound with bounds from chains of the variables (see :mod:`ir_rbstar.c
 from __future__ import annotations
 
 import heapq
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -64,11 +64,13 @@ class _QUBO:
     operations of the branch and bound (a node: the constant and linear terms after the variables fixed
     so far, and the mask of the free variables)."""
 
-    def __init__(self, c: float, l: np.ndarray, Q: np.ndarray, order: Optional[np.ndarray] = None):
+    def __init__(self, c: float, l: np.ndarray, Q: np.ndarray, order: Optional[np.ndarray] = None,
+                 parts: Optional[Tuple[np.ndarray, np.ndarray]] = None):
         self.c, self.l, self.Q = float(c), np.asarray(l, dtype=np.float64), Q
         self.m = len(self.l)
         self.order = np.arange(self.m) if order is None else np.asarray(order)   # the chain bound's order
-        self.Qpos, self.Qneg = np.maximum(Q, 0.0), np.minimum(Q, 0.0)
+        # the positive and negative parts of Q (``parts``: given, computed for many queries at once)
+        self.Qpos, self.Qneg = parts if parts is not None else (np.maximum(Q, 0.0), np.minimum(Q, 0.0))
 
     def climb(self, c: float, l: np.ndarray, Q: np.ndarray, z: np.ndarray) -> float:
         """1-flip best-improvement local search from z (on the free variables: ``l``, ``Q`` restricted)."""
@@ -212,14 +214,21 @@ def _ap_problems(d: Dense, queries: List[int]) -> List[_QUBO]:
     pa_f, pb_f = pa.astype(np.float64), pb.astype(np.float64)
     l = (1.0 / pa_f + (above_a[row, pa - 1] / pa + after_a[row, pa])
          - 1.0 / pb_f - (above_b[row, pb - 1] / pb + after_b[row, pb])) / k
-    out = []
-    for q in queries:
-        part = slice(int(start[q]), int(start[q] + d.m[q]))
-        a, b = pa_f[part], pb_f[part]
-        Q = (1.0 / np.maximum.outer(a, a) - 1.0 / np.maximum.outer(b, b)) / k
-        np.fill_diagonal(Q, 0.0)
-        out.append(_QUBO(c[q], l[part], Q, order=np.argsort(pb[part], kind="stable")))
-    return out
+    out: Dict[int, _QUBO] = {}
+    sizes = d.m[queries]
+    for m in np.unique(sizes).tolist():
+        # the queries with m variables together: their Q as one (queries x m x m) array, element by
+        # element as ap_qubo computes it
+        group = np.asarray(queries)[sizes == m]
+        cols = start[group][:, None] + np.arange(m)
+        a, b = pa_f[cols], pb_f[cols]
+        Q = (1.0 / np.maximum(a[:, :, None], a[:, None, :]) - 1.0 / np.maximum(b[:, :, None], b[:, None, :])) / k
+        Q[:, np.arange(m), np.arange(m)] = 0.0
+        Qpos, Qneg = np.maximum(Q, 0.0), np.minimum(Q, 0.0)
+        order = np.argsort(pb[cols], axis=1, kind="stable")
+        for i, q in enumerate(group.tolist()):
+            out[q] = _QUBO(c[q], l[cols[i]], Q[i], order=order[i], parts=(Qpos[i], Qneg[i]))
+    return [out[q] for q in queries]
 
 
 def med_ap(ab: Dense, ba: Dense, budget: Optional[int]) -> Searched:
