@@ -70,7 +70,10 @@ class _QUBO:
         self.m = len(self.l)
         self.order = np.arange(self.m) if order is None else np.asarray(order)   # the chain bound's order
         # the positive and negative parts of Q (``parts``: given, computed for many queries at once)
-        self.Qpos, self.Qneg = parts if parts is not None else (np.maximum(Q, 0.0), np.minimum(Q, 0.0))
+        if parts is None:
+            parts = (np.maximum(Q, 0.0), np.minimum(Q, 0.0))
+        self.Qpos: np.ndarray = parts[0]
+        self.Qneg: np.ndarray = parts[1]
 
     def climb(self, c: float, l: np.ndarray, Q: np.ndarray, z: np.ndarray) -> float:
         """1-flip best-improvement local search from z (on the free variables: ``l``, ``Q`` restricted)."""
