@@ -3,7 +3,7 @@ branch and bound with bounds from chains of the variables (see :mod:`ir_rbstar.c
 from __future__ import annotations
 
 import heapq
-from typing import Dict, List, Optional, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 import numpy as np
 
@@ -197,41 +197,61 @@ def _fixed_pairs(f: np.ndarray):
     return np.cumsum(f, axis=1), after
 
 
-def _ap_problems(d: Dense, queries: List[int]) -> List[_QUBO]:
-    """The QUBO (:func:`ap_qubo`, with the chain bound's order: the variables by their position in
-    ``down``) of each of ``queries`` in a direction, built for all of them at once: the
-    constant and linear terms with whole-matrix operations (element by element and along each row the
-    same as :func:`ap_qubo`'s, so the same values), the quadratic terms per query."""
-    k = d.fa.shape[1]
-    c = ap_rows(d.fa) - ap_rows(d.fb)
-    start = np.cumsum(d.m) - d.m
-    M = int(d.m.sum())
-    pa = np.empty(M, dtype=np.int64)
-    pb = np.empty(M, dtype=np.int64)
-    for v, p in ((d.va, pa), (d.vb, pb)):
-        rows, cols = np.nonzero(v >= 0)
-        p[start[rows] + v[rows, cols]] = cols + 1
-    row = np.repeat(np.arange(len(d.m)), d.m)
-    above_a, after_a = _fixed_pairs(d.fa)
-    above_b, after_b = _fixed_pairs(d.fb)
-    pa_f, pb_f = pa.astype(np.float64), pb.astype(np.float64)
-    l = (1.0 / pa_f + (above_a[row, pa - 1] / pa + after_a[row, pa])
-         - 1.0 / pb_f - (above_b[row, pb - 1] / pb + after_b[row, pb])) / k
-    out: Dict[int, _QUBO] = {}
-    sizes = d.m[queries]
-    for m in np.unique(sizes).tolist():
-        # the queries with m variables together: their Q as one (queries x m x m) array, element by
-        # element as ap_qubo computes it
-        group = np.asarray(queries)[sizes == m]
-        cols = start[group][:, None] + np.arange(m)
-        a, b = pa_f[cols], pb_f[cols]
-        Q = (1.0 / np.maximum(a[:, :, None], a[:, None, :]) - 1.0 / np.maximum(b[:, :, None], b[:, None, :])) / k
+class _Terms:
+    """The constant and linear terms (:func:`ap_qubo`) of every query of a direction, and the positions
+    of its variables, computed for all queries at once with whole-matrix operations (element by element
+    and along each row the same as :func:`ap_qubo`'s, so the same values)."""
+
+    def __init__(self, d: Dense):
+        self.k = d.fa.shape[1]
+        self.c = ap_rows(d.fa) - ap_rows(d.fb)
+        self.m = d.m
+        self.start = np.cumsum(d.m) - d.m
+        M = int(d.m.sum())
+        pa = np.empty(M, dtype=np.int64)
+        pb = np.empty(M, dtype=np.int64)
+        for v, p in ((d.va, pa), (d.vb, pb)):
+            rows, cols = np.nonzero(v >= 0)
+            p[self.start[rows] + v[rows, cols]] = cols + 1
+        row = np.repeat(np.arange(len(d.m)), d.m)
+        above_a, after_a = _fixed_pairs(d.fa)
+        above_b, after_b = _fixed_pairs(d.fb)
+        self.pa, self.pb = pa.astype(np.float64), pb.astype(np.float64)
+        self.order_key = pb
+        self.l = (1.0 / self.pa + (above_a[row, pa - 1] / pa + after_a[row, pa])
+                  - 1.0 / self.pb - (above_b[row, pb - 1] / pb + after_b[row, pb])) / self.k
+
+    def problems(self, group: np.ndarray) -> List[_QUBO]:
+        """The QUBOs of ``group``, queries with the same number m of variables, with the chain bound's
+        order (the variables by their position in ``down``): their Q as one (queries x m x m) array, each
+        element as ap_qubo computes it."""
+        m = int(self.m[group[0]]) if len(group) else 0
+        cols = self.start[group][:, None] + np.arange(m)
+        a, b = self.pa[cols], self.pb[cols]
+        Q = (1.0 / np.maximum(a[:, :, None], a[:, None, :]) - 1.0 / np.maximum(b[:, :, None], b[:, None, :])) / self.k
         Q[:, np.arange(m), np.arange(m)] = 0.0
         Qpos, Qneg = np.maximum(Q, 0.0), np.minimum(Q, 0.0)
-        order = np.argsort(pb[cols], axis=1, kind="stable")
-        for i, q in enumerate(group.tolist()):
-            out[q] = _QUBO(c[q], l[cols[i]], Q[i], order=order[i], parts=(Qpos[i], Qneg[i]))
-    return [out[q] for q in queries]
+        order = np.argsort(self.order_key[cols], axis=1, kind="stable")
+        return [_QUBO(self.c[q], self.l[cols[i]], Q[i], order=order[i], parts=(Qpos[i], Qneg[i]))
+                for i, q in enumerate(group.tolist())]
+
+
+def _groups(queries: np.ndarray, *sizes: np.ndarray, cap: int = 1 << 20) -> Iterator[np.ndarray]:
+    """``queries`` in groups with the same number of variables in each direction (``sizes``), each of at
+    most ``cap`` elements of Q per direction (whatever the group, at least one query), so that only a
+    group's QUBOs are in memory at once. A query's search depends on its own data only, so the order
+    does not change any value."""
+    if not len(queries):
+        return
+    key = np.stack([s[queries] for s in sizes])
+    order = np.lexsort(key[::-1])
+    queries, key = queries[order], key[:, order]
+    edges = np.flatnonzero((np.diff(key, axis=1) != 0).any(axis=0)) + 1
+    for part in np.split(queries, edges):
+        m = max(int(s[part[0]]) for s in sizes)
+        step = max(1, cap // max(1, m * m))
+        for i in range(0, len(part), step):
+            yield part[i:i + step]
 
 
 def med_ap(ab: Dense, ba: Dense, budget: Optional[int]) -> Searched:
@@ -241,9 +261,11 @@ def med_ap(ab: Dense, ba: Dense, budget: Optional[int]) -> Searched:
     lower = np.maximum(np.maximum(ap_rows(ab.fa) - ap_rows(ab.fb), ap_rows(ba.fa) - ap_rows(ba.fb)), 0.0)
     cut = np.full((n, 2), -np.inf)
     nodes = np.zeros((n, 2), dtype=np.int64)
-    queries = np.flatnonzero((ab.m > 0) | (ba.m > 0)).tolist()
-    for q, pair in zip(queries, zip(_ap_problems(ab, queries), _ap_problems(ba, queries), strict=True), strict=True):
-        lower[q], cut[q], nodes[q] = _best_first(list(pair), lower[q], budget)
+    terms = (_Terms(ab), _Terms(ba))
+    for group in _groups(np.flatnonzero((ab.m > 0) | (ba.m > 0)), ab.m, ba.m):
+        built = [t.problems(group) for t in terms]
+        for q, pair in zip(group.tolist(), zip(*built, strict=True), strict=True):
+            lower[q], cut[q], nodes[q] = _best_first(list(pair), lower[q], budget)
     return finish_search(lower, cut, nodes)
 
 
@@ -252,8 +274,9 @@ def max_ap(d: Dense, budget: Optional[int] = None) -> Tuple[np.ndarray, np.ndarr
     the nodes expanded per query."""
     out = ap_rows(d.fa) - ap_rows(d.fb)
     nodes = np.zeros(d.fa.shape[0], dtype=np.int64)
-    queries = np.flatnonzero(d.m > 0).tolist()
-    for q, problem in zip(queries, _ap_problems(d, queries), strict=True):
-        lower, cut, count = _best_first([problem], -np.inf, budget)
-        out[q], nodes[q] = max(lower, cut[0]), count[0]
+    terms = _Terms(d)
+    for group in _groups(np.flatnonzero(d.m > 0), d.m):
+        for q, problem in zip(group.tolist(), terms.problems(group), strict=True):
+            lower, cut, count = _best_first([problem], -np.inf, budget)
+            out[q], nodes[q] = max(lower, cut[0]), count[0]
     return out, nodes
