@@ -37,6 +37,18 @@ def med(measure, qrels, a, b, qid="t"):
         ir_rbstar.unregister_run("med_b")
 
 
+def meds(measures, qrels, a, b, qid="t"):
+    """med() of several measures, evaluated in one call (the same values as one by one:
+    test_measures_evaluated_together_equal_each_alone)."""
+    ir_rbstar.register_run("med_b", ranked(b, qid) if b else {"other": {"x": 1.0}})
+    try:
+        ms = [m(ref="med_b") for m in measures]
+        values = ir_measures.calc_aggregate(ms, qrels, ranked(a, qid) if a else {"other": {"y": 1.0}})
+        return [values[m] for m in ms]
+    finally:
+        ir_rbstar.unregister_run("med_b")
+
+
 def gain(G):
     return lambda g: (2 ** max(g, 0) - 1) / 2 ** G
 
@@ -63,25 +75,47 @@ def qrels_of(judged, G, qid="t"):
 
 # --- brute force on random small inputs ---
 
-@SETTINGS
-@given(cases())
-def test_every_measure_equals_brute_force(case):
-    k, a, b, G, judged, rel = case
-    qrels = qrels_of(judged, G)
+def brute_force_checks(k, G, judged, rel):
+    """(measure, plain score, the same score of every row of a matrix, values a document can take, the
+    known values) of every MED measure on one case."""
     binary = {d: float(g >= rel) for d, g in judged.items()}
     graded = {d: gain(G)(g) for d, g in judged.items()}
     grades = [gain(G)(j) for j in range(G + 1)]
     top = grades[-1]
-    checks = [
-        (ir_rbstar.MED_P(rel=rel) @ k, lambda v: O.precision(v, k), [0, 1], binary),
-        (ir_rbstar.MED_RBP(p=0.7, rel=rel) @ k, lambda v: O.rbp(v, 0.7, k), [0, 1], binary),
-        (ir_rbstar.MED_nDCG(max_rel=G) @ k, lambda v: O.ndcg(v, k, top), grades, graded),
-        (ir_rbstar.MED_AP(rel=rel) @ k, lambda v: O.ap(v, k), [0, 1], binary),
-        (ir_rbstar.MED_ERR(max_rel=G) @ k, lambda v: O.err(v, k), grades, graded),
+    return [
+        (ir_rbstar.MED_P(rel=rel) @ k, lambda v: O.precision(v, k), lambda v: O.precision_rows(v, k), [0, 1], binary),
+        (ir_rbstar.MED_RBP(p=0.7, rel=rel) @ k, lambda v: O.rbp(v, 0.7, k), lambda v: O.rbp_rows(v, 0.7, k), [0, 1],
+         binary),
+        (ir_rbstar.MED_nDCG(max_rel=G) @ k, lambda v: O.ndcg(v, k, top), lambda v: O.ndcg_rows(v, k, top), grades,
+         graded),
+        (ir_rbstar.MED_AP(rel=rel) @ k, lambda v: O.ap(v, k), lambda v: O.ap_rows(v, k), [0, 1], binary),
+        (ir_rbstar.MED_ERR(max_rel=G) @ k, lambda v: O.err(v, k), lambda v: O.err_rows(v, k), grades, graded),
     ]
-    for measure, score, choices, known in checks:
-        want = O.med(a, b, k, score, choices, known)
-        assert med(measure, qrels, a, b) == pytest.approx(want, abs=TOL), str(measure)
+
+
+@SETTINGS
+@given(cases())
+def test_every_measure_equals_brute_force(case):
+    """Every assignment of every unknown document (up to 10, each 0 or 1, or each of the G + 1 grades),
+    enumerated by tests/oracles/med.py's med_matrix (checked against its plain loop below)."""
+    k, a, b, G, judged, rel = case
+    checks = brute_force_checks(k, G, judged, rel)
+    got = meds([measure for measure, *_ in checks], qrels_of(judged, G), a, b)
+    for value, (measure, _, score_rows, choices, known) in zip(got, checks, strict=True):
+        want = O.med_matrix(a, b, k, score_rows, choices, known)
+        assert value == pytest.approx(want, abs=TOL), str(measure)
+
+
+@SETTINGS
+@given(cases())
+def test_matrix_oracle_is_the_plain_enumeration(case):
+    """tests/oracles/med.py's med_matrix (every assignment a row of a matrix) against its plain loop
+    (med), every measure, on the cases of the test above with the lists cut to 3 documents."""
+    k, a, b, G, judged, rel = case
+    k, a, b = min(k, 3), a[:3], b[:3]
+    for _, score, score_rows, choices, known in brute_force_checks(k, G, judged, rel):
+        assert O.med_matrix(a, b, k, score_rows, choices, known) == pytest.approx(
+            O.med(a, b, k, score, choices, known), abs=1e-12)
 
 
 @SETTINGS
@@ -95,11 +129,12 @@ def test_med_rbp_without_cutoff_is_the_limit_of_deeper_cutoffs(a, b, p):
 
 
 # --- larger exact searches: up to 16 shared unjudged documents ---
-# (one case of 16, the brute force's 2^16 assignments per direction; the others of 13 or 14, which exercise
-# the same search at an eighth or a quarter of the oracle's cost)
+# One case of 16 shared documents: 2^16 assignments per direction, a search of many nodes' depth, beyond
+# the paper's approximations (ERR: at most 5 relevant bound documents); the others of 13 or 14. The
+# oracle scores every assignment as a row of a matrix (tests/oracles/med.py's med_matrix: the same
+# enumeration as med(..., unknown_limit=True), which it is checked against on smaller inputs below).
 
-@pytest.mark.parametrize("seed", range(6))
-def test_med_ap_and_err_equal_brute_force_with_16_shared_documents(seed):
+def sixteen_case(seed):
     rng = random.Random(seed)
     pool = [f"d{i}" for i in range(24)]
     shared = rng.sample(pool, {0: 16, 1: 14, 2: 14}.get(seed, 13))
@@ -108,18 +143,41 @@ def test_med_ap_and_err_equal_brute_force_with_16_shared_documents(seed):
     rng.shuffle(a)
     rng.shuffle(b)
     judged = {d: rng.randint(0, 2) for d in rng.sample([d for d in pool if d not in shared], 3)}
-    k = max(len(a), len(b))
+    return a, b, judged, max(len(a), len(b))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_med_ap_and_err_equal_brute_force_with_16_shared_documents(seed):
+    a, b, judged, k = sixteen_case(seed)
     qrels = qrels_of(judged, 2)
     got_ap = med(ir_rbstar.MED_AP @ k, qrels, a, b)
-    want_ap = O.med(a, b, k, lambda v: O.ap(v, k), [0, 1], {d: float(g >= 1) for d, g in judged.items()},
-                    unknown_limit=True)
+    want_ap = O.med_matrix(a, b, k, lambda v: O.ap_rows(v, k), [0, 1], {d: float(g >= 1) for d, g in judged.items()},
+                           unknown_limit=True)
     assert got_ap == pytest.approx(want_ap, abs=TOL)
     grades = [gain(2)(j) for j in range(3)]
     got_err = med(ir_rbstar.MED_ERR(max_rel=2) @ k, qrels, a, b)
     # ERR is affine in each value, so shared documents only need the extreme values
-    want_err = O.med(a, b, k, lambda v: O.err(v, k), [grades[0], grades[-1]],
-                     {d: gain(2)(g) for d, g in judged.items()}, unknown_limit=True)
+    want_err = O.med_matrix(a, b, k, lambda v: O.err_rows(v, k), [grades[0], grades[-1]],
+                            {d: gain(2)(g) for d, g in judged.items()}, unknown_limit=True)
     assert got_err == pytest.approx(want_err, abs=TOL)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_matrix_oracle_is_the_plain_enumeration_of_shared_documents(seed):
+    """tests/oracles/med.py's med_matrix against its plain loop with ``unknown_limit``, on the 16-shared
+    cases cut to 9 documents in the first list, at most 7 of them shared."""
+    a, b, judged, _ = sixteen_case(seed)
+    a = a[:9]
+    b = [d for d in b if d in set(a)][:7]
+    k = max(len(a), len(b))
+    grades = [gain(2)(j) for j in range(3)]
+    for known, choices, plain, rows in (
+            ({d: float(g >= 1) for d, g in judged.items()}, [0, 1], O.ap, O.ap_rows),
+            ({d: gain(2)(g) for d, g in judged.items()}, [grades[0], grades[-1]], O.err, O.err_rows)):
+        for x, y in ((a, b), (b, a)):
+            want = O.med(x, y, k, lambda v, f=plain: f(v, k), choices, known, unknown_limit=True)
+            got = O.med_matrix(x, y, k, lambda v, f=rows: f(v, k), choices, known, unknown_limit=True)
+            assert got == pytest.approx(want, abs=1e-12)
 
 
 def test_core_ap_search_matches_enumeration_of_the_quadratic_form():
@@ -177,11 +235,13 @@ MEASURES = [ir_rbstar.MED_P @ 4, ir_rbstar.MED_RBP(p=0.8), ir_rbstar.MED_RBP(p=0
 @given(lists, lists, lists, st.dictionaries(st.sampled_from(POOL), st.integers(0, 2), max_size=4))
 def test_metric_axioms(a, b, c, judged):
     qrels = qrels_of(judged, 2) if judged else None
-    for m in MEASURES:
-        ab, ba = med(m, qrels, a, b), med(m, qrels, b, a)
+    got = {(x, y): meds(MEASURES, qrels, *lists) for x, y, lists in
+           (("a", "b", (a, b)), ("b", "a", (b, a)), ("a", "c", (a, c)), ("c", "b", (c, b)))}
+    for i, m in enumerate(MEASURES):
+        ab, ba = got["a", "b"][i], got["b", "a"][i]
         assert ab >= 0.0
         assert ab == pytest.approx(ba, abs=TOL), str(m)
-        assert ab <= med(m, qrels, a, c) + med(m, qrels, c, b) + TOL, str(m)
+        assert ab <= got["a", "c"][i] + got["c", "b"][i] + TOL, str(m)
 
 
 @SETTINGS
@@ -189,24 +249,27 @@ def test_metric_axioms(a, b, c, judged):
        st.dictionaries(st.sampled_from(POOL), st.integers(0, 2), max_size=4))
 def test_identity_for_lists_of_depth_k(a, judged):
     qrels = qrels_of(judged, 2) if judged else None
-    for m in MEASURES:
+    for m, value in zip(MEASURES, meds(MEASURES, qrels, a, a), strict=True):
         if m.NAME == "MED_RBP" and m.params.get("cutoff") is None:
-            assert med(m, qrels, a, a) == pytest.approx(0.8 ** len(a), abs=TOL)
+            assert value == pytest.approx(0.8 ** len(a), abs=TOL)
         else:
-            assert med(m, qrels, a, a) == pytest.approx(0.0, abs=TOL), str(m)
+            assert value == pytest.approx(0.0, abs=TOL), str(m)
 
 
 @SETTINGS
 @given(lists, lists, st.dictionaries(st.sampled_from(POOL), st.integers(0, 2), max_size=6), st.data())
 def test_judgments_never_increase_med(a, b, more, data):
     fewer = {d: g for d, g in more.items() if data.draw(st.booleans())}
-    for m in MEASURES:
-        assert med(m, qrels_of(more, 2), a, b) <= med(m, qrels_of(fewer, 2), a, b) + TOL, str(m)
+    with_more, with_fewer = meds(MEASURES, qrels_of(more, 2), a, b), meds(MEASURES, qrels_of(fewer, 2), a, b)
+    for m, x, y in zip(MEASURES, with_more, with_fewer, strict=True):
+        assert x <= y + TOL, str(m)
     # and no judgments at all is the judgment-free distance, also with judgments=False
-    for m in MEASURES:
-        free = med(m, None, a, b)
-        assert med(m(judgments=False), qrels_of(more, 2), a, b) == pytest.approx(free, abs=TOL)
-        assert med(m, qrels_of({}, 2), a, b) == pytest.approx(free, abs=TOL)
+    free = meds(MEASURES, None, a, b)
+    unused = meds([m(judgments=False) for m in MEASURES], qrels_of(more, 2), a, b)
+    empty = meds(MEASURES, qrels_of({}, 2), a, b)
+    for m, x, y, z in zip(MEASURES, free, unused, empty, strict=True):
+        assert y == pytest.approx(x, abs=TOL), str(m)
+        assert z == pytest.approx(x, abs=TOL), str(m)
 
 
 # --- complete judgments: MED = |S(A) - S(B)| with ir_measures' measures ---

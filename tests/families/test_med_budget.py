@@ -65,12 +65,14 @@ def pair(seed, n=None):
 
 
 def brute(kind, a, b, k, judged, G=2):
-    """Brute force (shared unjudged documents enumerated, the others at their optimal extreme)."""
+    """Brute force (shared unjudged documents enumerated, the others at their optimal extreme), every
+    assignment a row of a matrix (tests/oracles/med.py's med_matrix, which test_med.py checks against the
+    plain loop)."""
     if kind == "MED_AP":
-        return O.med(a, b, k, lambda v: O.ap(v, k), [0.0, 1.0], {d: float(g >= 1) for d, g in judged.items()},
-                     unknown_limit=True)
-    return O.med(a, b, k, lambda v: O.err(v, k), [0.0, gain(G)(G)], {d: gain(G)(g) for d, g in judged.items()},
-                 unknown_limit=True)
+        return O.med_matrix(a, b, k, lambda v: O.ap_rows(v, k), [0.0, 1.0],
+                            {d: float(g >= 1) for d, g in judged.items()}, unknown_limit=True)
+    return O.med_matrix(a, b, k, lambda v: O.err_rows(v, k), [0.0, gain(G)(G)],
+                        {d: gain(G)(g) for d, g in judged.items()}, unknown_limit=True)
 
 
 def label(kind, ref, k, budget=None):

@@ -122,3 +122,76 @@ def med_same_order(A, B, depth, kind, top, known):
             where = [where[0] + 1, where[1] + 1]
         best = max(best, max(states.values()))
     return best
+
+
+
+# --- the same enumeration with every assignment a row of a matrix (numpy), for inputs where a Python loop
+# over the assignments is slow; :func:`med_matrix` gives :func:`med`'s values (tests/families/test_med.py
+# checks the two against each other)
+
+def _rows(rows, k):
+    import numpy as np
+    return np.asarray(rows, dtype=float)[:, :k]
+
+
+def _discounted(rows, k, discount):
+    import numpy as np
+    v = _rows(rows, k)
+    return (v * np.array([discount(i) for i in range(1, v.shape[1] + 1)])).sum(axis=1)
+
+
+def precision_rows(rows, k):
+    """:func:`precision` of every row of a matrix of values."""
+    return _rows(rows, k).sum(axis=1) / k
+
+
+def rbp_rows(rows, p, depth):
+    """:func:`rbp` of every row: sum over i <= depth of (1 - p) p^(i-1) v_i."""
+    return _discounted(rows, depth, lambda i: (1 - p) * p ** (i - 1))
+
+
+def ndcg_rows(rows, k, top):
+    """:func:`ndcg` of every row: sum over i <= k of v_i / log2(i + 1), over k documents of value ``top``."""
+    norm = sum(top / math.log2(i + 1) for i in range(1, k + 1))
+    return _discounted(rows, k, lambda i: 1 / math.log2(i + 1)) / norm
+
+
+def ap_rows(rows, k):
+    """:func:`ap` of every row: sum over i <= k of v_i (v_1 + ... + v_i) / i, divided by k."""
+    import numpy as np
+    v = _rows(rows, k)
+    return (v * np.cumsum(v, axis=1) / np.arange(1, v.shape[1] + 1)).sum(axis=1) / k
+
+
+def err_rows(rows, k):
+    """:func:`err` of every row: sum over i <= k of v_i / i times the product of (1 - v_j), j < i."""
+    import numpy as np
+    v = _rows(rows, k)
+    reach = np.concatenate([np.ones((len(v), 1)), np.cumprod(1 - v, axis=1)[:, :-1]], axis=1)
+    return (reach * v / np.arange(1, v.shape[1] + 1)).sum(axis=1)
+
+
+def med_matrix(A, B, depth, score_rows, choices, known, unknown_limit=None):
+    """:func:`med` (the same arguments, ``score_rows`` scoring every row of a matrix of values: the
+    ``*_rows`` functions above) with every assignment one row of a matrix."""
+    import numpy as np
+    A, B = padded(A, depth, "~a"), padded(B, depth, "~b")
+    unknown = sorted({d for d in A + B if d not in known})
+    enumerated = [d for d in unknown if d in A and d in B] if unknown_limit is not None else unknown
+    assignments = np.array(list(itertools.product(choices, repeat=len(enumerated))), dtype=float)
+    assignments = assignments.reshape(len(assignments), len(enumerated))
+    column = {d: i for i, d in enumerate(enumerated)}
+
+    def rows(docs, v):
+        return np.stack([assignments[:, column[d]] if d in column else np.full(len(assignments), v[d])
+                         for d in docs], axis=1)
+
+    if unknown_limit is None:
+        return max(0.0, float(np.abs(score_rows(rows(A, known)) - score_rows(rows(B, known))).max()))
+    best = 0.0
+    for up, down in ((A, B), (B, A)):
+        v = dict(known)
+        v.update({d: max(choices) for d in up if d not in known})
+        v.update({d: min(choices) for d in down if d not in known})
+        best = max(best, float((score_rows(rows(up, v)) - score_rows(rows(down, v))).max()))
+    return best

@@ -3,7 +3,7 @@ branch and bound with bounds from chains of the variables (see :mod:`ir_rbstar.c
 from __future__ import annotations
 
 import heapq
-from typing import List, Optional, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 import numpy as np
 
@@ -56,16 +56,24 @@ def _chain(l: np.ndarray, w: np.ndarray) -> Tuple[float, np.ndarray]:
     return value, z
 
 
+_sum = np.add.reduce
+
+
 class _QUBO:
     """One direction of one query: max c + l.z + sum_{u<v} Q_uv z_u z_v over z in {0,1}^m, with the node
     operations of the branch and bound (a node: the constant and linear terms after the variables fixed
     so far, and the mask of the free variables)."""
 
-    def __init__(self, c: float, l: np.ndarray, Q: np.ndarray, order: Optional[np.ndarray] = None):
+    def __init__(self, c: float, l: np.ndarray, Q: np.ndarray, order: Optional[np.ndarray] = None,
+                 parts: Optional[Tuple[np.ndarray, np.ndarray]] = None):
         self.c, self.l, self.Q = float(c), np.asarray(l, dtype=np.float64), Q
         self.m = len(self.l)
         self.order = np.arange(self.m) if order is None else np.asarray(order)   # the chain bound's order
-        self.Qpos, self.Qneg = np.maximum(Q, 0.0), np.minimum(Q, 0.0)
+        # the positive and negative parts of Q (``parts``: given, computed for many queries at once)
+        if parts is None:
+            parts = (np.maximum(Q, 0.0), np.minimum(Q, 0.0))
+        self.Qpos: np.ndarray = parts[0]
+        self.Qneg: np.ndarray = parts[1]
 
     def climb(self, c: float, l: np.ndarray, Q: np.ndarray, z: np.ndarray) -> float:
         """1-flip best-improvement local search from z (on the free variables: ``l``, ``Q`` restricted)."""
@@ -92,19 +100,23 @@ class _QUBO:
             idx = np.flatnonzero(free)
             if not len(idx):
                 return c, c, []
-            block = np.ix_(idx, idx)
-            pos = self.Qpos[block].sum(axis=1)
-            neg = self.Qneg[block].sum(axis=1)
+            # (np.add.reduce is what ndarray.sum calls, without its Python layers; the blocks are C-ordered
+            # copies, as np.ix_ gives them, so every sum is the same as before)
+            if len(idx) == self.m:                    # every variable free (the root): no copy of Q's blocks
+                pos, neg = _sum(self.Qpos, 1), _sum(self.Qneg, 1)
+            else:
+                rows = idx[:, None]
+                pos, neg = _sum(self.Qpos[rows, idx], 1), _sum(self.Qneg[rows, idx], 1)
             lf = l[idx]
             one = lf + neg >= 0.0
-            zero = ~one & (lf + pos <= 0.0)
-            if not (one.any() or zero.any()):
+            fixed = one | (lf + pos <= 0.0)
+            if not fixed.any():
                 break
             ones = idx[one]
             if len(ones):                             # some maximum has every one of them at 1 together
-                c += float(l[ones].sum() + 0.5 * Q[np.ix_(ones, ones)].sum())
-                l = l + Q[ones].sum(axis=0)
-            free[idx[one | zero]] = False
+                c += float(_sum(l[ones]) + 0.5 * _sum(Q[ones[:, None], ones], None))
+                l = l + _sum(Q[ones], 0)
+            free[idx[fixed]] = False
         score = lf + 0.5 * pos
         roof = c + float(np.maximum(score, 0.0).sum())
         if roof <= lower + TOL:
@@ -174,16 +186,72 @@ def max_qubo(c: float, l: np.ndarray, Q: np.ndarray, order: Optional[np.ndarray]
     return max(lower, cut[0]), nodes[0], not cut[0] > lower + TOL
 
 
-def _ap_problem(d: Dense, q: int) -> _QUBO:
-    va, vb = d.va[q], d.vb[q]
-    m = int(d.m[q])
-    pa = np.empty(m, dtype=np.int64)
-    pb = np.empty(m, dtype=np.int64)
-    ia, ib = np.flatnonzero(va >= 0), np.flatnonzero(vb >= 0)
-    pa[va[ia]] = ia + 1
-    pb[vb[ib]] = ib + 1
-    c, l, Q = ap_qubo(d.fa[q], d.fb[q], pa, pb)
-    return _QUBO(c, l, Q, order=np.argsort(pb, kind="stable"))
+def _fixed_pairs(f: np.ndarray):
+    """Per row of ``f`` (rows x k), what :func:`ap_qubo`'s pairs of a variable with the fixed ones need:
+    the running count of ones, and the sums of f_j / j from each position on (a column of 0 at the end).
+    The same operations as for one row, so the same values."""
+    n, k = f.shape
+    ranks = np.arange(1, k + 1, dtype=np.float64)
+    after = np.zeros((n, k + 1))
+    after[:, :k] = np.cumsum((f / ranks)[:, ::-1], axis=1)[:, ::-1]
+    return np.cumsum(f, axis=1), after
+
+
+class _Terms:
+    """The constant and linear terms (:func:`ap_qubo`) of every query of a direction, and the positions
+    of its variables, computed for all queries at once with whole-matrix operations (element by element
+    and along each row the same as :func:`ap_qubo`'s, so the same values)."""
+
+    def __init__(self, d: Dense):
+        self.k = d.fa.shape[1]
+        self.c = ap_rows(d.fa) - ap_rows(d.fb)
+        self.m = d.m
+        self.start = np.cumsum(d.m) - d.m
+        M = int(d.m.sum())
+        pa = np.empty(M, dtype=np.int64)
+        pb = np.empty(M, dtype=np.int64)
+        for v, p in ((d.va, pa), (d.vb, pb)):
+            rows, cols = np.nonzero(v >= 0)
+            p[self.start[rows] + v[rows, cols]] = cols + 1
+        row = np.repeat(np.arange(len(d.m)), d.m)
+        above_a, after_a = _fixed_pairs(d.fa)
+        above_b, after_b = _fixed_pairs(d.fb)
+        self.pa, self.pb = pa.astype(np.float64), pb.astype(np.float64)
+        self.order_key = pb
+        self.l = (1.0 / self.pa + (above_a[row, pa - 1] / pa + after_a[row, pa])
+                  - 1.0 / self.pb - (above_b[row, pb - 1] / pb + after_b[row, pb])) / self.k
+
+    def problems(self, group: np.ndarray) -> List[_QUBO]:
+        """The QUBOs of ``group``, queries with the same number m of variables, with the chain bound's
+        order (the variables by their position in ``down``): their Q as one (queries x m x m) array, each
+        element as ap_qubo computes it."""
+        m = int(self.m[group[0]]) if len(group) else 0
+        cols = self.start[group][:, None] + np.arange(m)
+        a, b = self.pa[cols], self.pb[cols]
+        Q = (1.0 / np.maximum(a[:, :, None], a[:, None, :]) - 1.0 / np.maximum(b[:, :, None], b[:, None, :])) / self.k
+        Q[:, np.arange(m), np.arange(m)] = 0.0
+        Qpos, Qneg = np.maximum(Q, 0.0), np.minimum(Q, 0.0)
+        order = np.argsort(self.order_key[cols], axis=1, kind="stable")
+        return [_QUBO(self.c[q], self.l[cols[i]], Q[i], order=order[i], parts=(Qpos[i], Qneg[i]))
+                for i, q in enumerate(group.tolist())]
+
+
+def _groups(queries: np.ndarray, *sizes: np.ndarray, cap: int = 1 << 20) -> Iterator[np.ndarray]:
+    """``queries`` in groups with the same number of variables in each direction (``sizes``), each of at
+    most ``cap`` elements of Q per direction (whatever the group, at least one query), so that only a
+    group's QUBOs are in memory at once. A query's search depends on its own data only, so the order
+    does not change any value."""
+    if not len(queries):
+        return
+    key = np.stack([s[queries] for s in sizes])
+    order = np.lexsort(key[::-1])
+    queries, key = queries[order], key[:, order]
+    edges = np.flatnonzero((np.diff(key, axis=1) != 0).any(axis=0)) + 1
+    for part in np.split(queries, edges):
+        m = max(int(s[part[0]]) for s in sizes)
+        step = max(1, cap // max(1, m * m))
+        for i in range(0, len(part), step):
+            yield part[i:i + step]
 
 
 def med_ap(ab: Dense, ba: Dense, budget: Optional[int]) -> Searched:
@@ -193,8 +261,11 @@ def med_ap(ab: Dense, ba: Dense, budget: Optional[int]) -> Searched:
     lower = np.maximum(np.maximum(ap_rows(ab.fa) - ap_rows(ab.fb), ap_rows(ba.fa) - ap_rows(ba.fb)), 0.0)
     cut = np.full((n, 2), -np.inf)
     nodes = np.zeros((n, 2), dtype=np.int64)
-    for q in np.flatnonzero((ab.m > 0) | (ba.m > 0)).tolist():
-        lower[q], cut[q], nodes[q] = _best_first([_ap_problem(ab, q), _ap_problem(ba, q)], lower[q], budget)
+    terms = (_Terms(ab), _Terms(ba))
+    for group in _groups(np.flatnonzero((ab.m > 0) | (ba.m > 0)), ab.m, ba.m):
+        built = [t.problems(group) for t in terms]
+        for q, pair in zip(group.tolist(), zip(*built, strict=True), strict=True):
+            lower[q], cut[q], nodes[q] = _best_first(list(pair), lower[q], budget)
     return finish_search(lower, cut, nodes)
 
 
@@ -203,7 +274,9 @@ def max_ap(d: Dense, budget: Optional[int] = None) -> Tuple[np.ndarray, np.ndarr
     the nodes expanded per query."""
     out = ap_rows(d.fa) - ap_rows(d.fb)
     nodes = np.zeros(d.fa.shape[0], dtype=np.int64)
-    for q in np.flatnonzero(d.m > 0).tolist():
-        lower, cut, count = _best_first([_ap_problem(d, q)], -np.inf, budget)
-        out[q], nodes[q] = max(lower, cut[0]), count[0]
+    terms = _Terms(d)
+    for group in _groups(np.flatnonzero(d.m > 0), d.m):
+        for q, problem in zip(group.tolist(), terms.problems(group), strict=True):
+            lower, cut, count = _best_first([problem], -np.inf, budget)
+            out[q], nodes[q] = max(lower, cut[0]), count[0]
     return out, nodes

@@ -36,12 +36,18 @@ def dot_direction(up: Side, down: Side, disc, tail: np.ndarray, top: float, n: i
     """max (C_up . D - C_down . D) per query (not normalised), for a discount ``disc(rank)``.
 
     ``tail`` is, per query, the sum of the discounts after ``up``'s last row (free filler positions)."""
-    d_up = disc(up.pos)
-    judged, bound = up.judged, up.bound
-    gain = np.where(judged, np.nan_to_num(up.value) * d_up, top * d_up)
-    gain[bound] = top * np.maximum(0.0, d_up[bound] - disc(up.partner[bound]))
+    # the discount of each rank once (a run's rows repeat the same few hundred ranks over every query):
+    # disc works element by element, so a table of its values gives each row the same number
+    deepest = max(int(up.pos.max(initial=0)), int(down.pos.max(initial=0)))
+    table = disc(np.arange(1, deepest + 1, dtype=up.pos.dtype))
+    d_up = table[up.pos - 1]
+    judged = up.judged
+    # (judgment-free: no judged row, every row's gain is top x its discount, as np.where would give it)
+    gain = np.where(judged, np.nan_to_num(up.value) * d_up, top * d_up) if judged.any() else top * d_up
+    bound = (up.partner > 0) & ~judged                # = up.bound
+    gain[bound] = top * np.maximum(0.0, d_up[bound] - table[up.partner[bound] - 1])
     dj = down.judged
-    lost = np.bincount(down.seg[dj], weights=down.value[dj] * disc(down.pos[dj]), minlength=n)
+    lost = np.bincount(down.seg[dj], weights=down.value[dj] * table[down.pos[dj] - 1], minlength=n)
     return np.bincount(up.seg, weights=gain, minlength=n) + top * tail - lost
 
 
