@@ -30,7 +30,7 @@ def test_docstring_examples_print_what_they_show(monkeypatch):
         for module in _modules():
             for test in finder.find(module, module.__name__):
                 if test.examples:
-                    ran.append(test.name)
+                    ran.append((test.name, len(test.examples)))
                     runner.run(test, out=report.write)
     finally:
         registry._REGISTERED.clear()
@@ -40,5 +40,12 @@ def test_docstring_examples_print_what_they_show(monkeypatch):
         ir_rbstar.clear_cache()
         import matplotlib.pyplot as plt
         plt.close("all")
-    assert "ir_rbstar.plots.crp_curves.plot_crp" in ran and "ir_rbstar.med" in ran     # the finder finds them
+    # the finder finds them: the examples of every picture and of the report's statistics among them
+    for name in ("ir_rbstar.med", "ir_rbstar.plots.crp_curves.plot_crp", "ir_rbstar.plots.effort_gain.plot_effort_gain",
+                 "ir_rbstar.plots.nrg_scatter.plot_nrg", "ir_rbstar.plots.distance_matrix.plot_distance_matrix",
+                 "ir_rbstar.plots.first_stage.plot_rbr_bounds", "ir_rbstar.report.stats.holm",
+                 "ir_rbstar.report.stats.randomization_test", "ir_rbstar.report.catalogue.value_range"):
+        assert name in dict(ran), name
+    assert sum(examples for name, examples in ran if name.startswith("ir_rbstar.plots.")) >= 10
+    assert sum(examples for name, examples in ran if name.startswith("ir_rbstar.report.")) >= 4
     assert runner.failures == 0, report.getvalue()[-6000:]
