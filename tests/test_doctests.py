@@ -1,8 +1,8 @@
 """The examples in the package's docstrings run and print what they show, as ``pytest --doctest-modules
 ir_rbstar`` runs them (every module of the package but ``__main__``, each docstring in a copy of its module's
 namespace, from the repository's folder, no option flags), here in this process with the standard library's
-doctest: the names the examples register are dropped afterwards, what was registered before stays, and the
-figures they draw are closed."""
+doctest: they start from an empty registry of named runs as in a new process, the names they register are
+dropped afterwards, what was registered before is back, and the figures they draw are closed."""
 import doctest
 import importlib
 import io
@@ -21,6 +21,9 @@ def _modules():
 def test_docstring_examples_print_what_they_show(monkeypatch):
     from ir_rbstar import references as registry
     runs, groups = dict(registry._REGISTERED), dict(registry._GROUPS)
+    registry._REGISTERED.clear()                 # as in a new process: the examples list what they register
+    registry._GROUPS.clear()
+    ir_rbstar.clear_cache()
     monkeypatch.chdir(REPO)
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=0)
