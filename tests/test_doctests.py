@@ -47,8 +47,10 @@ def test_docstring_examples_print_what_they_show(monkeypatch):
     for name in ("ir_rbstar.med", "ir_rbstar.plots.crp_curves.plot_crp", "ir_rbstar.plots.effort_gain.plot_effort_gain",
                  "ir_rbstar.plots.nrg_scatter.plot_nrg", "ir_rbstar.plots.distance_matrix.plot_distance_matrix",
                  "ir_rbstar.plots.first_stage.plot_rbr_bounds", "ir_rbstar.report.stats.holm",
-                 "ir_rbstar.report.stats.randomization_test", "ir_rbstar.report.catalogue.value_range"):
+                 "ir_rbstar.report.stats.randomization_test", "ir_rbstar.report.catalogue.value_range",
+                 "ir_rbstar.twist"):
         assert name in dict(ran), name
     assert sum(examples for name, examples in ran if name.startswith("ir_rbstar.plots.")) >= 10
     assert sum(examples for name, examples in ran if name.startswith("ir_rbstar.report.")) >= 4
+    assert dict(ran)["ir_rbstar.twist"] >= 5
     assert runner.failures == 0, report.getvalue()[-6000:]
