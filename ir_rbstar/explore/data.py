@@ -136,12 +136,14 @@ def _symmetric(m) -> bool:
 
 def pair_values(plan: Plan, qrels: Qrels, rankings: Dict[str, Ranking], qids: List[str], pairs: str,
                 progress=None) -> Dict[str, List[List[Optional[float]]]]:
-    """``"i,j"`` (run indices) -> [MED per query, RBO per query] with run i evaluated against ``ref`` j, by
-    :func:`ir_rbstar.med.pairwise`. Where both measures are symmetric only ``i < j`` is stored (each pair
-    evaluated once); otherwise both orders. ``pairs``: ``'all'`` or ``'first'`` (the pairs of the first
-    run with each other run)."""
-    from ..med import _label, pairwise
-    measures = [m for m in (plan.med, plan.rbo) if m is not None]
+    """``"i,j"`` (run indices) -> [MED per query, RBO per query] with run i evaluated against ``ref`` j. Where
+    both measures are symmetric only ``i < j`` is stored (each pair evaluated once); otherwise both orders.
+    ``pairs``: ``'all'`` or ``'first'`` (the pairs of the first run with each other run). The measures that
+    :func:`ir_rbstar.matrices.fast` serves (the default ``RBO(p=0.9)`` and ``MED_nDCG@k``, ``MED_P@k``) are
+    computed for every pair of a group at once by :func:`ir_rbstar.matrices.pair_values` (the report's
+    matrices: the same values as the provider's to rounding); the others pair by pair through
+    :func:`ir_rbstar.med.pairwise`."""
+    from ..matrices import fast
     names = list(rankings)
     index = {name: i for i, name in enumerate(names)}
     if pairs == "all":
@@ -151,31 +153,101 @@ def pair_values(plan: Plan, qrels: Qrels, rankings: Dict[str, Ranking], qids: Li
     else:
         raise ParameterError(f"pairs={pairs!r}: 'all' or 'first'")
     both = not (_symmetric(plan.med) and _symmetric(plan.rbo))
-    if both:                                   # pairwise evaluates the earlier run against the later one
-        groups = groups + [list(reversed(g)) for g in groups]
+    slow = [m for m in (plan.med, plan.rbo) if m is not None and not fast(m, qrels)]
+    quick = [m for m in (plan.med, plan.rbo) if m is not None and fast(m, qrels)]
     where = {q: i for i, q in enumerate(qids)}
+    # (i, j) -> measure label -> per-query values in qids order
+    found: Dict[Tuple[int, int], Dict[str, List[Optional[float]]]] = {}
+    if quick:
+        for g, group in enumerate(groups, 1):
+            if progress is not None and len(groups) > 1 and not slow:
+                progress(g, len(groups), f"MED and RBO of {group[0]} against {', '.join(group[1:])}")
+            if not _pairs_at_once(quick, qrels, [rankings[n] for n in group], [index[n] for n in group], where,
+                                  found):
+                slow, quick = slow + quick, []
+                found.clear()
+                break
+    if slow:
+        directed = groups + [list(reversed(g)) for g in groups] if both else groups
+        for g, group in enumerate(directed, 1):   # pairwise evaluates the earlier run against the later one
+            if progress is not None and len(directed) > 1:
+                progress(g, len(directed), f"MED and RBO of {group[0]} against {', '.join(group[1:])}")
+            _pairs_one_by_one(slow, qrels, {n: rankings[n] for n in group}, index, where, found)
+    from ..med import _label
     out: Dict[str, List[List[Optional[float]]]] = {}
-    for g, group in enumerate(groups, 1):
-        if progress is not None and len(groups) > 1:
-            progress(g, len(groups), f"MED and RBO of {group[0]} against {', '.join(group[1:])}")
-        frame = pairwise({n: rankings[n] for n in group}, measures, qrels)
-        order = {name: k for k, name in enumerate(group)}
-        frame = frame[frame["run"].map(order) < frame["ref"].map(order)]       # the evaluated direction
-        for (a, b), part in frame.groupby(["run", "ref"], sort=False):
-            i, j = index[a], index[b]
-            if not both and i > j:
-                continue
-            row = []
-            for m in (plan.med, plan.rbo):
-                vals: List[Optional[float]] = [None] * len(qids)
-                if m is not None:
-                    sel = part[part["measure"] == _label(m)]
-                    for q, v in zip(sel["query_id"].tolist(), sel["value"].tolist(), strict=True):
-                        if q in where:
-                            vals[where[q]] = _clean(v)
-                row.append(vals)
-            out[f"{i},{j}"] = row
+    for i, j in _order_of(groups, index, both):
+        if (i, j) not in found:
+            continue
+        row: List[List[Optional[float]]] = []
+        for m in (plan.med, plan.rbo):
+            label = None if m is None else _label(m)
+            got = found[(i, j)].get(label) if label else None
+            if got is None and label:             # a symmetric measure computed for (j, i) only
+                got = found.get((j, i), {}).get(label)
+            none: List[Optional[float]] = [None] * len(qids)
+            row.append(got if got is not None else none)
+        out[f"{i},{j}"] = row
     return out
+
+
+def _order_of(groups: List[List[str]], index: Dict[str, int], both: bool) -> List[Tuple[int, int]]:
+    """The (i, j) keys of the page's pairs in the order the pairs were always listed: every group's pairs
+    (earlier run first, in the group's order), then, where a measure is not symmetric, the reversed ones."""
+    keys: List[Tuple[int, int]] = []
+    directed = groups + [list(reversed(g)) for g in groups] if both else groups
+    for group in directed:
+        for x, a in enumerate(group):
+            for b in group[x + 1:]:
+                i, j = index[a], index[b]
+                if both or i < j:
+                    keys.append((i, j))
+    return list(dict.fromkeys(keys))
+
+
+def _pairs_at_once(measures, qrels: Qrels, group: List[Ranking], ids: List[int], where: Dict[str, int],
+                   found) -> bool:
+    """Every pair of ``group`` at once for ``measures`` (all served by :func:`ir_rbstar.matrices.fast`), into
+    ``found[(i, j)][label]`` for i < j in the group's order; False where a measure's grade scale does not fit
+    the qrels (the pair-by-pair evaluation then raises the error as the measure names it)."""
+    from ..errors import GradeScaleError
+    from ..matrices import pair_values as at_once
+    from ..med import _label
+    universe = qrels.qcodes
+    slots = np.array([where.get(str(q), -1) for q in QUERY_IDS.decode(universe)], dtype=np.int64)
+    keep = slots >= 0
+    x, y = np.triu_indices(len(group), k=1)
+    for m in measures:
+        m.validate_params()
+        try:
+            values = at_once(group, m, qrels, universe)
+        except GradeScaleError:
+            return False
+        label = _label(m)
+        for k, (a, b) in enumerate(zip(x.tolist(), y.tolist(), strict=True)):
+            vals: List[Optional[float]] = [None] * len(where)
+            for s, v in zip(slots[keep].tolist(), values[k][keep].tolist(), strict=True):
+                vals[s] = _clean(v)
+            found.setdefault((ids[a], ids[b]), {})[label] = vals
+    return True
+
+
+def _pairs_one_by_one(measures, qrels: Qrels, group: Dict[str, Ranking], index: Dict[str, int],
+                      where: Dict[str, int], found) -> None:
+    """The pairs of ``group`` evaluated by :func:`ir_rbstar.med.pairwise`, the earlier run against the later
+    one, into ``found[(i, j)][label]``."""
+    from ..med import _label, pairwise
+    frame = pairwise(group, measures, qrels)
+    order = {name: k for k, name in enumerate(group)}
+    frame = frame[frame["run"].map(order) < frame["ref"].map(order)]       # the evaluated direction
+    for (a, b), part in frame.groupby(["run", "ref"], sort=False):
+        cell = found.setdefault((index[a], index[b]), {})
+        for m in measures:
+            vals: List[Optional[float]] = [None] * len(where)
+            sel = part[part["measure"] == _label(m)]
+            for q, v in zip(sel["query_id"].tolist(), sel["value"].tolist(), strict=True):
+                if q in where:
+                    vals[where[q]] = _clean(v)
+            cell[_label(m)] = vals
 
 
 def ranking_tables(qrels: Qrels, rankings: Dict[str, Ranking], qids: List[str], depth: int):

@@ -101,6 +101,14 @@ TABLE = """return Array.from(document.querySelectorAll('#queries tbody tr')).map
 });"""
 
 
+MEANS = """return Array.from(document.querySelectorAll('#means tbody tr')).flatMap(function (tr) {
+  return Array.from(tr.querySelectorAll('td[data-measure]')).map(function (td) {
+    return [tr.getAttribute('data-run'), td.getAttribute('data-measure'), td.getAttribute('data-mean'),
+            td.getAttribute('data-low'), td.getAttribute('data-high')];
+  });
+});"""
+
+
 def test_overview_values_equal_iter_calc(driver, page, truth):
     path, _ = page
     values, pairs = truth
@@ -123,15 +131,14 @@ def test_overview_values_equal_iter_calc(driver, page, truth):
         assert abs(float(got["tieA"]["high"]) - A["nDCG_TA(stat='max')@10"][q]) < TOL
         assert abs(float(got["tieB"]["high"]) - B["nDCG_TA(stat='max')@10"][q]) < TOL
     # the means and their intervals
-    for tr in driver.find_elements("css selector", "#means tbody tr"):
-        run = tr.get_attribute("data-run")
-        for td in tr.find_elements("css selector", "td[data-measure]"):
-            label = td.get_attribute("data-measure")
-            v = np.array(list(values[run][label].values()))
-            # the report's interval (BCa within the measure's range)
-            ci = mean_intervals(v, bounds=value_range(parse_measure(label)), level=0.95).iloc[0]
-            got = [float(td.get_attribute(k)) for k in ("data-mean", "data-low", "data-high")]
-            assert np.allclose(got, [ci["mean"], ci["low"], ci["high"]], rtol=0, atol=TOL)
+    means = driver.execute_script(MEANS)
+    assert len(means) == 3 * len(values["bm25"])
+    for run, label, *shown in means:
+        v = np.array(list(values[run][label].values()))
+        # the report's interval (BCa within the measure's range)
+        ci = mean_intervals(v, bounds=value_range(parse_measure(label)), level=0.95).iloc[0]
+        got = [float(x) for x in shown]
+        assert np.allclose(got, [ci["mean"], ci["low"], ci["high"]], rtol=0, atol=TOL)
     assert console_errors(driver) == []
 
 
@@ -188,6 +195,24 @@ def test_open_a_query_by_click_and_keyboard(driver, page):
     assert console_errors(driver) == []
 
 
+def attributes(driver, selector, names):
+    """The attributes ``names`` of every element matching ``selector``, in one call to the browser."""
+    return driver.execute_script(
+        "var names = arguments[1]; return Array.from(document.querySelectorAll(arguments[0])).map("
+        "function (e) { return names.map(function (n) { return e.getAttribute(n); }); });", selector, names)
+
+
+QVALUES = """return Array.from(document.querySelectorAll('#qvalues tbody tr')).flatMap(function (tr) {
+  return Array.from(tr.querySelectorAll('td[data-measure]')).map(function (td) {
+    return [tr.getAttribute('data-run'), td.getAttribute('data-measure'), td.getAttribute('data-value')];
+  });
+});"""
+
+MOVES = """return Array.from(document.querySelectorAll('#side-b .doc')).map(function (d) {
+  return [d.getAttribute('data-doc'), d.getAttribute('data-rank'), d.querySelector('.move').getAttribute('data-move')];
+});"""
+
+
 def test_fragment_link_opens_the_query(driver, page, truth):
     path, data = page
     values, pairs = truth
@@ -195,33 +220,34 @@ def test_fragment_link_opens_the_query(driver, page, truth):
     open_page(driver, path, f"#q={qid}")
     assert shows_query(driver, qid)
     assert "THE EFFECT OF OXIDATION" in driver.find_element("id", "qtext").text
-    # every measure of every run on this query
-    for tr in driver.find_elements("css selector", "#qvalues tbody tr"):
-        run = tr.get_attribute("data-run")
-        for td in tr.find_elements("css selector", "td[data-measure]"):
-            assert abs(float(td.get_attribute("data-value")) - values[run][td.get_attribute("data-measure")][qid]) < TOL
-    for span in driver.find_elements("css selector", "#pairline span"):
-        want = pairs["MED_nDCG(ref='other')@10" if span.get_attribute("data-pair").startswith("MED") else
-                     "RBO(p=0.9,ref='other')"][qid]
-        assert abs(float(span.get_attribute("data-value")) - want) < TOL
+    # every measure of every run on this query (the attributes of all cells read in one call)
+    shown = driver.execute_script(QVALUES)
+    assert len(shown) == 3 * len(values["bm25"])
+    for run, label, value in shown:
+        assert abs(float(value) - values[run][label][qid]) < TOL
+    spans = attributes(driver, "#pairline span", ["data-pair", "data-value"])
+    assert len(spans) == 2
+    for pair, value in spans:
+        want = pairs["MED_nDCG(ref='other')@10" if pair.startswith("MED") else "RBO(p=0.9,ref='other')"][qid]
+        assert abs(float(value) - want) < TOL
     # the rankings side by side, in trec_eval order, with the qrels' grades and the tie groups
     qrels = expected.read_qrels(VASWANI / "qrels")
     for side, name in (("side-a", "bm25_round1"), ("side-b", "minilm")):
         frame = expected.read_run(RUNS[name])
-        docs = driver.find_elements("css selector", f"#{side} .doc")
-        assert [d.get_attribute("data-doc") for d in docs] == expected.top(frame, qid, 20)      # default depth 20
-        for d in docs:
-            grade = qrels.get(qid, {}).get(d.get_attribute("data-doc"))
-            assert d.get_attribute("data-grade") == ("unjudged" if grade is None else str(grade))
-        tied = {int(d.get_attribute("data-rank")) for d in docs if "tied" in d.get_attribute("class")}
+        docs = attributes(driver, f"#{side} .doc", ["data-doc", "data-grade", "class", "data-rank"])
+        assert [doc for doc, _, _, _ in docs] == expected.top(frame, qid, 20)      # default depth 20
+        for doc, shown_grade, _, _ in docs:
+            grade = qrels.get(qid, {}).get(doc)
+            assert shown_grade == ("unjudged" if grade is None else str(grade))
+        tied = {int(rank) for _, _, cls, rank in docs if "tied" in cls}
         want = {s + 1 + i for s, n in expected.tie_groups(frame, qid) for i in range(n) if s + i < 20}
         assert tied == want
     # moves: a document of B shows how far it moved from its rank in A
     frame_a = expected.top(expected.read_run(RUNS["bm25_round1"]), qid, DEPTH)
-    for d in driver.find_elements("css selector", "#side-b .doc"):
-        move = d.find_element("css selector", ".move").get_attribute("data-move")
-        doc, rank = d.get_attribute("data-doc"), int(d.get_attribute("data-rank"))
-        assert move == (str(frame_a.index(doc) + 1 - rank) if doc in frame_a else "absent")
+    moves = driver.execute_script(MOVES)
+    assert len(moves) == 20
+    for doc, rank, move in moves:
+        assert move == (str(frame_a.index(doc) + 1 - int(rank)) if doc in frame_a else "absent")
     assert len(driver.find_elements("css selector", "#moves line")) == 20
     # depth, and the text of a document on demand
     depth = driver.find_element("id", "depth")

@@ -80,6 +80,33 @@ def test_a_cutoff_on_rbo_stores_both_orders():
     assert data["pairs"]["0,1"][1] != data["pairs"]["1,0"][1]
 
 
+def test_pairs_of_the_first_run_mixing_both_ways_of_computing_them():
+    """RBO(p=0.9) is computed for every pair at once (ir_rbstar.matrices), MED_RBP pair by pair (med.pairwise):
+    with ``pairs='first'`` both give the first run against each other run, iter_calc's values with ``ref``
+    (small runs with ties, a query one run does not answer, an unjudged document)."""
+    qrels = {"1": {"a": 1, "b": 0, "c": 1}, "2": {"d": 1, "e": 1}, "3": {"f": 1}}
+    runs = {"x": {"1": {"a": 3.0, "b": 2.0, "c": 2.0, "z": 1.0}, "2": {"d": 1.0, "e": 1.0}},
+            "y": {"1": {"c": 2.0, "a": 2.0, "b": 1.0}, "3": {"f": 1.0, "d": 0.5}},
+            "w": {"1": {"z": 5.0, "b": 4.0}, "2": {"e": 2.0, "y": 2.0, "d": 1.0}, "3": {"g": 1.0}}}
+    data = build_data(qrels, runs, measures="P@2", depth=2, pairs="first", med="MED_RBP(p=0.8)")
+    assert list(data["pairs"]) == ["0,1", "0,2"]
+    names = list(runs)
+    for key in data["pairs"]:
+        ref = names[int(key[-1])]
+        for k, measure in enumerate(["MED_RBP(p=0.8,ref='other')", "RBO(p=0.9,ref='other')"]):
+            want = expected.per_query(measure, qrels, runs["x"], refs={"other": runs[ref]})
+            got = dict(zip(data["queries"], data["pairs"][key][k], strict=True))
+            assert set(want) == set(got) and all(abs(got[q] - want[q]) < 1e-12 for q in want), (key, measure)
+
+
+def test_a_grade_above_the_pair_measures_scale_is_an_error_naming_the_measure():
+    from ir_rbstar.errors import GradeScaleError
+    qrels = {"1": {"a": 2, "b": 1}, "2": {"c": 0}}
+    runs = {"x": {"1": {"a": 3.0, "b": 2.0}, "2": {"c": 1.0}}, "y": {"1": {"b": 3.0, "a": 2.0}, "2": {"c": 1.0}}}
+    with pytest.raises(GradeScaleError, match=r"MED_nDCG\(ref='x'\)@10: query '1' judges document 'a' with grade 2"):
+        build_data(qrels, runs, med="MED_nDCG(max_rel=1)@10", depth=3)
+
+
 def test_means_and_intervals(data):
     """The page's intervals are the report's for the same values (ir_rbstar.report.markdown.mean_intervals:
     stats.mean_intervals, BCa within the measure's range), inside the range of the values."""

@@ -316,9 +316,3 @@ def test_large_random_run_matches_oracle():
         want = O.twist(qrels[q], run_order(run, q))
         assert table.loc[q, "tau"] == pytest.approx(want["tau"], abs=TOL)
         assert table.loc[q, "sigma"] == pytest.approx(want["sigma"], abs=TOL)
-
-
-def test_module_docstring_example_runs():
-    import doctest
-    result = doctest.testmod(T)
-    assert result.attempted >= 5 and result.failed == 0

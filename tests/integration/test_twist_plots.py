@@ -5,7 +5,6 @@ collection.
 The share table of the effort/gain plot is checked against counts made here from ``twist_table`` and
 ir_measures' own AP (its own file readers), with the same cut points; the DCG panel against
 ir_measures' nDCG."""
-import doctest
 import functools
 import gzip
 import math
@@ -270,17 +269,6 @@ def test_run_names():
     assert plots.run_name("a.txt") == "a" and plots.run_name("b.res") == "b.res"
     assert plots.run_names(["x/bm25.run", "y/bm25.run.gz", "z.txt"]) == {
         "bm25": "x/bm25.run", "bm25 (2)": "y/bm25.run.gz", "z": "z.txt"}
-
-
-def test_docstring_examples_run():
-    import importlib
-    attempted = 0
-    for name in ("common", "crp_curves", "effort_gain", "nrg_scatter", "distance_matrix", "first_stage"):
-        module = importlib.import_module(f"ir_rbstar.plots.{name}")
-        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-        assert result.failed == 0, name
-        attempted += result.attempted
-    assert attempted >= 10
 
 
 # --- command line -------------------------------------------------------------------------------
