@@ -180,6 +180,13 @@ def _rbp(m, ctx: RunContext, p: float, cutoff) -> np.ndarray:
     weight = ctx.cached(("rbp weights", cutoff, p), lambda: K.rank_weights(b.rank, p))
     if m.NAME == "RBP_res":
         return K.rbp_residual(~judged, weight, b.seg, ctx.n, b.lens, p)
+    if m.params.get("rel") is None and grade.dtype.kind in "iu":
+        # graded gain: only the rows judged above grade 0 have one, so the gain is made at those rows
+        # alone (no full-length gain column): the same rows, products and sums as K.rbp over rbp_gain
+        top = m.params.get("max_rel", 1)
+        ctx.check_grade_scale(m, top)
+        some = np.flatnonzero(judged & (grade > 0))
+        return seg_sum(grade[some] / float(top) * weight[some], b.seg[some], ctx.n)
     return K.rbp(rbp_gain(m, ctx, grade, judged, binary_as_mask=True), weight, b.seg, ctx.n)
 
 

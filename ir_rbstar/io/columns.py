@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..engine import compiled
 from ..errors import DuplicateDocumentError, InputFormatError, RbstarError
-from .docindex import DocIndex, MovedIndex, SortedIndex, input_rows, sorted_clashes
+from .docindex import DocIndex, MovedIndex, Moves, SortedIndex, input_rows, sorted_clashes
 from .ids import QUERY_IDS, CodedIds, _raw, _show, _to_str, check_utf8, doc_bytes, hash_ids
 from .tables import Qrels, Ranking, _build_ranking, _query_codes
 
@@ -136,39 +136,54 @@ _PARALLEL_ROWS = 1_000_000
 
 
 def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: Optional[np.ndarray] = None,
-                         loaded_only: bool = True) -> Ranking:
-    """A :class:`Ranking` from columns (query ids or :class:`CodedIds`, document ids, scores), validated."""
+                         loaded_only: bool = True, fresh: bool = False) -> Ranking:
+    """A :class:`Ranking` from columns (query ids or :class:`CodedIds`, document ids, scores), validated.
+
+    ``fresh``: the document ids and scores are new arrays made for this call by the caller (a conversion),
+    which nothing else holds, so the sort may move their rows in place."""
     dbytes = doc_bytes(dids if isinstance(dids, np.ndarray) else np.asarray(dids, dtype=object))
     qids, qc = _query_column(qids, source, line_of)
     check_utf8(dbytes, "document id", source, line_of)
     scores = _as_float(scores, qids, dbytes, source, line_of)
     _check_scores(scores, source, qids, dbytes, line_of)
     dh = hash_ids(dbytes) if dhash is None else dhash
+    own = (fresh, dhash is None, fresh)     # which of (ids, hashes, scores) the sort may reorder in place
     kernels = compiled(len(qc), loaded_only=loaded_only)
     if kernels is None:
         if len(qc) < _PARALLEL_ROWS:
             # duplicates by one sort; the hash index is built on first use (references of the RBO family
             # and runs joined from their rows' side never need it)
             _check_duplicates(sorted_clashes(qc, dh), qc, dbytes, "run", source, line_of)
-            return _build_ranking(qc, dbytes, dh, scores, source)
+            return _build_ranking(qc, dbytes, dh, scores, source, inplace=own)
         # large inputs: the duplicate check and the sort are independent numpy work, run side by side
+        # (the index reads the hashes meanwhile: they are not reordered in place)
         from concurrent.futures import ThreadPoolExecutor
         with ThreadPoolExecutor(max_workers=1) as pool:
             pending = pool.submit(SortedIndex, qc, dh)      # the index for the joins, built by one sort
-            ranking, order = _build_ranking(qc, dbytes, dh, scores, source, with_order=True)
+            ranking, order = _build_ranking(qc, dbytes, dh, scores, source, with_order=True,
+                                            inplace=(own[0], False, own[2]))
             index = pending.result()
-        _check_duplicates(index.clashes, qc, dbytes, "run", source, line_of)
+        if index.clashes is not None and len(index.clashes[0]):
+            _check_duplicates(index.clashes, qc, _input_order(dbytes, ranking, order), "run", source, line_of)
         # kept for joins (judgments, references): built on the input order, answering in the ranked one
         ranking._cache["index"] = index if order is None else MovedIndex(index, order)
         return ranking
     # compiled: sort first, then look for duplicates query by query (rows of a query are contiguous)
-    ranking, order = _build_ranking(qc, dbytes, dh, scores, source, with_order=True)
+    ranking, order = _build_ranking(qc, dbytes, dh, scores, source, with_order=True, inplace=own)
     first, later = kernels.segment_clashes(ranking.offsets, ranking.docs.view(np.int64))
     if len(first):
         if order is not None:
             first, later = input_rows(order, first), input_rows(order, later)
-        _check_duplicates((first, later), qc, dbytes, "run", source, line_of)
+        _check_duplicates((first, later), qc, _input_order(dbytes, ranking, order), "run", source, line_of)
     return ranking
+
+
+def _input_order(dbytes: np.ndarray, ranking: Ranking, order) -> np.ndarray:
+    """The document ids in input order, for the duplicate check's message: ``dbytes`` itself, unless the
+    sort moved rows within it (:class:`Moves` applied in place), then the ranking's ids moved back."""
+    if isinstance(order, Moves) and ranking.dbytes is dbytes:
+        return order.undo(dbytes)
+    return dbytes
 
 _INT64_LIMIT = 2.0 ** 63          # grades are whole numbers in [-2^63, 2^63): int64
 

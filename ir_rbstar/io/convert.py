@@ -8,7 +8,7 @@ import os
 from itertools import chain, compress, islice
 from operator import countOf, itemgetter, not_
 from dataclasses import dataclass
-from typing import AbstractSet, Any, Callable, Iterable, List, Optional, Sequence, Tuple, cast
+from typing import AbstractSet, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, cast
 
 import numpy as np
 import pandas as pd
@@ -173,11 +173,15 @@ class _Kind:
     frame_columns: Any
     fields: Tuple[str, str, str]
     from_columns: Callable[..., Any]
+    #: what ``from_columns`` is told of columns this module made itself from a dict or tuples (new arrays
+    #: nothing else holds; a DataFrame's columns may be the user's): the run's may be reordered in place
+    fresh: Dict[str, bool]
 
 
-_RUN = _Kind("run", read_trec_run, "read_trec_run", _RUN_COLS, ("query_id", "doc_id", "score"), ranking_from_columns)
+_RUN = _Kind("run", read_trec_run, "read_trec_run", _RUN_COLS, ("query_id", "doc_id", "score"), ranking_from_columns,
+             {"fresh": True})
 _QRELS = _Kind("qrels", read_trec_qrels, "read_trec_qrels", _QREL_COLS, ("query_id", "doc_id", "relevance"),
-               qrels_from_columns)
+               qrels_from_columns, {})
 
 
 def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[AbstractSet[str]] = None):
@@ -194,13 +198,13 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
         src = source or f"<{kind.name} dict>"
         if queries is not None and any(query_text(q) not in queries for q in obj):
             obj = {q: docs for q, docs in obj.items() if query_text(q) in queries}
-        return kind.from_columns(*_columns_from_dict(obj, src, kind.name, kind.fields[2]), src)
+        return kind.from_columns(*_columns_from_dict(obj, src, kind.name, kind.fields[2]), src, **kind.fresh)
     if hasattr(obj, "__iter__"):
         path = _reader_file(obj, kind.reader)
         if path is not None:
             return kind.read_file(path)
         src = source or f"<{kind.name} iterable>"
-        return kind.from_columns(*_columns_from_tuples(obj, kind.fields, src, kind.name, queries), src)
+        return kind.from_columns(*_columns_from_tuples(obj, kind.fields, src, kind.name, queries), src, **kind.fresh)
     raise InputFormatError(f"unsupported {kind.name} type {type(obj).__name__}: give a TREC {kind.name} file path, "
                            f"a DataFrame ({', '.join(kind.fields)}), a dict of dicts or an iterable of namedtuples")
 

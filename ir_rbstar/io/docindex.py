@@ -194,10 +194,18 @@ class Moves:
         """The ranked row of each input row."""
         return _remap(inputs, self._src_sorted, self._rows_by_src)
 
-    def apply(self, values: np.ndarray) -> np.ndarray:
-        """``values`` (one per input row) in ranked order: a copy with the moved rows moved."""
+    def apply(self, values: np.ndarray, inplace: bool = False) -> np.ndarray:
+        """``values`` (one per input row) in ranked order: a copy with the moved rows moved, or, with
+        ``inplace``, ``values`` itself with them moved (no copy of millions of rows to move a few)."""
+        moved = values[self.src]
+        out = values if inplace else values.copy()
+        out[self.rows] = moved
+        return out
+
+    def undo(self, values: np.ndarray) -> np.ndarray:
+        """``values`` in ranked order back in input order (a copy): the inverse of :meth:`apply`."""
         out = values.copy()
-        out[self.rows] = values[self.src]
+        out[self.src] = values[self.rows]
         return out
 
 

@@ -290,10 +290,16 @@ def _order_bits(key: np.ndarray) -> np.ndarray:
 
 def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, scores: np.ndarray, source: str,
                    qorder: Optional[np.ndarray] = None, break_ties: bool = True,
-                   index: Optional[DocIndex | MovedIndex] = None, with_order: bool = False):
+                   index: Optional[DocIndex | MovedIndex] = None, with_order: bool = False,
+                   inplace: Tuple[bool, bool, bool] = (False, False, False)):
     """Sort rows into trec_eval order (doc ids break score ties, descending, when ``break_ties``; else
     tied rows keep their input order). With ``with_order``: (ranking, the input row of each ranked row, as
     an array or as :class:`Moves` when only tied rows moved, or None when no row moved).
+
+    ``inplace``: whether ``dbytes``, ``dhash`` and ``scores`` are the caller's new arrays, which nothing
+    else holds: when only a few tied rows move (:class:`Moves`), they are moved within those arrays
+    (on millions of rows each copy costs its time and its page faults), and the arrays passed in then
+    hold the ranked order.
 
     The sort key is one int64 per row, the query's place in the output (high bits) and the descending
     code of the float32 score (low 32 bits): one ``argsort`` of integers, several times faster than a
@@ -323,7 +329,7 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
     if break_ties and n > 1 and same is not None:
         order = _break_ties_by_docid(order, same, dbytes)
     if isinstance(order, Moves):               # a few tied rows moved, within their query
-        dbytes, dhash, scores = order.apply(dbytes), order.apply(dhash), order.apply(scores)
+        dbytes, dhash, scores = (order.apply(a, own) for a, own in zip((dbytes, dhash, scores), inplace, strict=True))
     elif order is not None:
         qcodes, dbytes, dhash, scores = qcodes[order], dbytes[order], dhash[order], scores[order]
     if order is not None and index is not None:     # built on the input order: rows have moved
