@@ -23,21 +23,22 @@ def probabilities(rows):
 
 def test_without_judgments_x_and_z_tie_and_a_probability_breaks_the_tie_by_hand():
     plain = select(RUNS, None, M, budget=3, strategy="pairs")
-    assert list(plain["priority"][:2]) == pytest.approx([0.1, 0.1])       # P 1/2 x spread 0.2
+    # P 1/2 x spread 0.2 x the flip share 1/2 of the one pair (A - B is 0 now, in [-1, 1])
+    assert list(plain["priority"][:2]) == pytest.approx([0.05, 0.05])
     # prior: z surely relevant, x surely not -> P(z) = (1 + 1/2) / 2 = 0.75, P(x) = (0 + 1/2) / 2 = 0.25
     table = select(RUNS, None, M, budget=3, strategy="pairs", prior=probabilities([("q", "x", 0.0), ("q", "z", 1.0)]))
     assert list(table["doc_id"]) == ["z", "x", "y"]
-    assert list(table["priority"]) == pytest.approx([0.75 * 0.2, 0.25 * 0.2, 0.0])
+    assert list(table["priority"]) == pytest.approx([0.75 * 0.2 / 2, 0.25 * 0.2 / 2, 0.0])
     assert table["reason"][0].endswith("P(relevant) ~ 0.75 (prior)")
     assert "(prior)" not in table["reason"][2]                             # y: no prior, its own estimate
 
 
 def test_auxiliary_qrels_give_the_gain_of_their_grade():
-    # RBP(p=0.8,max_rel=3): grade 3 -> gain 1, grade 1 -> gain 1/3; P = (gain + 1/2) / 2
+    # RBP(p=0.8,max_rel=3): grade 3 -> gain 1, grade 1 -> gain 1/3; P = (gain + 1/2) / 2; flip share 1/2
     aux = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["x", "z"], "relevance": [1, 3]})
     table = select(RUNS, None, "RBP(p=0.8,max_rel=3)@2", budget=2, strategy="pairs", prior=aux)
     assert list(table["doc_id"]) == ["z", "x"]
-    assert list(table["priority"]) == pytest.approx([0.2 * (1 + 0.5) / 2, 0.2 * (1 / 3 + 0.5) / 2])
+    assert list(table["priority"]) == pytest.approx([0.2 * (1 + 0.5) / 4, 0.2 * (1 / 3 + 0.5) / 4])
     pool = build_pool(RUNS, "RBP(p=0.8,max_rel=3)@2")
     gains = dict(zip(pool.doc_ids(np.arange(3)), prior_gains(pool, aux), strict=True))
     assert gains["x"] == pytest.approx(1 / 3) and gains["z"] == pytest.approx(1.0) and np.isnan(gains["y"])

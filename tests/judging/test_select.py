@@ -42,7 +42,9 @@ def test_pairs_ignores_a_document_both_runs_weigh_equally():
     table = select(RUNS, None, M, budget=3, strategy="pairs")
     assert list(table["doc_id"])[2] == "y"
     assert table["priority"].iloc[2] == 0.0
-    assert table["priority"].iloc[0] == pytest.approx(0.5 * 0.2)      # P(relevant) 1/2 (nothing judged) x 0.2
+    # P(relevant) 1/2 (nothing judged) x 0.2 x the pair's flip share: both runs at 0 in [0, 1], the interval
+    # of A - B is [-1, 1], half of it on the other side of the difference reported now (0)
+    assert table["priority"].iloc[0] == pytest.approx(0.5 * 0.2 * 0.5)
     assert "A vs B" in table["reason"].iloc[0]
 
 
@@ -56,6 +58,33 @@ def test_unsettled_pairs_by_hand():
     assert adj.tolist() == [[0, 0, 0], [0, 0, 1], [0, 0, 0]]
     base = _unsettled(low, res, adjacent=False, baseline=0)     # pairs with A only
     assert base.tolist() == [[0, 0, 1], [0, 0, 0], [0, 0, 0]]
+
+
+def test_flip_share_by_hand():
+    # the runs of test_unsettled_pairs_by_hand: A-C has difference 0.5 now in [-0.5, 1.0], 0.5 of its 1.5 on
+    # the other side of 0; B-C has 0 now in [-1.0, 0.5], 1.0 of 1.5 below 0; A-B is settled
+    from ir_rbstar.judging.strategies import _flip_share, _unsettled
+    low, res = np.array([[0.5], [0.0], [0.0]]), np.array([[0.5], [0.5], [1.0]])
+    share = _flip_share(low, res, _unsettled(low, res, adjacent=False))
+    assert np.allclose(share, [[0, 0, 1 / 3], [0, 0, 2 / 3], [0, 0, 0]])
+
+
+def test_pairs_priority_weighs_pairs_by_flip_share_by_hand():
+    # RBP(p=0.8)@2 (weights 0.2, 0.16, tail 0.64); A: x, y; B: x, z; C: w, z; x judged relevant.
+    # low / high: A and B 0.2 / 1.0, C 0 / 1.0. Pair intervals: A-B [-0.8, 0.8] at 0 now: share 1/2;
+    # A-C and B-C [-0.8, 1.0] at 0.2 now: share 0.8 / 1.8 = 4/9.
+    # y moves A-B and A-C by 0.16: 0.16 (1/2 + 4/9); z the same; w moves A-C and B-C by 0.2: 0.2 (8/9)
+    from ir_rbstar.judging.strategies import _relevance
+    runs = {"A": {"q": {"x": 2.0, "y": 1.0}}, "B": {"q": {"x": 2.0, "z": 1.0}}, "C": {"q": {"w": 2.0, "z": 1.0}}}
+    pool = build_pool(runs, M)
+    grades, judged = pool.lookup(to_qrels(pd.DataFrame({"query_id": ["q"], "doc_id": ["x"], "relevance": [1]})))
+    pick = choose(pool, judged, grades, "pairs", 3)
+    docs = list(pool.doc_ids(pick.index))
+    prob = dict(zip(pool.doc_ids(np.arange(pool.n_candidates)), _relevance(pool, judged, grades), strict=True))
+    spread = {"y": 0.16 * (1 / 2 + 4 / 9), "z": 0.16 * (1 / 2 + 4 / 9), "w": 0.2 * 8 / 9}
+    assert sorted(docs) == ["w", "y", "z"]
+    for d, v in zip(docs, pick.priority, strict=True):
+        assert v == pytest.approx(prob[d] * spread[d])
 
 
 def test_nothing_left_to_choose_once_all_candidates_are_judged():
