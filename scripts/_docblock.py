@@ -1,8 +1,8 @@
 """What the report scripts (ties_report.py, twist_report.py, nrg_report.py) share: the generated block of
 a document between two marker comments, the command line around it (the data folder, ``--write`` /
 ``--doc``), writing the block, where the shared data lies (:data:`SHARED_DATA`) and the check that it
-is there, Markdown tables, and Pearson's r. Kendall's tau-b between two rankings is
-``ir_rbstar.stats.ranking_agreement(x, y).tau_b``.
+is there, Markdown tables, Pearson's r and Kendall's tau-b (:func:`tau_b`: the ``tau_b`` of
+``ir_rbstar.stats.ranking_agreement(x, y)`` without its other statistics).
 
 Each report names its own markers and gets them bound, e.g.::
 
@@ -105,6 +105,17 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> float:
     if np.ptp(x) == 0 or np.ptp(y) == 0:
         return float("nan")
     return float(scipy.stats.pearsonr(x, y).statistic)
+
+
+def tau_b(x: Sequence[float], y: Sequence[float]) -> float:
+    """Kendall's tau-b of ``x`` and ``y`` paired by position (scipy.stats.kendalltau), NaN when either side
+    is constant: ``ir_rbstar.stats.ranking_agreement(x, y).tau_b``, without the tau_AP and RBO that
+    function computes too (tau_AP counts all pairs: most of the time on thousands of (run, topic) values)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")
+    return float(scipy.stats.kendalltau(x, y).statistic)
 
 
 # the runs read once and kept while shared_runs() is on: {folder: {path: Ranking}}
