@@ -377,8 +377,18 @@ def dl19():
 
 def test_script_check_says_the_doc_is_current(dl19, monkeypatch, capsys, tmp_path):
     """``--check`` (the script's own path: data present, bounds, block compared); the computation is the
-    fixture's, made by the same ``compute``, so it is not repeated. A stale copy of the page fails."""
+    fixture's, made by the same ``compute``, so it is not repeated. A stale copy of the page fails (the
+    block it is compared with is the first call's: ``report`` of the same inputs, not made again)."""
     monkeypatch.setattr(fs, "compute", lambda data_dir: dl19)
+    made = []
+    real_report = fs.report
+
+    def report_once(*inputs):
+        if not made:
+            made.append(real_report(*inputs))
+        return made[0]
+
+    monkeypatch.setattr(fs, "report", report_once)
     assert fs.main(["--check"]) == 0, "docs/first_stage.md is stale: run  python -m examples.first_stage_rbr --write"
     assert "is current" in capsys.readouterr().err
     stale = tmp_path / "first_stage.md"
