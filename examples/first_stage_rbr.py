@@ -53,6 +53,7 @@ import pandas as pd
 
 import ir_measures
 import ir_rbstar
+from ir_rbstar.io import QUERY_IDS, Ranking
 from ir_rbstar.plots import pareto_frontier
 from ir_rbstar.stats import ranking_agreement
 
@@ -124,11 +125,19 @@ def load(data_dir=DEFAULT_DATA) -> Data:
         name = path.name[:-len(".gz")]
         if name not in paths:
             paths[name], kind[name] = path, OTHER
-    runs = {}
-    for name, path in paths.items():
-        run = ir_rbstar.read_run(str(path))
-        runs[name] = run[run["query_id"].isin(queries)].reset_index(drop=True)
+    runs = {name: _judged_frame(_docblock.read_ranking(path), queries) for name, path in paths.items()}
     return Data(qrels, reference, runs, kind)
+
+
+def _judged_frame(ranking: Ranking, queries) -> pd.DataFrame:
+    """The rows of ``ranking`` (as ``ir_rbstar.read_run`` gives them: ``query_id, doc_id, score`` in
+    trec_eval order) of the queries in ``queries`` only: no DataFrame of the other queries is made. The
+    runs are read through ``_docblock.read_ranking`` (read once while the test suite keeps DL19's runs)."""
+    qids = QUERY_IDS.decode(ranking.qcodes)
+    seg = ranking.row_segments()
+    keep = np.isin(qids, list(queries))[seg]
+    return pd.DataFrame({"query_id": qids[seg[keep]], "doc_id": ranking.dbytes[keep].astype(str),
+                         "score": ranking.scores[keep]})
 
 
 # =============================================================================================
@@ -222,7 +231,7 @@ def observations(runs: Mapping[str, pd.DataFrame], reference: pd.DataFrame, p: f
             per = per.reindex(size.index, fill_value=0)
             per["size"] = size
             values = pd.DataFrame([(m.query_id, str(m.measure), m.value)
-                                   for m in ir_measures.iter_calc(measures, None, untied(order))],
+                                   for m in ir_measures.iter_calc(measures, None, untied(top))],
                                   columns=["query_id", "measure", "value"])
             values = values.pivot(index="query_id", columns="measure", values="value")
             cols = [str(m) for m in measures]

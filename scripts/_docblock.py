@@ -1,8 +1,8 @@
 """What the report scripts (ties_report.py, twist_report.py, nrg_report.py) share: the generated block of
 a document between two marker comments, the command line around it (the data folder, ``--write`` /
 ``--doc``), writing the block, where the shared data lies (:data:`SHARED_DATA`) and the check that it
-is there, Markdown tables, and Pearson's r. Kendall's tau-b between two rankings is
-``ir_rbstar.stats.ranking_agreement(x, y).tau_b``.
+is there, Markdown tables, Pearson's r and Kendall's tau-b (:func:`tau_b`: the ``tau_b`` of
+``ir_rbstar.stats.ranking_agreement(x, y)`` without its other statistics).
 
 Each report names its own markers and gets them bound, e.g.::
 
@@ -21,7 +21,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set
 import numpy as np
 import scipy.stats
 
-from ir_rbstar.io import Ranking, read_trec_run
+from ir_rbstar.io import QUERY_IDS, Ranking, read_trec_run
 
 #: the study data (NIST and third-party runs that may not be copied here), next to the repository
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
@@ -105,6 +105,33 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> float:
     if np.ptp(x) == 0 or np.ptp(y) == 0:
         return float("nan")
     return float(scipy.stats.pearsonr(x, y).statistic)
+
+
+def tau_b(x: Sequence[float], y: Sequence[float]) -> float:
+    """Kendall's tau-b of ``x`` and ``y`` paired by position (scipy.stats.kendalltau), NaN when either side
+    is constant: ``ir_rbstar.stats.ranking_agreement(x, y).tau_b``, without the tau_AP and RBO that
+    function computes too (tau_AP counts all pairs: most of the time on thousands of (run, topic) values)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")
+    return float(scipy.stats.kendalltau(x, y).statistic)
+
+
+def ranking_dict(ranking: Ranking, queries: Iterable[str], depth: Optional[int] = None) -> Dict[str, Dict[str, float]]:
+    """pytrec_eval's ``{query_id: {doc_id: score}}`` of the queries of ``ranking`` that are in ``queries``
+    (others left out: pytrec_eval evaluates only judged queries), each cut to its first ``depth`` rows in
+    trec_eval order (None: whole), built from the columns of those rows only (``ir_rbstar.dicts.ranking_dict``
+    converts every query of the run)."""
+    wanted = set(queries)
+    qids = QUERY_IDS.decode(ranking.qcodes).tolist()
+    bounds = ranking.offsets.tolist()
+    out: Dict[str, Dict[str, float]] = {}
+    for q, a, b in zip(qids, bounds[:-1], bounds[1:], strict=True):
+        if q in wanted:
+            b = b if depth is None else min(b, a + depth)
+            out[q] = dict(zip(ranking.dbytes[a:b].astype(str).tolist(), ranking.scores[a:b].tolist(), strict=True))
+    return out
 
 
 # the runs read once and kept while shared_runs() is on: {folder: {path: Ranking}}

@@ -88,15 +88,6 @@ def _values(evaluator, run: pd.DataFrame, labels: dict) -> pd.DataFrame:
     return frame.pivot(index="query_id", columns="measure", values="value")
 
 
-def _dict_of_dicts(run: pd.DataFrame) -> dict:
-    """The run as pytrec_eval's dict of dicts, built column by column (ir_measures builds it from a DataFrame
-    through a namedtuple per row, which was most of this script's time)."""
-    out: dict = {}
-    for q, d, s in zip(run["query_id"].tolist(), run["doc_id"].tolist(), run["score"].tolist(), strict=True):
-        out.setdefault(q, {})[d] = s
-    return out
-
-
 def judged_runs(data_dir, judged) -> Iterator[Tuple[str, Ranking, np.ndarray, pd.DataFrame]]:
     """For every ``runs/*.gz`` of ``data_dir`` (by name): the run's name, its :class:`Ranking` (all
     queries), which of its queries are in ``judged``, and the rows of those queries as a DataFrame
@@ -133,7 +124,7 @@ def per_query(data_dir=DEFAULT_DATA, runs: Optional[Iterable[Tuple[str, Ranking,
     parts = []
     for run_name, ranking, keep_seg, run in (judged_runs(data_dir, judged) if runs is None else runs):
         ta = _values(aware_eval, run, aware)
-        te = _values(ordered_eval, _dict_of_dicts(run), ordered)
+        te = _values(ordered_eval, _docblock.ranking_dict(ranking, judged), ordered)
         frame = pd.DataFrame({"query_id": judged})
         frame = frame.merge(_tie_flags(ranking, keep_seg), on="query_id", how="left")
         frame[["tie@10", "tie@1000"]] = frame[["tie@10", "tie@1000"]].fillna(False).astype(bool)

@@ -5,7 +5,8 @@ of Ferro, Silvello, Keskustalo, Pirkola & Järvelin (JASIST 2016, doi:10.1002/as
 For TREC DL 2019 passage (37 runs, 43 judged topics, grades 0-3) and Robust04 (10 official TREC 2004
 runs and 8 later research runs, 249 judged topics, grades 0-2), the script computes per run and topic
 the Twist analysis with :func:`ir_rbstar.twist.twist_table` (whole runs, no cutoff) and AP(rel=...) and
-nDCG (whole run depth, gain = grade) with ir_measures' pytrec_eval provider, then three tables:
+nDCG (whole run depth, gain = grade) by trec_eval's definitions (:func:`gain_measures`, whole columns of
+the runs as read; the tests compare them with pytrec_eval's), then three tables:
 
 1. the share of each CRP archetype over all (run, topic) pairs whose topic has a recall base >= 1, and
    the share whose CRP first crosses (or touches) zero at position 1;
@@ -35,10 +36,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-import ir_measures
-from ir_rbstar import dicts
-from ir_rbstar.io import QUERY_IDS, read_trec_qrels
-from ir_rbstar.stats import ranking_agreement
+from ir_rbstar.io import QUERY_IDS, Qrels, read_trec_qrels
 from ir_rbstar.twist import ARCHETYPES, twist_table
 
 # _docblock: what the report scripts share (the docs' marker block, --write/--doc)
@@ -126,26 +124,41 @@ def crp_crossings(qrels_df: pd.DataFrame, frame: pd.DataFrame, rel: int,
     ``crp_at_rb``, CRP at position min(RB, N).
 
     ``frame`` holds ``query_id, doc_id`` in trec_eval order (contiguous per query) for queries with a
-    recall base >= 1 at ``rel``. ``grades``: the grade of every row of ``frame`` (0 where unjudged), as
-    :func:`run_grades` gives it, when the caller has it already (one lookup per run serves every
-    ``rel``). Every step is a whole-column operation over the run's rows (segments of queries)."""
+    recall base >= 1 at ``rel``. ``grades``: the grade of every row of ``frame`` (0 where unjudged),
+    when the caller has it already. :func:`collection_pairs` calls :func:`crp_first_crossings` directly
+    on a run's columns."""
     if grades is None:
-        grades = run_grades(qrels_df, frame)
+        rows = frame[["query_id", "doc_id"]].merge(qrels_df[["query_id", "doc_id", "relevance"]],
+                                                   on=["query_id", "doc_id"], how="left")
+        grades = rows["relevance"].fillna(0).to_numpy(np.int64)
     q = frame["query_id"].to_numpy(dtype=object)
     n = len(q)
     new = np.r_[True, q[1:] != q[:-1]] if n else np.zeros(0, dtype=bool)
     starts = np.flatnonzero(new)
-    seg = np.cumsum(new) - 1                              # the row's query (segment), 0-based
     qids = q[starts]
-    length = np.diff(np.r_[starts, n])
+    counts = qrels_df[qrels_df["relevance"] >= 0].groupby(["query_id", "relevance"]).size().unstack(fill_value=0)
+    top = max(int(counts.columns.max()) if len(counts.columns) else 0, rel)
+    counts = counts.reindex(index=qids, columns=range(top + 1), fill_value=0).to_numpy(np.int64)
+    first = crp_first_crossings(np.r_[starts, n], np.asarray(grades, dtype=np.int64), counts, rel)
+    return pd.DataFrame({"query_id": qids, **first})
+
+
+def crp_first_crossings(offsets: np.ndarray, grades: np.ndarray, counts: np.ndarray, rel: int) -> Dict[str, np.ndarray]:
+    """:func:`crp_crossings` on columns: the rows of a run in trec_eval order, query ``s`` in rows
+    ``offsets[s]:offsets[s + 1]`` (each query at least one row), ``grades`` of the rows (0 where unjudged),
+    ``counts[s, g]``: the number of judgments of grade ``g`` of query ``s``. Returns ``first_touch``,
+    ``first_sign_change`` and ``crp_at_rb``, one value per query. Every step is a whole-column operation
+    over the run's rows (segments of queries)."""
+    n = int(offsets[-1])
+    starts = np.asarray(offsets[:-1], dtype=np.int64)
+    length = np.diff(offsets).astype(np.int64)
+    nq = len(starts)
+    seg = np.repeat(np.arange(nq), length)                # the row's query (segment), 0-based
     pos = np.arange(1, n + 1) - starts[seg]               # 1-based position within the query
-    rel_judged = qrels_df[qrels_df["relevance"] >= rel]
-    rb = rel_judged.groupby("query_id").size().reindex(qids).to_numpy(np.int64)
+    counts = np.asarray(counts, dtype=np.int64).copy()
+    counts[:, :rel] = 0                                   # only grades >= rel are relevant
+    rb = counts.sum(axis=1)
     # the band of each relevant grade in the ideal run: positions [hi - n + 1, hi], grades descending
-    counts = rel_judged.groupby(["query_id", "relevance"]).size().unstack(fill_value=0)
-    counts = counts.reindex(index=qids, fill_value=0)
-    top = int(counts.columns.max()) if len(counts.columns) else rel
-    counts = counts.reindex(columns=range(top + 1), fill_value=0).to_numpy(np.int64)
     hi_band = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1]  # per query and grade g: judged with grade >= g
     lo_band = hi_band - counts + 1
     relevant = grades >= rel
@@ -162,22 +175,15 @@ def crp_crossings(qrels_df: pd.DataFrame, frame: pd.DataFrame, rel: int,
     first = {}
     for name, hit in (("first_touch", touch), ("first_sign_change", change)):
         rows = np.flatnonzero(hit)
-        first[name] = np.zeros(len(qids), dtype=np.int64)
+        first[name] = np.zeros(nq, dtype=np.int64)
         which, at = np.unique(seg[rows], return_index=True)   # rows ascend: the first pair of each query
         first[name][which] = pos[rows[at]]
     # that rule looks at pairs only; ir_rbstar adds that a curve ending on the axis without having
     # crossed crosses at N (possible only for N = 1): the same here
     ends_on_axis = (first["first_touch"] == 0) & (crp[starts + length - 1] == 0)
     first["first_touch"][ends_on_axis] = length[ends_on_axis]
-    return pd.DataFrame({"query_id": qids, **first,
-                         "crp_at_rb": crp[starts + np.minimum(rb, length) - 1].astype(np.int64)})
-
-
-def run_grades(qrels_df: pd.DataFrame, frame: pd.DataFrame) -> np.ndarray:
-    """The grade of every row of ``frame`` (``query_id, doc_id``) from the qrels, 0 where unjudged."""
-    rows = frame[["query_id", "doc_id"]].merge(qrels_df[["query_id", "doc_id", "relevance"]],
-                                               on=["query_id", "doc_id"], how="left")
-    return rows["relevance"].fillna(0).to_numpy(np.int64)
+    first["crp_at_rb"] = crp[starts + np.minimum(rb, length) - 1].astype(np.int64)
+    return first
 
 
 def archetype_by_sign_change(pairs: pd.DataFrame) -> pd.Series:
@@ -191,72 +197,147 @@ def archetype_by_sign_change(pairs: pd.DataFrame) -> pd.Series:
     return pd.Series(np.where(fixed, pairs["archetype"], other), index=pairs.index)
 
 
-def _run_dict(q: np.ndarray, d: np.ndarray, scores: np.ndarray) -> Dict[str, Dict[str, float]]:
-    """A run (query ids, doc ids and scores of its rows, queries contiguous) as the dict of dicts pytrec_eval
-    takes (built here once per run: ir_measures' conversion of a DataFrame goes row by row)."""
-    out: Dict[str, Dict[str, float]] = {}
-    s = scores.tolist()
-    cuts = np.flatnonzero(np.r_[True, q[1:] != q[:-1], True])
-    for a, b in zip(cuts[:-1], cuts[1:]):
-        out[str(q[a])] = dict(zip(d[a:b].tolist(), s[a:b]))
+class Judgments(NamedTuple):
+    """A collection's qrels arranged for this script's own lookups (pandas' hash tables, not ir_rbstar's
+    index): the judged documents' 64-bit id hashes (as the reader gives them) with their ids; the key
+    ``query code x len(docs) + document`` of every judgment, with its grade; the number of judgments per
+    query code and grade; and the ideal DCG per query code (trec_eval's ``ndcg``: every judged grade > 0
+    as gain, in descending order)."""
+    hashes: pd.Index
+    docs: np.ndarray
+    keys: pd.Index
+    grades: np.ndarray
+    counts: np.ndarray
+    ideal_dcg: np.ndarray
+
+
+def judgments(qrels: Qrels) -> Judgments:
+    """:class:`Judgments` of ``qrels`` (read by ``ir_rbstar.io.read_trec_qrels``); ValueError if two
+    document ids share a hash or a query judges a document twice."""
+    hashes, first, doc = np.unique(qrels.rowd, return_index=True, return_inverse=True)
+    doc = doc.ravel()
+    docs = qrels.rowb[first]
+    if not (docs[doc] == qrels.rowb).all():
+        raise ValueError(f"{qrels.source}: two document ids with the same 64-bit hash")
+    q = qrels.rowq.astype(np.int64)
+    key = q * len(docs) + doc
+    grades = qrels.grades.astype(np.int64)
+    keys = pd.Index(key)
+    if not keys.is_unique:
+        raise ValueError(f"{qrels.source}: a document judged twice for one query")
+    nq = int(q.max(initial=-1)) + 1
+    ok = grades >= 0
+    counts = np.zeros((nq, max(int(grades.max(initial=0)), 0) + 1), dtype=np.int64)
+    np.add.at(counts, (q[ok], grades[ok]), 1)
+    # ideal DCG: per query the grades > 0 in descending order, added one by one in that order (bincount
+    # adds the weights of a bin in array order, as trec_eval's loop does)
+    gained = np.flatnonzero(grades > 0)
+    ideal = gained[np.lexsort((-grades[gained], q[gained]))]
+    iq = q[ideal]
+    new = np.r_[True, iq[1:] != iq[:-1]] if len(iq) else np.zeros(0, dtype=bool)
+    start = np.flatnonzero(new)
+    rank = np.arange(1, len(iq) + 1) - start[np.cumsum(new) - 1]
+    ideal_dcg = np.bincount(iq, weights=grades[ideal] / np.log2(rank + 1.0), minlength=nq)
+    return Judgments(pd.Index(hashes), docs, keys, grades, counts, ideal_dcg)
+
+
+def row_grades(judged: Judgments, qcodes: np.ndarray, dhash: np.ndarray, dbytes: np.ndarray) -> np.ndarray:
+    """The grade of every row (query code, document id hash, document id) of a run, 0 where unjudged:
+    two lookups in :class:`Judgments`' hash tables, a found document's id compared in full."""
+    doc = judged.hashes.get_indexer(dhash)
+    found = doc >= 0
+    found[found] = judged.docs[doc[found]] == dbytes[found]
+    at = judged.keys.get_indexer(qcodes.astype(np.int64) * len(judged.docs) + doc)
+    found &= at >= 0
+    return np.where(found, judged.grades[at], 0)
+
+
+def gain_measures(offsets: np.ndarray, grades: np.ndarray, qcodes: np.ndarray, judged: Judgments,
+                  rels: Sequence[int]) -> Dict[tuple, np.ndarray]:
+    """AP(rel=r) for every r of ``rels`` and nDCG (whole depth, gain = grade) per query of a run, by
+    trec_eval's definitions (as pytrec_eval computes ``map`` and ``ndcg``; the tests compare): the rows in
+    trec_eval order, query ``s`` (code ``qcodes[s]``) in rows ``offsets[s]:offsets[s + 1]``, ``grades``
+    as :func:`row_grades` gives them. AP sums precision at each relevant row, in rank order, and divides
+    by the number of judged relevant documents; nDCG divides the DCG (gain / log2(rank + 1)) by the
+    ideal DCG. Keys ``("AP", r)`` and ``("nDCG", None)``, one value per query (0 without relevant
+    judgments, as trec_eval)."""
+    length = np.diff(offsets).astype(np.int64)
+    nq = len(length)
+    seg = np.repeat(np.arange(nq), length)
+    rank = np.arange(1, int(offsets[-1]) + 1) - np.asarray(offsets[:-1], dtype=np.int64)[seg]
+    out: Dict[tuple, np.ndarray] = {}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for rel in rels:
+            relevant = grades >= rel
+            total = np.cumsum(relevant)
+            found = total - (total[offsets[:-1]] - relevant[offsets[:-1]])[seg]   # relevant rows so far
+            rows = np.flatnonzero(relevant)
+            summed = np.bincount(seg[rows], weights=found[rows] / rank[rows], minlength=nq)
+            num_rel = judged.counts[qcodes, rel:].sum(axis=1)
+            out["AP", rel] = np.where(num_rel > 0, summed / num_rel, 0.0)
+        rows = np.flatnonzero(grades > 0)
+        dcg = np.bincount(seg[rows], weights=grades[rows] / np.log2(rank[rows] + 1.0), minlength=nq)
+        ideal = judged.ideal_dcg[qcodes]
+        out["nDCG", None] = np.where(ideal > 0, dcg / ideal, 0.0)
     return out
 
 
 def collection_pairs(data_dir, coll: Collection) -> pd.DataFrame:
     """One row per (rel, run, topic of the qrels): ``collection, rel, group, run, query_id, recall_base,
     length, first_crossing, archetype`` and ``Twist, Twist_rho, Twist_sigma`` (from twist_table), ``AP, nDCG``
-    (pytrec_eval through ir_measures), ``first_touch, first_sign_change, crp_at_rb`` (from this script's
-    own CRP curves, :func:`crp_crossings`), ``archetype_sign_change``, and ``Twist_rho_sc, Twist_sc``
-    (rho and Twist with the MATTERS crossing rule, the same sigma). Topics with recall base 0 at
-    that ``rel`` are left out (Twist has no value there). Topics missing from a run get 0 for AP and
-    nDCG (ir_measures' convention; twist_table gives them 0 and the archetype worst)."""
+    (:func:`gain_measures`), ``first_touch, first_sign_change, crp_at_rb`` (from this script's own CRP
+    curves, :func:`crp_first_crossings`, on grades of its own lookup, :func:`row_grades`),
+    ``archetype_sign_change``, and ``Twist_rho_sc, Twist_sc`` (rho and Twist with the MATTERS crossing
+    rule, the same sigma). Topics with recall base 0 at that ``rel`` are left out (Twist has no value
+    there). Topics missing from a run get 0 for AP and nDCG (ir_measures' convention; twist_table gives
+    them 0 and the archetype worst)."""
     data_dir = Path(data_dir)
     qrels = read_trec_qrels(str(data_dir / coll.qrels))
-    qrels_df = qrels.frame()
-    judged = pd.unique(qrels_df["query_id"])
-    # one evaluator for every rel: pytrec_eval sees each run once
-    labels = {ir_measures.nDCG: ("nDCG", None)}
-    labels.update({ir_measures.AP(rel=rel): ("AP", rel) for rel in coll.rels})
-    evaluator = ir_measures.pytrec_eval.evaluator(list(labels), dicts.qrels_dict(qrels))
-    parts = []
+    judged = judgments(qrels)
+    parts: Dict[str, list] = {}
     for group, folder in coll.groups:
         for path in _runs(data_dir, folder):
             ranking = _docblock.read_ranking(path)
-            keep_seg = np.isin(QUERY_IDS.decode(ranking.qcodes), judged)
-            seg = ranking.row_segments()
-            keep = keep_seg[seg]
-            columns = {"query_id": QUERY_IDS.decode(ranking.qcodes[seg[keep]]),
-                       "doc_id": ranking.dbytes[keep].astype(str), "score": ranking.scores[keep]}
-            frame = pd.DataFrame(columns)
-            gain: Dict[tuple, Dict[str, float]] = {}
-            for m in evaluator.iter_calc(_run_dict(*columns.values())):
-                gain.setdefault(labels[m.measure], {})[m.query_id] = m.value
-            grades = run_grades(qrels_df, frame)          # one lookup for every rel
+            # the run's queries that have judgments, their rows (in trec_eval order) and grades
+            keep_seg = np.isin(ranking.qcodes, qrels.rowq)
+            lengths = np.diff(ranking.offsets)[keep_seg]
+            offsets = np.r_[0, np.cumsum(lengths)]
+            rows = np.concatenate([np.arange(a, b) for a, b in zip(ranking.offsets[:-1][keep_seg],
+                                                                  ranking.offsets[1:][keep_seg], strict=True)]) \
+                if len(lengths) else np.zeros(0, dtype=np.int64)
+            qcodes = ranking.qcodes[keep_seg]
+            grades = row_grades(judged, np.repeat(qcodes, lengths), ranking.docs[rows], ranking.dbytes[rows])
+            gain = gain_measures(offsets, grades, qcodes, judged, coll.rels)
+            mine = pd.Index(QUERY_IDS.decode(qcodes))
             for rel in coll.rels:
                 tw = twist_table(qrels, ranking, rel=rel)
-                tw = tw[tw["recall_base"] >= 1].reset_index(drop=True)
-                out = pd.DataFrame({
-                    "collection": coll.key, "rel": rel, "group": group, "run": path.name[:-len(".gz")],
-                    "query_id": tw["query_id"].astype(str), "recall_base": tw["recall_base"], "length": tw["length"],
-                    "first_crossing": tw["first_crossing"], "archetype": tw["archetype"],
-                    "Twist": tw["tau"], "Twist_rho": tw["rho"], "Twist_sigma": tw["sigma"]})
-                topics = out["query_id"].tolist()
-                for name, values in (("AP", gain.get(("AP", rel), {})), ("nDCG", gain.get(("nDCG", None), {}))):
-                    out[name] = np.array([float(values.get(t, 0.0)) for t in topics])
-                scored = frame["query_id"].isin(set(topics)).to_numpy()
-                own = crp_crossings(qrels_df, frame[scored], rel, grades[scored]).set_index("query_id")
+                tw = tw[tw["recall_base"].to_numpy() >= 1]
+                at = mine.get_indexer(tw["query_id"])        # -1: a topic missing from the run
+                there = at >= 0
+                own = crp_first_crossings(offsets, grades, judged.counts[qcodes], rel)
+                n = len(tw)
+                columns = {
+                    "collection": np.full(n, coll.key, dtype=object), "rel": np.full(n, rel),
+                    "group": np.full(n, group, dtype=object), "run": np.full(n, path.name[:-len(".gz")], dtype=object),
+                    "query_id": tw["query_id"].to_numpy(dtype=object), "recall_base": tw["recall_base"].to_numpy(),
+                    "length": tw["length"].to_numpy(), "first_crossing": tw["first_crossing"].to_numpy(),
+                    "archetype": tw["archetype"].to_numpy(dtype=object), "Twist": tw["tau"].to_numpy(),
+                    "Twist_rho": tw["rho"].to_numpy(), "Twist_sigma": tw["sigma"].to_numpy()}
+                for name, key in (("AP", ("AP", rel)), ("nDCG", ("nDCG", None))):
+                    columns[name] = np.where(there, gain[key][at], 0.0)
                 # a topic missing from the run has no curve: no crossing
-                own = own.reindex(topics, fill_value=0)
                 for name in ("first_touch", "first_sign_change", "crp_at_rb"):
-                    out[name] = own[name].to_numpy(np.int64)
-                out["archetype_sign_change"] = archetype_by_sign_change(out)
-                rb, fc = out["recall_base"].to_numpy(), out["first_sign_change"].to_numpy()
-                # the all-zero curve of an ideal ordering has rho = 1 under both rules
-                rho_sc = np.where(out["archetype"] == "ideal", 1.0, np.where(fc > 0, rb / np.maximum(rb, fc), 0.0))
-                out["Twist_rho_sc"] = rho_sc
-                out["Twist_sc"] = (rho_sc + out["Twist_sigma"].to_numpy()) / 2.0
-                parts.append(out)
-    return pd.concat(parts, ignore_index=True)
+                    columns[name] = np.where(there, own[name][at], 0).astype(np.int64)
+                for name, values in columns.items():
+                    parts.setdefault(name, []).append(values)
+    out = pd.DataFrame({name: np.concatenate(values) for name, values in parts.items()})
+    out["archetype_sign_change"] = archetype_by_sign_change(out)
+    rb, fc = out["recall_base"].to_numpy(), out["first_sign_change"].to_numpy()
+    # the all-zero curve of an ideal ordering has rho = 1 under both rules
+    rho_sc = np.where(out["archetype"] == "ideal", 1.0, np.where(fc > 0, rb / np.maximum(rb, fc), 0.0))
+    out["Twist_rho_sc"] = rho_sc
+    out["Twist_sc"] = (rho_sc + out["Twist_sigma"].to_numpy()) / 2.0
+    return out
 
 
 def per_pair(data_dir=DEFAULT_DATA, collections: Sequence[Collection] = COLLECTIONS) -> pd.DataFrame:
@@ -334,7 +415,7 @@ def correlation_table(pairs: pd.DataFrame, top_share: float = TOP_SHARE) -> pd.D
         for label, m in subsets:
             row = {"collection": _title(coll), "rel": rel, "runs": label, "n_runs": len(m)}
             for x, y in CORRELATIONS:
-                row[f"{x} vs {y}"] = ranking_agreement(m[x], m[y]).tau_b
+                row[f"{x} vs {y}"] = _docblock.tau_b(m[x], m[y])
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -358,7 +439,7 @@ def effort_gain_table(pairs: pd.DataFrame) -> pd.DataFrame:
                 rows.append({
                     "collection": _title(coll), "rel": rel, "effort": SHOW.get(effort, effort),
                     "gain": gain if gain != "AP" else f"AP(rel={rel})", "pairs": n,
-                    "tau_b": ranking_agreement(twist, g).tau_b, "cuts": tuple(float(c) for c in cuts),
+                    "tau_b": _docblock.tau_b(twist, g), "cuts": tuple(float(c) for c in cuts),
                     "same": 100.0 * (col == row).sum() / n, "twist_higher": 100.0 * (col > row).sum() / n,
                     "twist_lower": 100.0 * (col < row).sum() / n,
                     "high_gain_high_effort": 100.0 * ((row == 3) & (col <= 1)).sum() / n,

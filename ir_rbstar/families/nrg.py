@@ -100,16 +100,28 @@ def _gain(base: str, grade: np.ndarray, judged: np.ndarray, rel: int) -> np.ndar
     return (judged & (grade >= rel)).astype(np.float64)
 
 
+def _top_rows(run: Ranking, cutoff: Optional[int]):
+    """(rows or None for all, their query codes, document hashes, document ids) of ``run``'s top ``cutoff``,
+    kept in the run's cache: a run of a prior or rarity set is streamed once per evaluated run and
+    measure, and its top rows are the same each time."""
+    key = ("top rows", cutoff)
+    entry = run._cache.get(key)
+    if entry is None:
+        queries, docs, ids = run.row_queries(), run.docs, run.dbytes
+        rows = None
+        if cutoff is not None and run.segment_lengths().max(initial=0) > cutoff:
+            rows = np.flatnonzero(run.row_positions() < cutoff)
+            queries, docs, ids = queries[rows], docs[rows], ids[rows]
+        entry = run._cache[key] = (rows, queries, docs, ids)
+    return entry
+
+
 def top_hits(run: Ranking, small: DocIndex, cutoff: Optional[int], dbytes: np.ndarray):
     """The rows of ``run``'s top ``cutoff`` whose (query, document) pair is in ``small``: (position of
     each hit in ``small``, its row in ``run``). The run's rows are streamed once through the small
     index (no index of the run is built); every hit is verified against ``dbytes``, the document ids
     ``small`` was built from."""
-    queries, docs, ids = run.row_queries(), run.docs, run.dbytes
-    rows = None
-    if cutoff is not None and run.segment_lengths().max(initial=0) > cutoff:
-        rows = np.flatnonzero(run.row_positions() < cutoff)
-        queries, docs, ids = queries[rows], docs[rows], ids[rows]
+    rows, queries, docs, ids = _top_rows(run, cutoff)
     at = small.lookup(queries, docs)
     verify_ids(dbytes, at, ids, run.source)
     hit = np.flatnonzero(at >= 0)

@@ -264,6 +264,22 @@ def test_rarp_equals_the_oracle(data, k, alpha, rel):
         assert -TOL <= got[q] <= 1 + alpha + TOL
 
 
+@given(collections(), st.integers(1, 8))
+@SETTINGS
+def test_rarp_at_two_cutoffs_and_again_equals_the_oracle(data, k):
+    """The registered runs' top rows are kept per cutoff in each run's cache: RarP@k, @k+1 and @k again
+    on the same registered runs each equal the oracle."""
+    qrels, run, priors = data
+    priors = register(priors)
+    for cut in (k, k + 1, k):
+        got = {x.query_id: x.value for x in ir_measures.iter_calc(
+            ir_rbstar.parse(f"RarP(runs='nrg-test',alpha=0.5,rel=1)@{cut}"), qrels, as_run(run))}
+        for q in qrels:
+            member = any(pr.get(q, []) == run.get(q, []) for pr in priors)
+            want = O.rarp(qrels[q], run.get(q, []), [pr.get(q, []) for pr in priors], member, cut, 0.5, 1)
+            assert got[q] == pytest.approx(want, abs=TOL), (cut, q)
+
+
 @given(collections(), st.integers(1, 9))
 @SETTINGS
 def test_tasc_from_pytrec_eval_ndcg(data, k):

@@ -8,6 +8,9 @@ import re
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
 import pytest
 
 import ir_measures
@@ -110,13 +113,22 @@ def test_values_in_range(table):
 
 def _rankings(path, judged):
     """query -> doc ids in trec_eval order (score as a C float descending, ties by doc id descending),
-    read here."""
-    with gzip.open(path, "rt") as f:
-        frame = pd.read_csv(f, sep=r"\s+", header=None, usecols=[0, 2, 4], names=["q", "d", "s"],
-                            dtype={"q": str, "d": str, "s": float})
-    frame["s"] = frame["s"].astype(np.float32)
-    frame = frame[frame["q"].isin(judged)].sort_values(["q", "s", "d"], ascending=[True, False, False])
-    return {q: part["d"].tolist() for q, part in frame.groupby("q", sort=False)}
+    read here with pyarrow's CSV reader (columns separated by the first line's separator, a tab or a
+    space; a line with another number of columns is an error), the judged queries only."""
+    with gzip.open(path, "rb") as f:
+        sep = "\t" if b"\t" in f.readline() else " "
+    table = pa_csv.read_csv(path, read_options=pa_csv.ReadOptions(column_names=["q", "q0", "d", "rank", "s", "tag"]),
+                            parse_options=pa_csv.ParseOptions(delimiter=sep),
+                            convert_options=pa_csv.ConvertOptions(
+                                include_columns=["q", "d", "s"],
+                                column_types={"q": pa.string(), "d": pa.string(), "s": pa.float64()}))
+    table = table.filter(pc.is_in(table["q"], value_set=pa.array(sorted(judged))))
+    table = table.set_column(2, "s", pc.cast(table["s"], pa.float32()))
+    table = table.sort_by([("q", "ascending"), ("s", "descending"), ("d", "descending")])
+    out: dict = {}
+    for q, d in zip(table["q"].to_pylist(), table["d"].to_pylist(), strict=True):
+        out.setdefault(q, []).append(d)
+    return out
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import pytest
 import ir_measures
 import ir_rbstar
 from ir_rbstar.stats import ranking_agreement
-from tests.helpers import REPO, load_script, names_command, shared_data
+from tests.helpers import REPO, load_script, names_command, run_dict, shared_data
 
 DOC = REPO / "docs" / "twist.md"
 
@@ -65,6 +65,46 @@ def test_kendall_tau_b():
         return
     x, y = rng.normal(size=200).round(1), rng.normal(size=200).round(1)
     assert ranking_agreement(x, y).tau_b == pytest.approx(kendalltau(x, y).statistic, abs=1e-12)
+    # the reports' tau-b alone is ranking_agreement's, to the bit
+    for a, b in ((x, y), (x, x.round(0)), ([1.0, 2.0, 2.0], [3.0, 1.0, 3.0])):
+        assert tr._docblock.tau_b(a, b) == ranking_agreement(a, b).tau_b
+    assert math.isnan(tr._docblock.tau_b([1, 2, 3], [2, 2, 2]))
+
+
+def test_gain_measures_and_grades_on_a_small_collection(tmp_path):
+    """The script's own grade lookup, AP(rel=...) and nDCG per query equal pytrec_eval's (through
+    ir_measures) on random runs with unjudged documents, a query the run misses, a query without
+    relevant judgments at rel=2 and grades 0-3."""
+    rng = np.random.default_rng(3)
+    qrels_lines, run_lines, qrels_dict, run = [], [], {}, {}
+    for q in range(6):
+        judged = {f"d{q}_{i}": int(rng.integers(0, 4 if q != 4 else 2)) for i in range(int(rng.integers(3, 12)))}
+        qrels_dict[f"q{q}"] = judged
+        qrels_lines += [f"q{q} 0 {d} {g}" for d, g in judged.items()]
+        if q == 5:                                   # judged, not retrieved
+            continue
+        docs = list(judged)[: int(rng.integers(1, len(judged) + 1))] + [f"x{q}_{i}" for i in range(4)]
+        scores = rng.integers(0, 20, len(docs)).astype(float) + rng.random(len(docs))
+        run[f"q{q}"] = dict(zip(docs, scores.tolist(), strict=True))
+        run_lines += [f"q{q} Q0 {d} 0 {s!r} r" for d, s in zip(docs, scores.tolist(), strict=True)]
+    (tmp_path / "qrels").write_text("\n".join(qrels_lines) + "\n")
+    (tmp_path / "run").write_text("\n".join(run_lines) + "\n")
+    qrels = ir_rbstar.io.read_trec_qrels(str(tmp_path / "qrels"))
+    ranking = ir_rbstar.io.read_trec_run(str(tmp_path / "run"))
+    judged = tr.judgments(qrels)
+    lengths = np.diff(ranking.offsets)
+    grades = tr.row_grades(judged, np.repeat(ranking.qcodes, lengths), ranking.docs, ranking.dbytes)
+    qids = ir_rbstar.io.QUERY_IDS.decode(ranking.qcodes)
+    expected_grades = [qrels_dict[q].get(d, 0)
+                       for q, d in zip(np.repeat(qids, lengths), ranking.dbytes.astype(str), strict=True)]
+    assert grades.tolist() == expected_grades
+    gain = tr.gain_measures(ranking.offsets, grades, ranking.qcodes, judged, (1, 2))
+    measures = {("AP", 1): ir_measures.AP(rel=1), ("AP", 2): ir_measures.AP(rel=2), ("nDCG", None): ir_measures.nDCG}
+    theirs = {(m.measure, m.query_id): m.value
+              for m in ir_measures.pytrec_eval.iter_calc(list(measures.values()), qrels_dict, run)}
+    for key, measure in measures.items():
+        assert [theirs[measure, q] for q in qids] == pytest.approx(gain[key].tolist(), abs=1e-15), key
+    assert theirs[measures["AP", 2], "q4"] == 0.0            # q4 has no grade >= 2: 0 as trec_eval
 
 
 def test_own_crp_on_the_example():
@@ -151,20 +191,32 @@ def test_own_curves_agree_with_twist_table(pairs):
     assert ((sc == 0) | ((fc > 0) & (sc >= fc))).all()
 
 
-def test_twist_means_match_ir_measures(pairs):
-    """A run's mean Twist / AP in the table equals ir_measures' aggregate of Twist(rel=2) (ir_rbstar's
-    provider) and AP(rel=2) (pytrec_eval) on the same files."""
-    data = shared_data("dl19-passage")
-    qrels = ir_rbstar.read_qrels(data / "qrels.dl19-passage.txt")
-    mine = pairs[(pairs["collection"] == "dl19") & (pairs["rel"] == 2)]
-    for run in ("bm25base_p", "ICT-CKNRM_B50"):
-        frame = ir_rbstar.read_run(data / "runs" / f"{run}.gz")
-        frame = frame[frame["query_id"].isin(set(qrels["query_id"]))]
-        ms = [ir_rbstar.parse("Twist(rel=2)")[0], ir_measures.parse_measure("AP(rel=2)")]
-        res = ir_measures.calc_aggregate(ms, qrels, frame)
-        sub = mine[mine["run"] == run]
-        assert sub["Twist"].mean() == pytest.approx(res[ms[0]], abs=1e-12)
-        assert sub["AP"].mean() == pytest.approx(res[ms[1]], abs=1e-9)
+def test_gain_measures_and_twist_match_ir_measures(pairs):
+    """The table's AP (the script's own, at every rel) and nDCG equal pytrec_eval's per topic (through
+    ir_measures: AP(rel=...), nDCG), and a run's mean Twist equals ir_measures' aggregate of Twist(rel=...)
+    (ir_rbstar's provider), on the same files: a deep and a shallow DL19 run, and a Robust04 run."""
+    cases = (("dl19", "dl19-passage/qrels.dl19-passage.txt", "dl19-passage/runs", ("bm25base_p", "ICT-CKNRM_B50")),
+             ("robust04", "robust04/qrels.robust2004.txt.gz", "robust04/runs-new", ("indri-fdm.run",)))
+    for coll, qrels_file, folder, runs in cases:
+        qrels = ir_rbstar.read_qrels(shared_data(qrels_file))
+        qrels_dict = {q: dict(zip(part["doc_id"], part["relevance"].tolist(), strict=True))
+                      for q, part in qrels.groupby("query_id")}
+        rels = sorted(set(pairs.loc[pairs["collection"] == coll, "rel"]))
+        for run in runs:
+            frame = ir_rbstar.read_run(shared_data(folder) / f"{run}.gz")
+            run_docs = run_dict(frame[frame["query_id"].isin(set(qrels_dict))])
+            for rel in rels:
+                mine = pairs[(pairs["collection"] == coll) & (pairs["rel"] == rel) & (pairs["run"] == run)]
+                assert len(mine) > 40
+                twist, ap, ndcg = ir_rbstar.parse(f"Twist(rel={rel})")[0], ir_measures.AP(rel=rel), ir_measures.nDCG
+                aggregate = ir_measures.calc_aggregate([twist], qrels_dict, run_docs)[twist]
+                assert mine["Twist"].mean() == pytest.approx(aggregate, abs=1e-12)
+                theirs = {(m.measure, m.query_id): m.value
+                          for m in ir_measures.pytrec_eval.iter_calc([ap, ndcg], qrels_dict, run_docs)}
+                for measure, column in ((ap, "AP"), (ndcg, "nDCG")):
+                    expected = [theirs.get((measure, q), 0.0) for q in mine["query_id"]]
+                    np.testing.assert_allclose(mine[column].to_numpy(), expected, rtol=0, atol=1e-12,
+                                               err_msg=f"{coll} {run} rel={rel} {column}")
 
 
 def test_tables_sanity(pairs):
