@@ -8,7 +8,7 @@ import pytest
 
 import ir_measures
 import ir_rbstar
-from tests.helpers import REPO, load_script, names_command, shared_data
+from tests.helpers import REPO, load_script, names_command, run_dict, shared_data
 
 DOC = REPO / "docs" / "ties.md"
 TOL = 1e-9
@@ -129,13 +129,9 @@ def _graded(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
 
 def _ordered_within_ties(graded: pd.DataFrame, best: bool) -> dict:
     """The run (as :func:`_graded` gives it) with its ties broken by grade (best first, or worst first),
-    as strictly decreasing scores, in pytrec_eval's dict of dicts (built query by query)."""
+    as strictly decreasing scores, in pytrec_eval's dict of dicts."""
     df = graded.sort_values(["query_id", "score32", "grade"], ascending=[True, False, not best], kind="stable")
-    q = df["query_id"].to_numpy(dtype=object)
-    docs = df["doc_id"].tolist()
-    cuts = np.flatnonzero(np.r_[True, q[1:] != q[:-1], True]).tolist()
-    return {q[a]: dict(zip(docs[a:b], (-np.arange(b - a, dtype=float)).tolist(), strict=True))
-            for a, b in zip(cuts[:-1], cuts[1:], strict=True)}
+    return run_dict(df.assign(score=-df.groupby("query_id").cumcount().astype(float)))
 
 
 def test_tie_aware_lies_between_best_and_worst_tie_breaking(dl19):
