@@ -228,13 +228,11 @@ def oracle_curve(pool: Pool, runs: Dict, measure: str, grades: np.ndarray, full:
 
 def oracle_needed(curve: pd.DataFrame, tau: float = 0.9, verdicts: float = 0.95) -> Dict[str, float]:
     """The fewest revelations from which on the curve stays at tau_b >= ``tau`` (and at verdicts_agree >=
-    ``verdicts``); NaN when even the last point misses the target."""
-    out = {}
-    for col, target in (("tau_b", tau), ("verdicts_agree", verdicts)):
-        ok = curve[col].to_numpy() >= target
-        tail_ok = np.flip(np.cumprod(np.flip(ok))).astype(bool)
-        out[col] = float(curve["judged"].to_numpy()[tail_ok][0]) if tail_ok.any() else float("nan")
-    return out
+    ``verdicts``); NaN when even the last point misses the target: :func:`ir_rbstar.judging.needed` on the
+    curve as one strategy's table."""
+    from ir_rbstar.judging import needed
+    row = needed(curve.assign(measure="", strategy="", budget=curve["judged"]), tau, verdicts).iloc[0]
+    return {"tau_b": float(row[f"tau_b>={tau:g}"]), "verdicts_agree": float(row[f"verdicts_agree>={verdicts:g}"])}
 
 
 def relevant_in_order(pool: Pool, grades: np.ndarray, strategy: str = "depth") -> np.ndarray:

@@ -302,9 +302,7 @@ def collection_pairs(data_dir, coll: Collection) -> pd.DataFrame:
             keep_seg = np.isin(ranking.qcodes, qrels.rowq)
             lengths = np.diff(ranking.offsets)[keep_seg]
             offsets = np.r_[0, np.cumsum(lengths)]
-            rows = np.concatenate([np.arange(a, b) for a, b in zip(ranking.offsets[:-1][keep_seg],
-                                                                  ranking.offsets[1:][keep_seg], strict=True)]) \
-                if len(lengths) else np.zeros(0, dtype=np.int64)
+            rows = np.flatnonzero(keep_seg[ranking.row_segments()])
             qcodes = ranking.qcodes[keep_seg]
             grades = row_grades(judged, np.repeat(qcodes, lengths), ranking.docs[rows], ranking.dbytes[rows])
             gain = gain_measures(offsets, grades, qcodes, judged, coll.rels)
