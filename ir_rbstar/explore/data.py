@@ -155,6 +155,8 @@ def pair_values(plan: Plan, qrels: Qrels, rankings: Dict[str, Ranking], qids: Li
     both = not (_symmetric(plan.med) and _symmetric(plan.rbo))
     slow = [m for m in (plan.med, plan.rbo) if m is not None and not fast(m, qrels)]
     quick = [m for m in (plan.med, plan.rbo) if m is not None and fast(m, qrels)]
+    # the groups in each direction evaluated (pairwise evaluates the earlier run against the later one)
+    directed = groups + [list(reversed(g)) for g in groups] if both else groups
     where = {q: i for i, q in enumerate(qids)}
     # (i, j) -> measure label -> per-query values in qids order
     found: Dict[Tuple[int, int], Dict[str, List[Optional[float]]]] = {}
@@ -168,14 +170,13 @@ def pair_values(plan: Plan, qrels: Qrels, rankings: Dict[str, Ranking], qids: Li
                 found.clear()
                 break
     if slow:
-        directed = groups + [list(reversed(g)) for g in groups] if both else groups
-        for g, group in enumerate(directed, 1):   # pairwise evaluates the earlier run against the later one
+        for g, group in enumerate(directed, 1):
             if progress is not None and len(directed) > 1:
                 progress(g, len(directed), f"MED and RBO of {group[0]} against {', '.join(group[1:])}")
             _pairs_one_by_one(slow, qrels, {n: rankings[n] for n in group}, index, where, found)
     from ..med import _label
     out: Dict[str, List[List[Optional[float]]]] = {}
-    for i, j in _order_of(groups, index, both):
+    for i, j in _order_of(directed, index, both):
         if (i, j) not in found:
             continue
         row: List[List[Optional[float]]] = []
@@ -190,11 +191,11 @@ def pair_values(plan: Plan, qrels: Qrels, rankings: Dict[str, Ranking], qids: Li
     return out
 
 
-def _order_of(groups: List[List[str]], index: Dict[str, int], both: bool) -> List[Tuple[int, int]]:
+def _order_of(directed: List[List[str]], index: Dict[str, int], both: bool) -> List[Tuple[int, int]]:
     """The (i, j) keys of the page's pairs in the order the pairs were always listed: every group's pairs
-    (earlier run first, in the group's order), then, where a measure is not symmetric, the reversed ones."""
+    (earlier run first, in the group's order), then, where a measure is not symmetric, the reversed ones
+    (``directed``: the groups, then the reversed groups when ``both``)."""
     keys: List[Tuple[int, int]] = []
-    directed = groups + [list(reversed(g)) for g in groups] if both else groups
     for group in directed:
         for x, a in enumerate(group):
             for b in group[x + 1:]:

@@ -332,18 +332,17 @@ class SortedIndex:
         if len(q) <= int(self._rowmask) + 1:
             low |= np.arange(len(q), dtype=np.uint64)
             low.sort()
-            order = (low & self._rowmask).astype(np.int64)
+            probe = (low & self._rowmask).astype(np.int64)     # the probe of each sorted key
             low &= ~self._rowmask
         else:
-            order = np.argsort(low)
-            low = low[order]
+            probe = np.argsort(low)
+            low = low[probe]
         pos = np.searchsorted(self._packed, low)
         inside = pos < len(self._packed)
         pos_c = np.minimum(pos, len(self._packed) - 1)
         held = self._packed[pos_c]
         hit = inside & ((held >> self._bits) == (low >> self._bits))
         row = (held & self._rowmask).astype(np.int64)
-        probe = order
         exact = hit & (self._q[row] == q[probe]) & (self._h[row] == h[probe])
         out[probe[exact]] = row[exact]
         for k in np.flatnonzero(hit & ~exact).tolist():  # an equal prefix of another pair: look further

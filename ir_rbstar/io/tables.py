@@ -148,11 +148,11 @@ class Ranking:
             start, size = self.tie_groups()
             return start[rows], size[rows]
         rows = np.asarray(rows, dtype=np.int64)
-        start = rows - self.offsets[np.searchsorted(self.offsets, rows, side="right") - 1]
+        start = self._positions_at(rows)
         size = np.ones(len(rows), dtype=np.int64)
         if "tied rows" not in self._cache:
             at, head, sizes = _tied_rows(self._cache["same"], len(self))
-            pos = at - self.offsets[np.searchsorted(self.offsets, at, side="right") - 1]
+            pos = self._positions_at(at)
             self._cache["tied rows"] = (at, pos[head], sizes)
         at, group_start, group_size = self._cache["tied rows"]
         if len(at):
@@ -161,6 +161,10 @@ class Ranking:
             start[hit] = group_start[k[hit]]
             size[hit] = group_size[k[hit]]
         return start, size
+
+    def _positions_at(self, rows: np.ndarray) -> np.ndarray:
+        """:meth:`row_positions` at ``rows`` only: each row less its query's first row."""
+        return rows - self.offsets[np.searchsorted(self.offsets, rows, side="right") - 1]
 
     def row_queries(self) -> np.ndarray:
         """The query code of every row."""
