@@ -56,7 +56,7 @@ def _grades(grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
 
 def _valued(side: K.Side, values) -> K.Side:
     """The side with grades replaced by values (NaN stays NaN: unjudged)."""
-    judged = ~np.isnan(side.value)
+    judged = np.flatnonzero(~np.isnan(side.value))     # row numbers: indexed twice
     value = np.full(len(side.value), np.nan)
     value[judged] = values(side.value[judged])
     return K.Side(side.seg, side.pos, value, side.partner, side.lens)

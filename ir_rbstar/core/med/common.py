@@ -44,9 +44,11 @@ def dot_direction(up: Side, down: Side, disc, tail: np.ndarray, top: float, n: i
     judged = up.judged
     # (judgment-free: no judged row, every row's gain is top x its discount, as np.where would give it)
     gain = np.where(judged, np.nan_to_num(up.value) * d_up, top * d_up) if judged.any() else top * d_up
-    bound = (up.partner > 0) & ~judged                # = up.bound
+    # = up.bound, as row numbers: a boolean mask indexes three times, each pass over every row (about half
+    # of them are bound against a full-depth reference), the row numbers once (7.6 -> 2.7 ms on 249k rows)
+    bound = np.flatnonzero((up.partner > 0) & ~judged)
     gain[bound] = top * np.maximum(0.0, d_up[bound] - table[up.partner[bound] - 1])
-    dj = down.judged
+    dj = np.flatnonzero(down.judged)
     lost = np.bincount(down.seg[dj], weights=down.value[dj] * table[down.pos[dj] - 1], minlength=n)
     return np.bincount(up.seg, weights=gain, minlength=n) + top * tail - lost
 
@@ -78,7 +80,7 @@ def dense(up: Side, down: Side, n: int, k: int, top: float) -> Dense:
     fb = np.zeros((n, k))
     judged, bound = up.judged, up.bound
     fa[up.seg, up.pos - 1] = np.where(judged, np.nan_to_num(up.value), np.where(bound, 0.0, top))
-    dj = down.judged
+    dj = np.flatnonzero(down.judged)
     fb[down.seg[dj], down.pos[dj] - 1] = down.value[dj]
     va = np.full((n, k), -1, dtype=np.int64)
     vb = np.full((n, k), -1, dtype=np.int64)
