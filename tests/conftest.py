@@ -12,6 +12,7 @@ With ``CI`` set, runs are derandomized (reproducible); otherwise each run explor
 """
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 PROFILE = os.environ.get("IR_RBSTAR_HYPOTHESIS", "quick")
@@ -30,3 +31,32 @@ _common = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], dera
 settings.register_profile("quick", max_examples=25, **_common)
 settings.register_profile("thorough", max_examples=100, **_common)
 settings.load_profile(PROFILE)
+
+
+# ------------------------------------------------------------------------------------------------------
+# Two workers (pyproject's addopts ``-n 2 --dist loadfile``): a file's tests stay in one worker, so its
+# module fixtures are built once. The real-data studies (tests/studies/) also share what their conftest
+# reads once per session (DL19's 37 runs, ``scripts._docblock.shared_runs``: about 3 s of CPU): their files
+# go to one worker together, or each worker that gets one of them reads the runs again.
+
+SHARED_SCOPES = ("tests/studies/",)
+
+
+def _scope_of(nodeid: str) -> str:
+    """The unit of work of a test: its file, or the folder of SHARED_SCOPES it is in."""
+    path = nodeid.split("::", 1)[0]
+    return next((s for s in SHARED_SCOPES if path.startswith(s)), path)
+
+
+@pytest.hookimpl(optionalhook=True)          # a hook of pytest-xdist: none without it
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile`` with the files of a SHARED_SCOPES folder as one unit; other modes unchanged."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedFolders(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _scope_of(nodeid)
+
+    return SharedFolders(config, log)
