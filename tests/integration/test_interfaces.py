@@ -235,6 +235,25 @@ def test_parse_splits_on_spaces_outside_parentheses():
         ir_rbstar.parse("RBR(p=0.8")
 
 
+def test_a_string_parsed_again_gives_an_equal_measure_of_its_own():
+    """parse_measure keeps what it read of a string (name, parameters, cutoff); a second parse builds an
+    equal measure with parameters of its own, a container value is read afresh each time (no caller
+    shares a list), and a bad string fails every time."""
+    from ir_rbstar import parsing
+    text = "RBR(p=0.7, ref='some run.txt')@15"
+    first, again = ir_rbstar.parse_measure(text), ir_rbstar.parse_measure(text)
+    assert first == again and first is not again and first.params is not again.params
+    assert str(again) == "RBR(p=0.7,ref='some run.txt')@15" and again.params["cutoff"] == 15
+    name, params, cutoff = parsing._read(text)
+    params["p"] = 0.1                                   # a caller changing what it got changes nothing else
+    assert parsing._read(text) == ("RBR", {"p": 0.7, "ref": "some run.txt"}, 15)
+    one, two = parsing._read("X(a=[1, 2])")[1]["a"], parsing._read("X(a=[1, 2])")[1]["a"]
+    assert one == two == [1, 2] and one is not two
+    for _ in range(2):
+        with pytest.raises(ir_rbstar.errors.ParameterError, match="not a literal"):
+            ir_rbstar.parse_measure("RBP(p=x)")
+
+
 def test_the_host_is_left_as_it_was_and_each_rbp_has_one_provider(setup):
     """ir_measures' RBP object, registry entry and labels are unchanged by ``import ir_rbstar``; its RBP goes
     to a built-in provider where one serves it; ir_rbstar's RBP is always served by ir_rbstar."""
