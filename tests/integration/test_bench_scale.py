@@ -1,8 +1,6 @@
 """benchmarks/make_recsys.py makes what its docstring promises, and benchmarks/bench_scale.py runs end to end
 on a tiny input (structure and agreement only; nothing here looks at a time)."""
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -59,13 +57,16 @@ def test_same_seed_same_bytes_whatever_the_blocks(tmp_path):
     assert open(one["a.run"], "rb").read() == open(two["a.run"], "rb").read()
 
 
-def test_bench_scale_quick_runs_and_the_doors_agree(tmp_path):
+def test_bench_scale_quick_runs_and_the_doors_agree(tmp_path, monkeypatch, capsys):
+    """The script's main in this process (each contender still runs in a fresh subprocess of its own, as
+    the benchmark does it: no interpreter start-up for the driver)."""
     pytest.importorskip("pyarrow")
     out = tmp_path / "res.json"
-    proc = subprocess.run([sys.executable, "-m", "benchmarks.bench_scale", "--quick", "--data", str(tmp_path),
-                           "--only", "stream-trec,stream-parquet,memory", "--json", str(out)],
-                          cwd=REPO, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    monkeypatch.chdir(REPO)
+    rc = bench_scale.main(["--quick", "--data", str(tmp_path), "--only", "stream-trec,stream-parquet,memory",
+                           "--json", str(out)])
+    stdout, stderr = capsys.readouterr()
+    assert rc == 0, stderr[-2000:]
     res = json.loads(out.read_text())["results"]["20k"]
     values = [res[n]["values"] for n in ("stream-trec", "stream-parquet", "memory")]
     assert set(values[0]) == set(values[1]) == set(values[2]) and len(values[0]) == 6
@@ -78,4 +79,4 @@ def test_bench_scale_quick_runs_and_the_doors_agree(tmp_path):
     whole = ir_measures.calc_aggregate(ms, ir_rbstar.read_qrels(str(d / "qrels")), ir_rbstar.read_run(str(d / "a.run")))
     for m in ms:
         assert values[0][str(m).replace(str(d / "b.run"), "B")] == pytest.approx(whole[m], abs=1e-12)
-    assert "| 20k | stream-trec |" in proc.stdout
+    assert "| 20k | stream-trec |" in stdout
