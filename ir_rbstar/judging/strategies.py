@@ -301,7 +301,8 @@ def _in_name_order(pool: Pool) -> Tuple[Pool, np.ndarray]:
     """The pool with its runs in the order of their names (itself when they are already), and the place there
     of each of its runs. Every strategy works on it: its sums over the runs (and the runs' turns in
     ``mtf``/``bandit``) then go in one order whatever the order the runs were given in, so permuting the runs
-    changes no priority, not even in the last bit, and no tie-break."""
+    changes no priority, not even in the last bit, and no tie-break. Runs not in name order cost one copy of
+    the weight and rank matrices (made once per pool and kept in its cache)."""
     if "by_name" not in pool._cache:
         order = np.array(sorted(range(len(pool.runs)), key=pool.runs.__getitem__), dtype=np.int64)
         place = np.empty_like(order)
