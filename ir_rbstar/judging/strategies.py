@@ -12,7 +12,8 @@ chooses ``k`` unjudged candidates. The package's own (the three goals of :func:`
   bounds of :mod:`ir_rbstar.stats.robust`); judging d moves the difference of (a, b) by at most
   |W[a, d] - W[b, d]| (times its gain). Priority = P(d relevant) x sum over unsettled pairs of
   s(a, b) |W[a, d] - W[b, d]|, where s(a, b), the pair's *flip share*, is the share of its interval on the
-  other side of 0 from the difference reported now (unjudged documents non-relevant): how much of what the
+  other side of 0 from the difference reported now (unjudged documents non-relevant; 1/2 for a pair reported
+  tied, where no side is reported): how much of what the
   unjudged documents could still do would flip the pair (for RBP and P@k; for nDCG@k, whose interval is
   not one of nDCG values, s = 1; with s, RBP(p=0.8) reached tau_b >= 0.9 on DL 2019 after 731 judgments
   instead of 817 and 95% of the verdicts after 903 instead of 989, on Robust04 after 4,233 instead of
@@ -23,7 +24,11 @@ chooses ``k`` unjudged candidates. The package's own (the three goals of :func:`
   this prior shared across queries raised the share of reproduced verdicts after 100 nDCG@10 judgments from
   0.63 to 0.81 against the per-query Laplace estimate alone; benchmarks/bench_judging.py).
 * ``ranking`` -- the same (s = 1), over the unsettled pairs of runs adjacent in the current ranking (by the
-  values with unjudged documents non-relevant): what keeps the ranking of the systems from being stable.
+  values with unjudged documents non-relevant; no run strictly between the two, so runs tied now are all
+  adjacent): what keeps the ranking of the systems from being stable.
+
+Nothing depends on the order the runs are given in: the strategies work on the runs in the order of their
+names (tests/judging/test_run_order.py).
 
 For ``nDCG@k`` both goals also weigh each query by how far one judgment moves its values: nDCG divides by
 the query's ideal DCG, so the priority is scaled by (the ideal DCG of k documents of gain 1) / (the query's
@@ -52,6 +57,7 @@ R. Sitaraman. Minimal test collections for retrieval evaluation. SIGIR 2006, doi
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
@@ -135,11 +141,10 @@ def _unsettled(low: np.ndarray, res: np.ndarray, adjacent: bool, baseline: Optio
     d_high = hi[:, None] - lo[None, :]
     u = np.triu((d_low < 0) & (d_high > 0), 1)
     if adjacent:
-        order = np.lexsort((np.arange(len(lo)), -lo))
-        keep = np.zeros_like(u)
-        a, b = order[:-1], order[1:]
-        keep[np.minimum(a, b), np.maximum(a, b)] = True
-        u &= keep
+        # adjacent: no run strictly between the two (runs tied now are all adjacent to each other and to
+        # the runs of the next value up and down), so the order of the runs never matters
+        level = np.unique(lo, return_inverse=True)[1].reshape(-1)
+        u &= np.abs(level[:, None] - level[None, :]) <= 1
     if baseline is not None:
         mask = np.zeros_like(u)
         mask[baseline, :] = True
@@ -152,13 +157,16 @@ def _flip_share(low: np.ndarray, res: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Runs x runs: ``u`` with each pair weighed by how close it is to flipping -- the share of its
     mean-difference interval [lo_a - hi_b, hi_a - lo_b] on the other side of 0 from the difference now
     reported, lo_a - lo_b (unjudged documents non-relevant): 0 for a pair no completion can flip, 1/2 for a
-    pair the interval straddles evenly."""
+    pair the interval straddles evenly, and 1/2 for a pair reported tied (lo_a = lo_b: no side is reported,
+    and either side of 0 would depend on which run comes first). Symmetric: the share of (a, b) is that of
+    (b, a)."""
     lo, hi = low.mean(axis=1), (low + res).mean(axis=1)
     d_low = lo[:, None] - hi[None, :]
     d_high = hi[:, None] - lo[None, :]
-    other = np.where(lo[:, None] >= lo[None, :], -d_low, d_high)
+    other = np.where(lo[:, None] > lo[None, :], -d_low, d_high)
     width = d_high - d_low
     share = np.divide(np.clip(other, 0.0, None), width, out=np.zeros_like(width), where=width > 0)
+    share[(lo[:, None] == lo[None, :]) & (width > 0)] = 0.5
     return u * share
 
 
@@ -289,6 +297,25 @@ def _sequential(pool: Pool, strategy: str, judged: np.ndarray, relevant: np.ndar
     return np.array(picks, dtype=np.int64), reasons
 
 
+def _in_name_order(pool: Pool) -> Tuple[Pool, np.ndarray]:
+    """The pool with its runs in the order of their names (itself when they are already), and the place there
+    of each of its runs. Every strategy works on it: its sums over the runs (and the runs' turns in
+    ``mtf``/``bandit``) then go in one order whatever the order the runs were given in, so permuting the runs
+    changes no priority, not even in the last bit, and no tie-break. Runs not in name order cost one copy of
+    the weight and rank matrices (made once per pool and kept in its cache)."""
+    if "by_name" not in pool._cache:
+        order = np.array(sorted(range(len(pool.runs)), key=pool.runs.__getitem__), dtype=np.int64)
+        place = np.empty_like(order)
+        place[order] = np.arange(len(order))
+        if np.array_equal(order, np.arange(len(order))):
+            pool._cache["by_name"] = (pool, place)
+        else:
+            pool._cache["by_name"] = (dataclasses.replace(
+                pool, runs=[pool.runs[i] for i in order], W=pool.W[order], rank=pool.rank[order],
+                tail=pool.tail[order], _cache={}), place)
+    return pool._cache["by_name"]
+
+
 def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k: int,
            per_query: Optional[np.ndarray] = None, exclude: Optional[np.ndarray] = None,
            rng: Optional[np.random.Generator] = None, explain: bool = True,
@@ -297,6 +324,8 @@ def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k:
     gains per candidate, NaN where unknown) is averaged into the goals' estimate of P(relevant) where known."""
     if strategy not in STRATEGIES:
         raise ParameterError(f"strategy: unknown strategy {strategy!r}; one of {', '.join(STRATEGIES)}")
+    pool, place = _in_name_order(pool)
+    baseline = None if baseline is None else int(place[baseline])
     eligible = ~judged if exclude is None else ~judged & ~exclude
     if strategy in ("mtf", "bandit"):
         relevant = judged & (pool.weights.gain(grades) > 0)
@@ -333,6 +362,9 @@ def _reasons(pool: Pool, strategy: str, index: np.ndarray, prio: np.ndarray, u, 
             spread = np.abs(w[:, None] - w[None, :]) * u
             a, b = np.unravel_index(int(np.argmax(spread)), spread.shape)
             n_pairs = int(((spread > 0)).sum())
+            if n_pairs == 0:
+                out.append(f"{strategy}: can move no unsettled pair; P(relevant) ~ {prob[c]:.2f}")
+                continue
             out.append(f"{strategy}: can move {n_pairs} unsettled pair(s), most {pool.runs[a]} vs "
                        f"{pool.runs[b]} by up to {spread[a, b] / nq:.4g} in the mean; P(relevant) ~ {prob[c]:.2f}"
                        + (" (prior)" if prior is not None and not np.isnan(prior[c]) else ""))

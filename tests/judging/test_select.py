@@ -54,19 +54,22 @@ def test_unsettled_pairs_by_hand():
     low, res = np.array([[0.5], [0.0], [0.0]]), np.array([[0.5], [0.5], [1.0]])
     u = _unsettled(low, res, adjacent=False)
     assert u.tolist() == [[0, 0, 1], [0, 0, 1], [0, 0, 0]]     # A-B settled (A >= B at every completion)
-    adj = _unsettled(low, res, adjacent=True)                   # ranking A, B, C: adjacent (A,B), (B,C)
-    assert adj.tolist() == [[0, 0, 0], [0, 0, 1], [0, 0, 0]]
+    # ranking A, then B and C tied: both adjacent to A and to each other (A-B settled); the order of the runs
+    # used to pick (A,B) and (B,C) only
+    adj = _unsettled(low, res, adjacent=True)
+    assert adj.tolist() == [[0, 0, 1], [0, 0, 1], [0, 0, 0]]
     base = _unsettled(low, res, adjacent=False, baseline=0)     # pairs with A only
     assert base.tolist() == [[0, 0, 1], [0, 0, 0], [0, 0, 0]]
 
 
 def test_flip_share_by_hand():
     # the runs of test_unsettled_pairs_by_hand: A-C has difference 0.5 now in [-0.5, 1.0], 0.5 of its 1.5 on
-    # the other side of 0; B-C has 0 now in [-1.0, 0.5], 1.0 of 1.5 below 0; A-B is settled
+    # the other side of 0; B-C is tied now (0) in [-1.0, 0.5]: no side reported, share 1/2 (it was 1.0 of 1.5,
+    # the side below 0, only because B comes before C); A-B is settled
     from ir_rbstar.judging.strategies import _flip_share, _unsettled
     low, res = np.array([[0.5], [0.0], [0.0]]), np.array([[0.5], [0.5], [1.0]])
     share = _flip_share(low, res, _unsettled(low, res, adjacent=False))
-    assert np.allclose(share, [[0, 0, 1 / 3], [0, 0, 2 / 3], [0, 0, 0]])
+    assert np.allclose(share, [[0, 0, 1 / 3], [0, 0, 1 / 2], [0, 0, 0]])
 
 
 def test_pairs_priority_weighs_pairs_by_flip_share_by_hand():
