@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional
 
 import ir_measures
@@ -194,6 +193,7 @@ def run_measures(argv: List[str], out=None) -> int:
     qrels = None
     if own or served:
         # reference run files are read on a second thread while the qrels are read here
+        from concurrent.futures import ThreadPoolExecutor     # here: a command on ir_measures' measures needs none
         refs = sorted({m.params["ref"] for m in own if isinstance(m.params.get("ref"), str)})
         with ThreadPoolExecutor(max_workers=1) as pool:
             pending = [pool.submit(_prefetch_reference, ref) for ref in refs]

@@ -20,6 +20,8 @@ from __future__ import annotations
 import gzip
 import os
 import zlib
+from itertools import compress, islice
+from operator import ne
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 import numpy as np
@@ -39,10 +41,10 @@ _REGULAR = bytes(range(32, 127)) + b"\t\n\r"
 
 def _read_bytes(path: str) -> bytes:
     with open(path, "rb") as f:
-        head = f.read(2)
-    opener = gzip.open if head == b"\x1f\x8b" else open
-    with opener(path, "rb") as f:
-        return f.read()
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        return gzip.decompress(data)        # one call: less CPU time than a GzipFile's reads of 8 KB
+    return data
 
 
 def read_trec_dict(path: str, kind: str) -> Optional[Dict[str, Dict[str, Any]]]:
@@ -99,8 +101,8 @@ def _fields_per_line_ok(data: bytes, columns: int) -> bool:
 def _grouped(qids: List[str], docs: List, values: List) -> Dict[str, Dict[str, Any]]:
     """{query: {doc: value}} from three parallel lists, one ``dict(zip(...))`` per block of equal query
     ids (a query in several blocks gets them merged)."""
-    q = np.array(qids)
-    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]]).tolist() + [len(qids)]
+    # the first line of each block: one C pass comparing each id with the one before (no array of ids)
+    starts = [0, *compress(range(1, len(qids)), map(ne, islice(qids, 1, None), qids)), len(qids)]
     out: Dict[str, Dict[str, Any]] = {}
     for a, b in zip(starts[:-1], starts[1:], strict=True):
         block = dict(zip(docs[a:b], values[a:b], strict=True))

@@ -19,7 +19,8 @@ import numpy as np
 from .segments import log_factorials, seg_cumcount, seg_cumsum, seg_sum
 
 __all__ = [
-    "powers", "rank_weights", "rbp", "rbp_residual", "shared_weight", "half_power_mean", "rbr_residual", "rba",
+    "powers", "rank_weights", "rank_weights_at", "rbp", "rbp_residual", "shared_weight", "half_power_mean",
+    "rbr_residual", "rba",
     "rba_residual", "rbo_family", "rbo_finish", "rbo_residual", "rbo_tables",
     "rbo_upper_open", "rbo_upper_from_profile", "rbr_residual_open", "rba_residual_open",
 ]
@@ -40,6 +41,13 @@ def powers(p: float, exponent: np.ndarray, shift: int = 0, scale: float = 1.0) -
 def rank_weights(rank: np.ndarray, p: float) -> np.ndarray:
     """RBP's weight of each 1-based rank: (1-p) p^(rank-1)."""
     return powers(p, rank, shift=-1, scale=1.0 - p)
+
+
+def rank_weights_at(rank: np.ndarray, p: float, top: int) -> np.ndarray:
+    """:func:`rank_weights` of the ranks ``rank`` of some rows of rows whose largest rank is ``top``: the
+    same table of powers as :func:`rank_weights` makes for the whole column (so the same doubles), gathered
+    at these rows only (no full-length column when a measure reads few rows)."""
+    return powers(p, np.arange(1, top + 1, dtype=np.int64), shift=-1, scale=1.0 - p)[rank - 1]
 
 
 def rbp(gain: np.ndarray, weight: np.ndarray, seg: np.ndarray, n: int) -> np.ndarray:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import Dict, Iterable
+from typing import Dict, Iterable, Tuple, cast
 
 import numpy as np
 
@@ -176,9 +176,10 @@ def _rbp(m, ctx: RunContext, p: float, cutoff) -> np.ndarray:
     grade, judged = ctx.judgments(cutoff)
     if m.params.get("aux") is not None:
         grade, judged = with_aux(m, ctx, cutoff, grade, judged)
-    # the weights of B's ranks, shared by RBP and RBP_res of the same p and cutoff
-    weight = ctx.cached(("rbp weights", cutoff, p), lambda: K.rank_weights(b.rank, p))
+    key = ("rbp weights", cutoff, p)
     if m.NAME == "RBP_res":
+        # the weights of B's ranks, shared by RBP_res and RBP of the same p and cutoff
+        weight = ctx.cached(key, lambda: K.rank_weights(b.rank, p))
         return K.rbp_residual(~judged, weight, b.seg, ctx.n, b.lens, p)
     if m.params.get("rel") is None and grade.dtype.kind in "iu":
         # graded gain: only the rows judged above grade 0 have one, so the gain is made at those rows
@@ -186,8 +187,22 @@ def _rbp(m, ctx: RunContext, p: float, cutoff) -> np.ndarray:
         top = m.params.get("max_rel", 1)
         ctx.check_grade_scale(m, top)
         some = np.flatnonzero(judged & (grade > 0))
-        return seg_sum(grade[some] / float(top) * weight[some], b.seg[some], ctx.n)
-    return K.rbp(rbp_gain(m, ctx, grade, judged, binary_as_mask=True), weight, b.seg, ctx.n)
+        seg, weight = _weights_at(ctx, b, key, p, some)
+        return seg_sum(grade[some] / float(top) * weight, seg, ctx.n)
+    gain = rbp_gain(m, ctx, grade, judged, binary_as_mask=True)
+    some = np.flatnonzero(gain)
+    seg, weight = _weights_at(ctx, b, key, p, some)
+    return seg_sum(gain[some] * weight, seg, ctx.n)          # K.rbp at the rows with a gain
+
+
+def _weights_at(ctx: RunContext, b, key, p: float, rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(query, RBP weight) of B's ``rows``: the weights RBP_res cached for the whole of B when it has, else
+    the same doubles made at these rows alone (RBP reads only the rows with a gain, usually few: no
+    full-length rank, query or weight column of B is made for it)."""
+    if ctx.is_cached(key):
+        return b.seg_at(rows), cast(np.ndarray, ctx.cached(key, None))[rows]
+    seg, rank = b.seg_rank_at(rows)
+    return seg, K.rank_weights_at(rank, p, int(b.lens.max(initial=0)))
 
 
 def rbp_gain(m, ctx: RunContext, grade: np.ndarray, judged: np.ndarray, binary_as_mask: bool = False) -> np.ndarray:

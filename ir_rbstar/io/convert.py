@@ -82,12 +82,13 @@ def _query_blocks(arr: Any) -> Optional[CodedIds]:
     return CodedIds(np.repeat(codes, np.diff(np.append(starts, n))))
 
 
-def _ascii_bytes(arr: Any) -> Optional[np.ndarray]:
+def _ascii_bytes(arr: Any, copy: bool = True) -> Optional[np.ndarray]:
     """A pyarrow (large) string array without nulls as a bytes (``S``) array, read from its offsets and
     data buffers with numpy (no pyarrow kernel, no Python object per row): the ids' bytes are scattered
     into a rows x longest-id table of NULs by one boolean mask. None when some id holds a NUL byte (a
     bytes array would drop trailing ones) or a byte >= 128 (non-ASCII: the general path encodes and
-    checks it), or for another array type."""
+    checks it), or for another array type. ``copy=False``: when every id has the same length, the array is
+    a (writable) view of the arrow data buffer, for an arrow array the caller made and nothing else holds."""
     import pyarrow as pa
     if pa.types.is_large_string(arr.type):
         wide = True
@@ -110,7 +111,7 @@ def _ascii_bytes(arr: Any) -> Optional[np.ndarray]:
     check_width_budget(lengths)                      # before padding to rows x the longest id
     width = max(int(lengths.max()), 1)
     if len(data) == n * width:                       # every id of the same length: the buffer is the array
-        return data.copy().view(f"S{width}")
+        return (data.copy() if copy or not data.flags.writeable else data).view(f"S{width}")
     # which cells of the table hold a byte: row L of `patterns` for an id of length L (np.take of whole
     # rows is several times faster than broadcasting a comparison over the table)
     patterns = np.arange(width) < np.arange(width + 1)[:, None]
@@ -378,10 +379,23 @@ def _arrow_records(items: Sequence, at: List[int]) -> Optional[Tuple[CodedIds, n
     qids, docs, scores = (arr.field(i) for i in at)
     if arr.null_count or qids.null_count or docs.null_count or scores.null_count:
         return None                                    # None somewhere: the general path says what it is
-    dbytes = _ascii_bytes(docs)
+    # the struct array is this function's own: its buffers are taken as they are (no copy of millions of
+    # rows; the sort may move rows within them, ranking_from_columns(fresh=True))
+    dbytes = _ascii_bytes(docs, copy=False)
     if dbytes is None:
         return None
-    return _arrow_query_codes(qids), dbytes, scores.to_numpy(zero_copy_only=False).copy()
+    return _arrow_query_codes(qids), dbytes, _own_floats(scores)
+
+
+def _own_floats(scores: Any) -> np.ndarray:
+    """A float64 arrow array without nulls, made by this module, as a writable numpy array: a view of its
+    data buffer when arrow allocated it mutable (as its converter does), else a copy."""
+    buf = scores.buffers()[1]
+    if buf is not None and buf.is_mutable and len(scores):
+        view = np.frombuffer(buf, dtype=np.float64, count=len(scores), offset=8 * scores.offset)
+        if view.flags.writeable:
+            return view
+    return scores.to_numpy(zero_copy_only=False).copy()
 
 
 def _rows_of_queries(columns: Tuple[CodedIds, np.ndarray, np.ndarray],
