@@ -89,6 +89,9 @@ def hash_ids(ids: np.ndarray) -> np.ndarray:
         w = ids.view(np.uint64).reshape(n, words)                   # whole words already: no padding
     else:
         w = ids.astype(f"S{words * 8}").view(np.uint64).reshape(n, words)   # NUL padding to whole words
+    kernels = _loaded_kernels(n)
+    if kernels is not None:                # the compiled engine, loaded already: one pass over the words
+        return kernels.hash_words(w)
     with np.errstate(over="ignore"):
         # a bijection: ids of up to 8 bytes never collide (mixed in place when the padded copy is one word)
         h = _mix(w[:, 0] if own and words == 1 else w[:, 0].copy())
@@ -99,6 +102,13 @@ def hash_ids(ids: np.ndarray) -> np.ndarray:
             if nz.any():
                 h[nz] = _mix(h[nz] ^ col[nz])
         return h
+
+
+def _loaded_kernels(rows: int):
+    """The compiled kernels when the engine would use them for ``rows`` rows and numba is loaded already
+    (hashing alone never pays for loading it)."""
+    from ..engine import compiled
+    return compiled(rows, loaded_only=True)
 
 
 def doc_bytes(values: Any) -> np.ndarray:
