@@ -57,12 +57,12 @@ def sorted_clashes(qcodes: np.ndarray, dhash: np.ndarray) -> Optional[Tuple[np.n
         return None
     q = np.asarray(qcodes, dtype=np.int64)
     h = np.ascontiguousarray(dhash, dtype=np.uint64)
-    key = _pair_keys(q, h)
-    ordered = np.sort(key)
+    ordered = _pair_keys(q, h)
+    ordered.sort()                  # (in place: the keys in row order are made again in the rare case below)
     equal = ordered[1:] == ordered[:-1]
     if not equal.any():
         return None
-    return _same_pairs(np.flatnonzero(np.isin(key, ordered[1:][equal])), q, h)
+    return _same_pairs(np.flatnonzero(np.isin(_pair_keys(q, h), ordered[1:][equal])), q, h)
 
 
 def _same_pairs(rows: np.ndarray, q: np.ndarray, h: np.ndarray) -> Optional[Tuple[np.ndarray, np.ndarray]]:
