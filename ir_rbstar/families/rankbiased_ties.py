@@ -109,12 +109,6 @@ def _shared(m, ctx: RunContext, tied) -> Tuple[Ranking, np.ndarray, np.ndarray]:
     return ctx.cached(("rbo join", cutoff, ref, rel, tied.straddles), make)
 
 
-#: rows of the run and the reference below which the numpy join reads the shared rows' tie groups from the
-#: rankings' whole tie-group columns (on DL19's 200,000 + 190,000 rows: 3.3 ms for both, against 4.1 ms
-#: for Ranking.tie_groups_at, which pays off where whole columns of millions of rows cost page faults)
-_WHOLE_GROUPS_ROWS = 2_000_000
-
-
 def _rbo_family(m, ctx: RunContext, tied, cache: dict):
     """RBO and RBO_ext (and the expected overlap) of every query, computed once for the measures of the
     same cutoff, reference and p: one join and one gather of the shared documents for both."""
@@ -125,13 +119,8 @@ def _rbo_family(m, ctx: RunContext, tied, cache: dict):
     if key not in cache:
         reference, at, src = _shared(m, ctx, tied)
         r = ctx.reference_rows(ref, rel, m)
-        if len(tied.rows.docs) + len(reference) < _WHOLE_GROUPS_ROWS:
-            # small rankings: their whole tie-group columns cost less than searching for the shared rows'
-            start, size, kept = tied.start[at], tied.size[at], tied.kept[at]
-            rstart, rsize = (a[src] for a in reference.tie_groups())
-        else:
-            start, size, kept = tied.groups_at(at)
-            rstart, rsize = reference.tie_groups_at(src)          # (only the shared rows' groups)
+        start, size, kept = tied.groups_at(at)
+        rstart, rsize = reference.tie_groups_at(src)              # (only the shared rows' groups)
         family, x_l = T.rbo_family_tied(ctx.n, p, tied.blen, r.lens, tied.rows.seg_at(at), start,
                                         size, kept, rstart, rsize, ctx.kernels())
         cache[key] = family, x_l, at

@@ -148,24 +148,3 @@ def test_moves_leave_a_column_of_equal_moved_values_alone():
     ids = np.array([b"a", b"b", b"c"])
     assert m.apply(ids).tolist() == [b"b", b"a", b"c"] and ids.tolist() == [b"a", b"b", b"c"]
 
-
-@SETTINGS
-@given(frames(), frames(), st.sampled_from([["RBO", "RBO_ext"], ["RBO", "RBO_res"]]))
-def test_numpy_join_reads_the_same_groups_from_whole_columns_and_at_the_shared_rows(a, b, names):
-    """Small rankings read the shared rows' tie groups from the whole tie-group columns, large ones
-    (Ranking.tie_groups_at) only at those rows: the same values either way."""
-    from ir_rbstar.families import rankbiased_ties as F
-    measures = [ir_measures.parse_measure(f"{n}(p=0.8,ref='frame_groups_ref')") for n in names]
-    values = []
-    saved = F._WHOLE_GROUPS_ROWS
-    ir_rbstar.register_run("frame_groups_ref", b)
-    try:
-        for limit in (saved, 0):
-            F._WHOLE_GROUPS_ROWS = limit
-            with engine.using("numpy"):
-                values.append({(str(m.measure), m.query_id): np.float64(m.value).tobytes()
-                               for m in ir_measures.iter_calc(measures, None, a)})
-    finally:
-        F._WHOLE_GROUPS_ROWS = saved
-        ir_rbstar.unregister_run("frame_groups_ref")
-    assert values[0] == values[1]
