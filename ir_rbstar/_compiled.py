@@ -453,17 +453,3 @@ def rbo_tied_join_same(b_first, b_len, b_hash, b_same, r_first, r_len, r_hash, r
             x_l[i] += ga / ga
     return head, x_s, x_l
 
-
-@nb.njit(**_JIT)
-def hash_words(words):
-    """``io.hash_ids`` of ids given as their NUL-padded 8-byte little-endian words (rows x words, uint64):
-    splitmix64 of the first word, then of the hash xor each later word that is not zero."""
-    n, width = words.shape
-    out = np.empty(n, dtype=np.uint64)
-    for r in range(n):
-        h = _mix(words[r, 0])
-        for j in range(1, width):
-            if words[r, j] != 0:
-                h = _mix(h ^ words[r, j])
-        out[r] = h
-    return out

@@ -92,9 +92,6 @@ def hash_ids(ids: np.ndarray) -> np.ndarray:
         w = _padded_words(ids, words)
     else:
         w = ids.astype(f"S{words * 8}").view(np.uint64).reshape(n, words)   # NUL padding to whole words
-    kernels = _loaded_kernels(n)
-    if kernels is not None:                # the compiled engine, loaded already: one pass over the words
-        return kernels.hash_words(w)
     with np.errstate(over="ignore"):
         # a bijection: ids of up to 8 bytes never collide (mixed in place when the padded copy is one word)
         h = _mix(w[:, 0] if own and words == 1 else w[:, 0].copy())
@@ -124,13 +121,6 @@ def _padded_words(ids: np.ndarray, words: int) -> np.ndarray:
         else:
             np.bitwise_and(word, np.uint64((1 << (8 * keep)) - 1), out=out[:, j])
     return out
-
-
-def _loaded_kernels(rows: int):
-    """The compiled kernels when the engine would use them for ``rows`` rows and numba is loaded already
-    (hashing alone never pays for loading it)."""
-    from ..engine import compiled
-    return compiled(rows, loaded_only=True)
 
 
 def doc_bytes(values: Any) -> np.ndarray:
