@@ -390,3 +390,66 @@ def segment_clashes(offsets, hashes):
             else:
                 table[slot] = j
     return np.array(first, dtype=np.int64), np.array(later, dtype=np.int64)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rank-biased overlap from the sort's tie flags (no tie-group columns over all rows)
+# ---------------------------------------------------------------------------------------------
+
+@nb.njit(**_JIT)
+def _groups_of(same, first, length, start, size):
+    """The tie groups of rows ``first .. first + length - 1`` (one query of a ranking, in rank order;
+    ``same[j]``: row j + 1 ties with row j), as ``Ranking.tie_groups`` gives them: for row ``first + t``,
+    ``start[t]`` the 0-based position where its group starts and ``size[t]`` the group's size."""
+    g = 0
+    for t in range(length):
+        if t > 0 and same[first + t - 1]:
+            start[t] = g
+        else:
+            g = t
+            start[t] = t
+    end = length
+    for t in range(length - 1, -1, -1):
+        size[t] = end - start[t]
+        if start[t] == t:
+            end = t
+
+
+@nb.njit(**_JIT)
+def rbo_tied_join_same(b_first, b_len, b_hash, b_same, r_first, r_len, r_hash, r_same, l, s, Hs, Gs, Ks):
+    """``rbo_tied_join`` for a run that keeps all its rows in B (no cutoff splits a tie group: every kept
+    count is its group's size), with both rankings' tie groups made query by query from the sort's tie
+    flags ``b_same`` / ``r_same`` (``Ranking._cache["same"]``, indexed by the rows of ``b_hash`` and
+    ``r_hash``) instead of read from columns over all rows: the same groups, hence the same doubles."""
+    n = len(b_first)
+    head = np.zeros(n)
+    x_s = np.zeros(n)
+    x_l = np.zeros(n)
+    top_r = r_len.max() if n else 0
+    top_b = b_len.max() if n else 0
+    table = np.empty(_table_width(top_r), dtype=np.int64)
+    r_start = np.empty(max(top_r, 1), dtype=np.int64)
+    r_size = np.empty(max(top_r, 1), dtype=np.int64)
+    b_start = np.empty(max(top_b, 1), dtype=np.int64)
+    b_size = np.empty(max(top_b, 1), dtype=np.int64)
+    for i in range(n):
+        if r_len[i] == 0 or b_len[i] == 0:
+            continue
+        _groups_of(r_same, r_first[i], r_len[i], r_start, r_size)
+        _groups_of(b_same, b_first[i], b_len[i], b_start, b_size)
+        mask = _table_width(r_len[i]) - 1
+        table[:mask + 1] = -1
+        for j in range(r_first[i], r_first[i] + r_len[i]):
+            table[_slot(table, r_hash, r_hash[j], mask)] = j
+        for t in range(b_len[i]):
+            j = table[_slot(table, r_hash, b_hash[b_first[i] + t], mask)]
+            if j < 0:
+                continue
+            sa, ga = b_start[t], b_size[t]
+            sb, gb = r_start[j - r_first[i]], r_size[j - r_first[i]]
+            total, at_s = _tied_doc(sa, ga, sa + ga, sb, gb, sb + gb, l[i], s[i], Hs, Gs, Ks)
+            head[i] += total
+            x_s[i] += at_s
+            x_l[i] += ga / ga
+    return head, x_s, x_l
+

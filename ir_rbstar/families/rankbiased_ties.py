@@ -142,8 +142,17 @@ def _rbo_family_compiled(m, ctx: RunContext, tied):
     reference = ctx.reference(m["ref"], m["rel"], m)
     b = tied.rows
     r_first, r_len = ranges(reference, ctx.universe)
-    rstart, rsize = (a.astype(np.int64, copy=False) for a in reference.tie_groups())
     kernels = ctx.kernels()
+    b_same, r_same = ctx.run._cache.get("same"), reference._cache.get("same")
+    if b.identity and not tied.straddles and b_same is not None and r_same is not None:
+        # every row of the run in B, both rankings' tie flags known from their sort: the kernel makes the
+        # groups query by query (no start and size columns over all rows of either ranking)
+        def from_flags(l, s, suffix):
+            return kernels.rbo_tied_join_same(ctx.run.offsets[:-1], b.lens.astype(np.int64, copy=False),
+                                              b.docs.view(np.int64), b_same, r_first, r_len,
+                                              reference.docs.view(np.int64), r_same, l, s, *suffix)
+        return T.rbo_family_tied_from(m["p"], tied.blen, r_len, from_flags)
+    rstart, rsize = (a.astype(np.int64, copy=False) for a in reference.tie_groups())
 
     def sums(l, s, suffix):
         return kernels.rbo_tied_join(np.cumsum(b.lens) - b.lens, b.lens.astype(np.int64, copy=False),

@@ -44,7 +44,7 @@ def _arrow_ids(col: pd.Series, query: bool) -> Any:
     else per distinct id through arrow's dictionary encoding), ASCII document ids as a bytes (``S``)
     array (:func:`_ascii_bytes`). None for any other column, or one with missing values, or document ids
     with NUL bytes or non-ASCII characters (the general path handles those)."""
-    if not isinstance(col.dtype, pd.StringDtype) or getattr(col.dtype, "storage", None) != "pyarrow":
+    if not _is_arrow_string(col):
         return None
     import pyarrow as pa
     arr = pa.array(col)
@@ -53,6 +53,11 @@ def _arrow_ids(col: pd.Series, query: bool) -> Any:
     if arr.null_count or len(arr) == 0:
         return None
     return _arrow_query_codes(arr) if query else _ascii_bytes(arr)
+
+
+def _is_arrow_string(col: pd.Series) -> bool:
+    """Whether a column is text held by pyarrow (pandas' default string type with pyarrow installed)."""
+    return isinstance(col.dtype, pd.StringDtype) and getattr(col.dtype, "storage", None) == "pyarrow"
 
 
 def _arrow_query_codes(arr: Any) -> CodedIds:
@@ -194,7 +199,13 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
         src = source or f"<{kind.name} DataFrame>"
         if queries is not None:
             obj = _frame_rows(obj, kind.frame_columns[0], queries)
-        return kind.from_columns(*(_pick(obj, c, src, kind.name) for c in kind.frame_columns), src)
+        cols = [_pick(obj, c, src, kind.name) for c in kind.frame_columns]
+        if kind is _RUN and isinstance(cols[1], np.ndarray) and cols[1].dtype.kind == "S" \
+                and _is_arrow_string(obj[next(c for c in kind.frame_columns[1] if c in obj.columns)]):
+            # ids read from arrow's buffers (_ascii_bytes): a new array, which the sort may reorder in place
+            # (the frame's scores are its own: never)
+            return kind.from_columns(*cols, src, fresh_ids=True)
+        return kind.from_columns(*cols, src)
     if isinstance(obj, dict):
         src = source or f"<{kind.name} dict>"
         if queries is not None and any(query_text(q) not in queries for q in obj):

@@ -57,12 +57,12 @@ def sorted_clashes(qcodes: np.ndarray, dhash: np.ndarray) -> Optional[Tuple[np.n
         return None
     q = np.asarray(qcodes, dtype=np.int64)
     h = np.ascontiguousarray(dhash, dtype=np.uint64)
-    key = _pair_keys(q, h)
-    ordered = np.sort(key)
+    ordered = _pair_keys(q, h)
+    ordered.sort()                  # (in place: the keys in row order are made again in the rare case below)
     equal = ordered[1:] == ordered[:-1]
     if not equal.any():
         return None
-    return _same_pairs(np.flatnonzero(np.isin(key, ordered[1:][equal])), q, h)
+    return _same_pairs(np.flatnonzero(np.isin(_pair_keys(q, h), ordered[1:][equal])), q, h)
 
 
 def _same_pairs(rows: np.ndarray, q: np.ndarray, h: np.ndarray) -> Optional[Tuple[np.ndarray, np.ndarray]]:
@@ -196,8 +196,12 @@ class Moves:
 
     def apply(self, values: np.ndarray, inplace: bool = False) -> np.ndarray:
         """``values`` (one per input row) in ranked order: a copy with the moved rows moved, or, with
-        ``inplace``, ``values`` itself with them moved (no copy of millions of rows to move a few)."""
+        ``inplace``, ``values`` itself with them moved (no copy of millions of rows to move a few).
+        ``values`` itself, unchanged, when every moved row carries the same bytes as the row it replaces
+        (e.g. the equal scores of tied rows): the ranked order is then the input order, bit for bit."""
         moved = values[self.src]
+        if not inplace and _same_bytes(moved, values[self.rows]):
+            return values
         out = values if inplace else values.copy()
         out[self.rows] = moved
         return out
@@ -207,6 +211,15 @@ class Moves:
         out = values.copy()
         out[self.src] = values[self.rows]
         return out
+
+
+def _same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two arrays of one numeric dtype hold the same bytes (-0.0 and 0.0 differ; for the
+    numeric columns a ranking moves)."""
+    if a.dtype != b.dtype or a.dtype.kind not in "iuf" or a.dtype.itemsize not in (4, 8):
+        return False
+    kind = np.int64 if a.dtype.itemsize == 8 else np.int32
+    return bool(np.array_equal(a.view(kind), b.view(kind)))
 
 
 def _remap(x: np.ndarray, keys: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -1,6 +1,7 @@
 """Ids: query ids interned as small integer codes, document ids as UTF-8 bytes with a 64-bit hash."""
 from __future__ import annotations
 
+import sys
 from typing import Any, Dict, Iterable, List
 
 import numpy as np
@@ -87,6 +88,8 @@ def hash_ids(ids: np.ndarray) -> np.ndarray:
     own = not (width % 8 == 0 and ids.flags.c_contiguous)
     if not own:
         w = ids.view(np.uint64).reshape(n, words)                   # whole words already: no padding
+    elif ids.flags.c_contiguous and sys.byteorder == "little":
+        w = _padded_words(ids, words)
     else:
         w = ids.astype(f"S{words * 8}").view(np.uint64).reshape(n, words)   # NUL padding to whole words
     with np.errstate(over="ignore"):
@@ -99,6 +102,25 @@ def hash_ids(ids: np.ndarray) -> np.ndarray:
             if nz.any():
                 h[nz] = _mix(h[nz] ^ col[nz])
         return h
+
+
+def _padded_words(ids: np.ndarray, words: int) -> np.ndarray:
+    """``ids.astype(f"S{8 * words}")`` as 8-byte words (rows x words), read from the ids' own bytes: word j
+    of an id is the 8 bytes from its byte 8j (a strided view over a copy of the buffer with 8 bytes to
+    spare), the bytes past the id cleared by a mask (little-endian: the low bytes are the first). About a
+    third of numpy's cast to the wider bytes type."""
+    n, width = len(ids), ids.dtype.itemsize
+    buf = np.zeros(n * width + 8, dtype=np.uint8)
+    buf[:n * width] = ids.view(np.uint8).reshape(-1)
+    out = np.empty((n, words), dtype=np.uint64)
+    for j in range(words):
+        word = np.ndarray((n,), dtype=np.uint64, buffer=buf, offset=8 * j, strides=(width,))
+        keep = width - 8 * j                  # bytes of the id in this word (8 or more: all of them)
+        if keep >= 8:
+            out[:, j] = word
+        else:
+            np.bitwise_and(word, np.uint64((1 << (8 * keep)) - 1), out=out[:, j])
+    return out
 
 
 def doc_bytes(values: Any) -> np.ndarray:

@@ -153,13 +153,15 @@ class Ranking:
         if "tied rows" not in self._cache:
             at, head, sizes = _tied_rows(self._cache["same"], len(self))
             pos = self._positions_at(at)
-            self._cache["tied rows"] = (at, pos[head], sizes)
-        at, group_start, group_size = self._cache["tied rows"]
+            is_tied = np.zeros(len(self), dtype=bool)
+            is_tied[at] = True
+            self._cache["tied rows"] = (at, pos[head], sizes, is_tied)
+        at, group_start, group_size, is_tied = self._cache["tied rows"]
         if len(at):
-            k = np.minimum(np.searchsorted(at, rows), len(at) - 1)
-            hit = at[k] == rows
-            start[hit] = group_start[k[hit]]
-            size[hit] = group_size[k[hit]]
+            hit = np.flatnonzero(is_tied[rows])      # (a look at each row; a search for the tied ones only)
+            k = np.searchsorted(at, rows[hit])
+            start[hit] = group_start[k]
+            size[hit] = group_size[k]
         return start, size
 
     def _positions_at(self, rows: np.ndarray) -> np.ndarray:
