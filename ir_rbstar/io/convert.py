@@ -6,7 +6,7 @@ import gc
 import inspect
 import os
 from itertools import chain, compress, islice
-from operator import countOf, itemgetter, not_
+from operator import countOf, itemgetter
 from dataclasses import dataclass
 from typing import AbstractSet, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, cast
 
@@ -325,11 +325,12 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
         # unjudged queries), and dropping them before the copy is cheaper than copying them
         qid = itemgetter(at[0])
         if not all(map(queries.__contains__, map(qid, items[::max(1, len(items) // 64)]))):
-            listed = bytearray(map(queries.__contains__, map(qid, items)))
-            # only text ids are decided here: a bytes or number id among the others may be a query kept
-            # (as its text, query_text), so then the rows are left to the per-block filter below
-            if set(map(type, map(qid, compress(items, map(not_, listed))))) <= {str}:
-                items = list(compress(items, listed))
+            qids = list(map(qid, items))
+            # only text ids are decided here: a bytes or number id may be a query kept (as its text,
+            # query_text), so with one anywhere the rows are left to the per-block filter below (one C
+            # pass counting the types: checking the dropped rows' types took twice as long on DL 2019)
+            if countOf(map(type, qids), str) == len(qids):
+                items = list(compress(items, map(queries.__contains__, qids)))
             if not items:
                 empty = np.empty(0, dtype=object)
                 return empty, _id_column(empty, 0), np.empty(0, dtype=np.float64) if what == "run" else empty
