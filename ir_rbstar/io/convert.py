@@ -325,12 +325,12 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
         # unjudged queries), and dropping them before the copy is cheaper than copying them
         qid = itemgetter(at[0])
         if not all(map(queries.__contains__, map(qid, items[::max(1, len(items) // 64)]))):
-            qids = list(map(qid, items))
+            ids = list(map(qid, items))
             # only text ids are decided here: a bytes or number id may be a query kept (as its text,
             # query_text), so with one anywhere the rows are left to the per-block filter below (one C
             # pass counting the types: checking the dropped rows' types took twice as long on DL 2019)
-            if countOf(map(type, qids), str) == len(qids):
-                items = list(compress(items, map(queries.__contains__, qids)))
+            if countOf(map(type, ids), str) == len(ids):
+                items = list(compress(items, map(queries.__contains__, ids)))
             if not items:
                 empty = np.empty(0, dtype=object)
                 return empty, _id_column(empty, 0), np.empty(0, dtype=np.float64) if what == "run" else empty
