@@ -140,6 +140,17 @@ def _slot(table, hashes, h, mask):
 
 
 @nb.njit(**_JIT)
+def _index_rows(table, hashes, first, length):
+    """Fill ``table`` (cleared first) with rows ``first .. first + length - 1`` of ``hashes``, each at its
+    slot; the mask of the table's slots in use."""
+    mask = _table_width(length) - 1
+    table[:mask + 1] = -1
+    for j in range(first, first + length):
+        table[_slot(table, hashes, hashes[j], mask)] = j
+    return mask
+
+
+@nb.njit(**_JIT)
 def match_ranges(b_start, b_len, b_hash, r_start, r_len, r_hash):
     """The documents of B found in R, query by query, without gathering either side.
 
@@ -158,10 +169,7 @@ def match_ranges(b_start, b_len, b_hash, r_start, r_len, r_hash):
     for i in range(n):
         if r_len[i] == 0 or b_len[i] == 0:
             continue
-        mask = _table_width(r_len[i]) - 1
-        table[:mask + 1] = -1
-        for j in range(r_start[i], r_start[i] + r_len[i]):
-            table[_slot(table, r_hash, r_hash[j], mask)] = j
+        mask = _index_rows(table, r_hash, r_start[i], r_len[i])
         for k in range(b_len[i]):
             j = table[_slot(table, r_hash, b_hash[b_start[i] + k], mask)]
             if j >= 0:
@@ -287,10 +295,7 @@ def rbo_tied_join(b_first, b_len, b_hash, b_start, b_size, b_kept, r_first, r_le
     for i in range(n):
         if r_len[i] == 0 or b_len[i] == 0:
             continue
-        mask = _table_width(r_len[i]) - 1
-        table[:mask + 1] = -1
-        for j in range(r_first[i], r_first[i] + r_len[i]):
-            table[_slot(table, r_hash, r_hash[j], mask)] = j
+        mask = _index_rows(table, r_hash, r_first[i], r_len[i])
         for k in range(b_first[i], b_first[i] + b_len[i]):
             j = table[_slot(table, r_hash, b_hash[k], mask)]
             if j < 0:
@@ -437,10 +442,7 @@ def rbo_tied_join_same(b_first, b_len, b_hash, b_same, r_first, r_len, r_hash, r
             continue
         _groups_of(r_same, r_first[i], r_len[i], r_start, r_size)
         _groups_of(b_same, b_first[i], b_len[i], b_start, b_size)
-        mask = _table_width(r_len[i]) - 1
-        table[:mask + 1] = -1
-        for j in range(r_first[i], r_first[i] + r_len[i]):
-            table[_slot(table, r_hash, r_hash[j], mask)] = j
+        mask = _index_rows(table, r_hash, r_first[i], r_len[i])
         for t in range(b_len[i]):
             j = table[_slot(table, r_hash, b_hash[b_first[i] + t], mask)]
             if j < 0:
