@@ -424,7 +424,7 @@ def _groups_of(same, first, length, start, size):
 def rbo_tied_join_same(b_first, b_len, b_hash, b_same, r_first, r_len, r_hash, r_same, l, s, Hs, Gs, Ks):
     """``rbo_tied_join`` for a run that keeps all its rows in B (no cutoff splits a tie group: every kept
     count is its group's size), with both rankings' tie groups made query by query from the sort's tie
-    flags ``b_same`` / ``r_same`` (``Ranking._cache["same"]``, indexed by the rows of ``b_hash`` and
+    flags ``b_same`` / ``r_same`` (``Ranking.tie_flags()``, indexed by the rows of ``b_hash`` and
     ``r_hash``) instead of read from columns over all rows: the same groups, hence the same doubles."""
     n = len(b_first)
     head = np.zeros(n)

@@ -143,7 +143,7 @@ def _rbo_family_compiled(m, ctx: RunContext, tied):
     b = tied.rows
     r_first, r_len = ranges(reference, ctx.universe)
     kernels = ctx.kernels()
-    b_same, r_same = ctx.run._cache.get("same"), reference._cache.get("same")
+    b_same, r_same = ctx.run.tie_flags(), reference.tie_flags()
     if b.identity and not tied.straddles and b_same is not None and r_same is not None:
         # every row of the run in B, both rankings' tie flags known from their sort: the kernel makes the
         # groups query by query (no start and size columns over all rows of either ranking)

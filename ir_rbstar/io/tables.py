@@ -128,6 +128,11 @@ class Ranking:
                 self._cache["has ties"] = bool(same.any())
         return self._cache["has ties"]
 
+    def tie_flags(self) -> Optional[np.ndarray]:
+        """``flags[j]``: row j + 1 ties with row j (the same query), as the sort into trec_eval's order found
+        them; None for a ranking not made by that sort (then :meth:`tie_groups` computes the groups)."""
+        return self._cache.get("same")
+
     def tie_groups(self) -> Tuple[np.ndarray, np.ndarray]:
         """For each row: the 0-based position where its tie group (equal score) starts, and its size."""
         if "ties" not in self._cache:
