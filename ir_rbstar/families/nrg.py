@@ -24,11 +24,11 @@ def same_per_query(a: Ranking, b: Ranking, universe: np.ndarray) -> np.ndarray:
     if a is b:
         return np.ones(len(universe), dtype=bool)
     for x, y in ((a, b), (b, a)):
-        entry = x._cache.get(("same rankings", id(y)))
+        entry = x.remembered(("same rankings", id(y)))
         if entry is not None and entry[0] is y and np.array_equal(entry[1], universe):
             return entry[2]
     same = _same_per_query(a, b, universe)
-    a._cache[("same rankings", id(b))] = (b, universe.copy(), same)
+    a.remember(("same rankings", id(b)), (b, universe.copy(), same))
     return same
 
 
@@ -36,7 +36,8 @@ def _signature(r: Ranking, universe: np.ndarray):
     """Per universe query: the ranking's length there and a 64-bit sum of its (document, position) hashes
     (the same list gives the same sum; kept with the ranking, one per universe)."""
     key = ("query signature", universe.tobytes())
-    if key not in r._cache:
+    entry = r.remembered(key)
+    if entry is None:
         seg = r.segment_of(universe)
         ok = seg >= 0
         lens = np.zeros(len(universe), dtype=np.int64)
@@ -46,8 +47,8 @@ def _signature(r: Ranking, universe: np.ndarray):
             h = r.docs.view(np.uint64) ^ (r.row_positions().astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
             h = (h ^ (h >> np.uint64(29))) * np.uint64(0xBF58476D1CE4E5B9)
             sig[ok] = np.add.reduceat(h, r.offsets[:-1])[seg[ok]]
-        r._cache[key] = (lens, sig)
-    return r._cache[key]
+        entry = r.remember(key, (lens, sig))
+    return entry
 
 
 def _same_per_query(a: Ranking, b: Ranking, universe: np.ndarray) -> np.ndarray:
@@ -105,14 +106,14 @@ def _top_rows(run: Ranking, cutoff: Optional[int]):
     kept in the run's cache: a run of a prior or rarity set is streamed once per evaluated run and
     measure, and its top rows are the same each time."""
     key = ("top rows", cutoff)
-    entry = run._cache.get(key)
+    entry = run.remembered(key)
     if entry is None:
         queries, docs, ids = run.row_queries(), run.docs, run.dbytes
         rows = None
         if cutoff is not None and run.segment_lengths().max(initial=0) > cutoff:
             rows = np.flatnonzero(run.row_positions() < cutoff)
             queries, docs, ids = queries[rows], docs[rows], ids[rows]
-        entry = run._cache[key] = (rows, queries, docs, ids)
+        entry = run.remember(key, (rows, queries, docs, ids))
     return entry
 
 
@@ -145,13 +146,13 @@ def judged_residuals(ctx: RunContext, spec: str, base: str, p: float, cutoff: Op
         small = None
         for _, prior, counts in priors(ctx, spec):
             key = ("nrg hits", base, p, cutoff, rel)
-            entry = prior._cache.get(key)      # a prior's hits serve every run it is a prior of
+            entry = prior.remembered(key)      # a prior's hits serve every run it is a prior of
             if entry is None or entry[0] is not qrels or not np.array_equal(entry[1], mine):
                 if small is None:
                     small = DocIndex(qrels.rowq[mine], qrels.rowd[mine])
                 at, src = top_hits(prior, small, cutoff, qrels.rowb[mine])
-                entry = (qrels, mine, at, 1.0 - K.seen(base, prior.row_positions()[src] + 1, p, cutoff))
-                prior._cache[key] = entry
+                entry = prior.remember(key, (qrels, mine, at,
+                                             1.0 - K.seen(base, prior.row_positions()[src] + 1, p, cutoff)))
             at, factor = entry[2], entry[3]
             ok = counts[q[at]]
             gain[at[ok]] *= factor[ok]

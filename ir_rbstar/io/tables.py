@@ -4,7 +4,7 @@ descending)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Tuple
+from typing import Any, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -80,6 +80,16 @@ class Ranking:
 
     def __len__(self) -> int:
         return int(self.offsets[-1])
+
+    def remembered(self, key: Any) -> Any:
+        """What a measure family kept with this ranking under ``key`` (:meth:`remember`), or None."""
+        return self._cache.get(("memo", key))
+
+    def remember(self, key: Any, value: Any) -> Any:
+        """Keep ``value`` with this ranking under ``key`` (e.g. what every evaluation against it as a
+        prior or reference needs again); returns ``value``."""
+        self._cache[("memo", key)] = value
+        return value
 
     def row_segments(self) -> np.ndarray:
         if "seg" not in self._cache:
