@@ -452,6 +452,6 @@ def rbo_tied_join_same(b_first, b_len, b_hash, b_same, r_first, r_len, r_hash, r
             total, at_s = _tied_doc(sa, ga, sa + ga, sb, gb, sb + gb, l[i], s[i], Hs, Gs, Ks)
             head[i] += total
             x_s[i] += at_s
-            x_l[i] += ga / ga
+            x_l[i] += 1.0                  # (rbo_tied_join adds kept / size: here kept is the size)
     return head, x_s, x_l
 

@@ -59,13 +59,10 @@ class Rows:
     def seg_rank_at(self, rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         """(``seg[rows]``, ``rank[rows]``) without making ``seg`` or ``rank`` when they are not made yet (then
         one search per row asked for among the queries' ends): for measures that read a few rows."""
-        if self._seg is None or self._rank is None:
-            ends = np.cumsum(self.lens)
-            seg = np.searchsorted(ends, rows, side="right").astype(np.int64, copy=False)
-            if self._rank is None:
-                return seg, rows - (ends - self.lens)[seg] + 1
-            return seg, self._rank[rows]
-        return self._seg[rows], self._rank[rows]
+        seg = self.seg_at(rows)
+        if self._rank is None:
+            return seg, rows - (np.cumsum(self.lens) - self.lens)[seg] + 1
+        return seg, self._rank[rows]
 
     @property
     def src(self) -> np.ndarray:
