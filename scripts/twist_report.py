@@ -113,8 +113,7 @@ def _runs(data_dir: Path, folder: str) -> List[Path]:
     return runs
 
 
-def crp_crossings(qrels_df: pd.DataFrame, frame: pd.DataFrame, rel: int,
-                  grades: Optional[np.ndarray] = None) -> pd.DataFrame:
+def crp_crossings(qrels_df: pd.DataFrame, frame: pd.DataFrame, rel: int) -> pd.DataFrame:
     """An independent computation of the CRP curves of one run (pandas and numpy, not ir_rbstar's
     kernels), condensed to one row per query of ``frame``: ``query_id``, ``first_touch`` (the first
     crossing by ir_rbstar's rule: CRP[j] and CRP[j+1] on opposite sides of zero, zero counting as both
@@ -124,13 +123,11 @@ def crp_crossings(qrels_df: pd.DataFrame, frame: pd.DataFrame, rel: int,
     ``crp_at_rb``, CRP at position min(RB, N).
 
     ``frame`` holds ``query_id, doc_id`` in trec_eval order (contiguous per query) for queries with a
-    recall base >= 1 at ``rel``. ``grades``: the grade of every row of ``frame`` (0 where unjudged),
-    when the caller has it already. :func:`collection_pairs` calls :func:`crp_first_crossings` directly
-    on a run's columns."""
-    if grades is None:
-        rows = frame[["query_id", "doc_id"]].merge(qrels_df[["query_id", "doc_id", "relevance"]],
-                                                   on=["query_id", "doc_id"], how="left")
-        grades = rows["relevance"].fillna(0).to_numpy(np.int64)
+    recall base >= 1 at ``rel``; the grade of each row (0 where unjudged) is looked up here with a pandas
+    merge. :func:`collection_pairs` calls :func:`crp_first_crossings` directly on a run's columns."""
+    rows = frame[["query_id", "doc_id"]].merge(qrels_df[["query_id", "doc_id", "relevance"]],
+                                               on=["query_id", "doc_id"], how="left")
+    grades = rows["relevance"].fillna(0).to_numpy(np.int64)
     q = frame["query_id"].to_numpy(dtype=object)
     n = len(q)
     new = np.r_[True, q[1:] != q[:-1]] if n else np.zeros(0, dtype=bool)

@@ -30,20 +30,18 @@ def test_terms_equal_ap_qubo_query_by_query(seed):
     rng = np.random.default_rng(seed)
     d = _random_direction(rng, n=25, k=12)
     terms = _Terms(d)
+    want = {}
     for q in range(len(d.m)):
         pa = np.empty(d.m[q], dtype=np.int64)
         pb = np.empty(d.m[q], dtype=np.int64)
         pa[d.va[q][d.va[q] >= 0]] = np.flatnonzero(d.va[q] >= 0) + 1
         pb[d.vb[q][d.vb[q] >= 0]] = np.flatnonzero(d.vb[q] >= 0) + 1
-        c, l, Q = ap_qubo(d.fa[q], d.fb[q], pa, pb)
-        (problem,) = terms.problems(np.array([q]))
-        assert problem.c == c
-        np.testing.assert_array_equal(problem.l, l)
-        np.testing.assert_array_equal(problem.Q, Q)
-    # a group of queries with the same number of variables gives each query its own terms
-    same = np.flatnonzero(d.m == np.bincount(d.m).argmax())
-    for q, problem in zip(same.tolist(), terms.problems(same), strict=True):
-        (alone,) = terms.problems(np.array([q]))
-        assert problem.c == alone.c
-        np.testing.assert_array_equal(problem.Q, alone.Q)
-        np.testing.assert_array_equal(problem.l, alone.l)
+        want[q] = ap_qubo(d.fa[q], d.fb[q], pa, pb)
+    # each query alone, and every group of queries with the same number of variables built together
+    groups = [np.array([q]) for q in range(len(d.m))] + [np.flatnonzero(d.m == m) for m in np.unique(d.m)]
+    for group in groups:
+        for q, problem in zip(group.tolist(), terms.problems(group), strict=True):
+            c, l, Q = want[q]
+            assert problem.c == c
+            np.testing.assert_array_equal(problem.l, l)
+            np.testing.assert_array_equal(problem.Q, Q)
