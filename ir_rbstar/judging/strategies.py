@@ -133,12 +133,17 @@ def _relevance(pool: Pool, judged: np.ndarray, grades: np.ndarray, prior: Option
     return np.where(np.isnan(prior), est, PRIOR_SHARE * np.nan_to_num(prior) + (1.0 - PRIOR_SHARE) * est)
 
 
+def _pair_intervals(low: np.ndarray, res: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each run's mean value now (unjudged documents non-relevant), and runs x runs the ends of each pair's
+    mean-difference interval: [lo_a - hi_b, hi_a - lo_b]."""
+    lo, hi = low.mean(axis=1), (low + res).mean(axis=1)
+    return lo, lo[:, None] - hi[None, :], hi[:, None] - lo[None, :]
+
+
 def _unsettled(low: np.ndarray, res: np.ndarray, adjacent: bool, baseline: Optional[int] = None) -> np.ndarray:
     """Runs x runs 0/1: the pairs whose mean-difference interval contains 0 (upper triangle only); with
     ``baseline`` (a run index) only the pairs with that run."""
-    lo, hi = low.mean(axis=1), (low + res).mean(axis=1)
-    d_low = lo[:, None] - hi[None, :]
-    d_high = hi[:, None] - lo[None, :]
+    lo, d_low, d_high = _pair_intervals(low, res)
     u = np.triu((d_low < 0) & (d_high > 0), 1)
     if adjacent:
         # adjacent: no run strictly between the two (runs tied now are all adjacent to each other and to
@@ -160,9 +165,7 @@ def _flip_share(low: np.ndarray, res: np.ndarray, u: np.ndarray) -> np.ndarray:
     pair the interval straddles evenly, and 1/2 for a pair reported tied (lo_a = lo_b: no side is reported,
     and either side of 0 would depend on which run comes first). Symmetric: the share of (a, b) is that of
     (b, a)."""
-    lo, hi = low.mean(axis=1), (low + res).mean(axis=1)
-    d_low = lo[:, None] - hi[None, :]
-    d_high = hi[:, None] - lo[None, :]
+    lo, d_low, d_high = _pair_intervals(low, res)
     other = np.where(lo[:, None] > lo[None, :], -d_low, d_high)
     width = d_high - d_low
     share = np.divide(np.clip(other, 0.0, None), width, out=np.zeros_like(width), where=width > 0)

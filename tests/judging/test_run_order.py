@@ -50,7 +50,6 @@ def test_pairs_priority_at_a_tie_by_hand(names):
     assert table["priority"].tolist() == [0.125] * 3
 
 
-
 docs = [f"d{i}" for i in range(7)]
 run_st = st.dictionaries(st.sampled_from(["q1", "q2"]),
                          st.dictionaries(st.sampled_from(docs), st.integers(0, 3).map(float), min_size=1, max_size=6),
