@@ -8,6 +8,7 @@ has been validated (types, ranges, a positive cutoff), so a bad parameter fails 
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 from typing import Any, Dict, Iterable, List, Union
 
@@ -74,12 +75,10 @@ def _read_cached(text: str):
 def _read(text: str):
     """(name, parameters, cutoff) of a measure string in ir_measures' syntax. A string read before is not
     parsed again (about 75 us by ``ast`` each time; pt.Experiment, the report and the tests give the same
-    few strings many times): a new dict of the same values, which are immutable literals (a string with
-    a list or dict value is read afresh, so no caller shares a container)."""
+    few strings many times): a new dict of the same values, which are immutable literals or, for a list or
+    dict value, a copy of it (so no caller shares a container)."""
     name, items, cutoff, immutable = _read_cached(text)
-    if not immutable:
-        return _read_text(text)
-    return name, dict(items), cutoff
+    return name, dict(items) if immutable else copy.deepcopy(dict(items)), cutoff
 
 
 def _read_text(text: str):
