@@ -225,7 +225,7 @@ class _Terms:
         """The QUBOs of ``group``, queries with the same number m of variables, with the chain bound's
         order (the variables by their position in ``down``): their Q as one (queries x m x m) array, each
         element as ap_qubo computes it."""
-        m = int(self.m[group[0]]) if len(group) else 0
+        m = int(self.m[group[0]])
         cols = self.start[group][:, None] + np.arange(m)
         a, b = self.pa[cols], self.pb[cols]
         Q = (1.0 / np.maximum(a[:, :, None], a[:, None, :]) - 1.0 / np.maximum(b[:, :, None], b[:, None, :])) / self.k
