@@ -181,18 +181,9 @@ def _rbp(m, ctx: RunContext, p: float, cutoff) -> np.ndarray:
         # the weights of B's ranks, shared by RBP_res and RBP of the same p and cutoff
         weight = ctx.cached(key, lambda: K.rank_weights(b.rank, p))
         return K.rbp_residual(~judged, weight, b.seg, ctx.n, b.lens, p)
-    if m.params.get("rel") is None and grade.dtype.kind in "iu":
-        # graded gain: only the rows judged above grade 0 have one, so the gain is made at those rows
-        # alone (no full-length gain column): the same rows, products and sums as K.rbp over rbp_gain
-        top = m.params.get("max_rel", 1)
-        ctx.check_grade_scale(m, top)
-        some = np.flatnonzero(judged & (grade > 0))
-        seg, weight = _weights_at(ctx, b, key, p, some)
-        return seg_sum(grade[some] / float(top) * weight, seg, ctx.n)
-    gain = rbp_gain(m, ctx, grade, judged, binary_as_mask=True)
-    some = np.flatnonzero(gain)
+    some, gain = rbp_gain_rows(m, ctx, grade, judged)
     seg, weight = _weights_at(ctx, b, key, p, some)
-    return seg_sum(gain[some] * weight, seg, ctx.n)          # K.rbp at the rows with a gain
+    return seg_sum(gain * weight, seg, ctx.n)          # K.rbp at the rows with a gain (usually few)
 
 
 def _weights_at(ctx: RunContext, b, key, p: float, rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -205,13 +196,29 @@ def _weights_at(ctx: RunContext, b, key, p: float, rows: np.ndarray) -> Tuple[np
     return seg, K.rank_weights_at(rank, p, int(b.lens.max(initial=0)))
 
 
-def rbp_gain(m, ctx: RunContext, grade: np.ndarray, judged: np.ndarray, binary_as_mask: bool = False) -> np.ndarray:
-    """RBP's gain: 1/0 for grade >= rel (booleans with ``binary_as_mask``); without rel, max(grade, 0) /
-    max_rel (the top of the grade scale, 1 unless given; a judgment above it raises GradeScaleError)."""
+def rbp_gain(m, ctx: RunContext, grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """RBP's gain: 1/0 for grade >= rel; without rel, max(grade, 0) / max_rel (the top of the grade scale,
+    1 unless given; a judgment above it raises GradeScaleError)."""
     rel = m.params.get("rel")
     if rel is not None:
-        mask = judged & (grade >= rel)
-        return mask if binary_as_mask else mask.astype(np.float64)
+        return (judged & (grade >= rel)).astype(np.float64)
+    return np.where(judged, np.maximum(grade, 0), 0) / float(_grade_top(m, ctx))
+
+
+def rbp_gain_rows(m, ctx: RunContext, grade: np.ndarray, judged: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """The rows with a gain and their gains: ``rbp_gain(...)[rows]`` where it is not 0, the same doubles,
+    without a full-length gain column (only the judged rows above the bottom grade have one)."""
+    rel = m.params.get("rel")
+    if rel is not None:
+        rows = np.flatnonzero(judged & (grade >= rel))
+        return rows, np.ones(len(rows))
+    top = _grade_top(m, ctx)
+    rows = np.flatnonzero(judged & (grade > 0))
+    return rows, grade[rows] / float(top)
+
+
+def _grade_top(m, ctx: RunContext):
+    """``max_rel`` (1 unless given), checked against the judgments' grades."""
     top = m.params.get("max_rel", 1)
     ctx.check_grade_scale(m, top)
-    return np.where(judged, np.maximum(grade, 0), 0) / float(top)
+    return top

@@ -34,7 +34,7 @@ def whole_column(m, ctx, p, cutoff):
     """RBP as before: the gain of every row of B times the weight of every rank of B, summed per query."""
     b = ctx.observation(cutoff)
     grade, judged = ctx.judgments(cutoff)
-    gain = F.rbp_gain(m, ctx, grade, judged, binary_as_mask=True)
+    gain = F.rbp_gain(m, ctx, grade, judged)
     return K.rbp(gain, K.rank_weights(b.rank, p), b.seg, ctx.n)
 
 
