@@ -19,7 +19,7 @@ import numpy as np
 from .segments import log_factorials, seg_cumcount, seg_cumsum, seg_sum
 
 __all__ = [
-    "powers", "rank_weights", "rank_weights_at", "rbp", "rbp_residual", "shared_weight", "half_power_mean",
+    "powers", "rank_weights", "rank_weights_at", "rbp_residual", "shared_weight", "half_power_mean",
     "rbr_residual", "rba",
     "rba_residual", "rbo_family", "rbo_finish", "rbo_residual", "rbo_tables",
     "rbo_upper_open", "rbo_upper_from_profile", "rbr_residual_open", "rba_residual_open",
@@ -48,13 +48,6 @@ def rank_weights_at(rank: np.ndarray, p: float, top: int) -> np.ndarray:
     same table of powers as :func:`rank_weights` makes for the whole column (so the same doubles), gathered
     at these rows only (no full-length column when a measure reads few rows)."""
     return powers(p, np.arange(1, top + 1, dtype=np.int64), shift=-1, scale=1.0 - p)[rank - 1]
-
-
-def rbp(gain: np.ndarray, weight: np.ndarray, seg: np.ndarray, n: int) -> np.ndarray:
-    """Rank-biased precision, eq. 4: sum_i gain_i (1-p) p^(i-1) (``weight``: :func:`rank_weights`;
-    ``gain`` numbers, or booleans for binary gains). Only rows with a gain are summed (usually few)."""
-    some = np.flatnonzero(gain)
-    return seg_sum(gain[some] * weight[some], seg[some], n)
 
 
 def rbp_residual(unjudged: np.ndarray, weight: np.ndarray, seg: np.ndarray, n: int, depth: np.ndarray,

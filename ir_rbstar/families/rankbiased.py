@@ -183,7 +183,7 @@ def _rbp(m, ctx: RunContext, p: float, cutoff) -> np.ndarray:
         return K.rbp_residual(~judged, weight, b.seg, ctx.n, b.lens, p)
     some, gain = rbp_gain_rows(m, ctx, grade, judged)
     seg, weight = _weights_at(ctx, b, key, p, some)
-    return seg_sum(gain * weight, seg, ctx.n)          # K.rbp at the rows with a gain (usually few)
+    return seg_sum(gain * weight, seg, ctx.n)          # RBP, eq. 4: sum of gain x (1-p) p^(rank-1)
 
 
 def _weights_at(ctx: RunContext, b, key, p: float, rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:

@@ -1,9 +1,10 @@
 """RBP reads only the rows of B with a gain: its weights (and those rows' query and rank) are made at those
 rows alone (``families.rankbiased._weights_at``, ``Rows.seg_rank_at``), not as full-length columns of B.
 On random runs and judgments (ties, queries without rows, cutoffs that cut groups, graded and binary
-gain), each value is the same double as the whole-column formula gives (``K.rbp`` over ``rank_weights``
-of every rank, as the package computed it before), whether or not RBP_res cached the whole column first;
-and the rows' query and rank at any rows are those of the whole columns."""
+gain), each value is the same double as the whole-column formula gives (every row's gain x the
+``rank_weights`` of every rank, summed per query, as the package computed it before), whether or not
+RBP_res cached the whole column first; and the rows' query and rank at any rows are those of the whole
+columns."""
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
@@ -35,7 +36,8 @@ def whole_column(m, ctx, p, cutoff):
     b = ctx.observation(cutoff)
     grade, judged = ctx.judgments(cutoff)
     gain = F.rbp_gain(m, ctx, grade, judged)
-    return K.rbp(gain, K.rank_weights(b.rank, p), b.seg, ctx.n)
+    weight = K.rank_weights(b.rank, p)
+    return np.bincount(b.seg, weights=gain * weight, minlength=ctx.n)
 
 
 @settings(max_examples=examples(60), deadline=None)
