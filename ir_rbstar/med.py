@@ -76,7 +76,7 @@ def _runs(runs: Any) -> Dict[str, Ranking]:
 
 
 def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None,
-             progress: Optional[Callable[[int, int, str], None]] = None) -> pd.DataFrame:
+             progress: Optional[Callable[[int, int, str], None]] = None, self_pairs: bool = True) -> pd.DataFrame:
     """Per-query values of every measure for every ordered pair of runs (each pair evaluated once).
 
     ``runs``: a mapping of run name -> run (DataFrame, dict of dicts, path), a list of TREC run files
@@ -85,6 +85,7 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None,
     ``run, ref, query_id, measure, value``; both (a, b) and (b, a) rows are present, and the diagonal
     (a, a) too (0 for MED, except MED_RBP without a cutoff: p^K). ``progress(step, total, message)``
     is called before each run's evaluation (:func:`ir_rbstar.progress.reporter` makes one).
+    ``self_pairs=False`` leaves out the diagonal (one evaluation fewer per run; the other rows are the same).
     """
     from .datasets import resolve_qrels
     if isinstance(measures, str):
@@ -98,7 +99,7 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None,
     names = list(rankings)
     tags = {name: f"\x00pairwise:{i}" for i, name in enumerate(names)}
     try:
-        out = _pairwise_frames(measures, rankings, qrels, tags, progress)
+        out = _pairwise_frames(measures, rankings, qrels, tags, progress, self_pairs)
     except RbstarError as e:
         # the internal reference names never reach a message: the run's own name does
         text = str(e)
@@ -109,16 +110,19 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None,
     return out
 
 
-def _pairwise_frames(measures, rankings, qrels, tags, progress) -> pd.DataFrame:
+def _pairwise_frames(measures, rankings, qrels, tags, progress, self_pairs: bool = True) -> pd.DataFrame:
     from .provider import PROVIDER
     from .references import run_scope
     names = list(rankings)
     frames = []
     with run_scope(runs={tags[name]: rankings[name] for name in names}):     # seen by these evaluators only
         for i, a in enumerate(names):
-            later = names[i:]
+            later = names[i:] if self_pairs else names[i + 1:]
+            if not later:
+                continue
             if progress is not None:
-                progress(i + 1, len(names), f"run {a} against {len(later)} run{'s' * (len(later) != 1)}")
+                progress(i + 1, len(names) - (not self_pairs),
+                         f"run {a} against {len(later)} run{'s' * (len(later) != 1)}")
             ms = {(b, m): m(ref=tags[b]) for b in later for m in measures}
             ev = PROVIDER.evaluator(list(dict.fromkeys(ms.values())), qrels)
             vals = ev.values(rankings[a])

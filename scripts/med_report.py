@@ -234,27 +234,9 @@ def judged_pairs(rankings: Dict[str, Ranking], qrels: pd.DataFrame) -> pd.DataFr
 def distinct_pairs(rankings: Dict[str, Ranking], measures: Sequence[str], qrels: pd.DataFrame) -> pd.DataFrame:
     """The rows of ``ir_rbstar.med.pairwise(rankings, measures, qrels)`` (both orders of each pair) without
     a run against itself, which the family table does not use: 45 evaluations of Robust04's 10 runs
-    instead of 55. Each run is evaluated as ``pairwise`` does it (one evaluator for the measures against
-    every later run), so the values are the same."""
-    from ir_rbstar.med import _label
-    from ir_rbstar.provider import PROVIDER
-    names = list(rankings)
-    tags = {name: f"\x00family:{i}" for i, name in enumerate(names)}
-    parsed = ir_rbstar.parse(" ".join(measures))
-    q = resolve_qrels(qrels)
-    frames = []
-    with ir_rbstar.run_scope(runs={tags[n]: rankings[n] for n in names}):
-        for i, a in enumerate(names[:-1]):
-            ms = {(b, m): m(ref=tags[b]) for b in names[i + 1:] for m in parsed}
-            values = PROVIDER.evaluator(list(dict.fromkeys(ms.values())), q).values(rankings[a])
-            qids = values.pop("query_id")
-            for (b, m), mm in ms.items():
-                for run, ref in ((a, b), (b, a)):
-                    frames.append(pd.DataFrame({"run": run, "ref": ref, "query_id": qids, "measure": _label(m),
-                                                "value": values[mm]}))
-    out = pd.concat(frames, ignore_index=True)
-    out["query_id"] = out["query_id"].astype(str)
-    return out
+    instead of 55."""
+    from ir_rbstar.med import pairwise
+    return pairwise(rankings, " ".join(measures), qrels, self_pairs=False)
 
 
 class Result(NamedTuple):

@@ -90,6 +90,22 @@ def test_pairwise_long_form_and_different_query_sets():
     assert matrix.loc["r0", "r1"] != pytest.approx(matrix.loc["r1", "r0"])
 
 
+
+@pytest.mark.parametrize("with_qrels", [False, True])
+def test_pairwise_without_self_pairs_is_pairwise_without_its_diagonal(with_qrels):
+    runs = make_runs(3, n_runs=3)
+    runs["r1"].pop("q0")
+    qrels = {q: {d: 1 for d in list(docs)[:2]} for q, docs in runs["r0"].items()} if with_qrels else None
+    keys = ["run", "ref", "query_id", "measure"]
+    every = med.pairwise(runs, "MED_P@5 MED_RBP(p=0.8)", qrels)
+    every = every[every.run != every.ref].sort_values(keys).reset_index(drop=True)
+    steps = []
+    distinct = med.pairwise(runs, "MED_P@5 MED_RBP(p=0.8)", qrels, self_pairs=False,
+                            progress=lambda i, n, msg: steps.append((i, n)))
+    assert (distinct.run != distinct.ref).all()
+    pd.testing.assert_frame_equal(distinct.sort_values(keys).reset_index(drop=True), every)
+    assert steps == [(1, 2), (2, 2)]          # the last run has no later run to be evaluated against
+
 def test_runs_as_paths_and_globs():
     before = ir_rbstar.registered_runs()
     paths = [str(VASWANI / f) for f in ("bm25.run.gz", "bm25l.run.gz")]
