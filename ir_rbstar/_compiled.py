@@ -280,6 +280,30 @@ def _tied_doc(sa, ga, ea, sb, gb, eb, last, d, Hs, Gs, Ks):
 
 
 @nb.njit(**_JIT)
+def _join_query(b_lo, b_n, b_hash, b_start, b_size, b_kept, b_off, r_hash, r_start, r_size, r_off, table, mask,
+                l, s, Hs, Gs, Ks):
+    """One query of the RBO joins: the run's rows b_lo .. b_lo + b_n - 1 looked up by document hash in
+    ``table`` (the reference's rows of the query, indexed by ``_index_rows``); every document found adds
+    its terms (``_tied_doc``) to the head and to x_s, and kept / size to x_l, in the run's order. The tie
+    group columns of row k are at k - b_off (run) and j - r_off (reference): 0 for columns over all rows,
+    the query's first row for columns made per query."""
+    head = 0.0
+    x_s = 0.0
+    x_l = 0.0
+    for k in range(b_lo, b_lo + b_n):
+        j = table[_slot(table, r_hash, b_hash[k], mask)]
+        if j < 0:
+            continue
+        sa, ga, ka = b_start[k - b_off], b_size[k - b_off], b_kept[k - b_off]
+        sb, gb = r_start[j - r_off], r_size[j - r_off]
+        total, at_s = _tied_doc(sa, ga, sa + ka, sb, gb, sb + gb, l, s, Hs, Gs, Ks)
+        head += total
+        x_s += at_s
+        x_l += ka / ga
+    return head, x_s, x_l
+
+
+@nb.njit(**_JIT)
 def rbo_tied_join(b_first, b_len, b_hash, b_start, b_size, b_kept, r_first, r_len, r_hash, r_start, r_size,
                   l, s, Hs, Gs, Ks):
     """``match_ranges`` and ``rbo_tied_sums`` in one pass, nothing gathered: per query i, the run's rows
@@ -296,16 +320,8 @@ def rbo_tied_join(b_first, b_len, b_hash, b_start, b_size, b_kept, r_first, r_le
         if r_len[i] == 0 or b_len[i] == 0:
             continue
         mask = _index_rows(table, r_hash, r_first[i], r_len[i])
-        for k in range(b_first[i], b_first[i] + b_len[i]):
-            j = table[_slot(table, r_hash, b_hash[k], mask)]
-            if j < 0:
-                continue
-            sa, ga = b_start[k], b_size[k]
-            sb, gb = r_start[j], r_size[j]
-            total, at_s = _tied_doc(sa, ga, sa + b_kept[k], sb, gb, sb + gb, l[i], s[i], Hs, Gs, Ks)
-            head[i] += total
-            x_s[i] += at_s
-            x_l[i] += b_kept[k] / ga
+        head[i], x_s[i], x_l[i] = _join_query(b_first[i], b_len[i], b_hash, b_start, b_size, b_kept, 0,
+                                              r_hash, r_start, r_size, 0, table, mask, l[i], s[i], Hs, Gs, Ks)
     return head, x_s, x_l
 
 
@@ -423,9 +439,10 @@ def _groups_of(same, first, length, start, size):
 @nb.njit(**_JIT)
 def rbo_tied_join_same(b_first, b_len, b_hash, b_same, r_first, r_len, r_hash, r_same, l, s, Hs, Gs, Ks):
     """``rbo_tied_join`` for a run that keeps all its rows in B (no cutoff splits a tie group: every kept
-    count is its group's size), with both rankings' tie groups made query by query from the sort's tie
-    flags ``b_same`` / ``r_same`` (``Ranking.tie_flags()``, indexed by the rows of ``b_hash`` and
-    ``r_hash``) instead of read from columns over all rows: the same groups, hence the same doubles."""
+    count is its group's size, so kept / size is exactly 1), with both rankings' tie groups made query by
+    query from the sort's tie flags ``b_same`` / ``r_same`` (``Ranking.tie_flags()``, indexed by the rows
+    of ``b_hash`` and ``r_hash``) instead of read from columns over all rows: the same groups, hence the
+    same doubles."""
     n = len(b_first)
     head = np.zeros(n)
     x_s = np.zeros(n)
@@ -443,15 +460,7 @@ def rbo_tied_join_same(b_first, b_len, b_hash, b_same, r_first, r_len, r_hash, r
         _groups_of(r_same, r_first[i], r_len[i], r_start, r_size)
         _groups_of(b_same, b_first[i], b_len[i], b_start, b_size)
         mask = _index_rows(table, r_hash, r_first[i], r_len[i])
-        for t in range(b_len[i]):
-            j = table[_slot(table, r_hash, b_hash[b_first[i] + t], mask)]
-            if j < 0:
-                continue
-            sa, ga = b_start[t], b_size[t]
-            sb, gb = r_start[j - r_first[i]], r_size[j - r_first[i]]
-            total, at_s = _tied_doc(sa, ga, sa + ga, sb, gb, sb + gb, l[i], s[i], Hs, Gs, Ks)
-            head[i] += total
-            x_s[i] += at_s
-            x_l[i] += 1.0                  # (rbo_tied_join adds kept / size: here kept is the size)
+        head[i], x_s[i], x_l[i] = _join_query(b_first[i], b_len[i], b_hash, b_start, b_size, b_size, b_first[i],
+                                              r_hash, r_start, r_size, r_first[i], table, mask, l[i], s[i],
+                                              Hs, Gs, Ks)
     return head, x_s, x_l
-
