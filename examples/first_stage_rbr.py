@@ -53,6 +53,7 @@ import pandas as pd
 
 import ir_measures
 import ir_rbstar
+from ir_rbstar.dicts import _decoded
 from ir_rbstar.io import QUERY_IDS, Ranking
 from ir_rbstar.plots import pareto_frontier
 from ir_rbstar.stats import ranking_agreement
@@ -62,7 +63,7 @@ try:    # what the report scripts share: the docs' marker block, --write/--doc
 except ModuleNotFoundError as error:
     if error.name != "scripts":
         raise
-    raise SystemExit("run from the repository root: python -m examples.first_stage_rbr [--write | --check]")
+    raise SystemExit("run from the repository root: python -m examples.first_stage_rbr [--write | --check]") from None
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = _docblock.SHARED_DATA
@@ -136,7 +137,7 @@ def _judged_frame(ranking: Ranking, queries) -> pd.DataFrame:
     qids = QUERY_IDS.decode(ranking.qcodes)
     seg = ranking.row_segments()
     keep = np.isin(qids, list(queries))[seg]
-    return pd.DataFrame({"query_id": qids[seg[keep]], "doc_id": ranking.dbytes[keep].astype(str),
+    return pd.DataFrame({"query_id": qids[seg[keep]], "doc_id": _decoded(ranking.dbytes[keep]),
                          "score": ranking.scores[keep]})
 
 
@@ -235,7 +236,8 @@ def observations(runs: Mapping[str, pd.DataFrame], reference: pd.DataFrame, p: f
                                   columns=["query_id", "measure", "value"])
             values = values.pivot(index="query_id", columns="measure", values="value")
             cols = [str(m) for m in measures]
-            per = per.join(values[cols].rename(columns=dict(zip(cols, ["base", "base_res", "full", "full_res"]))))
+            names = dict(zip(cols, ["base", "base_res", "full", "full_res"], strict=True))
+            per = per.join(values[cols].rename(columns=names))
             off = per[(per["check"] - per["base"]).abs() > 1e-9]
             if len(off):
                 q = off.index[0]
@@ -336,7 +338,7 @@ def rbr_by_depth(runs: Mapping[str, pd.DataFrame], reference: pd.DataFrame, qrel
         ir_rbstar.unregister_run(REF_FULL)
     table = pd.DataFrame(rows)
     table["frontier"] = False
-    for p, part in table.groupby("p"):
+    for _p, part in table.groupby("p"):
         # means that differ only by float rounding (e.g. two rankings of the same pool at k' = 1000) count as equal
         table.loc[part.index, "frontier"] = pareto_frontier(part["k"], part["rbr"].round(12))
     return table
@@ -392,8 +394,10 @@ def markdown_fig3(summaries: List[dict], obs: pd.DataFrame) -> str:
          *[f"{s['groups']} of {s['possible']}" for s in summaries]],
         ["largest group: ranks missed (observations)",
          *[f"{s['largest_group'][0]} ({s['largest_group'][1]})" for s in summaries]],
-        ["distinct scores: Recall / base / full", *[f"1 / {s['base_distinct']} / {s['full_distinct']}" for s in summaries]],
-        [f"base RBR(p={p}) vs R{k}: lowest - highest", *[f"{_f(s['base_min'])} - {_f(s['base_max'])}" for s in summaries]],
+        ["distinct scores: Recall / base / full",
+         *[f"1 / {s['base_distinct']} / {s['full_distinct']}" for s in summaries]],
+        [f"base RBR(p={p}) vs R{k}: lowest - highest",
+         *[f"{_f(s['base_min'])} - {_f(s['base_max'])}" for s in summaries]],
         [f"residual vs R{k} (eq. 9, b = {kp} - hits)",
          *[" / ".join(_f(r) for r in s["residual"]) + f" (formula {_f(s['eq9'])})" for s in summaries]],
         ["full - base as a share of the residual: median (max)",
@@ -470,7 +474,8 @@ def report(data: Data, obs: pd.DataFrame, table: pd.DataFrame) -> str:
             groups.setdefault(k, []).append(f"`{name}`")
         lines.append(f"To reach the mean RBR(p={p}) of `{best}` at k'={K_PRIME} ({_f(target)}), the others need k' = " +
                      "; ".join(f"{k if k is not None else 'more than ' + str(max(K_PRIMES))}: {', '.join(names)}"
-                               for k, names in sorted(groups.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))) + ".")
+                               for k, names in sorted(groups.items(),
+                                                      key=lambda kv: (kv[0] is None, kv[0] or 0))) + ".")
     means = first.groupby("system")[["recall", "full"]].mean()
     bm25 = means.loc[[name for name in BM25_RUNS if name in means.index]]
     lines.append(f"Over the same {first['query_id'].nunique()} queries, ordering the ten first stages by mean "
@@ -493,7 +498,7 @@ def draw(obs: pd.DataFrame, table: pd.DataFrame, out_dir=IMG) -> List[Path]:
     os.makedirs(out_dir, exist_ok=True)
     p, k, kp = obs.attrs["p"], obs.attrs["k"], obs.attrs["k_prime"]
     fig, axes = plt.subplots(len(HITS), 1, figsize=(11, 4.2 * len(HITS)), constrained_layout=True)
-    for ax, hits in zip(axes, HITS):
+    for ax, hits in zip(axes, HITS, strict=True):
         sel = select(obs, hits)
         s = fig3_summary(sel)
         plot_rbr_bounds(sel, base="base", residual="base_res", full="full", best=best_attainable(p, k, kp, hits),
@@ -509,7 +514,7 @@ def draw(obs: pd.DataFrame, table: pd.DataFrame, out_dir=IMG) -> List[Path]:
 
     ps = sorted(table["p"].unique())
     fig, axes = plt.subplots(1, len(ps), figsize=(7.5 * len(ps), 6), constrained_layout=True)
-    for ax, p in zip(np.atleast_1d(axes), ps):
+    for ax, p in zip(np.atleast_1d(axes), ps, strict=True):
         plot_rbr_cost(table[table["p"] == p], system="system", cost="k", rbr="rbr", ax=ax,
                       title=f"p = {p}", xlabel="k' = documents re-scored by the second stage (cost)",
                       ylabel=f"mean RBR(p={p}) of the top k' against R")

@@ -21,6 +21,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set
 import numpy as np
 import scipy.stats
 
+from ir_rbstar.dicts import _decoded
 from ir_rbstar.io import QUERY_IDS, Ranking, read_trec_run
 
 #: the study data (NIST and third-party runs that may not be copied here), next to the repository
@@ -122,7 +123,7 @@ def ranking_dict(ranking: Ranking, queries: Iterable[str], depth: Optional[int] 
     """pytrec_eval's ``{query_id: {doc_id: score}}`` of the queries of ``ranking`` that are in ``queries``
     (others left out: pytrec_eval evaluates only judged queries), each cut to its first ``depth`` rows in
     trec_eval order (None: whole), built from the columns of those rows only (``ir_rbstar.dicts.ranking_dict``
-    converts every query of the run)."""
+    converts every query of the run). Document ids are decoded as UTF-8 (not only ASCII)."""
     wanted = set(queries)
     qids = QUERY_IDS.decode(ranking.qcodes).tolist()
     bounds = ranking.offsets.tolist()
@@ -130,7 +131,7 @@ def ranking_dict(ranking: Ranking, queries: Iterable[str], depth: Optional[int] 
     for q, a, b in zip(qids, bounds[:-1], bounds[1:], strict=True):
         if q in wanted:
             b = b if depth is None else min(b, a + depth)
-            out[q] = dict(zip(ranking.dbytes[a:b].astype(str).tolist(), ranking.scores[a:b].tolist(), strict=True))
+            out[q] = dict(zip(_decoded(ranking.dbytes[a:b]), ranking.scores[a:b].tolist(), strict=True))
     return out
 
 
