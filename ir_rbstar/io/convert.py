@@ -2,20 +2,20 @@
 file paths, DataFrames, dicts of dicts, iterables of namedtuples (converted in C passes)."""
 from __future__ import annotations
 
-import gc
 import inspect
 import os
-from itertools import chain, compress, islice
-from operator import countOf, itemgetter
+from itertools import chain
 from dataclasses import dataclass
-from typing import AbstractSet, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, cast
+from typing import AbstractSet, Any, Callable, Dict, Optional, Tuple, cast
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputFormatError
 from .columns import qrels_from_columns, ranking_from_columns
-from .ids import QUERY_IDS, CodedIds, check_width_budget, query_text
+from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column
+from .records import columns_from_tuples
+from .ids import QUERY_IDS, CodedIds, query_text
 from .tables import Qrels, Ranking
 from .trec import read_trec_qrels, read_trec_run
 
@@ -60,69 +60,10 @@ def _is_arrow_string(col: pd.Series) -> bool:
     return isinstance(col.dtype, pd.StringDtype) and getattr(col.dtype, "storage", None) == "pyarrow"
 
 
-def _arrow_query_codes(arr: Any) -> CodedIds:
-    """A pyarrow string array without nulls as interned query ids: per block of equal ids
-    (:func:`_query_blocks`), else each distinct id once through arrow's dictionary encoding."""
-    blocks = _query_blocks(arr)
-    if blocks is not None:
-        return blocks
-    enc = arr.dictionary_encode()
-    return CodedIds(QUERY_IDS.encode(enc.dictionary.to_pylist())[enc.indices.to_numpy(zero_copy_only=False)])
 
 
-def _query_blocks(arr: Any) -> Optional[CodedIds]:
-    """Query ids interned per block of equal ids (the rows of a query usually come together): each id
-    compared with the one before by one arrow kernel, one id interned per block. None when the ids come
-    in many short blocks (then arrow's dictionary encoding, which interns each distinct id once, is
-    cheaper than a Python step per block)."""
-    import pyarrow.compute as pc
-    n = len(arr)
-    new = np.ones(n, dtype=bool)
-    if n > 1:
-        new[1:] = pc.not_equal(arr[1:], arr[:-1]).to_numpy(zero_copy_only=False)
-    starts = np.flatnonzero(new)
-    if len(starts) > max(64, n // 16):
-        return None
-    codes = QUERY_IDS.encode(arr.take(starts).to_pylist())
-    return CodedIds(np.repeat(codes, np.diff(np.append(starts, n))))
 
 
-def _ascii_bytes(arr: Any, copy: bool = True) -> Optional[np.ndarray]:
-    """A pyarrow (large) string array without nulls as a bytes (``S``) array, read from its offsets and
-    data buffers with numpy (no pyarrow kernel, no Python object per row): the ids' bytes are scattered
-    into a rows x longest-id table of NULs by one boolean mask. None when some id holds a NUL byte (a
-    bytes array would drop trailing ones) or a byte >= 128 (non-ASCII: the general path encodes and
-    checks it), or for another array type. ``copy=False``: when every id has the same length, the array is
-    a (writable) view of the arrow data buffer, for an arrow array the caller made and nothing else holds."""
-    import pyarrow as pa
-    if pa.types.is_large_string(arr.type):
-        wide = True
-    elif pa.types.is_string(arr.type):
-        wide = False
-    else:
-        return None
-    n = len(arr)
-    bufs = arr.buffers()
-    offsets = np.frombuffer(bufs[1], dtype=np.int64 if wide else np.int32)[arr.offset:arr.offset + n + 1]
-    first, last = int(offsets[0]), int(offsets[-1])
-    data = np.frombuffer(bufs[2], dtype=np.uint8)[first:last] if bufs[2] is not None and last > first \
-        else np.zeros(0, dtype=np.uint8)
-    if len(data) and (int(data.max()) >= 128 or not data.all()):
-        return None                                  # non-ASCII ids, or NUL bytes
-    if last - first < 2 ** 31:                       # every length fits 4 bytes: half the column
-        lengths = np.subtract(offsets[1:], offsets[:-1], out=np.empty(n, dtype=np.int32), casting="unsafe")
-    else:
-        lengths = np.diff(offsets).astype(np.int64, copy=False)
-    check_width_budget(lengths)                      # before padding to rows x the longest id
-    width = max(int(lengths.max()), 1)
-    if len(data) == n * width:                       # every id of the same length: the buffer is the array
-        return (data.copy() if copy or not data.flags.writeable else data).view(f"S{width}")
-    # which cells of the table hold a byte: row L of `patterns` for an id of length L (np.take of whole
-    # rows is several times faster than broadcasting a comparison over the table)
-    patterns = np.arange(width) < np.arange(width + 1)[:, None]
-    table = np.zeros((n, width), dtype=np.uint8)
-    table[np.take(patterns, lengths, axis=0)] = data
-    return table.view(f"S{width}").reshape(n)
 
 
 def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str]) -> pd.DataFrame:
@@ -216,7 +157,7 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
         if path is not None:
             return kind.read_file(path)
         src = source or f"<{kind.name} iterable>"
-        return kind.from_columns(*_columns_from_tuples(obj, kind.fields, src, kind.name, queries), src, **kind.fresh)
+        return kind.from_columns(*columns_from_tuples(obj, kind.fields, src, kind.name, queries), src, **kind.fresh)
     raise InputFormatError(f"unsupported {kind.name} type {type(obj).__name__}: give a TREC {kind.name} file path, "
                            f"a DataFrame ({', '.join(kind.fields)}), a dict of dicts or an iterable of namedtuples")
 
@@ -252,42 +193,6 @@ def _columns_from_dict(obj: dict, source: str, what: str,
     return CodedIds(codes), docs, values
 
 
-def _id_column(make_items, n: int) -> np.ndarray:
-    """Document ids as bytes (``S``) in one C pass when every id is ASCII text or bytes (the usual case:
-    no object array, no second conversion), else as objects for :func:`doc_bytes` (which encodes UTF-8
-    and names an id that cannot be). ``make_items()`` gives a new iterator over the ids, or is an object
-    array of them (converted by numpy's cast, which is the same encoding).
-
-    The width is guessed from the first ids, with a byte to spare; when some id fills it (it may have
-    been cut) the exact width is measured and the pass redone. Otherwise the longest id is one byte
-    shorter than the guess (the first ids are among all ids), unless ids end in NUL bytes (a bytes
-    array drops them): then the width is trimmed to the longest id as stored."""
-    objects = make_items if isinstance(make_items, np.ndarray) else None
-    try:
-        first = islice(objects if objects is not None else make_items(), 1000)
-        width = max(map(len, first), default=0) + 1                   # one byte to spare
-        if objects is not None:
-            ids = objects.astype(f"S{width}")                         # numpy encodes str as ASCII
-        else:
-            ids = np.fromiter(make_items(), dtype=f"S{width}", count=n)
-        if n == 0:
-            return ids
-        cols = ids.view(np.uint8).reshape(n, width)
-        if cols[:, -1].any():                                         # some id fills the width
-            if objects is not None:
-                return objects.astype("S")
-            width = max(map(len, make_items()))
-            return np.fromiter(make_items(), dtype=f"S{max(width, 1)}", count=n)
-        if width == 1:
-            return ids
-        if width > 2 and not cols[:, width - 2].any():                # ids that ended in NUL bytes
-            used = np.flatnonzero(cols.any(axis=0))
-            return ids.astype(f"S{int(used[-1]) + 1 if len(used) else 1}")
-        return ids.astype(f"S{width - 1}")
-    except (TypeError, ValueError, UnicodeError):
-        if objects is not None:
-            return objects
-        return np.fromiter(make_items(), dtype=object, count=n)
 
 
 def _values(make_items, n: int, what: str) -> np.ndarray:
@@ -300,173 +205,3 @@ def _values(make_items, n: int, what: str) -> np.ndarray:
         except (TypeError, ValueError):
             pass
     return np.fromiter(make_items(), dtype=object, count=n)
-
-
-def _materialised(items: Iterable) -> list:
-    """``list(items)`` with the cyclic garbage collector paused: millions of new tuples (a generator
-    such as ``ir_measures.read_trec_run``) otherwise set off collections that rescan them all, about
-    40% of the time. Nothing here creates cycles; the collector's state is restored."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return list(items)
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Optional[AbstractSet[str]]):
-    """Three columns from a list of tuples of one type (its fields ``at`` in order): one C pass copies
-    every field into an object array (rows x fields; each tuple is visited once, which is what costs
-    on millions of tuples scattered in memory), whose columns numpy then casts. Query ids are
-    interned per block of equal ids; with ``queries``, the rows of other queries are left out by block."""
-    if queries is not None and isinstance(items[0][at[0]], str):
-        # a few items spread over the list: when one is of a query left out, many may be (e.g. a run's
-        # unjudged queries), and dropping them before the copy is cheaper than copying them
-        qid = itemgetter(at[0])
-        if not all(map(queries.__contains__, map(qid, items[::max(1, len(items) // 64)]))):
-            ids = list(map(qid, items))
-            # only text ids are decided here: a bytes or number id may be a query kept (as its text,
-            # query_text), so with one anywhere the rows are left to the per-block filter below (one C
-            # pass counting the types: checking the dropped rows' types took twice as long on DL 2019)
-            if countOf(map(type, ids), str) == len(ids):
-                items = list(compress(items, map(queries.__contains__, ids)))
-            if not items:
-                empty = np.empty(0, dtype=object)
-                return empty, _id_column(empty, 0), np.empty(0, dtype=np.float64) if what == "run" else empty
-    fast = _arrow_records(items, at) if what == "run" else None
-    if fast is not None:
-        return fast if queries is None else _rows_of_queries(fast, queries)
-    n, width = len(items), len(items[0])
-    flat = np.fromiter(chain.from_iterable(items), dtype=object, count=n * width)
-    table = flat.reshape(n, width)
-    qids = table[:, at[0]]
-    starts = _blocks(qids)
-    heads = qids[starts]
-    if queries is not None and len(heads):
-        keep = np.fromiter(map(queries.__contains__, map(query_text, heads.tolist())), dtype=bool, count=len(heads))
-        if not keep.all():
-            rows = np.repeat(keep, np.diff(np.append(starts, n)))
-            table, n = table[rows], int(rows.sum())
-            qids, starts = table[:, at[0]], _blocks(table[:, at[0]])
-            heads = qids[starts]
-    if n and all(isinstance(h, str) for h in heads.tolist()):
-        codes = CodedIds(np.repeat(QUERY_IDS.encode(heads.tolist()), np.diff(np.append(starts, n))))
-        query_column: Any = codes
-    else:
-        query_column = np.ascontiguousarray(qids)
-    values = table[:, at[2]]
-    if what == "run":
-        try:
-            values = values.astype(np.float64)
-        except (TypeError, ValueError):
-            values = np.ascontiguousarray(values)
-    else:
-        values = np.ascontiguousarray(values)
-    return query_column, _id_column(table[:, at[1]], n), values
-
-
-def _arrow_records(items: Sequence, at: List[int]) -> Optional[Tuple[CodedIds, np.ndarray, np.ndarray]]:
-    """The columns of a run given as a list of 3-field tuples of one type (fields ``at``: query id, doc
-    id, score), read by pyarrow's converter in one C pass that touches each tuple and field once and
-    makes no Python object per row (about 0.35 s less than :func:`_columns_from_records`' copy and casts
-    on 7M namedtuples): query ids interned per block, ASCII document ids as bytes, scores as float64.
-    The same columns as the general path gives, or None (pyarrow missing, a field that is not text or a
-    number, a missing value, a document id that is not ASCII or holds a NUL byte): then the general path
-    reads the items and names what is wrong."""
-    if len(items[0]) != 3:
-        return None
-    try:
-        import pyarrow as pa
-    except ImportError:                                # pragma: no cover - pyarrow is optional
-        return None
-    kinds = [pa.large_string()] * 3
-    kinds[at[2]] = pa.float64()
-    try:
-        arr = pa.array(items, type=pa.struct([pa.field(f"f{i}", t) for i, t in enumerate(kinds)]))
-    except (pa.lib.ArrowException, TypeError, ValueError, OverflowError):
-        return None                                    # e.g. a number as an id, text as a score
-    if isinstance(arr, pa.ChunkedArray):               # pragma: no cover - only beyond 2**31 rows
-        return None
-    qids, docs, scores = (arr.field(i) for i in at)
-    if arr.null_count or qids.null_count or docs.null_count or scores.null_count:
-        return None                                    # None somewhere: the general path says what it is
-    # the struct array is this function's own: its buffers are taken as they are (no copy of millions of
-    # rows; the sort may move rows within them, ranking_from_columns(fresh=True))
-    dbytes = _ascii_bytes(docs, copy=False)
-    if dbytes is None:
-        return None
-    return _arrow_query_codes(qids), dbytes, _own_floats(scores)
-
-
-def _own_floats(scores: Any) -> np.ndarray:
-    """A float64 arrow array without nulls, made by this module, as a writable numpy array: a view of its
-    data buffer when arrow allocated it mutable (as its converter does), else a copy."""
-    buf = scores.buffers()[1]
-    if buf is not None and buf.is_mutable and len(scores):
-        view = np.frombuffer(buf, dtype=np.float64, count=len(scores), offset=8 * scores.offset)
-        if view.flags.writeable:
-            return view
-    return scores.to_numpy(zero_copy_only=False).copy()
-
-
-def _rows_of_queries(columns: Tuple[CodedIds, np.ndarray, np.ndarray],
-                     queries: AbstractSet[str]) -> Tuple[CodedIds, np.ndarray, np.ndarray]:
-    """The rows of ``columns`` whose query id is one of ``queries`` (decided once per block of rows of
-    one query)."""
-    codes, dbytes, scores = columns
-    c = codes.codes
-    if len(c) == 0:
-        return columns
-    starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
-    heads = QUERY_IDS.decode(c[starts]).tolist()
-    keep = np.fromiter(map(queries.__contains__, heads), dtype=bool, count=len(heads))
-    if keep.all():
-        return columns
-    if not keep.any():                                 # as the general path leaves no rows
-        return CodedIds(c[:0]), np.empty(0, dtype="S1"), scores[:0]
-    rows = np.repeat(keep, np.diff(np.append(starts, len(c))))
-    kept = dbytes[rows]
-    used = np.flatnonzero(kept.view(np.uint8).reshape(len(kept), -1).any(axis=0))
-    width = int(used[-1]) + 1 if len(used) else 1      # the longest id kept, as the general path's width
-    return CodedIds(c[rows]), kept.astype(f"S{width}") if width < kept.dtype.itemsize else kept, scores[rows]
-
-
-def _blocks(qids: np.ndarray) -> np.ndarray:
-    """The first row of each block of equal query ids (at least one row)."""
-    if len(qids) == 0:
-        return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(np.r_[True, qids[1:] != qids[:-1]])
-
-
-def _columns_from_tuples(items: Iterable, fields, source: str, what: str,
-                         queries: Optional[AbstractSet[str]] = None):
-    """Three columns from an iterable of namedtuples (ir_measures' ScoredDoc / Qrel or any with these
-    fields): transposed in C when every item has the type of the first, else field by field. With
-    ``queries``, the items of other queries are left out first (one C pass over the query ids)."""
-    items = items if isinstance(items, (list, tuple)) else _materialised(items)
-    first = items[0] if len(items) else None
-    if isinstance(first, str):
-        raise InputFormatError(f"{source}: the {what} is an iterable of strings (a file path given where "
-                               f"ir_measures expects records?): read files with ir_rbstar.read_{what}(path)")
-    names = getattr(type(first), "_fields", None)
-    if first is not None and isinstance(first, tuple) and names and all(f in names for f in fields) \
-            and countOf(map(type, items), type(first)) == len(items):
-        kind = type(first)
-        # a namedtuple class fixes its length (its constructors check it); another tuple type with
-        # these fields is checked item by item, as the flat copy would shift fields otherwise
-        plain = kind.__iter__ is tuple.__iter__ and kind.__len__ is tuple.__len__
-        if plain and (hasattr(kind, "_make") or countOf(map(len, items), len(first)) == len(items)):
-            return _columns_from_records(items, [names.index(f) for f in fields], what, queries)
-    cols: Tuple[List[Any], List[Any], List[Any]] = ([], [], [])
-    for i, item in enumerate(items):
-        if isinstance(item, str):
-            raise InputFormatError(f"{source}: the {what} is an iterable of strings (a file path given where "
-                                   f"ir_measures expects records?): read files with ir_rbstar.read_{what}(path)")
-        try:
-            for col, f in zip(cols, fields, strict=True):
-                col.append(getattr(item, f))
-        except AttributeError:
-            raise InputFormatError(f"{source}: item {i} of the {what} has no field {f!r} "
-                                   f"(expected namedtuples with fields {fields})") from None
-    return (np.array(cols[0], dtype=object), np.array(cols[1], dtype=object), np.array(cols[2], dtype=object))

@@ -1,8 +1,9 @@
-"""A run given as a list of namedtuples is read by pyarrow's converter (``convert._arrow_records``) when
+"""A run given as a list of namedtuples is read by pyarrow's converter (``records._arrow_records``) when
 it can be; otherwise by the general copy-and-cast path. On random small inputs (duplicates, ties,
 numbers and bytes as ids, ids that are not ASCII or hold NUL bytes, scores that are not numbers, None,
 queries in several blocks, queries left out) both give the same Ranking bit for bit, or the same error."""
 from collections import namedtuple
+from operator import itemgetter
 from typing import NamedTuple
 
 import numpy as np
@@ -11,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 import ir_measures
 from ir_rbstar.errors import RbstarError
-from ir_rbstar.io import QUERY_IDS, convert, to_ranking
+from ir_rbstar.io import QUERY_IDS, records as recs, to_ranking
 
 from tests.conftest import examples
 
@@ -46,13 +47,14 @@ def records(draw):
 
 
 def general(items, queries=None):
-    """The same conversion with the fast path switched off."""
-    fast = convert._arrow_records
-    convert._arrow_records = lambda *a: None
+    """The same conversion with the fast paths switched off (the struct converter and the filter by
+    blocks of equal query ids)."""
+    fast, blocks = recs._arrow_records, recs._judged_blocks
+    recs._arrow_records = recs._judged_blocks = lambda *a: None
     try:
         return to_ranking(items, queries=queries)
     finally:
-        convert._arrow_records = fast
+        recs._arrow_records, recs._judged_blocks = fast, blocks
 
 
 def outcome(convert_it):
@@ -88,13 +90,32 @@ def test_fast_path_gives_the_general_paths_ranking_or_error(rows, shape, filtere
 
 def test_the_fast_path_is_taken_for_plain_records_and_declines_the_rest():
     plain = [ir_measures.ScoredDoc("q", f"d{i}", float(i % 3)) for i in range(50)]
-    codes, dbytes, scores = convert._arrow_records(plain, [0, 1, 2])
+    codes, dbytes, scores = recs._arrow_records(plain, [0, 1, 2])
     assert QUERY_IDS.decode(codes.codes).tolist() == ["q"] * 50
     assert dbytes.dtype == np.dtype("S3") and dbytes[10] == b"d10" and scores[4] == 1.0
     for odd in ([ir_measures.ScoredDoc("q", 5, 1.0)], [ir_measures.ScoredDoc("q", "é", 1.0)],
                 [ir_measures.ScoredDoc(None, "a", 1.0)], [ir_measures.ScoredDoc("q", "a", "1.5")],
                 [ir_measures.ScoredDoc("q", "a\x00", 1.0)], [ir_measures.ScoredDoc("q", "a", None)]):
-        assert convert._arrow_records(odd, [0, 1, 2]) is None
+        assert recs._arrow_records(odd, [0, 1, 2]) is None
+
+
+def test_unjudged_query_blocks_are_left_out_by_block_with_the_general_paths_columns():
+    # as a TREC DL run: many queries in blocks, few of them judged; the blocks of judged queries are kept
+    # whole (also a query whose rows come in two blocks) and read as the general path reads them
+    S = ir_measures.ScoredDoc
+    items = [S(f"q{q}", f"d{(7 * i) % 31}" + "x" * (q % 3), float(i % 5)) for q in range(40) for i in range(30)]
+    items += [S("q4", "late", 9.0), S("q5", "late", 1.0)]
+    queries = {"q4", "q17", "q30", "q99"}
+    kept, heads, lengths = recs._judged_blocks(items, itemgetter(0), queries)
+    assert heads == ["q4", "q17", "q30", "q4"] and lengths == [30, 30, 30, 1]
+    assert kept == [x for x in items if x.query_id in queries]
+    assert recs._arrow_kept(kept, heads, lengths, [0, 1, 2]) is not None
+    assert_same(to_ranking(items, queries=queries), general(items, queries))
+    # a query id that is not text, or ids in many short blocks: the per-row filter decides
+    assert recs._judged_blocks(items + [S(b"q4", "b", 1.0)], itemgetter(0), queries) is None
+    mixed = [S(f"q{i % 2}", f"d{i}", 1.0) for i in range(200)]
+    assert recs._judged_blocks(mixed, itemgetter(0), {"q1"}) is None
+    assert_same(to_ranking(mixed, queries={"q1"}), general(mixed, {"q1"}))
 
 
 def test_bytes_query_ids_are_text_at_every_door():

@@ -1,4 +1,4 @@
-"""The namedtuples' fast path (``convert._arrow_records``) hands the buffers of the arrow array it made to the
+"""The namedtuples' fast path (``records._arrow_records``) hands the buffers of the arrow array it made to the
 ranking without copying them (the scores, and the document ids when all have the same length), and the
 sort into trec_eval's order moves tied rows within them. Each conversion's arrays are its own: two
 conversions of the same list share no memory, changing one leaves the other as it was, and both equal
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import ir_measures
-from ir_rbstar.io import convert, to_ranking
+from ir_rbstar.io import records as recs, to_ranking
 
 pytest.importorskip("pyarrow")
 
@@ -23,12 +23,12 @@ def _items(n_queries=20, depth=50, seed=3):
 
 
 def _general(items):
-    fast = convert._arrow_records
-    convert._arrow_records = lambda *a: None
+    fast = recs._arrow_records
+    recs._arrow_records = lambda *a: None
     try:
         return to_ranking(items)
     finally:
-        convert._arrow_records = fast
+        recs._arrow_records = fast
 
 
 def _same(a, b):
@@ -39,7 +39,7 @@ def _same(a, b):
 
 def test_buffers_are_taken_and_each_conversion_owns_its_arrays():
     items = _items()
-    columns = convert._arrow_records(items, [0, 1, 2])
+    columns = recs._arrow_records(items, [0, 1, 2])
     assert columns is not None
     _, dbytes, scores = columns
     assert dbytes.dtype == np.dtype("S6") and dbytes.flags.writeable and scores.flags.writeable

@@ -1,0 +1,114 @@
+"""Id columns made in C passes: pyarrow string arrays as interned query ids or as a bytes (``S``) array
+read from arrow's buffers, and document ids from an iterable or an object array as bytes. Shared by the
+DataFrame and dict conversions (:mod:`.convert`) and the namedtuple one (:mod:`.records`)."""
+from __future__ import annotations
+
+from itertools import islice
+from typing import Any, Optional
+
+import numpy as np
+
+from .ids import QUERY_IDS, CodedIds, check_width_budget
+
+
+def _arrow_query_codes(arr: Any) -> CodedIds:
+    """A pyarrow string array without nulls as interned query ids: per block of equal ids
+    (:func:`_query_blocks`), else each distinct id once through arrow's dictionary encoding."""
+    blocks = _query_blocks(arr)
+    if blocks is not None:
+        return blocks
+    enc = arr.dictionary_encode()
+    return CodedIds(QUERY_IDS.encode(enc.dictionary.to_pylist())[enc.indices.to_numpy(zero_copy_only=False)])
+
+
+def _query_blocks(arr: Any) -> Optional[CodedIds]:
+    """Query ids interned per block of equal ids (the rows of a query usually come together): each id
+    compared with the one before by one arrow kernel, one id interned per block. None when the ids come
+    in many short blocks (then arrow's dictionary encoding, which interns each distinct id once, is
+    cheaper than a Python step per block)."""
+    import pyarrow.compute as pc
+    n = len(arr)
+    new = np.ones(n, dtype=bool)
+    if n > 1:
+        new[1:] = pc.not_equal(arr[1:], arr[:-1]).to_numpy(zero_copy_only=False)
+    starts = np.flatnonzero(new)
+    if len(starts) > max(64, n // 16):
+        return None
+    codes = QUERY_IDS.encode(arr.take(starts).to_pylist())
+    return CodedIds(np.repeat(codes, np.diff(np.append(starts, n))))
+
+
+def _ascii_bytes(arr: Any, copy: bool = True) -> Optional[np.ndarray]:
+    """A pyarrow (large) string array without nulls as a bytes (``S``) array, read from its offsets and
+    data buffers with numpy (no pyarrow kernel, no Python object per row): the ids' bytes are scattered
+    into a rows x longest-id table of NULs by one boolean mask. None when some id holds a NUL byte (a
+    bytes array would drop trailing ones) or a byte >= 128 (non-ASCII: the general path encodes and
+    checks it), or for another array type. ``copy=False``: when every id has the same length, the array is
+    a (writable) view of the arrow data buffer, for an arrow array the caller made and nothing else holds."""
+    import pyarrow as pa
+    if pa.types.is_large_string(arr.type):
+        wide = True
+    elif pa.types.is_string(arr.type):
+        wide = False
+    else:
+        return None
+    n = len(arr)
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=np.int64 if wide else np.int32)[arr.offset:arr.offset + n + 1]
+    first, last = int(offsets[0]), int(offsets[-1])
+    data = np.frombuffer(bufs[2], dtype=np.uint8)[first:last] if bufs[2] is not None and last > first \
+        else np.zeros(0, dtype=np.uint8)
+    if len(data) and (int(data.max()) >= 128 or not data.all()):
+        return None                                  # non-ASCII ids, or NUL bytes
+    if last - first < 2 ** 31:                       # every length fits 4 bytes: half the column
+        lengths = np.subtract(offsets[1:], offsets[:-1], out=np.empty(n, dtype=np.int32), casting="unsafe")
+    else:
+        lengths = np.diff(offsets).astype(np.int64, copy=False)
+    check_width_budget(lengths)                      # before padding to rows x the longest id
+    width = max(int(lengths.max()), 1)
+    if len(data) == n * width:                       # every id of the same length: the buffer is the array
+        return (data.copy() if copy or not data.flags.writeable else data).view(f"S{width}")
+    # which cells of the table hold a byte: row L of `patterns` for an id of length L (np.take of whole
+    # rows is several times faster than broadcasting a comparison over the table)
+    patterns = np.arange(width) < np.arange(width + 1)[:, None]
+    table = np.zeros((n, width), dtype=np.uint8)
+    table[np.take(patterns, lengths, axis=0)] = data
+    return table.view(f"S{width}").reshape(n)
+
+
+def _id_column(make_items, n: int) -> np.ndarray:
+    """Document ids as bytes (``S``) in one C pass when every id is ASCII text or bytes (the usual case:
+    no object array, no second conversion), else as objects for :func:`doc_bytes` (which encodes UTF-8
+    and names an id that cannot be). ``make_items()`` gives a new iterator over the ids, or is an object
+    array of them (converted by numpy's cast, which is the same encoding).
+
+    The width is guessed from the first ids, with a byte to spare; when some id fills it (it may have
+    been cut) the exact width is measured and the pass redone. Otherwise the longest id is one byte
+    shorter than the guess (the first ids are among all ids), unless ids end in NUL bytes (a bytes
+    array drops them): then the width is trimmed to the longest id as stored."""
+    objects = make_items if isinstance(make_items, np.ndarray) else None
+    try:
+        first = islice(objects if objects is not None else make_items(), 1000)
+        width = max(map(len, first), default=0) + 1                   # one byte to spare
+        if objects is not None:
+            ids = objects.astype(f"S{width}")                         # numpy encodes str as ASCII
+        else:
+            ids = np.fromiter(make_items(), dtype=f"S{width}", count=n)
+        if n == 0:
+            return ids
+        cols = ids.view(np.uint8).reshape(n, width)
+        if cols[:, -1].any():                                         # some id fills the width
+            if objects is not None:
+                return objects.astype("S")
+            width = max(map(len, make_items()))
+            return np.fromiter(make_items(), dtype=f"S{max(width, 1)}", count=n)
+        if width == 1:
+            return ids
+        if width > 2 and not cols[:, width - 2].any():                # ids that ended in NUL bytes
+            used = np.flatnonzero(cols.any(axis=0))
+            return ids.astype(f"S{int(used[-1]) + 1 if len(used) else 1}")
+        return ids.astype(f"S{width - 1}")
+    except (TypeError, ValueError, UnicodeError):
+        if objects is not None:
+            return objects
+        return np.fromiter(make_items(), dtype=object, count=n)

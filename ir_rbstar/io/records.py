@@ -1,0 +1,230 @@
+"""Runs and qrels given as iterables of namedtuples (ir_measures' ``ScoredDoc`` / ``Qrel`` or any with
+these fields) to three columns, in C passes: pyarrow's converter where it can, else one flat copy
+and numpy's casts (the general path, which names what is wrong)."""
+from __future__ import annotations
+
+import gc
+from itertools import chain, compress, groupby
+from operator import countOf, itemgetter
+from typing import AbstractSet, Any, Callable, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import InputFormatError
+from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column
+from .ids import QUERY_IDS, CodedIds, query_text
+
+def _materialised(items: Iterable) -> list:
+    """``list(items)`` with the cyclic garbage collector paused: millions of new tuples (a generator
+    such as ``ir_measures.read_trec_run``) otherwise set off collections that rescan them all, about
+    40% of the time. Nothing here creates cycles; the collector's state is restored."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return list(items)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Optional[AbstractSet[str]]):
+    """Three columns from a list of tuples of one type (its fields ``at`` in order): one C pass copies
+    every field into an object array (rows x fields; each tuple is visited once, which is what costs
+    on millions of tuples scattered in memory), whose columns numpy then casts. Query ids are
+    interned per block of equal ids; with ``queries``, the rows of other queries are left out by block."""
+    if queries is not None and isinstance(items[0][at[0]], str):
+        # a few items spread over the list: when one is of a query left out, many may be (e.g. a run's
+        # unjudged queries), and dropping them before the copy is cheaper than copying them
+        qid = itemgetter(at[0])
+        if not all(map(queries.__contains__, map(qid, items[::max(1, len(items) // 64)]))):
+            blocks = _judged_blocks(items, qid, queries) if what == "run" and len(items[0]) == 3 else None
+            fast = None if blocks is None else _arrow_kept(*blocks, at)
+            if fast is not None:
+                return fast
+            ids = list(map(qid, items))
+            # only text ids are decided here: a bytes or number id may be a query kept (as its text,
+            # query_text), so with one anywhere the rows are left to the per-block filter below (one C
+            # pass counting the types: checking the dropped rows' types took twice as long on DL 2019)
+            if countOf(map(type, ids), str) == len(ids):
+                items = list(compress(items, map(queries.__contains__, ids)))
+            if not items:
+                empty = np.empty(0, dtype=object)
+                return empty, _id_column(empty, 0), np.empty(0, dtype=np.float64) if what == "run" else empty
+    fast = _arrow_records(items, at) if what == "run" else None
+    if fast is not None:
+        return fast if queries is None else _rows_of_queries(fast, queries)
+    n, width = len(items), len(items[0])
+    flat = np.fromiter(chain.from_iterable(items), dtype=object, count=n * width)
+    table = flat.reshape(n, width)
+    qids = table[:, at[0]]
+    starts = _blocks(qids)
+    heads = qids[starts]
+    if queries is not None and len(heads):
+        keep = np.fromiter(map(queries.__contains__, map(query_text, heads.tolist())), dtype=bool, count=len(heads))
+        if not keep.all():
+            rows = np.repeat(keep, np.diff(np.append(starts, n)))
+            table, n = table[rows], int(rows.sum())
+            qids, starts = table[:, at[0]], _blocks(table[:, at[0]])
+            heads = qids[starts]
+    if n and all(isinstance(h, str) for h in heads.tolist()):
+        codes = CodedIds(np.repeat(QUERY_IDS.encode(heads.tolist()), np.diff(np.append(starts, n))))
+        query_column: Any = codes
+    else:
+        query_column = np.ascontiguousarray(qids)
+    values = table[:, at[2]]
+    if what == "run":
+        try:
+            values = values.astype(np.float64)
+        except (TypeError, ValueError):
+            values = np.ascontiguousarray(values)
+    else:
+        values = np.ascontiguousarray(values)
+    return query_column, _id_column(table[:, at[1]], n), values
+
+
+def _judged_blocks(items: Sequence, qid: Callable,
+                   queries: AbstractSet[str]) -> Optional[Tuple[list, List[str], List[int]]]:
+    """(the items of ``queries``, their query ids, one per block, and the blocks' lengths) from one C pass
+    over the items (``itertools.groupby`` on their query ids: each tuple is touched once, no list of ids),
+    deciding each block of equal ids by its first id. None when an id is not text (it may be a query kept
+    as its text: :func:`query_text`), or when the ids come in many short blocks (a Python step each)."""
+    kept: list = []
+    heads: List[str] = []
+    lengths: List[int] = []
+    budget = max(64, len(items) // 64)
+    for k, block in groupby(items, qid):
+        if type(k) is not str or budget == 0:
+            return None
+        budget -= 1
+        if k in queries:
+            before = len(kept)
+            kept.extend(block)
+            heads.append(k)
+            lengths.append(len(kept) - before)
+    return kept, heads, lengths
+
+
+def _arrow_kept(kept: list, heads: List[str], lengths: List[int],
+                at: List[int]) -> Optional[Tuple[CodedIds, np.ndarray, np.ndarray]]:
+    """:func:`_arrow_records`' columns for the items :func:`_judged_blocks` kept: the query ids from the
+    blocks' first ids (each block's ids equal it), document ids and scores each read by pyarrow's
+    converter (with the types the struct of :func:`_arrow_records` gives them). None as there."""
+    import pyarrow as pa
+    codes = np.repeat(QUERY_IDS.encode(heads), np.asarray(lengths, dtype=np.int64))
+    if not kept:
+        return None                     # the general path's empty columns
+    try:
+        docs = pa.array(map(itemgetter(at[1]), kept), type=pa.large_string(), size=len(kept))
+        scores = pa.array(map(itemgetter(at[2]), kept), type=pa.float64(), size=len(kept))
+    except (pa.lib.ArrowException, TypeError, ValueError, OverflowError):
+        return None
+    if docs.null_count or scores.null_count:
+        return None
+    dbytes = _ascii_bytes(docs, copy=False)
+    return None if dbytes is None else (CodedIds(codes), dbytes, _own_floats(scores))
+
+
+def _arrow_records(items: Sequence, at: List[int]) -> Optional[Tuple[CodedIds, np.ndarray, np.ndarray]]:
+    """The columns of a run given as a list of 3-field tuples of one type (fields ``at``: query id, doc
+    id, score), read by pyarrow's converter in one C pass that touches each tuple and field once and
+    makes no Python object per row (about 0.35 s less than :func:`_columns_from_records`' copy and casts
+    on 7M namedtuples): query ids interned per block, ASCII document ids as bytes, scores as float64.
+    The same columns as the general path gives, or None (pyarrow missing, a field that is not text or a
+    number, a missing value, a document id that is not ASCII or holds a NUL byte): then the general path
+    reads the items and names what is wrong."""
+    if len(items[0]) != 3:
+        return None
+    try:
+        import pyarrow as pa
+    except ImportError:                                # pragma: no cover - pyarrow is optional
+        return None
+    kinds = [pa.large_string()] * 3
+    kinds[at[2]] = pa.float64()
+    try:
+        arr = pa.array(items, type=pa.struct([pa.field(f"f{i}", t) for i, t in enumerate(kinds)]))
+    except (pa.lib.ArrowException, TypeError, ValueError, OverflowError):
+        return None                                    # e.g. a number as an id, text as a score
+    if isinstance(arr, pa.ChunkedArray):               # pragma: no cover - only beyond 2**31 rows
+        return None
+    qids, docs, scores = (arr.field(i) for i in at)
+    if arr.null_count or qids.null_count or docs.null_count or scores.null_count:
+        return None                                    # None somewhere: the general path says what it is
+    # the struct array is this function's own: its buffers are taken as they are (no copy of millions of
+    # rows; the sort may move rows within them, ranking_from_columns(fresh=True))
+    dbytes = _ascii_bytes(docs, copy=False)
+    if dbytes is None:
+        return None
+    return _arrow_query_codes(qids), dbytes, _own_floats(scores)
+
+
+def _own_floats(scores: Any) -> np.ndarray:
+    """A float64 arrow array without nulls, made by this module, as a writable numpy array: a view of its
+    data buffer when arrow allocated it mutable (as its converter does), else a copy."""
+    buf = scores.buffers()[1]
+    if buf is not None and buf.is_mutable and len(scores):
+        view = np.frombuffer(buf, dtype=np.float64, count=len(scores), offset=8 * scores.offset)
+        if view.flags.writeable:
+            return view
+    return scores.to_numpy(zero_copy_only=False).copy()
+
+
+def _rows_of_queries(columns: Tuple[CodedIds, np.ndarray, np.ndarray],
+                     queries: AbstractSet[str]) -> Tuple[CodedIds, np.ndarray, np.ndarray]:
+    """The rows of ``columns`` whose query id is one of ``queries`` (decided once per block of rows of
+    one query)."""
+    codes, dbytes, scores = columns
+    c = codes.codes
+    if len(c) == 0:
+        return columns
+    starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
+    heads = QUERY_IDS.decode(c[starts]).tolist()
+    keep = np.fromiter(map(queries.__contains__, heads), dtype=bool, count=len(heads))
+    if keep.all():
+        return columns
+    if not keep.any():                                 # as the general path leaves no rows
+        return CodedIds(c[:0]), np.empty(0, dtype="S1"), scores[:0]
+    rows = np.repeat(keep, np.diff(np.append(starts, len(c))))
+    kept = dbytes[rows]
+    used = np.flatnonzero(kept.view(np.uint8).reshape(len(kept), -1).any(axis=0))
+    width = int(used[-1]) + 1 if len(used) else 1      # the longest id kept, as the general path's width
+    return CodedIds(c[rows]), kept.astype(f"S{width}") if width < kept.dtype.itemsize else kept, scores[rows]
+
+
+def _blocks(qids: np.ndarray) -> np.ndarray:
+    """The first row of each block of equal query ids (at least one row)."""
+    if len(qids) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(np.r_[True, qids[1:] != qids[:-1]])
+
+
+def columns_from_tuples(items: Iterable, fields, source: str, what: str,
+                         queries: Optional[AbstractSet[str]] = None):
+    """Three columns from an iterable of namedtuples (ir_measures' ScoredDoc / Qrel or any with these
+    fields): transposed in C when every item has the type of the first, else field by field. With
+    ``queries``, the items of other queries are left out first (one C pass over the query ids)."""
+    items = items if isinstance(items, (list, tuple)) else _materialised(items)
+    first = items[0] if len(items) else None
+    if isinstance(first, str):
+        raise InputFormatError(f"{source}: the {what} is an iterable of strings (a file path given where "
+                               f"ir_measures expects records?): read files with ir_rbstar.read_{what}(path)")
+    names = getattr(type(first), "_fields", None)
+    if first is not None and isinstance(first, tuple) and names and all(f in names for f in fields) \
+            and countOf(map(type, items), type(first)) == len(items):
+        kind = type(first)
+        # a namedtuple class fixes its length (its constructors check it); another tuple type with
+        # these fields is checked item by item, as the flat copy would shift fields otherwise
+        plain = kind.__iter__ is tuple.__iter__ and kind.__len__ is tuple.__len__
+        if plain and (hasattr(kind, "_make") or countOf(map(len, items), len(first)) == len(items)):
+            return _columns_from_records(items, [names.index(f) for f in fields], what, queries)
+    cols: Tuple[List[Any], List[Any], List[Any]] = ([], [], [])
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            raise InputFormatError(f"{source}: the {what} is an iterable of strings (a file path given where "
+                                   f"ir_measures expects records?): read files with ir_rbstar.read_{what}(path)")
+        try:
+            for col, f in zip(cols, fields, strict=True):
+                col.append(getattr(item, f))
+        except AttributeError:
+            raise InputFormatError(f"{source}: item {i} of the {what} has no field {f!r} "
+                                   f"(expected namedtuples with fields {fields})") from None
+    return (np.array(cols[0], dtype=object), np.array(cols[1], dtype=object), np.array(cols[2], dtype=object))
