@@ -90,7 +90,9 @@ def weights_of(measure: Any) -> Weights:
 class Pool:
     """Candidates (one per query and document) and the runs' weights for them.
 
-    ``W[r, c]`` is run r's weight for candidate c (0 if r does not rank c within the depth), ``rank[r, c]``
+    ``runs`` are the run names in the order of the names (whatever order they were given in: every sum over
+    the runs then goes in one order, so permuting the runs changes no priority, not even in the last bit, and
+    no tie-break; tests/judging/test_run_order.py). ``W[r, c]`` is run r's weight for candidate c (0 if r does not rank c within the depth), ``rank[r, c]``
     its 1-based rank (0 if absent). ``cand_query`` is the index into ``queries`` (query ids, in order),
     ``cand_doc`` the document ids (bytes), ``tail[r, q]`` the weight of run r's ranks after ``depth`` in
     query q (what no candidate can settle)."""
@@ -153,7 +155,7 @@ def _as_rankings(runs: Any) -> Dict[str, Ranking]:
 def build_pool(runs: Any, measure: Any, queries: Optional[Sequence[str]] = None,
                depth: Optional[int] = None) -> Pool:
     """The candidate pool of ``runs`` (a mapping name -> run in any form the package reads, or a list of
-    run files) for ``measure``. ``queries`` (ids) restricts and orders the queries (default: every query
+    run files) for ``measure``, its runs in name order. ``queries`` (ids) restricts and orders the queries (default: every query
     of some run, in order of first appearance)."""
     weights = weights_of(measure)
     depth = weights.default_depth() if depth is None else depth
@@ -161,7 +163,7 @@ def build_pool(runs: Any, measure: Any, queries: Optional[Sequence[str]] = None,
         raise ParameterError(f"depth: must be a positive integer, got {depth!r}")
     depth = int(depth) if weights.cutoff is None else min(int(depth), int(weights.cutoff))
     rankings = _as_rankings(runs)
-    names = list(rankings)
+    names = sorted(rankings)                     # name order, once: the strategies take the runs as they are
     if queries is None:
         seen: List[int] = []
         for ranking in rankings.values():

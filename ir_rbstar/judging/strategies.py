@@ -27,8 +27,8 @@ chooses ``k`` unjudged candidates. The package's own (the three goals of :func:`
   values with unjudged documents non-relevant; no run strictly between the two, so runs tied now are all
   adjacent): what keeps the ranking of the systems from being stable.
 
-Nothing depends on the order the runs are given in: the strategies work on the runs in the order of their
-names (tests/judging/test_run_order.py).
+Nothing depends on the order the runs are given in: :func:`~ir_rbstar.judging.pool.build_pool` puts them in
+the order of their names, and the strategies take them as they are (tests/judging/test_run_order.py).
 
 For ``nDCG@k`` both goals also weigh each query by how far one judgment moves its values: nDCG divides by
 the query's ideal DCG, so the priority is scaled by (the ideal DCG of k documents of gain 1) / (the query's
@@ -57,7 +57,6 @@ R. Sitaraman. Minimal test collections for retrieval evaluation. SIGIR 2006, doi
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
@@ -300,25 +299,6 @@ def _sequential(pool: Pool, strategy: str, judged: np.ndarray, relevant: np.ndar
     return np.array(picks, dtype=np.int64), reasons
 
 
-def _in_name_order(pool: Pool) -> Tuple[Pool, np.ndarray]:
-    """The pool with its runs in the order of their names (itself when they are already), and the place there
-    of each of its runs. Every strategy works on it: its sums over the runs (and the runs' turns in
-    ``mtf``/``bandit``) then go in one order whatever the order the runs were given in, so permuting the runs
-    changes no priority, not even in the last bit, and no tie-break. Runs not in name order cost one copy of
-    the weight and rank matrices (made once per pool and kept in its cache)."""
-    if "by_name" not in pool._cache:
-        order = np.array(sorted(range(len(pool.runs)), key=pool.runs.__getitem__), dtype=np.int64)
-        place = np.empty_like(order)
-        place[order] = np.arange(len(order))
-        if np.array_equal(order, np.arange(len(order))):
-            pool._cache["by_name"] = (pool, place)
-        else:
-            pool._cache["by_name"] = (dataclasses.replace(
-                pool, runs=[pool.runs[i] for i in order], W=pool.W[order], rank=pool.rank[order],
-                tail=pool.tail[order], _cache={}), place)
-    return pool._cache["by_name"]
-
-
 def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k: int,
            per_query: Optional[np.ndarray] = None, exclude: Optional[np.ndarray] = None,
            rng: Optional[np.random.Generator] = None, explain: bool = True,
@@ -327,8 +307,6 @@ def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k:
     gains per candidate, NaN where unknown) is averaged into the goals' estimate of P(relevant) where known."""
     if strategy not in STRATEGIES:
         raise ParameterError(f"strategy: unknown strategy {strategy!r}; one of {', '.join(STRATEGIES)}")
-    pool, place = _in_name_order(pool)
-    baseline = None if baseline is None else int(place[baseline])
     eligible = ~judged if exclude is None else ~judged & ~exclude
     if strategy in ("mtf", "bandit"):
         relevant = judged & (pool.weights.gain(grades) > 0)
