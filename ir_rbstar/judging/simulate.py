@@ -64,7 +64,8 @@ def _trimmed(run: Ranking, qcodes: np.ndarray, depth: Optional[int]) -> Ranking:
 
 def full_values(qrels, runs: Dict[str, Ranking], measures: Sequence[str], queries: np.ndarray) -> Dict[str, np.ndarray]:
     """{measure: runs x queries} (the runs in the order of ``runs``; pass them in the pool's order) by the
-    package's own evaluation with the whole qrels (0 where a run does not answer a query). Measures with a cutoff read the runs' top k only (the same values, less work)."""
+    package's own evaluation with the whole qrels (0 where a run does not answer a query). Measures with a
+    cutoff read the runs' top k only (the same values, less work)."""
     from ..io import QUERY_IDS
     from ..parsing import parse_measure
     from ..provider import iter_calc_columnar

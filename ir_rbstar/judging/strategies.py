@@ -199,7 +199,7 @@ def _pair_spread(W: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 def _rbp_pool_scores(pool: Pool, how: str) -> np.ndarray:
-    p = pool.weights.p if pool.weights.name == "RBP" else 0.8
+    p = pool.weights.pooling_p
     w = np.where(pool.rank > 0, (1.0 - p) * p ** (pool.rank - 1.0), 0.0)
     return w.sum(axis=0) if how == "sum" else w.max(axis=0)
 
@@ -317,9 +317,9 @@ def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k:
         low, res = run_values(pool, judged, grades)
         u = _unsettled(low, res, adjacent=strategy == "ranking", baseline=baseline)
         prob = _relevance(pool, judged, grades, prior)
-        near = u if strategy == "ranking" or pool.weights.name == "nDCG" else _flip_share(low, res, u)
+        near = _flip_share(low, res, u) if strategy == "pairs" and pool.weights.value_interval else u
         prio = prob * _pair_spread(pool.W, near) / len(pool.queries)
-        if pool.weights.name == "nDCG":
+        if pool.weights.ideal_normalised:
             prio = prio * _ideal_scale(pool, judged, grades, prob)
     else:
         prio = _static_priority(pool, strategy)

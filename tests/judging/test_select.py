@@ -25,6 +25,20 @@ def test_pool_weights_by_hand():
     assert pool.depth == 2 and np.allclose(pool.tail, 0.8 ** 2)
 
 
+def test_the_weights_say_what_they_are():
+    # pairs' flip share needs [low, low + residual] to be an interval of the measure's values (RBP, P@k: a
+    # weighted sum of gains; not nDCG@k, divided by an ideal the unjudged documents change), and the ideal
+    # scale applies to nDCG@k only; a weighting that does not say both is refused, not put in some branch
+    from ir_rbstar.judging import Weights, weights_of
+    kinds = {m: (weights_of(m).value_interval, weights_of(m).ideal_normalised)
+             for m in ("RBP(p=0.6)", "RBP_res(p=0.8)@10", "P@5", "P_TA@5", "nDCG@10", "nDCG_TA@10")}
+    assert kinds == {"RBP(p=0.6)": (True, False), "RBP_res(p=0.8)@10": (True, False), "P@5": (True, False),
+                     "P_TA@5": (True, False), "nDCG@10": (False, True), "nDCG_TA@10": (False, True)}
+    assert weights_of("RBP(p=0.6)").pooling_p == 0.6 and weights_of("nDCG@10").pooling_p == 0.8
+    with pytest.raises(ParameterError, match="DCG"):
+        Weights("DCG", 10)
+
+
 def test_residual_and_rbp_sum_take_the_shared_document_first():
     # y: 0.16 + 0.16 = 0.32 of residual weight, x and z 0.2 each
     assert order("residual")[0] == "y"
