@@ -91,17 +91,20 @@ def test_pairs_priority_weighs_pairs_by_flip_share_by_hand():
     # low / high: A and B 0.2 / 1.0, C 0 / 1.0. Pair intervals: A-B [-0.8, 0.8] at 0 now: share 1/2;
     # A-C and B-C [-0.8, 1.0] at 0.2 now: share 0.8 / 1.8 = 4/9.
     # y moves A-B and A-C by 0.16: 0.16 (1/2 + 4/9); z the same; w moves A-C and B-C by 0.2: 0.2 (8/9)
-    from ir_rbstar.judging.strategies import _relevance
+    # P(relevant), from its definition (docs/judging.md): the weight-weighted mean, over the runs ranking the
+    # document, of their running precision (2 m + relevant) / (2 + judged) with m = (1 + relevant) / (2 +
+    # judged) over all queries (one here). A and B judged x, relevant: m = 2/3, (4/3 + 1) / 3 = 7/9; C judged
+    # nothing: m = 1/2, (1 + 0) / 2 = 1/2. y: A alone, 7/9; z: B and C at rank 2, (7/9 + 1/2) / 2 = 23/36;
+    # w: C alone, 1/2.
     runs = {"A": {"q": {"x": 2.0, "y": 1.0}}, "B": {"q": {"x": 2.0, "z": 1.0}}, "C": {"q": {"w": 2.0, "z": 1.0}}}
     pool = build_pool(runs, M)
     grades, judged = pool.lookup(to_qrels(pd.DataFrame({"query_id": ["q"], "doc_id": ["x"], "relevance": [1]})))
     pick = choose(pool, judged, grades, "pairs", 3)
-    docs = list(pool.doc_ids(pick.index))
-    prob = dict(zip(pool.doc_ids(np.arange(pool.n_candidates)), _relevance(pool, judged, grades), strict=True))
+    prob = {"y": 7 / 9, "z": 23 / 36, "w": 1 / 2}
     spread = {"y": 0.16 * (1 / 2 + 4 / 9), "z": 0.16 * (1 / 2 + 4 / 9), "w": 0.2 * 8 / 9}
-    assert sorted(docs) == ["w", "y", "z"]
-    for d, v in zip(docs, pick.priority, strict=True):
-        assert v == pytest.approx(prob[d] * spread[d])
+    assert list(pool.doc_ids(pick.index)) == ["y", "z", "w"]       # 0.1175, 0.0966, 0.0889
+    for d, v in zip(pool.doc_ids(pick.index), pick.priority, strict=True):
+        assert v == pytest.approx(prob[d] * spread[d], rel=1e-12)
 
 
 def test_nothing_left_to_choose_once_all_candidates_are_judged():
