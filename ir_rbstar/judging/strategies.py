@@ -6,23 +6,28 @@ chooses ``k`` unjudged candidates. The package's own (the three goals of :func:`
 * ``residual`` -- Moffat, Webber & Zobel (2007): the document whose judgment removes the most residual
   weight, summed over the runs: priority sum_r W[r, d] (exactly what judging it takes off the runs'
   summed mean residuals, times the number of queries).
-* ``pairs`` -- the documents that can move the most unsettled comparisons: a pair of runs (a, b) is
-  *unsettled* while the interval of its mean difference, [mean(low_a - high_b), mean(high_a - low_b)] with
-  low = the value with every unjudged document non-relevant and high = low + residual, contains 0 (the
-  bounds of :mod:`ir_rbstar.stats.robust`); judging d moves the difference of (a, b) by at most
-  |W[a, d] - W[b, d]| (times its gain). Priority = P(d relevant) x sum over unsettled pairs of
-  s(a, b) |W[a, d] - W[b, d]|, where s(a, b), the pair's *flip share*, is the share of its interval on the
-  other side of 0 from the difference reported now (unjudged documents non-relevant; 1/2 for a pair reported
-  tied, where no side is reported): how much of what the
-  unjudged documents could still do would flip the pair (for RBP and P@k; for nDCG@k, whose interval is
-  not one of nDCG values, s = 1; with s, RBP(p=0.8) reached tau_b >= 0.9 on DL 2019 after 731 judgments
-  instead of 817 and 95% of the verdicts after 903 instead of 989, on Robust04 after 4,233 instead of
-  4,482 (verdicts 6,723 both), on Robust 2003 after 2,300 instead of 2,200 and 3,000 instead of 3,300;
-  docs/judging.md lists the other weights tried). P(d relevant) is the weighted mean, over the runs that rank
-  d, of each run's running precision on the query: (2 m + gains) / (2 + judged) over its judged documents
-  there, with the run's precision over all queries, m = (1 + gains) / (2 + judged), as the prior (on DL 2019
-  this prior shared across queries raised the share of reproduced verdicts after 100 nDCG@10 judgments from
-  0.63 to 0.81 against the per-query Laplace estimate alone; benchmarks/bench_judging.py).
+* ``pairs`` -- the documents that can move the most unsettled comparisons, in the direction the runs'
+  estimates expect: a pair of runs (a, b) is *unsettled* while the interval of its mean difference,
+  [mean(low_a - high_b), mean(high_a - low_b)] with low = the value with every unjudged document non-relevant
+  and high = low + residual, contains 0 (the bounds of :mod:`ir_rbstar.stats.robust`); judging d moves the
+  difference of (a, b) by at most |W[a, d] - W[b, d]| (times its gain). Priority = P(d relevant) x sum over
+  unsettled pairs of s(a, b) t(a, b, d) |W[a, d] - W[b, d]|, where s(a, b), the pair's *flip share*, is the
+  share of its interval on the other side of 0 from the difference reported now (unjudged documents
+  non-relevant; 1/2 for a pair reported tied, where no side is reported): how much of what the unjudged
+  documents could still do would flip the pair (for RBP and P@k; for nDCG@k, whose interval is not one of
+  nDCG values, s = 1). t(a, b, d) is the *direction*: 1 when the run d favours (the larger weight) expects
+  more unjudged gain on d's query than the other (sum over its unjudged candidates there of W x P(relevant)),
+  so that judging d relevant moves the pair's difference on that query toward where the estimates expect it;
+  :data:`AGAINST_SHARE` (1/4) when it expects less; 0 when both expect the same (as before any judgment of a
+  query when every run ranks as deep as the pool: the tie-break, the most total weight first, then takes the
+  documents most runs rank high). The direction took DL 2019 from 817 / 1,118 judgments (tau_b >= 0.9 / 95%
+  of the full-judgment verdicts) to 688 / 1,075 for nDCG@10 and from 731 / 903 to 645 / 903 for RBP(p=0.8),
+  Robust04 from 6,972 / never to 4,482 / never and from 4,233 / 6,723 to 1,494 / 5,478 (docs/judging.md has
+  the held-out Robust 2003 and the other weights tried). P(d relevant) is the weighted mean, over the runs
+  that rank d, of each run's running precision on the query: (2 m + gains) / (2 + judged) over its judged
+  documents there, with the run's precision over all queries, m = (1 + gains) / (2 + judged), as the prior
+  (on DL 2019 this prior shared across queries raised the share of reproduced verdicts after 100 nDCG@10
+  judgments from 0.63 to 0.81 against the per-query Laplace estimate alone; benchmarks/bench_judging.py).
 * ``ranking`` -- the same (s = 1), over the unsettled pairs of runs adjacent in the current ranking (by the
   values with unjudged documents non-relevant; no run strictly between the two, so runs tied now are all
   adjacent): what keeps the ranking of the systems from being stable.
@@ -200,9 +205,10 @@ def _pair_spread(W: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 #: the share of a pair's |W_a - W_b| that counts when judging the document relevant would move the pair's
 #: difference on its query *away* from where the runs' estimates expect it (the run it favours expects less
-#: unjudged gain there than the other); toward it counts in full. On DL 2019 and Robust04 (benchmarks/
-#: bench_judging.py) 0.25 needed fewer judgments for both targets than 0 (toward only), 0.1 and 0.5 on DL 2019,
-#: and than 0.5 on Robust04; 1 is the undirected sum.
+#: unjudged gain there than the other); toward it counts in full; 1 is the undirected sum. Of 0, 0.1, 0.25 and
+#: 0.5, 0.25 needed the fewest judgments on DL 2019 summed over its four targets (nDCG@10 and RBP, tau_b and
+#: verdicts: 3,311 against 3,440, 3,440 and 3,483), and fewer than 0 for every Robust04 target
+#: (docs/judging.md, the table of tried changes)
 AGAINST_SHARE = 0.25
 
 
