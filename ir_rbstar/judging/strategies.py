@@ -226,10 +226,11 @@ def _pair_spread_toward(pool: Pool, u: np.ndarray, rest: np.ndarray) -> np.ndarr
     0 when both expect the same (one pass per run: runs^2 x candidates work)."""
     out = np.zeros(pool.n_candidates)
     cq = pool.cand_query
+    sign = np.sign(rest[:, None, :] - rest[None, :, :])          # runs x runs x queries
     for a in np.flatnonzero(u.any(axis=1)):
         bs = np.flatnonzero(u[a])
-        toward = (pool.W[a] - pool.W[bs]) * np.sign(rest[a, cq][None, :] - rest[bs][:, cq])
-        out += u[a, bs] @ (np.clip(toward, 0.0, None) + AGAINST_SHARE * np.clip(-toward, 0.0, None))
+        toward = (pool.W[a] - pool.W[bs]) * sign[a][bs][:, cq]
+        out += u[a, bs] @ np.maximum(toward, -AGAINST_SHARE * toward)       # t, or the share of |t| below 0
     return out
 
 
