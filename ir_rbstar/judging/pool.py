@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -35,6 +35,33 @@ class Weights:
     p: float = 0.8
     rel: Optional[int] = None
     max_rel: int = 1
+
+    #: what each weighting is, for the strategies: (its values bounded by an interval [low, low + residual]
+    #: of the measure's own values, so a pair's flip share applies; the value divided by the query's ideal,
+    #: so a judgment moves a query with few relevant documents more). A new weighting must say both.
+    KINDS: ClassVar[Dict[str, Tuple[bool, bool]]] = {"RBP": (True, False), "P": (True, False), "nDCG": (False, True)}
+
+    def __post_init__(self) -> None:
+        if self.name not in self.KINDS:
+            raise ParameterError(f"weights: unknown weighting {self.name!r}; one of {', '.join(self.KINDS)}")
+
+    @property
+    def value_interval(self) -> bool:
+        """Whether [low, low + residual] (unjudged documents non-relevant, then all of top gain) is an interval
+        of the measure's own values: for RBP and P@k, whose value is the weighted sum of the gains; not for
+        nDCG@k, whose sum is divided by an ideal DCG that the unjudged documents also change."""
+        return self.KINDS[self.name][0]
+
+    @property
+    def ideal_normalised(self) -> bool:
+        """Whether the measure divides by the query's ideal value (nDCG@k), so that one judgment moves a query
+        with few relevant documents more than one with many."""
+        return self.KINDS[self.name][1]
+
+    @property
+    def pooling_p(self) -> float:
+        """The persistence RBP-weighted pooling uses: the measure's own p for RBP, else 0.8."""
+        return float(self.p) if self.name == "RBP" else 0.8
 
     def default_depth(self) -> int:
         if self.cutoff is not None:
@@ -90,10 +117,12 @@ def weights_of(measure: Any) -> Weights:
 class Pool:
     """Candidates (one per query and document) and the runs' weights for them.
 
-    ``W[r, c]`` is run r's weight for candidate c (0 if r does not rank c within the depth), ``rank[r, c]``
-    its 1-based rank (0 if absent). ``cand_query`` is the index into ``queries`` (query ids, in order),
-    ``cand_doc`` the document ids (bytes), ``tail[r, q]`` the weight of run r's ranks after ``depth`` in
-    query q (what no candidate can settle)."""
+    ``runs`` are the run names in the order of the names (whatever order they were given in: every sum over
+    the runs then goes in one order, so permuting the runs changes no priority, not even in the last bit, and
+    no tie-break; tests/judging/test_run_order.py). ``W[r, c]`` is run r's weight for candidate c (0 if r
+    does not rank c within the depth), ``rank[r, c]`` its 1-based rank (0 if absent). ``cand_query`` is the
+    index into ``queries`` (query ids, in order), ``cand_doc`` the document ids (bytes), ``tail[r, q]`` the
+    weight of run r's ranks after ``depth`` in query q (what no candidate can settle)."""
     runs: List[str]
     queries: np.ndarray              # query ids (str), in the order of the qrels (or first seen)
     qcodes: np.ndarray               # their codes
@@ -153,15 +182,15 @@ def _as_rankings(runs: Any) -> Dict[str, Ranking]:
 def build_pool(runs: Any, measure: Any, queries: Optional[Sequence[str]] = None,
                depth: Optional[int] = None) -> Pool:
     """The candidate pool of ``runs`` (a mapping name -> run in any form the package reads, or a list of
-    run files) for ``measure``. ``queries`` (ids) restricts and orders the queries (default: every query
-    of some run, in order of first appearance)."""
+    run files) for ``measure``, its runs in name order. ``queries`` (ids) restricts and orders the queries
+    (default: every query of some run, in order of first appearance)."""
     weights = weights_of(measure)
     depth = weights.default_depth() if depth is None else depth
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth <= 0:
         raise ParameterError(f"depth: must be a positive integer, got {depth!r}")
     depth = int(depth) if weights.cutoff is None else min(int(depth), int(weights.cutoff))
     rankings = _as_rankings(runs)
-    names = list(rankings)
+    names = sorted(rankings)                     # name order, once: the strategies take the runs as they are
     if queries is None:
         seen: List[int] = []
         for ranking in rankings.values():

@@ -63,8 +63,9 @@ def _trimmed(run: Ranking, qcodes: np.ndarray, depth: Optional[int]) -> Ranking:
 
 
 def full_values(qrels, runs: Dict[str, Ranking], measures: Sequence[str], queries: np.ndarray) -> Dict[str, np.ndarray]:
-    """{measure: runs x queries} by the package's own evaluation with the whole qrels (0 where a run does
-    not answer a query). Measures with a cutoff read the runs' top k only (the same values, less work)."""
+    """{measure: runs x queries} (the runs in the order of ``runs``; pass them in the pool's order) by the
+    package's own evaluation with the whole qrels (0 where a run does not answer a query). Measures with a
+    cutoff read the runs' top k only (the same values, less work)."""
     from ..io import QUERY_IDS
     from ..parsing import parse_measure
     from ..provider import iter_calc_columnar
@@ -160,7 +161,7 @@ def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), s
     expected = prior_gains(pool, prior, oracle)
     extra = [r for r in (_residual_text(m) for m in measures) if r is not None and r not in measures]
     evaluator = RevealedEvaluator(pool, rankings, measures + extra, grades)
-    full = full_values(oracle, rankings, measures, pool.queries)
+    full = full_values(oracle, {n: rankings[n] for n in pool.runs}, measures, pool.queries)
     full_mean = {m: full[m].mean(axis=1) for m in measures}
     full_verdict = {m: _verdicts(full[m], pool.runs, alpha) for m in measures}
     rows = []

@@ -6,29 +6,34 @@ chooses ``k`` unjudged candidates. The package's own (the three goals of :func:`
 * ``residual`` -- Moffat, Webber & Zobel (2007): the document whose judgment removes the most residual
   weight, summed over the runs: priority sum_r W[r, d] (exactly what judging it takes off the runs'
   summed mean residuals, times the number of queries).
-* ``pairs`` -- the documents that can move the most unsettled comparisons: a pair of runs (a, b) is
-  *unsettled* while the interval of its mean difference, [mean(low_a - high_b), mean(high_a - low_b)] with
-  low = the value with every unjudged document non-relevant and high = low + residual, contains 0 (the
-  bounds of :mod:`ir_rbstar.stats.robust`); judging d moves the difference of (a, b) by at most
-  |W[a, d] - W[b, d]| (times its gain). Priority = P(d relevant) x sum over unsettled pairs of
-  s(a, b) |W[a, d] - W[b, d]|, where s(a, b), the pair's *flip share*, is the share of its interval on the
-  other side of 0 from the difference reported now (unjudged documents non-relevant; 1/2 for a pair reported
-  tied, where no side is reported): how much of what the
-  unjudged documents could still do would flip the pair (for RBP and P@k; for nDCG@k, whose interval is
-  not one of nDCG values, s = 1; with s, RBP(p=0.8) reached tau_b >= 0.9 on DL 2019 after 731 judgments
-  instead of 817 and 95% of the verdicts after 903 instead of 989, on Robust04 after 4,233 instead of
-  4,482 (verdicts 6,723 both), on Robust 2003 after 2,300 instead of 2,200 and 3,000 instead of 3,300;
-  docs/judging.md lists the other weights tried). P(d relevant) is the weighted mean, over the runs that rank
-  d, of each run's running precision on the query: (2 m + gains) / (2 + judged) over its judged documents
-  there, with the run's precision over all queries, m = (1 + gains) / (2 + judged), as the prior (on DL 2019
-  this prior shared across queries raised the share of reproduced verdicts after 100 nDCG@10 judgments from
-  0.63 to 0.81 against the per-query Laplace estimate alone; benchmarks/bench_judging.py).
+* ``pairs`` -- the documents that can move the most unsettled comparisons, in the direction the runs'
+  estimates expect: a pair of runs (a, b) is *unsettled* while the interval of its mean difference,
+  [mean(low_a - high_b), mean(high_a - low_b)] with low = the value with every unjudged document non-relevant
+  and high = low + residual, contains 0 (the bounds of :mod:`ir_rbstar.stats.robust`); judging d moves the
+  difference of (a, b) by at most |W[a, d] - W[b, d]| (times its gain). Priority = P(d relevant) x sum over
+  unsettled pairs of s(a, b) t(a, b, d) |W[a, d] - W[b, d]|, where s(a, b), the pair's *flip share*, is the
+  share of its interval on the other side of 0 from the difference reported now (unjudged documents
+  non-relevant; 1/2 for a pair reported tied, where no side is reported): how much of what the unjudged
+  documents could still do would flip the pair (for RBP and P@k; for nDCG@k, whose interval is not one of
+  nDCG values, s = 1). t(a, b, d) is the *direction*: 1 when the run d favours (the larger weight) expects
+  more unjudged gain on d's query than the other (sum over its unjudged candidates there of W x P(relevant)),
+  so that judging d relevant moves the pair's difference on that query toward where the estimates expect it;
+  :data:`AGAINST_SHARE` (1/4) when it expects less; 0 when both expect the same (as before any judgment of a
+  query when every run ranks as deep as the pool: the tie-break, the most total weight first, then takes the
+  documents most runs rank high). The direction took DL 2019 from 817 / 1,118 judgments (tau_b >= 0.9 / 95%
+  of the full-judgment verdicts) to 688 / 1,075 for nDCG@10 and from 731 / 903 to 645 / 903 for RBP(p=0.8),
+  Robust04 from 6,972 / never to 4,482 / never and from 4,233 / 6,723 to 1,494 / 5,478 (docs/judging.md has
+  the held-out Robust 2003 and the other weights tried). P(d relevant) is the weighted mean, over the runs
+  that rank d, of each run's running precision on the query: (2 m + gains) / (2 + judged) over its judged
+  documents there, with the run's precision over all queries, m = (1 + gains) / (2 + judged), as the prior
+  (on DL 2019 this prior shared across queries raised the share of reproduced verdicts after 100 nDCG@10
+  judgments from 0.63 to 0.81 against the per-query Laplace estimate alone; benchmarks/bench_judging.py).
 * ``ranking`` -- the same (s = 1), over the unsettled pairs of runs adjacent in the current ranking (by the
   values with unjudged documents non-relevant; no run strictly between the two, so runs tied now are all
   adjacent): what keeps the ranking of the systems from being stable.
 
-Nothing depends on the order the runs are given in: the strategies work on the runs in the order of their
-names (tests/judging/test_run_order.py).
+Nothing depends on the order the runs are given in: :func:`~ir_rbstar.judging.pool.build_pool` puts them in
+the order of their names, and the strategies take them as they are (tests/judging/test_run_order.py).
 
 For ``nDCG@k`` both goals also weigh each query by how far one judgment moves its values: nDCG divides by
 the query's ideal DCG, so the priority is scaled by (the ideal DCG of k documents of gain 1) / (the query's
@@ -57,7 +62,6 @@ R. Sitaraman. Minimal test collections for retrieval evaluation. SIGIR 2006, doi
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
@@ -199,8 +203,39 @@ def _pair_spread(W: np.ndarray, u: np.ndarray) -> np.ndarray:
     return out
 
 
+#: the share of a pair's |W_a - W_b| that counts when judging the document relevant would move the pair's
+#: difference on its query *away* from where the runs' estimates expect it (the run it favours expects less
+#: unjudged gain there than the other); toward it counts in full; 1 is the undirected sum. Of 0, 0.1, 0.25 and
+#: 0.5, 0.25 needed the fewest judgments on DL 2019 summed over its four targets (nDCG@10 and RBP, tau_b and
+#: verdicts: 3,311 against 3,440, 3,440 and 3,483), and fewer than 0 for every Robust04 target
+#: (docs/judging.md, the table of tried changes)
+AGAINST_SHARE = 0.25
+
+
+def _expected_rest(pool: Pool, judged: np.ndarray, prob: np.ndarray) -> np.ndarray:
+    """Runs x queries: the gain each run can still expect from its unjudged candidates, sum of W x the
+    estimated gain ``prob``."""
+    Q = _query_matrix(pool)
+    return np.asarray(Q.T @ (pool.W * np.where(judged, 0.0, prob)).T).T
+
+
+def _pair_spread_toward(pool: Pool, u: np.ndarray, rest: np.ndarray) -> np.ndarray:
+    """sum_{a<b} u[a, b] |W[a] - W[b]| t for every column, t = 1 when the run the document favours (the larger
+    weight) expects more unjudged gain on the document's query than the other (``rest``: judging it relevant
+    moves the pair's difference there toward its expected value), :data:`AGAINST_SHARE` when it expects less,
+    0 when both expect the same (one pass per run: runs^2 x candidates work)."""
+    out = np.zeros(pool.n_candidates)
+    cq = pool.cand_query
+    sign = np.sign(rest[:, None, :] - rest[None, :, :])          # runs x runs x queries
+    for a in np.flatnonzero(u.any(axis=1)):
+        bs = np.flatnonzero(u[a])
+        toward = (pool.W[a] - pool.W[bs]) * sign[a][bs][:, cq]
+        out += u[a, bs] @ np.maximum(toward, -AGAINST_SHARE * toward)       # t, or the share of |t| below 0
+    return out
+
+
 def _rbp_pool_scores(pool: Pool, how: str) -> np.ndarray:
-    p = pool.weights.p if pool.weights.name == "RBP" else 0.8
+    p = pool.weights.pooling_p
     w = np.where(pool.rank > 0, (1.0 - p) * p ** (pool.rank - 1.0), 0.0)
     return w.sum(axis=0) if how == "sum" else w.max(axis=0)
 
@@ -300,25 +335,6 @@ def _sequential(pool: Pool, strategy: str, judged: np.ndarray, relevant: np.ndar
     return np.array(picks, dtype=np.int64), reasons
 
 
-def _in_name_order(pool: Pool) -> Tuple[Pool, np.ndarray]:
-    """The pool with its runs in the order of their names (itself when they are already), and the place there
-    of each of its runs. Every strategy works on it: its sums over the runs (and the runs' turns in
-    ``mtf``/``bandit``) then go in one order whatever the order the runs were given in, so permuting the runs
-    changes no priority, not even in the last bit, and no tie-break. Runs not in name order cost one copy of
-    the weight and rank matrices (made once per pool and kept in its cache)."""
-    if "by_name" not in pool._cache:
-        order = np.array(sorted(range(len(pool.runs)), key=pool.runs.__getitem__), dtype=np.int64)
-        place = np.empty_like(order)
-        place[order] = np.arange(len(order))
-        if np.array_equal(order, np.arange(len(order))):
-            pool._cache["by_name"] = (pool, place)
-        else:
-            pool._cache["by_name"] = (dataclasses.replace(
-                pool, runs=[pool.runs[i] for i in order], W=pool.W[order], rank=pool.rank[order],
-                tail=pool.tail[order], _cache={}), place)
-    return pool._cache["by_name"]
-
-
 def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k: int,
            per_query: Optional[np.ndarray] = None, exclude: Optional[np.ndarray] = None,
            rng: Optional[np.random.Generator] = None, explain: bool = True,
@@ -327,8 +343,6 @@ def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k:
     gains per candidate, NaN where unknown) is averaged into the goals' estimate of P(relevant) where known."""
     if strategy not in STRATEGIES:
         raise ParameterError(f"strategy: unknown strategy {strategy!r}; one of {', '.join(STRATEGIES)}")
-    pool, place = _in_name_order(pool)
-    baseline = None if baseline is None else int(place[baseline])
     eligible = ~judged if exclude is None else ~judged & ~exclude
     if strategy in ("mtf", "bandit"):
         relevant = judged & (pool.weights.gain(grades) > 0)
@@ -339,9 +353,13 @@ def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k:
         low, res = run_values(pool, judged, grades)
         u = _unsettled(low, res, adjacent=strategy == "ranking", baseline=baseline)
         prob = _relevance(pool, judged, grades, prior)
-        near = u if strategy == "ranking" or pool.weights.name == "nDCG" else _flip_share(low, res, u)
-        prio = prob * _pair_spread(pool.W, near) / len(pool.queries)
-        if pool.weights.name == "nDCG":
+        if strategy == "pairs":
+            near = _flip_share(low, res, u) if pool.weights.value_interval else u
+            spread = _pair_spread_toward(pool, near, _expected_rest(pool, judged, prob))
+        else:
+            spread = _pair_spread(pool.W, u)
+        prio = prob * spread / len(pool.queries)
+        if pool.weights.ideal_normalised:
             prio = prio * _ideal_scale(pool, judged, grades, prob)
     else:
         prio = _static_priority(pool, strategy)

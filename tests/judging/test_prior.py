@@ -23,22 +23,25 @@ def probabilities(rows):
 
 def test_without_judgments_x_and_z_tie_and_a_probability_breaks_the_tie_by_hand():
     plain = select(RUNS, None, M, budget=3, strategy="pairs")
-    # P 1/2 x spread 0.2 x the flip share 1/2 of the one pair (A - B is 0 now, in [-1, 1])
-    assert list(plain["priority"][:2]) == pytest.approx([0.05, 0.05])
-    # prior: z surely relevant, x surely not -> P(z) = (1 + 1/2) / 2 = 0.75, P(x) = (0 + 1/2) / 2 = 0.25
+    # both runs expect the same unjudged gain (1/2 x 0.36): no direction, every priority 0
+    assert list(plain["priority"]) == [0.0, 0.0, 0.0]
+    # prior: z surely relevant, x surely not -> P(z) = (1 + 1/2) / 2 = 0.75, P(x) = (0 + 1/2) / 2 = 0.25;
+    # B (z, y) now expects more than A (x, y): z, favouring B, counts in full (P x spread 0.2 x the flip share
+    # 1/2 of the one pair, A - B at 0 in [-1, 1]), x, favouring A, a quarter
     table = select(RUNS, None, M, budget=3, strategy="pairs", prior=probabilities([("q", "x", 0.0), ("q", "z", 1.0)]))
     assert list(table["doc_id"]) == ["z", "x", "y"]
-    assert list(table["priority"]) == pytest.approx([0.75 * 0.2 / 2, 0.25 * 0.2 / 2, 0.0])
+    assert list(table["priority"]) == pytest.approx([0.75 * 0.2 / 2, 0.25 * 0.2 / 2 / 4, 0.0])
     assert table["reason"][0].endswith("P(relevant) ~ 0.75 (prior)")
     assert "(prior)" not in table["reason"][2]                             # y: no prior, its own estimate
 
 
 def test_auxiliary_qrels_give_the_gain_of_their_grade():
-    # RBP(p=0.8,max_rel=3): grade 3 -> gain 1, grade 1 -> gain 1/3; P = (gain + 1/2) / 2; flip share 1/2
+    # RBP(p=0.8,max_rel=3): grade 3 -> gain 1, grade 1 -> gain 1/3; P = (gain + 1/2) / 2; flip share 1/2;
+    # B (z) expects more than A (x): z in full, x a quarter
     aux = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["x", "z"], "relevance": [1, 3]})
     table = select(RUNS, None, "RBP(p=0.8,max_rel=3)@2", budget=2, strategy="pairs", prior=aux)
     assert list(table["doc_id"]) == ["z", "x"]
-    assert list(table["priority"]) == pytest.approx([0.2 * (1 + 0.5) / 4, 0.2 * (1 / 3 + 0.5) / 4])
+    assert list(table["priority"]) == pytest.approx([0.2 * (1 + 0.5) / 4, 0.2 * (1 / 3 + 0.5) / 4 / 4])
     pool = build_pool(RUNS, "RBP(p=0.8,max_rel=3)@2")
     gains = dict(zip(pool.doc_ids(np.arange(3)), prior_gains(pool, aux), strict=True))
     assert gains["x"] == pytest.approx(1 / 3) and gains["z"] == pytest.approx(1.0) and np.isnan(gains["y"])
@@ -193,6 +196,15 @@ def test_ndcg_goals_weigh_a_query_by_its_expected_ideal_by_hand():
     full = 1 + 1 / np.log2(3)
     expect = np.where(pool.cand_query == 0, full / (3 + 0.5 / np.log2(3)), full / (0.5 + 0.5 / np.log2(3)))
     assert scale == pytest.approx(expect)
-    # so the pairs goal asks first about the query whose values one judgment moves most
-    table = select(runs, {"a": {"y": 3}}, "nDCG@2", budget=2, strategy="pairs", queries=["a", "b"])
-    assert list(table["query_id"]) == ["b", "b"]
+    # so the pairs goal asks first about the query whose values one judgment moves most. With B ranking z alone
+    # (so the runs expect different unjudged gains: A more, in both queries), nDCG's gains are grades: A's
+    # running estimate on a is (2 m + 3) / 3 = 17/9 with m = (1 + 3) / 3 = 4/3, on b it is m = 4/3; B's 1/2.
+    # x on a: 17/9 x w1 x scale (1 + 1/log2(3)) / (3 + (17/9) / log2(3)), on b: 4/3 x w1 x (1 + 1/log2(3)) /
+    # (4/3 + (4/3) / log2(3)), w1 = 1 / (1 + 1/log2(3)), each over the 2 queries: b's x first though a's
+    # estimate is higher; then a's x (0.2253) before b's y (w2 = w1 / log2(3): 0.1934)
+    asym = {"A": runs["A"], "B": {"a": {"z": 2.0}, "b": {"z": 2.0}}}
+    table = select(asym, {"a": {"y": 3}}, "nDCG@2", budget=3, strategy="pairs", queries=["a", "b"])
+    assert list(zip(table["query_id"], table["doc_id"], strict=True)) == [("b", "x"), ("a", "x"), ("b", "y")]
+    L = np.log2(3)
+    assert list(table["priority"]) == pytest.approx([4 / 3 / (4 / 3 + 4 / 3 / L) / 2, 17 / 9 / (3 + 17 / 9 / L) / 2,
+                                                     4 / 3 / L / (4 / 3 + 4 / 3 / L) / 2], rel=1e-12)

@@ -43,11 +43,13 @@ def test_runs_tied_now_are_all_adjacent():
 def test_pairs_priority_at_a_tie_by_hand(names):
     # P@2 (rank weight 1/2, no tail): A ranks x, y; B ranks z only. Nothing judged: both at 0, A can rise by 1,
     # B by 1/2; A - B in [-1/2, 1] at 0: flip share 1/2 (the order of the runs used to make it 1/3 or 2/3).
-    # Each document moves the pair by 1/2; P(relevant) 1/2 (nothing judged): priority 1/2 x 1/2 x 1/2.
+    # Each document moves the pair by 1/2; P(relevant) 1/2 (nothing judged). A expects 1/2 x (1/2 + 1/2) of
+    # unjudged gain, B 1/2 x 1/2: x and y favour A, the run expecting more (in full: 1/2 x 1/2 x 1/2), z
+    # favours B (a quarter of that)
     runs = {"A": {"q": {"x": 2.0, "y": 1.0}}, "B": {"q": {"z": 2.0}}}
     table = select({n: runs[n] for n in names}, None, "P@2", budget=3, strategy="pairs")
-    assert sorted(table["doc_id"]) == ["x", "y", "z"]
-    assert table["priority"].tolist() == [0.125] * 3
+    assert list(table["doc_id"]) == ["x", "y", "z"]
+    assert table["priority"].tolist() == [0.125, 0.125, 0.03125]
 
 
 docs = [f"d{i}" for i in range(7)]
@@ -80,3 +82,22 @@ def test_permuting_the_runs_changes_no_choice_and_no_priority(runs, grades, perm
         picks.append((list(zip(pool.query_ids(c.index), pool.doc_ids(c.index), strict=True)),
                       c.priority.tolist(), c.reason))
     assert picks[0] == picks[1]            # the same documents, the same priorities to the last bit, reasons
+
+
+def test_the_pool_holds_the_runs_in_name_order_and_a_simulation_ignores_the_given_order():
+    # the pool is built in name order once; the simulation's full-judgment values must follow the pool's
+    # order (not the caller's), else every verdict and tau would compare the wrong runs
+    runs = {"c": {"q1": {"a": 3.0, "b": 2.0, "x": 1.0}, "q2": {"d": 2.0, "e": 1.0}},
+            "a": {"q1": {"x": 3.0, "b": 2.0}, "q2": {"e": 2.0, "y": 1.0}},
+            "b": {"q1": {"b": 3.0, "a": 2.0}, "q2": {"d": 2.0, "y": 1.0}}}
+    qrels = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["a", "x", "d", "y"],
+                          "relevance": [1, 0, 2, 1]})
+    assert build_pool(runs, "P@2").runs == ["a", "b", "c"]
+    from ir_rbstar.judging import simulate
+    tables = [simulate(qrels, {n: runs[n] for n in order}, measures=["P@2", "RBP(p=0.5,max_rel=2)"],
+                       strategies=["pairs", "depth"], budgets=[1, 2, 4, 8], batch=2)
+              for order in (["a", "b", "c"], ["c", "a", "b"])]
+    pd.testing.assert_frame_equal(tables[0], tables[1])
+    # with every judgment revealed the values are the full ones: tau_b 1, every verdict as with them
+    last = tables[1][tables[1]["budget"] == 8]
+    assert np.allclose(last["tau_b"], 1.0) and (last["verdicts_agree"] == 1.0).all()

@@ -25,6 +25,20 @@ def test_pool_weights_by_hand():
     assert pool.depth == 2 and np.allclose(pool.tail, 0.8 ** 2)
 
 
+def test_the_weights_say_what_they_are():
+    # pairs' flip share needs [low, low + residual] to be an interval of the measure's values (RBP, P@k: a
+    # weighted sum of gains; not nDCG@k, divided by an ideal the unjudged documents change), and the ideal
+    # scale applies to nDCG@k only; a weighting that does not say both is refused, not put in some branch
+    from ir_rbstar.judging import Weights, weights_of
+    kinds = {m: (weights_of(m).value_interval, weights_of(m).ideal_normalised)
+             for m in ("RBP(p=0.6)", "RBP_res(p=0.8)@10", "P@5", "P_TA@5", "nDCG@10", "nDCG_TA@10")}
+    assert kinds == {"RBP(p=0.6)": (True, False), "RBP_res(p=0.8)@10": (True, False), "P@5": (True, False),
+                     "P_TA@5": (True, False), "nDCG@10": (False, True), "nDCG_TA@10": (False, True)}
+    assert weights_of("RBP(p=0.6)").pooling_p == 0.6 and weights_of("nDCG@10").pooling_p == 0.8
+    with pytest.raises(ParameterError, match="DCG"):
+        Weights("DCG", 10)
+
+
 def test_residual_and_rbp_sum_take_the_shared_document_first():
     # y: 0.16 + 0.16 = 0.32 of residual weight, x and z 0.2 each
     assert order("residual")[0] == "y"
@@ -38,14 +52,24 @@ def test_rbp_max_and_depth_take_the_top_documents_first():
 
 
 def test_pairs_ignores_a_document_both_runs_weigh_equally():
-    # judging y moves RBP(A) - RBP(B) by |0.16 - 0.16| = 0: it comes last, with priority 0
-    table = select(RUNS, None, M, budget=3, strategy="pairs")
-    assert list(table["doc_id"])[2] == "y"
-    assert table["priority"].iloc[2] == 0.0
-    # P(relevant) 1/2 (nothing judged) x 0.2 x the pair's flip share: both runs at 0 in [0, 1], the interval
-    # of A - B is [-1, 1], half of it on the other side of the difference reported now (0)
-    assert table["priority"].iloc[0] == pytest.approx(0.5 * 0.2 * 0.5)
+    # x judged relevant: A (x, y) and B (z, y). Judging y moves RBP(A) - RBP(B) by |0.16 - 0.16| = 0: it comes
+    # last, with priority 0. z: P(relevant) 1/2 (B, which ranks it, has judged nothing: (2 x 1/2 + 0) / 2) x
+    # 0.2 x the pair's flip share (A in [0.2, 1.0], B in [0, 1.0]: A - B in [-0.8, 1.0] at 0.2 now, 0.8 of 1.8
+    # on the other side of 0), in full: B expects more unjudged gain (0.2 x 1/2 + 0.16 P(y)) than A (0.16 P(y)),
+    # so judging z relevant moves the difference toward where the estimates expect it
+    table = select(RUNS, {"q": {"x": 1}}, M, budget=3, strategy="pairs")
+    assert list(table["doc_id"]) == ["z", "y"]
+    assert table["priority"].iloc[1] == 0.0
+    assert table["priority"].iloc[0] == pytest.approx(0.5 * 0.2 * 4 / 9, rel=1e-12)
     assert "A vs B" in table["reason"].iloc[0]
+
+
+def test_pairs_with_nothing_judged_follows_the_weights():
+    # nothing judged: both runs expect the same unjudged gain (1/2 x (0.2 + 0.16)), so no document moves the
+    # pair toward an expected difference: every priority is 0 and the tie-break (more total weight first)
+    # orders them, y (0.32) before x and z (0.2)
+    table = select(RUNS, None, M, budget=3, strategy="pairs")
+    assert table["priority"].tolist() == [0.0, 0.0, 0.0] and list(table["doc_id"])[0] == "y"
 
 
 def test_unsettled_pairs_by_hand():
@@ -76,18 +100,24 @@ def test_pairs_priority_weighs_pairs_by_flip_share_by_hand():
     # RBP(p=0.8)@2 (weights 0.2, 0.16, tail 0.64); A: x, y; B: x, z; C: w, z; x judged relevant.
     # low / high: A and B 0.2 / 1.0, C 0 / 1.0. Pair intervals: A-B [-0.8, 0.8] at 0 now: share 1/2;
     # A-C and B-C [-0.8, 1.0] at 0.2 now: share 0.8 / 1.8 = 4/9.
-    # y moves A-B and A-C by 0.16: 0.16 (1/2 + 4/9); z the same; w moves A-C and B-C by 0.2: 0.2 (8/9)
-    from ir_rbstar.judging.strategies import _relevance
+    # P(relevant), from its definition (docs/judging.md): the weight-weighted mean, over the runs ranking the
+    # document, of their running precision (2 m + relevant) / (2 + judged) with m = (1 + relevant) / (2 +
+    # judged) over all queries (one here). A and B judged x, relevant: m = 2/3, (4/3 + 1) / 3 = 7/9; C judged
+    # nothing: m = 1/2, (1 + 0) / 2 = 1/2. y: A alone, 7/9; z: B and C at rank 2, (7/9 + 1/2) / 2 = 23/36;
+    # w: C alone, 1/2.
+    # Unjudged gain each run expects: A 0.16 x 7/9 = 0.124, B 0.16 x 23/36 = 0.102, C 0.2 / 2 + 0.102 = 0.202.
+    # A pair counts in full where the document favours the run expecting more, 1/4 where the other:
+    # y favours A over B (toward) and over C (against): 0.16 (1/2 + 4/9 / 4); z favours B over A (against)
+    # and C over A (toward), B-C not moved: 0.16 (1/2 / 4 + 4/9); w favours C over A and B (toward): 0.2 (8/9)
     runs = {"A": {"q": {"x": 2.0, "y": 1.0}}, "B": {"q": {"x": 2.0, "z": 1.0}}, "C": {"q": {"w": 2.0, "z": 1.0}}}
     pool = build_pool(runs, M)
     grades, judged = pool.lookup(to_qrels(pd.DataFrame({"query_id": ["q"], "doc_id": ["x"], "relevance": [1]})))
     pick = choose(pool, judged, grades, "pairs", 3)
-    docs = list(pool.doc_ids(pick.index))
-    prob = dict(zip(pool.doc_ids(np.arange(pool.n_candidates)), _relevance(pool, judged, grades), strict=True))
-    spread = {"y": 0.16 * (1 / 2 + 4 / 9), "z": 0.16 * (1 / 2 + 4 / 9), "w": 0.2 * 8 / 9}
-    assert sorted(docs) == ["w", "y", "z"]
-    for d, v in zip(docs, pick.priority, strict=True):
-        assert v == pytest.approx(prob[d] * spread[d])
+    prob = {"y": 7 / 9, "z": 23 / 36, "w": 1 / 2}
+    spread = {"y": 0.16 * (1 / 2 + 4 / 9 / 4), "z": 0.16 * (1 / 2 / 4 + 4 / 9), "w": 0.2 * 8 / 9}
+    assert list(pool.doc_ids(pick.index)) == ["w", "y", "z"]       # 0.0889, 0.0760, 0.0582
+    for d, v in zip(pool.doc_ids(pick.index), pick.priority, strict=True):
+        assert v == pytest.approx(prob[d] * spread[d], rel=1e-12)
 
 
 def test_nothing_left_to_choose_once_all_candidates_are_judged():
