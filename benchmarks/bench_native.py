@@ -10,7 +10,10 @@ in the same process, turn about, with ``time.process_time`` (user + system CPU o
 threads), and reports the median of ``--repeat`` rounds (default 3) after one untimed warm-up round
 (imports, first compilation). The command-line rows run the two commands as subprocesses and take
 their CPU time from ``getrusage(RUSAGE_CHILDREN)``; interpreter start-up and imports are included there,
-as a user waits for them. Inputs are built before the clock starts, in each tool's own form:
+as a user waits for them. Both commands run from bytecode, as installed packages do (pip compiles them):
+``PYTHONDONTWRITEBYTECODE`` is dropped for them and ``PYTHONPYCACHEPREFIX`` points to a temporary folder,
+so the untimed warm-up round compiles what is not compiled yet (a source checkout's modules) and the timed
+rounds do not. Inputs are built before the clock starts, in each tool's own form:
 
 * ``cli1`` / ``cli10``: ``ir-rbstar QRELS RUN... "nDCG@10 AP"`` (one call for all runs) against
   ``python -m ir_measures QRELS RUN "nDCG@10 AP"`` (one call per run);
@@ -43,6 +46,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Callable, Dict, List, Optional
 
@@ -155,6 +159,7 @@ def measure_rows(rows: List[str], qrels_path: str, run_paths: List[str], ref_pat
     rbp = ir_rbstar.parse("RBP(p=0.8,max_rel=3)")
     ndcg = [irm("nDCG@10")]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([h.REPO] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)        # both commands from bytecode, as installed (see above)
     py = sys.executable
     for row in rows:
         h.log(f"bench_native: {row} ...")
@@ -165,7 +170,9 @@ def measure_rows(rows: List[str], qrels_path: str, run_paths: List[str], ref_pat
             if h.in_process():          # the structure tests: both commands' main() in this process
                 res = cpu_median(lambda: _mains(ours_cmd), lambda: _mains(peer_cmds), repeat)
             else:
-                res = children_median(children_cpu(ours_cmd, env), children_cpu(peer_cmds, env), repeat)
+                with tempfile.TemporaryDirectory(prefix="bench_native_pyc_") as pyc:
+                    env_pyc = dict(env, PYTHONPYCACHEPREFIX=pyc)
+                    res = children_median(children_cpu(ours_cmd, env_pyc), children_cpu(peer_cmds, env_pyc), repeat)
             res["what"] = f"{len(runs)} run(s)"
         elif row in ("tuples", "dict", "frame"):
             qq, rr = {"tuples": ("q", "r"), "dict": ("qd", "rd"), "frame": ("qf", "rf")}[row]
