@@ -346,9 +346,11 @@ def rbo_hi_open(B, ref, p, depth=4000):
     size = max(len(B), ref_size(ref))
     xs = [expect_over_ties(ref.groups, lambda R, d=d: overlap(B, R, d)) for d in range(size + 1)]
     unknown = set(e for e in B if e not in ref.known)
+    # U_d for d = 0..|B| (B's prefixes longer than B are B): counted once per depth, not re-intersected
+    u = [len(unknown & set(B[:d])) for d in range(len(B) + 1)]
     hi = 0.0
     for d in range(1, depth + 1):
-        x = xs[min(d, size)] + len(unknown & set(B[:d])) + max(0, d - len(B))
+        x = xs[min(d, size)] + u[min(d, len(B))] + max(0, d - len(B))
         hi += p ** d * min(d, x) / d
     return hi * (1.0 - p) / p
 
