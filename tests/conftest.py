@@ -40,12 +40,26 @@ settings.load_profile(PROFILE)
 # go to one worker together, or each worker that gets one of them reads the runs again.
 
 SHARED_SCOPES = ("tests/studies/",)
+# other files that read DL19's runs through the same session fixture (``dl19_runs_read_once``), put in
+# the studies' unit so that the runs are read once for them too
+WITH_STUDIES = ("tests/explore/test_dl19.py",)
 
 
 def _scope_of(nodeid: str) -> str:
-    """The unit of work of a test: its file, or the folder of SHARED_SCOPES it is in."""
+    """The unit of work of a test: its file, or the folder of SHARED_SCOPES it is in (or goes with)."""
     path = nodeid.split("::", 1)[0]
+    if path in WITH_STUDIES:
+        return SHARED_SCOPES[0]
     return next((s for s in SHARED_SCOPES if path.startswith(s)), path)
+
+
+@pytest.fixture(scope="session")
+def dl19_runs_read_once():
+    """While the session lasts, ``scripts._docblock.read_ranking`` reads each of DL19's runs once and gives
+    every later caller the same Ranking (no reader changes it): the studies and the DL19 explorer page."""
+    from tests.helpers import SHARED_DATA, load_script
+    with load_script("_docblock").shared_runs([SHARED_DATA / "dl19-passage" / "runs"]):
+        yield
 
 
 @pytest.hookimpl(optionalhook=True)          # a hook of pytest-xdist: none without it

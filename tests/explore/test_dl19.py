@@ -2,6 +2,9 @@
 ../shared/data, never copied into the repository), 43 judged queries, depth 100, every pair of runs.
 Opened in headless Chromium: its size and the time until it is ready are printed (reported, not
 asserted), its values are checked against ir_measures.iter_calc and the console must stay free of errors.
+The runs are read by ``scripts._docblock.read_ranking`` (ir_rbstar's reader), once per session for this
+page and the real-data studies (``dl19_runs_read_once``), and given to ``explore`` by file name; the
+reading of run files by ``explore`` itself is tested in test_browser.py and test_data.py.
 Skipped when the data, selenium, chromium or chromedriver is absent. ``IR_RBSTAR_SHARED_DATA`` may name
 the data folder when the repository is not next to ../shared (e.g. in a git worktree)."""
 import os
@@ -12,10 +15,11 @@ import pytest
 
 import ir_rbstar
 from ir_rbstar.explore import explore
+from ir_rbstar.plots import run_names
 from tests.explore import expected
 from tests.explore.browser import chrome, console_errors
 from tests.explore.test_browser import TABLE, open_page
-from tests.helpers import SHARED_DATA
+from tests.helpers import SHARED_DATA, load_script
 
 TOL = 1e-9
 
@@ -27,15 +31,17 @@ def _dl19() -> Path:
     return base
 
 
-def test_dl19_page_opens_and_shows_iter_calcs_values(tmp_path, capsys):
+def test_dl19_page_opens_and_shows_iter_calcs_values(tmp_path, capsys, dl19_runs_read_once):
     base = _dl19()
     driver = chrome()                     # skips before the page is built when there is no browser
     try:
         runs = sorted((base / "runs").glob("*.gz"))
         assert len(runs) == 37
         path = tmp_path / "dl19.html"
+        read = load_script("_docblock").read_ranking
+        named = {name: read(p) for name, p in run_names([str(p) for p in runs]).items()}
         start = time.perf_counter()
-        data = explore(str(base / "qrels.dl19-passage.txt"), [str(p) for p in runs], path,
+        data = explore(str(base / "qrels.dl19-passage.txt"), named, path,
                        queries=str(base / "topics.dl19-passage.tsv"))
         build = time.perf_counter() - start
         assert len(data["queries"]) == 43 and data["measures"][0] == "nDCG@10"

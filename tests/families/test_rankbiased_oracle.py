@@ -146,6 +146,16 @@ def ctx(**kw):
 # ---------------------------------------------------------------------------------------------
 # the oracles themselves: bounds and the brute-force RBO_max check (no package involved)
 
+@settings(max_examples=examples(100), deadline=None)
+@given(B=st.lists(st.sampled_from("abcdefg"), max_size=8), R=st.lists(st.sampled_from("abcdefg"), max_size=8),
+       extra=st.integers(0, 3))
+def test_oracle_overlaps_are_the_overlap_at_every_depth(B, R, extra):
+    """The oracles' depth-by-depth X_d (one pass) is the set intersection of the two prefixes at every
+    depth, repeated items and depths past both ends included."""
+    n = max(len(B), len(R)) + extra
+    assert O.overlaps(B, R, n) == [len(set(B[:d]) & set(R[:d])) for d in range(n + 1)]
+
+
 @SETTINGS
 @given(B=untied_ranking(max_size=4), R=untied_ranking(max_size=4), p=ps)
 def test_oracle_rbo_max_matches_bruteforce(B, R, p):
