@@ -53,8 +53,7 @@ import pandas as pd
 
 import ir_measures
 import ir_rbstar
-from ir_rbstar.dicts import _decoded
-from ir_rbstar.io import QUERY_IDS, Ranking
+from ir_rbstar.io import Ranking
 from ir_rbstar.plots import pareto_frontier
 from ir_rbstar.stats import ranking_agreement
 
@@ -131,14 +130,9 @@ def load(data_dir=DEFAULT_DATA) -> Data:
 
 
 def _judged_frame(ranking: Ranking, queries) -> pd.DataFrame:
-    """The rows of ``ranking`` (as ``ir_rbstar.read_run`` gives them: ``query_id, doc_id, score`` in
-    trec_eval order) of the queries in ``queries`` only: no DataFrame of the other queries is made. The
-    runs are read through ``_docblock.read_ranking`` (read once while the test suite keeps DL19's runs)."""
-    qids = QUERY_IDS.decode(ranking.qcodes)
-    seg = ranking.row_segments()
-    keep = np.isin(qids, list(queries))[seg]
-    return pd.DataFrame({"query_id": qids[seg[keep]], "doc_id": _decoded(ranking.dbytes[keep]),
-                         "score": ranking.scores[keep]})
+    """The rows of ``ranking`` of the queries in ``queries`` (``_docblock.judged_frame``); the runs are read
+    through ``_docblock.read_ranking`` (read once while the test suite keeps DL19's runs)."""
+    return _docblock.judged_frame(ranking, queries)
 
 
 # =============================================================================================

@@ -135,6 +135,18 @@ def ranking_dict(ranking: Ranking, queries: Iterable[str], depth: Optional[int] 
     return out
 
 
+def judged_frame(ranking: Ranking, queries: Iterable[str]):
+    """The rows of ``ranking`` (``query_id, doc_id, score`` in trec_eval order, as ``ir_rbstar.read_run``
+    gives them) of the queries in ``queries`` only: no DataFrame of the other queries is made. Document ids
+    are decoded as UTF-8."""
+    import pandas as pd
+    qids = QUERY_IDS.decode(ranking.qcodes)
+    seg = ranking.row_segments()
+    keep = np.isin(qids, list(queries))[seg]
+    return pd.DataFrame({"query_id": qids[seg[keep]], "doc_id": _decoded(ranking.dbytes[keep]),
+                         "score": ranking.scores[keep]})
+
+
 # the runs read once and kept while shared_runs() is on: {folder: {path: Ranking}}
 _SHARED: Optional[Dict[str, Dict[str, Ranking]]] = None
 

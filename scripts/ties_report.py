@@ -98,9 +98,7 @@ def judged_runs(data_dir, judged) -> Iterator[Tuple[str, Ranking, np.ndarray, pd
     for path in runs:
         ranking = _docblock.read_ranking(path)
         keep_seg = np.isin(QUERY_IDS.decode(ranking.qcodes), judged)
-        keep = keep_seg[ranking.row_segments()]
-        frame = pd.DataFrame({"query_id": QUERY_IDS.decode(ranking.qcodes[ranking.row_segments()[keep]]),
-                              "doc_id": ranking.dbytes[keep].astype(str), "score": ranking.scores[keep]})
+        frame = _docblock.judged_frame(ranking, judged)
         yield path.name[:-len(".gz")], ranking, keep_seg, frame
 
 
@@ -190,7 +188,7 @@ def markdown_table(table: pd.DataFrame) -> str:
         head += [f"{name} mean diff", f"{name} max diff (query)", f"{name} range"]
     lines = ["| " + " | ".join(head) + " |", "|---|---:|---:|" + "---:|" * (3 * len(MEASURES))]
     for row in table.itertuples(index=False):
-        r = dict(zip(table.columns, row))
+        r = dict(zip(table.columns, row, strict=True))
         cells = [f"`{r['run']}`", str(int(r["ties@10"])), str(int(r["ties@1000"]))]
         for name, *_ in MEASURES:
             mx = r[f"{name} max diff"]
