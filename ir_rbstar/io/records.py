@@ -109,10 +109,13 @@ def _arrow_kept(kept: list, heads: List[str], lengths: List[int],
     """:func:`_arrow_records`' columns for the items :func:`_judged_blocks` kept: the query ids from the
     blocks' first ids (each block's ids equal it), document ids and scores each read by pyarrow's
     converter (with the types the struct of :func:`_arrow_records` gives them). None as there."""
-    import pyarrow as pa
-    codes = np.repeat(QUERY_IDS.encode(heads), np.asarray(lengths, dtype=np.int64))
     if not kept:
         return None                     # the general path's empty columns
+    try:
+        import pyarrow as pa
+    except ImportError:                                # pragma: no cover - pyarrow is optional
+        return None
+    codes = np.repeat(QUERY_IDS.encode(heads), np.asarray(lengths, dtype=np.int64))
     try:
         docs = pa.array(map(itemgetter(at[1]), kept), type=pa.large_string(), size=len(kept))
         scores = pa.array(map(itemgetter(at[2]), kept), type=pa.float64(), size=len(kept))
