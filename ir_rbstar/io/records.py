@@ -38,15 +38,18 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
         qid = itemgetter(at[0])
         if not all(map(queries.__contains__, map(qid, items[::max(1, len(items) // 64)]))):
             blocks = _judged_blocks(items, qid, queries) if what == "run" and len(items[0]) == 3 else None
-            fast = None if blocks is None else _arrow_kept(*blocks, at)
-            if fast is not None:
-                return fast
-            ids = list(map(qid, items))
-            # only text ids are decided here: a bytes or number id may be a query kept (as its text,
-            # query_text), so with one anywhere the rows are left to the per-block filter below (one C
-            # pass counting the types: checking the dropped rows' types took twice as long on DL 2019)
-            if countOf(map(type, ids), str) == len(ids):
-                items = list(compress(items, map(queries.__contains__, ids)))
+            if blocks is not None:
+                fast = _arrow_kept(*blocks, at)
+                if fast is not None:
+                    return fast
+                items = blocks[0]           # the rows kept, as the per-row filter keeps them
+            else:
+                ids = list(map(qid, items))
+                # only text ids are decided here: a bytes or number id may be a query kept (as its text,
+                # query_text), so with one anywhere the rows are left to the per-block filter below (one
+                # C pass counting the types: checking the dropped rows' types took twice as long on DL 2019)
+                if countOf(map(type, ids), str) == len(ids):
+                    items = list(compress(items, map(queries.__contains__, ids)))
             if not items:
                 empty = np.empty(0, dtype=object)
                 return empty, _id_column(empty, 0), np.empty(0, dtype=np.float64) if what == "run" else empty
