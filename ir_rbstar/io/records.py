@@ -32,6 +32,7 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
     every field into an object array (rows x fields; each tuple is visited once, which is what costs
     on millions of tuples scattered in memory), whose columns numpy then casts. Query ids are
     interned per block of equal ids; with ``queries``, the rows of other queries are left out by block."""
+    blocks = None
     if queries is not None and isinstance(items[0][at[0]], str):
         # a few items spread over the list: when one is of a query left out, many may be (e.g. a run's
         # unjudged queries), and dropping them before the copy is cheaper than copying them
@@ -53,7 +54,8 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
             if not items:
                 empty = np.empty(0, dtype=object)
                 return empty, _id_column(empty, 0), np.empty(0, dtype=np.float64) if what == "run" else empty
-    fast = _arrow_records(items, at) if what == "run" else None
+    # (after _arrow_kept declined, the struct converter would decline the same rows for the same reason)
+    fast = _arrow_records(items, at) if what == "run" and blocks is None else None
     if fast is not None:
         return fast if queries is None else _rows_of_queries(fast, queries)
     n, width = len(items), len(items[0])
