@@ -32,25 +32,30 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
     every field into an object array (rows x fields; each tuple is visited once, which is what costs
     on millions of tuples scattered in memory), whose columns numpy then casts. Query ids are
     interned per block of equal ids; with ``queries``, the rows of other queries are left out by block."""
+    blocks = None
     if queries is not None and isinstance(items[0][at[0]], str):
         # a few items spread over the list: when one is of a query left out, many may be (e.g. a run's
         # unjudged queries), and dropping them before the copy is cheaper than copying them
         qid = itemgetter(at[0])
         if not all(map(queries.__contains__, map(qid, items[::max(1, len(items) // 64)]))):
             blocks = _judged_blocks(items, qid, queries) if what == "run" and len(items[0]) == 3 else None
-            fast = None if blocks is None else _arrow_kept(*blocks, at)
-            if fast is not None:
-                return fast
-            ids = list(map(qid, items))
-            # only text ids are decided here: a bytes or number id may be a query kept (as its text,
-            # query_text), so with one anywhere the rows are left to the per-block filter below (one C
-            # pass counting the types: checking the dropped rows' types took twice as long on DL 2019)
-            if countOf(map(type, ids), str) == len(ids):
-                items = list(compress(items, map(queries.__contains__, ids)))
+            if blocks is not None:
+                fast = _arrow_kept(*blocks, at)
+                if fast is not None:
+                    return fast
+                items = blocks[0]           # the rows kept, as the per-row filter keeps them
+            else:
+                ids = list(map(qid, items))
+                # only text ids are decided here: a bytes or number id may be a query kept (as its text,
+                # query_text), so with one anywhere the rows are left to the per-block filter below (one
+                # C pass counting the types: checking the dropped rows' types took twice as long on DL 2019)
+                if countOf(map(type, ids), str) == len(ids):
+                    items = list(compress(items, map(queries.__contains__, ids)))
             if not items:
                 empty = np.empty(0, dtype=object)
                 return empty, _id_column(empty, 0), np.empty(0, dtype=np.float64) if what == "run" else empty
-    fast = _arrow_records(items, at) if what == "run" else None
+    # (after _arrow_kept declined, the struct converter would decline the same rows for the same reason)
+    fast = _arrow_records(items, at) if what == "run" and blocks is None else None
     if fast is not None:
         return fast if queries is None else _rows_of_queries(fast, queries)
     n, width = len(items), len(items[0])
@@ -109,10 +114,13 @@ def _arrow_kept(kept: list, heads: List[str], lengths: List[int],
     """:func:`_arrow_records`' columns for the items :func:`_judged_blocks` kept: the query ids from the
     blocks' first ids (each block's ids equal it), document ids and scores each read by pyarrow's
     converter (with the types the struct of :func:`_arrow_records` gives them). None as there."""
-    import pyarrow as pa
-    codes = np.repeat(QUERY_IDS.encode(heads), np.asarray(lengths, dtype=np.int64))
     if not kept:
         return None                     # the general path's empty columns
+    try:
+        import pyarrow as pa
+    except ImportError:                                # pragma: no cover - pyarrow is optional
+        return None
+    codes = np.repeat(QUERY_IDS.encode(heads), np.asarray(lengths, dtype=np.int64))
     try:
         docs = pa.array(map(itemgetter(at[1]), kept), type=pa.large_string(), size=len(kept))
         scores = pa.array(map(itemgetter(at[2]), kept), type=pa.float64(), size=len(kept))

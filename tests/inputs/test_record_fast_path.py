@@ -2,6 +2,7 @@
 it can be; otherwise by the general copy-and-cast path. On random small inputs (duplicates, ties,
 numbers and bytes as ids, ids that are not ASCII or hold NUL bytes, scores that are not numbers, None,
 queries in several blocks, queries left out) both give the same Ranking bit for bit, or the same error."""
+import sys
 from collections import namedtuple
 from operator import itemgetter
 from typing import NamedTuple
@@ -116,6 +117,15 @@ def test_unjudged_query_blocks_are_left_out_by_block_with_the_general_paths_colu
     mixed = [S(f"q{i % 2}", f"d{i}", 1.0) for i in range(200)]
     assert recs._judged_blocks(mixed, itemgetter(0), {"q1"}) is None
     assert_same(to_ranking(mixed, queries={"q1"}), general(mixed, {"q1"}))
+
+
+def test_unjudged_query_blocks_are_left_out_without_pyarrow(monkeypatch):
+    # pyarrow is an optional extra: without it the filter by blocks still reads the run (no ImportError)
+    S = ir_measures.ScoredDoc
+    items = [S(f"q{q}", f"d{i}", float(i % 4)) for q in range(40) for i in range(30)]
+    expected = general(items, {"q4", "q17"})
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    assert_same(to_ranking(items, queries={"q4", "q17"}), expected)
 
 
 def test_bytes_query_ids_are_text_at_every_door():
