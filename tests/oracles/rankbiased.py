@@ -253,18 +253,17 @@ def rbo_min_untied(B, R, p):
     return (1.0 - p) / p * (head + tail)
 
 
-def max_overlap_profile(B, R, d, X=None):
+def max_overlap_profile(B, R, d, X):
     """X_d^max (the derivation in the contract): s = min length, l = max length.
     d <= s: X_d; s < d <= l: X_d + (d - s); d > l: min(d, a + 2(d - l)), a = X_l + (l - s).
-    ``X``: :func:`overlaps` of B and R to depth l at least, when the caller has it."""
+    ``X``: :func:`overlaps` of B and R to depth l at least."""
     s = min(len(B), len(R))
     l = max(len(B), len(R))
-    x = (lambda e: overlap(B, R, e)) if X is None else X.__getitem__      # noqa: E731
     if d <= s:
-        return x(d)
+        return X[d]
     if d <= l:
-        return x(d) + (d - s)
-    a = x(l) + (l - s)
+        return X[d] + (d - s)
+    a = X[l] + (l - s)
     return min(d, a + 2 * (d - l))
 
 
