@@ -4,7 +4,9 @@
 These are deliberately slow, loop-based and independent of the package: every quantity is computed
 the way the definition reads, ties in a reference ranking are handled by *enumerating* every order of
 every tie group and averaging, and the RBO_max derivation is checked by brute force over list
-extensions (``rbo_max_bruteforce``).  Keep inputs small.
+extensions (``rbo_max_bruteforce``).  Keep inputs small.  One exception to "the way the definition
+reads": the RBO oracles take X_d at every depth from ``overlaps`` (one pass), which
+tests/families/test_rankbiased_oracle.py checks against the set intersections |B_{1..d} ∩ R_{1..d}|.
 
 Notation (Moffat et al. 2024): B is the observation (the run, cut at ``k``), R the
 reference ranking, p the persistence, w(i) = (1-p) p^(i-1) for 1-based rank i.
