@@ -53,7 +53,6 @@ import pandas as pd
 
 import ir_measures
 import ir_rbstar
-from ir_rbstar.io import Ranking
 from ir_rbstar.plots import pareto_frontier
 from ir_rbstar.stats import ranking_agreement
 
@@ -125,14 +124,9 @@ def load(data_dir=DEFAULT_DATA) -> Data:
         name = path.name[:-len(".gz")]
         if name not in paths:
             paths[name], kind[name] = path, OTHER
-    runs = {name: _judged_frame(_docblock.read_ranking(path), queries) for name, path in paths.items()}
+    # read through _docblock.read_ranking: once per session while the test suite keeps DL19's runs
+    runs = {name: _docblock.judged_frame(_docblock.read_ranking(path), queries) for name, path in paths.items()}
     return Data(qrels, reference, runs, kind)
-
-
-def _judged_frame(ranking: Ranking, queries) -> pd.DataFrame:
-    """The rows of ``ranking`` of the queries in ``queries`` (``_docblock.judged_frame``); the runs are read
-    through ``_docblock.read_ranking`` (read once while the test suite keeps DL19's runs)."""
-    return _docblock.judged_frame(ranking, queries)
 
 
 # =============================================================================================

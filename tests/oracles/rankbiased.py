@@ -4,7 +4,9 @@
 These are deliberately slow, loop-based and independent of the package: every quantity is computed
 the way the definition reads, ties in a reference ranking are handled by *enumerating* every order of
 every tie group and averaging, and the RBO_max derivation is checked by brute force over list
-extensions (``rbo_max_bruteforce``).  Keep inputs small.
+extensions (``rbo_max_bruteforce``).  Keep inputs small.  One exception to "the way the definition
+reads": the RBO oracles take X_d at every depth from ``overlaps`` (one pass), which
+tests/families/test_rankbiased_oracle.py checks against the set intersections |B_{1..d} ∩ R_{1..d}|.
 
 Notation (Moffat et al. 2024): B is the observation (the run, cut at ``k``), R the
 reference ranking, p the persistence, w(i) = (1-p) p^(i-1) for 1-based rank i.
@@ -253,18 +255,17 @@ def rbo_min_untied(B, R, p):
     return (1.0 - p) / p * (head + tail)
 
 
-def max_overlap_profile(B, R, d, X=None):
+def max_overlap_profile(B, R, d, X):
     """X_d^max (the derivation in the contract): s = min length, l = max length.
     d <= s: X_d; s < d <= l: X_d + (d - s); d > l: min(d, a + 2(d - l)), a = X_l + (l - s).
-    ``X``: :func:`overlaps` of B and R to depth l at least, when the caller has it."""
+    ``X``: :func:`overlaps` of B and R to depth l at least."""
     s = min(len(B), len(R))
     l = max(len(B), len(R))
-    x = (lambda e: overlap(B, R, e)) if X is None else X.__getitem__      # noqa: E731
     if d <= s:
-        return x(d)
+        return X[d]
     if d <= l:
-        return x(d) + (d - s)
-    a = x(l) + (l - s)
+        return X[d] + (d - s)
+    a = X[l] + (l - s)
     return min(d, a + 2 * (d - l))
 
 

@@ -1,8 +1,6 @@
 """Document ids that are not ASCII survive the studies' own conversions of a run: ``scripts._docblock``'s
-pytrec_eval dict and ``examples/first_stage_rbr``'s frame of the judged queries (numpy's ``astype(str)``
-on the ids' bytes decodes ASCII only)."""
-
-import importlib
+pytrec_eval dict and its frame of the judged queries (``judged_frame``, which ``examples/first_stage_rbr``
+and ``scripts/ties_report`` use; numpy's ``astype(str)`` on the ids' bytes decodes ASCII only)."""
 
 from ir_rbstar.io import read_trec_run
 from tests.helpers import load_script
@@ -25,8 +23,7 @@ def test_docblock_ranking_dict_decodes_utf8(tmp_path):
     assert got == {"q1": {"caf\u00e9": 3.0, "na\u00efve": 2.0}, "q2": {"\u6587\u66f8": 5.0}}
 
 
-def test_first_stage_judged_frame_decodes_utf8(tmp_path):
-    fs = importlib.import_module("examples.first_stage_rbr")
-    frame = fs._judged_frame(_ranking(tmp_path), ["q1", "q2"])
+def test_docblock_judged_frame_decodes_utf8(tmp_path):
+    frame = load_script("_docblock").judged_frame(_ranking(tmp_path), ["q1", "q2"])
     assert list(zip(frame["query_id"], frame["doc_id"], frame["score"], strict=True)) == [
         ("q1", "caf\u00e9", 3.0), ("q1", "na\u00efve", 2.0), ("q1", "plain", 1.0), ("q2", "\u6587\u66f8", 5.0)]
