@@ -207,7 +207,7 @@ def _pair_spread(W: np.ndarray, u: np.ndarray) -> np.ndarray:
 #: difference on its query *away* from where the runs' estimates expect it (the run it favours expects less
 #: unjudged gain there than the other); toward it counts in full; 1 is the undirected sum. Of 0, 0.1, 0.25 and
 #: 0.5, 0.25 needed the fewest judgments on DL 2019 summed over its four targets (nDCG@10 and RBP, tau_b and
-#: verdicts: 3,311 against 3,440, 3,440 and 3,483), and fewer than 0 for every Robust04 target
+#: verdicts: 3,311 against 3,440, 3,440 and 3,483), and fewer than 0 for every Robust04 target either reaches
 #: (docs/judging.md, the table of tried changes)
 AGAINST_SHARE = 0.25
 
