@@ -259,7 +259,7 @@ def bound(qrels, runs: Dict, measure: str, tau: float = 0.9, verdicts: float = 0
     pool = build_pool(runs, measure, queries=list(QUERY_IDS.decode(qrels.qcodes)))
     grades, known = pool.lookup(qrels)
     grades = np.where(known, grades, 0)
-    full = full_values(qrels, {n: runs[n] for n in pool.runs}, [measure], pool.queries)[measure]
+    full = full_values(qrels, runs, [measure], pool)[measure]
     out: Dict[str, Dict[str, float]] = {}
     for label, order in (("oracle", oracle_order(pool, runs, measure, grades, full, "both", alpha, tau, verdicts)),
                          ("depth, relevant only", relevant_in_order(pool, grades, "depth"))):

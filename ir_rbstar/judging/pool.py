@@ -183,7 +183,7 @@ def build_pool(runs: Any, measure: Any, queries: Optional[Sequence[str]] = None,
                depth: Optional[int] = None) -> Pool:
     """The candidate pool of ``runs`` (a mapping name -> run in any form the package reads, or a list of
     run files) for ``measure``, its runs in name order. ``queries`` (ids) restricts and orders the queries
-    (default: every query of some run, in order of first appearance)."""
+    (default: every query of some run, in order of first appearance, the runs taken in name order)."""
     weights = weights_of(measure)
     depth = weights.default_depth() if depth is None else depth
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth <= 0:
@@ -193,8 +193,8 @@ def build_pool(runs: Any, measure: Any, queries: Optional[Sequence[str]] = None,
     names = sorted(rankings)                     # name order, once: the strategies take the runs as they are
     if queries is None:
         seen: List[int] = []
-        for ranking in rankings.values():
-            seen.extend(int(q) for q in ranking.qcodes)
+        for name in names:                       # the runs in name order here too: the queries' order breaks ties
+            seen.extend(int(q) for q in rankings[name].qcodes)
         qcodes = np.array(list(dict.fromkeys(seen)), dtype=np.int64)
     else:
         qcodes = QUERY_IDS.encode(np.asarray([str(q) for q in queries], dtype=object))

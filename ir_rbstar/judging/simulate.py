@@ -62,21 +62,22 @@ def _trimmed(run: Ranking, qcodes: np.ndarray, depth: Optional[int]) -> Ranking:
     return to_ranking(frame.reset_index(drop=True), source=run.source)
 
 
-def full_values(qrels, runs: Dict[str, Ranking], measures: Sequence[str], queries: np.ndarray) -> Dict[str, np.ndarray]:
-    """{measure: runs x queries} (the runs in the order of ``runs``; pass them in the pool's order) by the
-    package's own evaluation with the whole qrels (0 where a run does not answer a query). Measures with a
-    cutoff read the runs' top k only (the same values, less work)."""
+def full_values(qrels, runs: Dict[str, Ranking], measures: Sequence[str], pool: Pool) -> Dict[str, np.ndarray]:
+    """{measure: runs x queries} in the pool's order (``pool.runs``, looked up by name in ``runs``, whatever
+    order they come in; ``pool.queries``) by the package's own evaluation with the whole qrels (0 where a run
+    does not answer a query). Measures with a cutoff read the runs' top k only (the same values, less work)."""
     from ..io import QUERY_IDS
     from ..parsing import parse_measure
     from ..provider import iter_calc_columnar
+    queries = pool.queries
     where = {q: i for i, q in enumerate(queries)}
     qcodes = QUERY_IDS.encode(list(queries))
-    out = {m: np.zeros((len(runs), len(queries))) for m in measures}
+    out = {m: np.zeros((len(pool.runs), len(queries))) for m in measures}
     for m in measures:
         pm = parse_measure(m)
         cutoff = weights_of(m).cutoff
-        for r, run in enumerate(runs.values()):
-            for metric in iter_calc_columnar([pm], qrels, _trimmed(run, qcodes, cutoff)):
+        for r, name in enumerate(pool.runs):
+            for metric in iter_calc_columnar([pm], qrels, _trimmed(runs[name], qcodes, cutoff)):
                 if metric.query_id in where:
                     out[m][r, where[metric.query_id]] = metric.value
     return out
@@ -161,7 +162,7 @@ def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), s
     expected = prior_gains(pool, prior, oracle)
     extra = [r for r in (_residual_text(m) for m in measures) if r is not None and r not in measures]
     evaluator = RevealedEvaluator(pool, rankings, measures + extra, grades)
-    full = full_values(oracle, {n: rankings[n] for n in pool.runs}, measures, pool.queries)
+    full = full_values(oracle, rankings, measures, pool)
     full_mean = {m: full[m].mean(axis=1) for m in measures}
     full_verdict = {m: _verdicts(full[m], pool.runs, alpha) for m in measures}
     rows = []

@@ -207,7 +207,7 @@ def _pair_spread(W: np.ndarray, u: np.ndarray) -> np.ndarray:
 #: difference on its query *away* from where the runs' estimates expect it (the run it favours expects less
 #: unjudged gain there than the other); toward it counts in full; 1 is the undirected sum. Of 0, 0.1, 0.25 and
 #: 0.5, 0.25 needed the fewest judgments on DL 2019 summed over its four targets (nDCG@10 and RBP, tau_b and
-#: verdicts: 3,311 against 3,440, 3,440 and 3,483), and fewer than 0 for every Robust04 target
+#: verdicts: 3,311 against 3,440, 3,440 and 3,483), and fewer than 0 for every Robust04 target either reaches
 #: (docs/judging.md, the table of tried changes)
 AGAINST_SHARE = 0.25
 
@@ -223,13 +223,13 @@ def _pair_spread_toward(pool: Pool, u: np.ndarray, rest: np.ndarray) -> np.ndarr
     """sum_{a<b} u[a, b] |W[a] - W[b]| t for every column, t = 1 when the run the document favours (the larger
     weight) expects more unjudged gain on the document's query than the other (``rest``: judging it relevant
     moves the pair's difference there toward its expected value), :data:`AGAINST_SHARE` when it expects less,
-    0 when both expect the same (one pass per run: runs^2 x candidates work)."""
+    0 when both expect the same (one pass per run: runs^2 x candidates work; the signs of run a's pairs made
+    in its pass, so memory stays runs x candidates as the pool's budget allows, never runs^2 x queries)."""
     out = np.zeros(pool.n_candidates)
     cq = pool.cand_query
-    sign = np.sign(rest[:, None, :] - rest[None, :, :])          # runs x runs x queries
     for a in np.flatnonzero(u.any(axis=1)):
         bs = np.flatnonzero(u[a])
-        toward = (pool.W[a] - pool.W[bs]) * sign[a][bs][:, cq]
+        toward = (pool.W[a] - pool.W[bs]) * np.sign(rest[a] - rest[bs])[:, cq]
         out += u[a, bs] @ np.maximum(toward, -AGAINST_SHARE * toward)       # t, or the share of |t| below 0
     return out
 

@@ -32,7 +32,7 @@ def _setup(runs, qrels, measure):
     pool = build_pool(runs, measure, queries=list(QUERY_IDS.decode(qrels.qcodes)))
     grades, known = pool.lookup(qrels)
     grades = np.where(known, grades, 0)
-    full = full_values(qrels, {n: runs[n] for n in pool.runs}, [measure], pool.queries)[measure]
+    full = full_values(qrels, runs, [measure], pool)[measure]
     return runs, pool, grades, full
 
 

@@ -101,3 +101,14 @@ def test_the_pool_holds_the_runs_in_name_order_and_a_simulation_ignores_the_give
     # with every judgment revealed the values are the full ones: tau_b 1, every verdict as with them
     last = tables[1][tables[1]["budget"] == 8]
     assert np.allclose(last["tau_b"], 1.0) and (last["verdicts_agree"] == 1.0).all()
+
+
+@pytest.mark.parametrize("strategy", ["depth", "mtf", "residual", "pairs"])
+def test_without_qrels_or_queries_the_query_order_ignores_the_given_order(strategy):
+    # no qrels and no queries: the queries come from the runs, in order of first appearance over the runs in
+    # name order (A's q1 first), whatever order the runs are given in; the query order breaks the ties here
+    runs = {"B": {"q2": {"x": 2.0, "y": 1.0}, "q1": {"x": 2.0}}, "A": {"q1": {"x": 2.0, "y": 1.0}, "q2": {"x": 2.0}}}
+    for order in (["A", "B"], ["B", "A"]):
+        given = {n: runs[n] for n in order}
+        assert list(build_pool(given, "P@2").queries) == ["q1", "q2"]
+        assert list(select(given, None, "P@2", budget=1, strategy=strategy)["query_id"]) == ["q1"]
