@@ -353,9 +353,11 @@ def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k:
         low, res = run_values(pool, judged, grades)
         u = _unsettled(low, res, adjacent=strategy == "ranking", baseline=baseline)
         prob = _relevance(pool, judged, grades, prior)
+        rest = None
         if strategy == "pairs":
             near = _flip_share(low, res, u) if pool.weights.value_interval else u
-            spread = _pair_spread_toward(pool, near, _expected_rest(pool, judged, prob))
+            rest = _expected_rest(pool, judged, prob)
+            spread = _pair_spread_toward(pool, near, rest)
         else:
             spread = _pair_spread(pool.W, u)
         prio = prob * spread / len(pool.queries)
@@ -363,14 +365,24 @@ def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k:
             prio = prio * _ideal_scale(pool, judged, grades, prob)
     else:
         prio = _static_priority(pool, strategy)
-        u, prob = None, None
+        u, prob, rest = None, None, None
     index = _top(pool, prio, eligible, k, per_query)
-    reasons = _reasons(pool, strategy, index, prio, u, prob, prior) if explain else [""] * len(index)
+    reasons = _reasons(pool, strategy, index, prio, u, prob, prior, rest) if explain else [""] * len(index)
     return Choice(index, prio[index], reasons)
 
 
+def _direction_note(w: np.ndarray, moved: np.ndarray, rest_q: np.ndarray) -> str:
+    """For ``pairs``' reason: of the unsettled pairs a document moves (``moved``, runs x runs), how many it
+    moves toward the order the runs' expected unjudged gains on its query (``rest_q``) give."""
+    toward = (w[:, None] - w[None, :]) * np.sign(rest_q[:, None] - rest_q[None, :]) > 0
+    n = int((toward & moved).sum())
+    if not (np.sign(rest_q[:, None] - rest_q[None, :]) != 0)[moved].any():
+        return "; no direction yet (the runs expect the same unjudged gain on its query: most total weight first)"
+    return f"; toward the expected order in {n} of them"
+
+
 def _reasons(pool: Pool, strategy: str, index: np.ndarray, prio: np.ndarray, u, prob,
-             prior: Optional[np.ndarray] = None) -> List[str]:
+             prior: Optional[np.ndarray] = None, rest: Optional[np.ndarray] = None) -> List[str]:
     out = []
     nq = len(pool.queries)
     for c in index:
@@ -387,7 +399,9 @@ def _reasons(pool: Pool, strategy: str, index: np.ndarray, prio: np.ndarray, u, 
                 out.append(f"{strategy}: can move no unsettled pair; P(relevant) ~ {prob[c]:.2f}")
                 continue
             out.append(f"{strategy}: can move {n_pairs} unsettled pair(s), most {pool.runs[a]} vs "
-                       f"{pool.runs[b]} by up to {spread[a, b] / nq:.4g} in the mean; P(relevant) ~ {prob[c]:.2f}"
+                       f"{pool.runs[b]} by up to {spread[a, b] / nq:.4g} in the mean"
+                       + ("" if rest is None else _direction_note(w, spread > 0, rest[:, pool.cand_query[c]]))
+                       + f"; P(relevant) ~ {prob[c]:.2f}"
                        + (" (prior)" if prior is not None and not np.isnan(prior[c]) else ""))
         elif strategy == "depth":
             out.append(f"depth: best rank {int(pool.min_rank()[c])} over {len(in_runs)} run(s)")

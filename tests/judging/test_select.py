@@ -70,6 +70,10 @@ def test_pairs_with_nothing_judged_follows_the_weights():
     # orders them, y (0.32) before x and z (0.2)
     table = select(RUNS, None, M, budget=3, strategy="pairs")
     assert table["priority"].tolist() == [0.0, 0.0, 0.0] and list(table["doc_id"])[0] == "y"
+    # the reasons say so: y moves no pair; x and z move A vs B, in no expected direction yet
+    assert table["reason"].iloc[0].startswith("pairs: can move no unsettled pair")
+    for reason in table["reason"].iloc[1:]:
+        assert "can move 1 unsettled pair(s), most A vs B" in reason and "no direction yet" in reason
 
 
 def test_unsettled_pairs_by_hand():
@@ -118,6 +122,12 @@ def test_pairs_priority_weighs_pairs_by_flip_share_by_hand():
     assert list(pool.doc_ids(pick.index)) == ["w", "y", "z"]       # 0.0889, 0.0760, 0.0582
     for d, v in zip(pool.doc_ids(pick.index), pick.priority, strict=True):
         assert v == pytest.approx(prob[d] * spread[d], rel=1e-12)
+    # the reasons count the pairs moved toward the expected order: w both of its pairs (A-C, B-C), y one of
+    # two (A-B toward, A-C against), z one of two (A-B against, A-C toward; B-C, equal weights, not moved)
+    notes = {d: r.split("; ")[1] for d, r in zip(pool.doc_ids(pick.index), pick.reason, strict=True)}
+    assert notes == {"w": "toward the expected order in 2 of them", "y": "toward the expected order in 1 of them",
+                     "z": "toward the expected order in 1 of them"}
+    assert [r.split(" unsettled")[0] for r in pick.reason] == ["pairs: can move 2"] * 3
 
 
 def test_nothing_left_to_choose_once_all_candidates_are_judged():
