@@ -126,10 +126,7 @@ def _arrow_kept(kept: list, heads: List[str], lengths: List[int],
         scores = pa.array(map(itemgetter(at[2]), kept), type=pa.float64(), size=len(kept))
     except (pa.lib.ArrowException, TypeError, ValueError, OverflowError):
         return None
-    if docs.null_count or scores.null_count:
-        return None
-    dbytes = _ascii_bytes(docs, copy=False)
-    return None if dbytes is None else (CodedIds(codes), dbytes, _own_floats(scores))
+    return _checked_columns(lambda: CodedIds(codes), docs, scores)
 
 
 def _arrow_records(items: Sequence, at: List[int]) -> Optional[Tuple[CodedIds, np.ndarray, np.ndarray]]:
@@ -155,14 +152,22 @@ def _arrow_records(items: Sequence, at: List[int]) -> Optional[Tuple[CodedIds, n
     if isinstance(arr, pa.ChunkedArray):               # pragma: no cover - only beyond 2**31 rows
         return None
     qids, docs, scores = (arr.field(i) for i in at)
-    if arr.null_count or qids.null_count or docs.null_count or scores.null_count:
+    if arr.null_count or qids.null_count:
         return None                                    # None somewhere: the general path says what it is
-    # the struct array is this function's own: its buffers are taken as they are (no copy of millions of
-    # rows; the sort may move rows within them, ranking_from_columns(fresh=True))
-    dbytes = _ascii_bytes(docs, copy=False)
-    if dbytes is None:
+    return _checked_columns(lambda: _arrow_query_codes(qids), docs, scores)
+
+
+def _checked_columns(codes: Callable[[], CodedIds], docs: Any,
+                     scores: Any) -> Optional[Tuple[CodedIds, np.ndarray, np.ndarray]]:
+    """The columns from pyarrow's document id and score arrays (the query codes made by ``codes()``), or
+    None where the general path must read the items (a missing value, a document id that is not ASCII or
+    holds a NUL byte): it names what is wrong. The arrays are this module's own: their buffers are taken as
+    they are (no copy of millions of rows; the sort may move rows within them,
+    ranking_from_columns(fresh=True))."""
+    if docs.null_count or scores.null_count:
         return None
-    return _arrow_query_codes(qids), dbytes, _own_floats(scores)
+    dbytes = _ascii_bytes(docs, copy=False)
+    return None if dbytes is None else (codes(), dbytes, _own_floats(scores))
 
 
 def _own_floats(scores: Any) -> np.ndarray:
