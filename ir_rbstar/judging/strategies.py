@@ -374,11 +374,11 @@ def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k:
 def _direction_note(w: np.ndarray, moved: np.ndarray, rest_q: np.ndarray) -> str:
     """For ``pairs``' reason: of the unsettled pairs a document moves (``moved``, runs x runs), how many it
     moves toward the order the runs' expected unjudged gains on its query (``rest_q``) give."""
-    toward = (w[:, None] - w[None, :]) * np.sign(rest_q[:, None] - rest_q[None, :]) > 0
-    n = int((toward & moved).sum())
-    if not (np.sign(rest_q[:, None] - rest_q[None, :]) != 0)[moved].any():
+    expects = np.sign(rest_q[:, None] - rest_q[None, :])
+    if not expects[moved].any():
         return "; no direction yet (the runs expect the same unjudged gain on its query: most total weight first)"
-    return f"; toward the expected order in {n} of them"
+    toward = (w[:, None] - w[None, :]) * expects > 0
+    return f"; toward the expected order in {int((toward & moved).sum())} of them"
 
 
 def _reasons(pool: Pool, strategy: str, index: np.ndarray, prio: np.ndarray, u, prob,
