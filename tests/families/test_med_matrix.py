@@ -106,6 +106,12 @@ def test_pairwise_without_self_pairs_is_pairwise_without_its_diagonal(with_qrels
     assert steps == [(1, 2), (2, 2)]          # the last run has no later run to be evaluated against
 
 
+def test_pairwise_without_self_pairs_of_a_single_run_has_no_rows():
+    runs = make_runs(2, n_runs=1)
+    out = med.pairwise(runs, "MED_P@5", self_pairs=False)
+    assert out.empty and list(out.columns) == ["run", "ref", "query_id", "measure", "value"]
+
+
 def test_runs_as_paths_and_globs():
     before = ir_rbstar.registered_runs()
     paths = [str(VASWANI / f) for f in ("bm25.run.gz", "bm25l.run.gz")]
