@@ -139,6 +139,8 @@ def _pairwise_frames(measures, rankings, qrels, tags, progress, self_pairs: bool
                     else:
                         frames.append(pd.DataFrame({"run": b, "ref": a, "query_id": qids, "measure": _label(m),
                                                     "value": v}))
+    if not frames:          # a single run without its self pair: no rows, the same columns
+        return pd.DataFrame({"run": [], "ref": [], "query_id": [], "measure": [], "value": np.zeros(0)})
     return pd.concat(frames, ignore_index=True)
 
 

@@ -90,7 +90,6 @@ def test_pairwise_long_form_and_different_query_sets():
     assert matrix.loc["r0", "r1"] != pytest.approx(matrix.loc["r1", "r0"])
 
 
-
 @pytest.mark.parametrize("with_qrels", [False, True])
 def test_pairwise_without_self_pairs_is_pairwise_without_its_diagonal(with_qrels):
     runs = make_runs(3, n_runs=3)
@@ -105,6 +104,13 @@ def test_pairwise_without_self_pairs_is_pairwise_without_its_diagonal(with_qrels
     assert (distinct.run != distinct.ref).all()
     pd.testing.assert_frame_equal(distinct.sort_values(keys).reset_index(drop=True), every)
     assert steps == [(1, 2), (2, 2)]          # the last run has no later run to be evaluated against
+
+
+def test_pairwise_without_self_pairs_of_a_single_run_has_no_rows():
+    runs = make_runs(2, n_runs=1)
+    out = med.pairwise(runs, "MED_P@5", self_pairs=False)
+    assert out.empty and list(out.columns) == ["run", "ref", "query_id", "measure", "value"]
+
 
 def test_runs_as_paths_and_globs():
     before = ir_rbstar.registered_runs()
