@@ -146,7 +146,9 @@ def _rbo_family_compiled(m, ctx: RunContext, tied):
     b_same, r_same = ctx.run.tie_flags(), reference.tie_flags()
     if b.identity and not tied.straddles and b_same is not None and r_same is not None:
         # every row of the run in B, both rankings' tie flags known from their sort: the kernel makes the
-        # groups query by query (no start and size columns over all rows of either ranking)
+        # groups query by query (no start and size columns over all rows of either ranking); B is the run
+        # itself (``identity``: the universe is the run's own queries), so its first rows are the run's offsets
+        # (the fallback's cumsum(lens) - lens) and its rows are those the run's tie flags index
         def from_flags(l, s, suffix):
             return kernels.rbo_tied_join_same(ctx.run.offsets[:-1], b.lens.astype(np.int64, copy=False),
                                               b.docs.view(np.int64), b_same, r_first, r_len,
