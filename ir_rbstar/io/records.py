@@ -189,7 +189,7 @@ def _rows_of_queries(columns: Tuple[CodedIds, np.ndarray, np.ndarray],
     c = codes.codes
     if len(c) == 0:
         return columns
-    starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
+    starts = _blocks(c)
     heads = QUERY_IDS.decode(c[starts]).tolist()
     keep = np.fromiter(map(queries.__contains__, heads), dtype=bool, count=len(heads))
     if keep.all():
