@@ -120,13 +120,13 @@ def _arrow_kept(kept: list, heads: List[str], lengths: List[int],
         import pyarrow as pa
     except ImportError:                                # pragma: no cover - pyarrow is optional
         return None
-    codes = np.repeat(QUERY_IDS.encode(heads), np.asarray(lengths, dtype=np.int64))
     try:
         docs = pa.array(map(itemgetter(at[1]), kept), type=pa.large_string(), size=len(kept))
         scores = pa.array(map(itemgetter(at[2]), kept), type=pa.float64(), size=len(kept))
     except (pa.lib.ArrowException, TypeError, ValueError, OverflowError):
         return None
-    return _checked_columns(lambda: CodedIds(codes), docs, scores)
+    return _checked_columns(
+        lambda: CodedIds(np.repeat(QUERY_IDS.encode(heads), np.asarray(lengths, dtype=np.int64))), docs, scores)
 
 
 def _arrow_records(items: Sequence, at: List[int]) -> Optional[Tuple[CodedIds, np.ndarray, np.ndarray]]:
