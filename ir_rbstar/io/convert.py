@@ -60,12 +60,6 @@ def _is_arrow_string(col: pd.Series) -> bool:
     return isinstance(col.dtype, pd.StringDtype) and getattr(col.dtype, "storage", None) == "pyarrow"
 
 
-
-
-
-
-
-
 def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str]) -> pd.DataFrame:
     """The rows of ``df`` whose query id (as text) is one of ``queries``: one vectorised ``isin`` before
     any column is converted (``df`` itself when every row is kept or the query column is missing)."""

@@ -120,13 +120,13 @@ def _arrow_kept(kept: list, heads: List[str], lengths: List[int],
         import pyarrow as pa
     except ImportError:                                # pragma: no cover - pyarrow is optional
         return None
-    codes = np.repeat(QUERY_IDS.encode(heads), np.asarray(lengths, dtype=np.int64))
     try:
         docs = pa.array(map(itemgetter(at[1]), kept), type=pa.large_string(), size=len(kept))
         scores = pa.array(map(itemgetter(at[2]), kept), type=pa.float64(), size=len(kept))
     except (pa.lib.ArrowException, TypeError, ValueError, OverflowError):
         return None
-    return _checked_columns(lambda: CodedIds(codes), docs, scores)
+    return _checked_columns(
+        lambda: CodedIds(np.repeat(QUERY_IDS.encode(heads), np.asarray(lengths, dtype=np.int64))), docs, scores)
 
 
 def _arrow_records(items: Sequence, at: List[int]) -> Optional[Tuple[CodedIds, np.ndarray, np.ndarray]]:
@@ -189,7 +189,7 @@ def _rows_of_queries(columns: Tuple[CodedIds, np.ndarray, np.ndarray],
     c = codes.codes
     if len(c) == 0:
         return columns
-    starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
+    starts = _blocks(c)
     heads = QUERY_IDS.decode(c[starts]).tolist()
     keep = np.fromiter(map(queries.__contains__, heads), dtype=bool, count=len(heads))
     if keep.all():

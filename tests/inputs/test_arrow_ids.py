@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ir_rbstar.errors import DuplicateDocumentError
-from ir_rbstar.io.convert import _ascii_bytes, to_ranking
+from ir_rbstar.io.convert import to_ranking
+from ir_rbstar.io.idcolumns import _ascii_bytes
 from ir_rbstar.io.ids import QUERY_IDS
 
 from tests.conftest import examples
