@@ -57,7 +57,7 @@ def test_ascii_bytes_reads_the_buffers():
     arr = pa.array(["d10", "", "d2", "abcdef"], type=pa.large_string()).slice(1)
     out = _ascii_bytes(arr)
     assert out.dtype == np.dtype("S6") and out.tolist() == [b"", b"d2", b"abcdef"]
-    assert _ascii_bytes(pa.array(["ab", "cd"])).tolist() == [b"ab", b"cd"]      # one length: the buffer itself
+    assert _ascii_bytes(pa.array(["ab", "cd"])).tolist() == [b"ab", b"cd"]      # one length (a copy of the buffer)
     assert _ascii_bytes(pa.array(["a\x00", "b"])) is None                        # NUL bytes: general path
     assert _ascii_bytes(pa.array(["é", "b"])) is None                            # non-ASCII: general path
     assert _ascii_bytes(pa.array(["", ""])).tolist() == [b"", b""]

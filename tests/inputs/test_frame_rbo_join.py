@@ -134,7 +134,7 @@ def test_frame_ids_are_moved_in_place_and_the_frame_is_unchanged():
     assert got.dbytes.tolist() == [b"b", b"a", b"c", b"e", b"d", b"z", b"y", b"x"]
     for name in ("qcodes", "offsets", "dbytes", "docs", "scores"):
         assert getattr(got, name).tobytes() == getattr(want, name).tobytes(), name
-    assert not np.shares_memory(got.dbytes, frame["doc_id"].array._pa_array.chunks[0].buffers()[2])
+    assert not np.shares_memory(got.dbytes, frame["doc_id"].array.__arrow_array__().chunks[0].buffers()[2])
 
 
 def test_moves_leave_a_column_of_equal_moved_values_alone():
