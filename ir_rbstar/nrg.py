@@ -45,15 +45,16 @@ def best_per_team(runs: Mapping[str, Any], teams: Mapping[str, str], qrels: Any,
     if missing:
         raise ParameterError(f"best_per_team: no team given for run {missing[0]!r}")
     from .datasets import resolve_qrels
-    from .io import to_ranking, ranking_frame
+    from .io import to_ranking
     from .provider import PROVIDER
     resolved = resolve_qrels(qrels)
     if PROVIDER.supports(measure):      # whole columns, no conversion to ir_measures' forms
         ours = PROVIDER.evaluator([measure], resolved)
         mean = lambda ranking: float(np.mean(ours.values(ranking)[measure]))   # noqa: E731
     else:
-        evaluator = ir_measures.evaluator([measure], resolved.frame())
-        mean = lambda ranking: evaluator.calc_aggregate(ranking_frame(ranking))[measure]   # noqa: E731
+        from .dicts import qrels_dict, ranking_dict
+        evaluator = ir_measures.evaluator([measure], qrels_dict(resolved))
+        mean = lambda ranking: evaluator.calc_aggregate(ranking_dict(ranking))[measure]   # noqa: E731
     best: Dict[str, tuple] = {}
     for name, run in runs.items():
         value = mean(to_ranking(run))

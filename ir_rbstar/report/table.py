@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import RbstarError
-from ..io import QUERY_IDS, Qrels, Ranking, ranking_frame
+from ..dicts import qrels_dict, ranking_dict
+from ..io import QUERY_IDS, Qrels, Ranking
 from .catalogue import Column
 
 
@@ -52,7 +53,8 @@ class Evaluator:
         self.qids = np.asarray(QUERY_IDS.decode(qrels.qcodes)).astype(str)
         self.row = {q: i for i, q in enumerate(self.qids.tolist())}
         self.ev_ours = PROVIDER.evaluator(self.ours, qrels) if self.ours else None
-        self.ev_others = ir_measures.evaluator(self.others, qrels.frame()) if self.others else None
+        # ir_measures' own measures get dicts of dicts, the form pytrec_eval takes as it is
+        self.ev_others = ir_measures.evaluator(self.others, qrels_dict(qrels)) if self.others else None
 
     def arrays(self, ranking: Ranking) -> Dict[Any, np.ndarray]:
         """Per-query values of one run, one array per measure over the qrels' queries (in their order)."""
@@ -66,7 +68,7 @@ class Evaluator:
         if self.ev_others is not None:
             for m in self.others:
                 got[m] = np.full(len(self.qids), np.nan)
-            for metric in self.ev_others.iter_calc(ranking_frame(ranking)):
+            for metric in self.ev_others.iter_calc(ranking_dict(ranking)):
                 i = self.row.get(str(metric.query_id))
                 if i is not None:
                     got[metric.measure][i] = metric.value
