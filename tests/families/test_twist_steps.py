@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ir_rbstar.core import twist as K
 from ir_rbstar.core.segments import seg_cumsum
+from tests.conftest import examples
 
 
 @st.composite
@@ -15,7 +16,7 @@ def curves(draw):
     return np.array(lens, dtype=np.int64), np.array(rp, dtype=np.int64)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(curves())
 def test_steps_give_the_dense_curve(data):
     lens, rp = data
@@ -36,7 +37,7 @@ def test_steps_give_the_dense_curve(data):
     assert np.bincount(curve.seg, minlength=n).tolist() == np.bincount(seg[rp != 0], minlength=n).tolist()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.integers(0, 10), st.lists(st.integers(0, 3), max_size=6)), min_size=1, max_size=5),
        st.integers(1, 2), st.randoms(use_true_random=False))
 def test_relative_positions_by_query_equal_row_by_row(queries, rel, rnd):

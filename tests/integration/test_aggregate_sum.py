@@ -7,6 +7,7 @@ from ir_measures.providers.base import Evaluator
 
 import ir_rbstar
 from ir_rbstar.provider import PROVIDER
+from tests.conftest import examples
 
 MEASURES = ir_rbstar.parse("RBP(p=0.8,max_rel=3) P_TA@3 AP_TA nDCG_TA@5 Twist RBR(p=0.5)@4")
 
@@ -26,7 +27,7 @@ def collections(draw):
     return qrels, run
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections())
 def test_aggregate_equals_ir_measures_aggregation(data):
     qrels, run = data
