@@ -11,9 +11,28 @@ Two sizes, chosen with the environment variable ``IR_RBSTAR_HYPOTHESIS``:
 With ``CI`` set, runs are derandomized (reproducible); otherwise each run explores new examples.
 """
 import os
+import sys
 
-import pytest
-from hypothesis import HealthCheck, settings
+
+def _hypothesis_not_rewritten() -> None:
+    """pytest rewrites the asserts of every module of a distribution that registers a pytest plugin, so
+    hypothesis' 70-odd modules are parsed, rewritten and compiled from source in every process (about 1.3 s
+    of CPU each, and where ``PYTHONDONTWRITEBYTECODE`` is set, at every run): its asserts are not ours to
+    explain. Taken off the rewrite list before hypothesis is first imported (below). pytest keeps that list
+    in a private attribute of its import hook; where it has none, nothing changes."""
+    for finder in sys.meta_path:
+        marked = getattr(finder, "_must_rewrite", None)
+        if isinstance(marked, set) and "hypothesis" in marked:
+            marked.discard("hypothesis")
+            cache = getattr(finder, "_marked_for_rewrite_cache", None)
+            if isinstance(cache, dict):
+                cache.clear()
+
+
+_hypothesis_not_rewritten()
+
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
 
 PROFILE = os.environ.get("IR_RBSTAR_HYPOTHESIS", "quick")
 if PROFILE not in ("quick", "thorough"):
