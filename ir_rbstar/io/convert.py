@@ -12,9 +12,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputFormatError
+from . import qcache
 from .columns import qrels_from_columns, ranking_from_columns
 from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column
-from .records import columns_from_tuples
+from .records import _materialised, columns_from_tuples
 from .ids import QUERY_IDS, CodedIds, query_text
 from .tables import Qrels, Ranking
 from .trec import read_trec_qrels, read_trec_run
@@ -151,6 +152,15 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
         if path is not None:
             return kind.read_file(path)
         src = source or f"<{kind.name} iterable>"
+        if kind is _QRELS:
+            # the same unchanged namedtuples as the last call's (ir_measures hands them on through
+            # itertools.tee: the items are compared, not the container): its conversion (io/qcache.py)
+            items = obj if isinstance(obj, (list, tuple)) else _materialised(obj)
+            done = qcache.cached(items, src)
+            if done is None:
+                done = kind.from_columns(*columns_from_tuples(items, kind.fields, src, kind.name, queries), src)
+                qcache.keep(items, src, done, copy=items is obj)
+            return done
         return kind.from_columns(*columns_from_tuples(obj, kind.fields, src, kind.name, queries), src, **kind.fresh)
     raise InputFormatError(f"unsupported {kind.name} type {type(obj).__name__}: give a TREC {kind.name} file path, "
                            f"a DataFrame ({', '.join(kind.fields)}), a dict of dicts or an iterable of namedtuples")

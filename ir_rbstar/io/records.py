@@ -96,7 +96,7 @@ def _judged_blocks(items: Sequence, qid: Callable,
     kept: list = []
     heads: List[str] = []
     lengths: List[int] = []
-    budget = max(64, len(items) // 64)
+    budget = max(256, len(items) // 16)
     for k, block in groupby(items, qid):
         if type(k) is not str or budget == 0:
             return None

@@ -1,0 +1,89 @@
+"""The qrels converted from namedtuples are kept for the next call only while they cannot be stale
+(ir_rbstar/io/qcache.py): the same tuple objects in the same order, fields of immutable types."""
+import itertools
+
+import ir_measures
+import numpy as np
+import pytest
+
+import ir_rbstar
+from ir_rbstar.io import QUERY_IDS, qcache, to_qrels
+
+Q = ir_measures.Qrel
+S = ir_measures.ScoredDoc
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    qcache.clear()
+    yield
+    qcache.clear()
+
+
+def grades(qrels):
+    """{(query, document): grade} of a converted qrels."""
+    qids = QUERY_IDS.decode(qrels.rowq).tolist()
+    return {(q, d.decode()): int(g) for q, d, g in zip(qids, qrels.rowb.tolist(), qrels.grades.tolist(), strict=True)}
+
+
+def judgments():
+    return [Q("q1", "a", 1), Q("q1", "b", 0), Q("q2", "a", 2), Q("q2", "c", 3)]
+
+
+def test_the_same_tuples_give_the_kept_conversion_also_through_a_tee_or_a_new_list():
+    items = judgments()
+    first = to_qrels(items)
+    assert to_qrels(items) is first
+    assert to_qrels(list(items)) is first                      # a new list of the same tuples
+    assert to_qrels(itertools.tee(items, 1)[0]) is first       # as ir_measures hands them on
+    assert to_qrels(items, source="other") is not first        # another source name (for messages)
+
+
+@pytest.mark.parametrize("change", ["replace", "append", "remove", "swap", "equal_copy"])
+def test_a_changed_list_is_converted_again(change):
+    items = judgments()
+    first = to_qrels(items)
+    if change == "replace":
+        items[1] = Q("q1", "b", 3)
+    elif change == "append":
+        items.append(Q("q3", "z", 1))
+    elif change == "remove":
+        del items[0]
+    elif change == "swap":
+        items[0], items[1] = items[1], items[0]
+    else:                                                      # equal contents, other objects
+        items = [Q(*x) for x in items]
+    again = to_qrels(items)
+    assert again is not first
+    assert grades(again) == {(x.query_id, x.doc_id): x.relevance for x in items}
+
+
+def test_the_values_follow_a_change_of_the_list_between_calls():
+    qrels = [Q("q1", "a", 1), Q("q1", "b", 0)]
+    run = [S("q1", "a", 1.0), S("q1", "b", 2.0)]
+    measure = ir_rbstar.parse("RBP(p=0.5)")
+    before = ir_measures.calc_aggregate(measure, qrels, run)
+    assert before[measure[0]] == pytest.approx(0.5 * 0.5 * 1)        # a at rank 2
+    qrels[1] = Q("q1", "b", 1)
+    after = ir_measures.calc_aggregate(measure, qrels, run)
+    assert after[measure[0]] == pytest.approx(0.5 * (1 + 0.5))        # b at rank 1 now relevant too
+
+
+def test_tuples_holding_a_mutable_field_are_not_kept():
+    grade = np.array(1)                                        # a 0-d array can change in place
+    items = [Q("q1", "a", grade), Q("q1", "b", 0)]
+    first = to_qrels(items)
+    assert qcache.cached(items, "<qrels iterable>") is None
+    grade[...] = 2
+    assert grades(to_qrels(items))[("q1", "a")] == 2 and grades(first)[("q1", "a")] == 1
+
+
+def test_other_tuple_types_and_large_lists_are_not_kept(monkeypatch):
+    class Mine(tuple):                                         # fields not read by namedtuple accessors
+        _fields = ("query_id", "doc_id", "relevance", "iteration")
+    qcache.keep([Mine(("q1", "a", 1, "0"))], "s", object())
+    assert qcache._last is None
+    monkeypatch.setattr(qcache, "MAX_ROWS", 3)
+    items = judgments()
+    to_qrels(items)
+    assert qcache._last is None
