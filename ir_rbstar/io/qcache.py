@@ -26,7 +26,7 @@ import numpy as np
 MAX_ROWS = 1_000_000
 
 _IMMUTABLE = (str, bytes, int, float, bool)
-_TUPLEGETTER = type(namedtuple("_Probe", "a").a)     # the accessor of a namedtuple's fields
+_TUPLEGETTER = type(vars(namedtuple("_Probe", "a"))["a"])      # the accessor of a namedtuple's fields
 _lock = threading.Lock()
 _last: Optional[Tuple[str, list, Any]] = None
 
