@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import inspect
 import os
-from itertools import chain
+from itertools import chain, compress
+from operator import countOf
 from dataclasses import dataclass
 from typing import AbstractSet, Any, Callable, Dict, Optional, Tuple, cast
 
@@ -144,8 +145,15 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
         return kind.from_columns(*cols, src)
     if isinstance(obj, dict):
         src = source or f"<{kind.name} dict>"
-        if queries is not None and any(query_text(q) not in queries for q in obj):
-            obj = {q: docs for q, docs in obj.items() if query_text(q) in queries}
+        if queries is not None:
+            obj = _dict_rows(obj, queries)
+        if kind is _QRELS:
+            # a dict of dicts equal to the last call's: its conversion (io/qcache.py)
+            done = qcache.cached_dict(obj, src)
+            if done is None:
+                done = kind.from_columns(*_columns_from_dict(obj, src, kind.name, kind.fields[2]), src)
+                qcache.keep_dict(obj, src, done)
+            return done
         return kind.from_columns(*_columns_from_dict(obj, src, kind.name, kind.fields[2]), src, **kind.fresh)
     if hasattr(obj, "__iter__"):
         path = _reader_file(obj, kind.reader)
@@ -164,6 +172,17 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
         return kind.from_columns(*columns_from_tuples(obj, kind.fields, src, kind.name, queries), src, **kind.fresh)
     raise InputFormatError(f"unsupported {kind.name} type {type(obj).__name__}: give a TREC {kind.name} file path, "
                            f"a DataFrame ({', '.join(kind.fields)}), a dict of dicts or an iterable of namedtuples")
+
+
+def _dict_rows(obj: dict, queries: AbstractSet[str]) -> dict:
+    """The entries of ``obj`` whose query id (as text, :func:`query_text`) is one of ``queries`` (``obj``
+    itself when that is all of them); text ids are looked up in C passes."""
+    if countOf(map(type, obj), str) == len(obj):
+        keep = list(map(queries.__contains__, obj))
+        return obj if all(keep) else dict(compress(obj.items(), keep))
+    if all(query_text(q) in queries for q in obj):
+        return obj
+    return {q: docs for q, docs in obj.items() if query_text(q) in queries}
 
 
 def _reader_file(items: Any, reader: str) -> Optional[str]:

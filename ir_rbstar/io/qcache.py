@@ -29,6 +29,7 @@ _IMMUTABLE = (str, bytes, int, float, bool)
 _TUPLEGETTER = type(vars(namedtuple("_Probe", "a"))["a"])      # the accessor of a namedtuple's fields
 _lock = threading.Lock()
 _last: Optional[Tuple[str, list, Any]] = None
+_last_dict: Optional[Tuple[str, dict, Any]] = None
 
 
 def cached(items: Any, source: str) -> Any:
@@ -60,8 +61,29 @@ def keep(items: Any, source: str, qrels: Any, copy: bool = True) -> None:
         _last = (source, list(items) if copy or type(items) is not list else items, qrels)
 
 
-def clear() -> None:
-    """Drop the qrels kept (and the tuples its copy of the list holds)."""
-    global _last
+def cached_dict(qrels: Any, source: str) -> Any:
+    """The qrels converted last from a dict of dicts equal to ``qrels`` (same source name), else None."""
+    last = _last_dict
+    if last is None or type(qrels) is not dict or last[0] != source or len(last[1]) != len(qrels):
+        return None
+    return last[2] if qrels == last[1] else None
+
+
+def keep_dict(qrels: Any, source: str, converted: Any) -> None:
+    """Keep ``converted``, made from the dict of dicts ``qrels``, with a copy of it, when it holds at most
+    :data:`MAX_ROWS` judgments, its query and document ids are ``str`` and its grades ``int``."""
+    global _last_dict
+    if type(qrels) is not dict or not qrels or set(map(type, qrels.values())) != {dict} \
+            or sum(map(len, qrels.values())) > MAX_ROWS or set(map(type, qrels)) != {str} \
+            or not set(map(type, chain.from_iterable(qrels.values()))) <= {str} \
+            or not set(map(type, chain.from_iterable(map(dict.values, qrels.values())))) <= {int}:
+        return
     with _lock:
-        _last = None
+        _last_dict = (source, {q: dict(docs) for q, docs in qrels.items()}, converted)
+
+
+def clear() -> None:
+    """Drop the qrels kept (and the tuples or the copy of the dict they hold)."""
+    global _last, _last_dict
+    with _lock:
+        _last = _last_dict = None

@@ -87,3 +87,48 @@ def test_other_tuple_types_and_large_lists_are_not_kept(monkeypatch):
     items = judgments()
     to_qrels(items)
     assert qcache._last is None
+
+
+def as_dict(items):
+    out = {}
+    for x in items:
+        out.setdefault(x.query_id, {})[x.doc_id] = x.relevance
+    return out
+
+
+def test_a_dict_equal_to_the_last_gives_its_conversion_and_a_changed_one_is_converted_again():
+    qrels = as_dict(judgments())
+    first = to_qrels(qrels)
+    assert to_qrels(qrels) is first
+    assert to_qrels(as_dict(judgments())) is first                 # another dict, equal contents
+    qrels["q1"]["b"] = 2                                            # an inner dict changed in place
+    again = to_qrels(qrels)
+    assert again is not first and grades(again)[("q1", "b")] == 2
+    del qrels["q2"]["c"]
+    assert grades(to_qrels(qrels)) == {("q1", "a"): 1, ("q1", "b"): 2, ("q2", "a"): 2}
+    qrels["q3"] = {"z": 1}
+    assert ("q3", "z") in grades(to_qrels(qrels))
+
+
+def test_a_dict_whose_values_follow_a_change_between_calls():
+    qrels = {"q1": {"a": 1, "b": 0}}
+    run = {"q1": {"a": 1.0, "b": 2.0}}
+    measure = ir_rbstar.parse("RBP(p=0.5)")
+    assert ir_measures.calc_aggregate(measure, qrels, run)[measure[0]] == pytest.approx(0.25)
+    qrels["q1"]["b"] = 1
+    assert ir_measures.calc_aggregate(measure, qrels, run)[measure[0]] == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize("qrels", [{1: {"a": 1}}, {"q1": {b"a": 1}}, {"q1": {"a": 1.0}}, {"q1": {"a": np.int64(1)}}])
+def test_dicts_of_other_types_are_not_kept(qrels):
+    to_qrels(qrels)
+    assert qcache._last_dict is None
+
+
+def test_run_rows_of_other_queries_are_left_out_of_a_dict_by_their_text():
+    from ir_rbstar.io import to_ranking
+    run = {"q1": {"a": 1.0}, "q2": {"b": 2.0}, b"q3": {"c": 3.0}, 4: {"d": 4.0}}
+    kept = to_ranking(run, queries={"q1", "q3", "4"})
+    assert sorted(QUERY_IDS.decode(kept.qcodes).tolist()) == ["4", "q1", "q3"]
+    kept = to_ranking({"q1": {"a": 1.0}, "q2": {"b": 2.0}}, queries={"q2"})
+    assert QUERY_IDS.decode(kept.qcodes).tolist() == ["q2"] and kept.scores.tolist() == [2.0]
