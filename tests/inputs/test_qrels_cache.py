@@ -69,20 +69,24 @@ def test_the_values_follow_a_change_of_the_list_between_calls():
     assert after[measure[0]] == pytest.approx(0.5 * (1 + 0.5))        # b at rank 1 now relevant too
 
 
-def test_tuples_holding_a_mutable_field_are_not_kept():
+def test_tuples_holding_a_mutable_field_are_not_reused():
     grade = np.array(1)                                        # a 0-d array can change in place
     items = [Q("q1", "a", grade), Q("q1", "b", 0)]
     first = to_qrels(items)
-    assert qcache.cached(items, "<qrels iterable>") is None
+    assert qcache.cached(items, "<qrels iterable>") is None and qcache._last is None   # checked, dropped
     grade[...] = 2
     assert grades(to_qrels(items))[("q1", "a")] == 2 and grades(first)[("q1", "a")] == 1
 
 
-def test_other_tuple_types_and_large_lists_are_not_kept(monkeypatch):
+def test_other_tuple_types_and_large_lists_are_not_reused(monkeypatch):
     class Mine(tuple):                                         # fields not read by namedtuple accessors
         _fields = ("query_id", "doc_id", "relevance", "iteration")
-    qcache.keep([Mine(("q1", "a", 1, "0"))], "s", object())
-    assert qcache._last is None
+    items = [Mine(("q1", "a", 1, "0"))]
+    qcache.keep(items, "s", object())
+    assert qcache.cached(items, "s") is None and qcache._last is None
+    mixed = [Q("q1", "a", 1), S("q1", "b", 1.0)]               # two classes
+    qcache.keep(mixed, "s", object())
+    assert qcache.cached(mixed, "s") is None
     monkeypatch.setattr(qcache, "MAX_ROWS", 3)
     items = judgments()
     to_qrels(items)
@@ -120,9 +124,10 @@ def test_a_dict_whose_values_follow_a_change_between_calls():
 
 
 @pytest.mark.parametrize("qrels", [{1: {"a": 1}}, {"q1": {b"a": 1}}, {"q1": {"a": 1.0}}, {"q1": {"a": np.int64(1)}}])
-def test_dicts_of_other_types_are_not_kept(qrels):
-    to_qrels(qrels)
-    assert qcache._last_dict is None
+def test_dicts_of_other_types_are_not_reused(qrels):
+    first = to_qrels(qrels)
+    again = to_qrels(qrels)
+    assert again is not first and grades(again) == grades(first)
 
 
 def test_run_rows_of_other_queries_are_left_out_of_a_dict_by_their_text():
