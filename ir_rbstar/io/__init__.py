@@ -29,7 +29,9 @@ offending line and the number of columns found. A UTF-8 byte-order mark is skipp
 The package's modules, from the bottom up: :mod:`.ids` (query and document ids), :mod:`.docindex` (the
 join index), :mod:`.tables` (:class:`Ranking`, :class:`Qrels`, the sort), :mod:`.columns` (building
 them from columns, with validation), :mod:`.trec` (TREC files), :mod:`.idcolumns` (id columns from arrow
-arrays and iterables), :mod:`.records` (iterables of namedtuples) and :mod:`.convert` (every input form).
+arrays and iterables), :mod:`.records` (iterables of namedtuples), :mod:`.qcache` (the last qrels
+converted from namedtuples or a dict of dicts, given again while they are unchanged) and :mod:`.convert`
+(every input form).
 The names below are the ones the rest of the package uses.
 
 Internal: not part of the public API (docs/api.md); the readers users call are exported by

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import inspect
 import os
-from itertools import chain
+from itertools import chain, compress
+from operator import countOf
 from dataclasses import dataclass
 from typing import AbstractSet, Any, Callable, Dict, Optional, Tuple, cast
 
@@ -12,9 +13,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputFormatError
+from . import qcache
 from .columns import qrels_from_columns, ranking_from_columns
 from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column
-from .records import columns_from_tuples
+from .records import _materialised, columns_from_tuples
 from .ids import QUERY_IDS, CodedIds, query_text
 from .tables import Qrels, Ranking
 from .trec import read_trec_qrels, read_trec_run
@@ -143,17 +145,44 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
         return kind.from_columns(*cols, src)
     if isinstance(obj, dict):
         src = source or f"<{kind.name} dict>"
-        if queries is not None and any(query_text(q) not in queries for q in obj):
-            obj = {q: docs for q, docs in obj.items() if query_text(q) in queries}
+        if queries is not None:
+            obj = _dict_rows(obj, queries)
+        if kind is _QRELS:
+            # a dict of dicts equal to the last call's: its conversion (io/qcache.py)
+            done = qcache.cached_dict(obj, src)
+            if done is None:
+                done = kind.from_columns(*_columns_from_dict(obj, src, kind.name, kind.fields[2]), src)
+                qcache.keep_dict(obj, src, done)
+            return done
         return kind.from_columns(*_columns_from_dict(obj, src, kind.name, kind.fields[2]), src, **kind.fresh)
     if hasattr(obj, "__iter__"):
         path = _reader_file(obj, kind.reader)
         if path is not None:
             return kind.read_file(path)
         src = source or f"<{kind.name} iterable>"
+        if kind is _QRELS:
+            # the same unchanged namedtuples as the last call's (ir_measures hands them on through
+            # itertools.tee: the items are compared, not the container): its conversion (io/qcache.py)
+            items = obj if isinstance(obj, (list, tuple)) else _materialised(obj)
+            done = qcache.cached(items, src)
+            if done is None:
+                done = kind.from_columns(*columns_from_tuples(items, kind.fields, src, kind.name, queries), src)
+                qcache.keep(items, src, done, copy=items is obj)
+            return done
         return kind.from_columns(*columns_from_tuples(obj, kind.fields, src, kind.name, queries), src, **kind.fresh)
     raise InputFormatError(f"unsupported {kind.name} type {type(obj).__name__}: give a TREC {kind.name} file path, "
                            f"a DataFrame ({', '.join(kind.fields)}), a dict of dicts or an iterable of namedtuples")
+
+
+def _dict_rows(obj: dict, queries: AbstractSet[str]) -> dict:
+    """The entries of ``obj`` whose query id (as text, :func:`query_text`) is one of ``queries`` (``obj``
+    itself when that is all of them); text ids are looked up in C passes."""
+    if countOf(map(type, obj), str) == len(obj):
+        keep = list(map(queries.__contains__, obj))
+        return obj if all(keep) else dict(compress(obj.items(), keep))
+    if all(query_text(q) in queries for q in obj):
+        return obj
+    return {q: docs for q, docs in obj.items() if query_text(q) in queries}
 
 
 def _reader_file(items: Any, reader: str) -> Optional[str]:

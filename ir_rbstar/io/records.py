@@ -96,7 +96,7 @@ def _judged_blocks(items: Sequence, qid: Callable,
     kept: list = []
     heads: List[str] = []
     lengths: List[int] = []
-    budget = max(64, len(items) // 64)
+    budget = max(256, len(items) // 16)
     for k, block in groupby(items, qid):
         if type(k) is not str or budget == 0:
             return None
@@ -207,7 +207,7 @@ def _blocks(qids: np.ndarray) -> np.ndarray:
     """The first row of each block of equal query ids (at least one row)."""
     if len(qids) == 0:
         return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(np.r_[True, qids[1:] != qids[:-1]])
+    return np.flatnonzero(np.concatenate(([True], qids[1:] != qids[:-1])))
 
 
 def columns_from_tuples(items: Iterable, fields, source: str, what: str,

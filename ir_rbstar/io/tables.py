@@ -60,7 +60,7 @@ def _tied_rows(same: np.ndarray, n: int) -> Tuple[np.ndarray, np.ndarray, np.nda
     tied[1:] = same
     tied[:-1] |= same
     rows = np.flatnonzero(tied)
-    opens = np.r_[True, ~same[rows[1:] - 1]] if len(rows) else np.zeros(0, dtype=bool)
+    opens = np.concatenate(([True], ~same[rows[1:] - 1])) if len(rows) else np.zeros(0, dtype=bool)
     first = np.flatnonzero(opens)
     gid = np.cumsum(opens) - 1
     return rows, first[gid], np.diff(np.append(first, len(rows))).astype(np.int64)[gid]
@@ -330,11 +330,12 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
         empty = Ranking(qcodes=np.empty(0, dtype=np.int64), offsets=np.zeros(1, dtype=np.int64),
                         dbytes=dbytes, docs=dhash, scores=scores, source=source)
         return (empty, None) if with_order else empty
+    first = _block_firsts(qcodes)
     if qorder is None:
-        # segments in order of first appearance in the input
-        change = np.r_[True, qcodes[1:] != qcodes[:-1]]
-        qorder = pd.unique(qcodes[change])
-    same = _in_order_ties(qcodes, scores, qorder)
+        # segments in order of first appearance in the input (the blocks' queries, when no query has two)
+        heads = qcodes[first]
+        qorder = heads if len(set(heads.tolist())) == len(heads) else pd.unique(heads)
+    same = _in_order_ties(qcodes, scores, qorder, first)
     if same is not None:
         order = None            # already in (query, score descending) order, as TREC files usually are
     else:
@@ -353,9 +354,10 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
         dbytes, dhash, scores = (order.apply(a, own) for a, own in zip((dbytes, dhash, scores), inplace, strict=True))
     elif order is not None:
         qcodes, dbytes, dhash, scores = qcodes[order], dbytes[order], dhash[order], scores[order]
+        first = _block_firsts(qcodes)
     if order is not None and index is not None:     # built on the input order: rows have moved
         index = MovedIndex(index, order)
-    starts = np.flatnonzero(np.r_[True, qcodes[1:] != qcodes[:-1]])
+    starts = np.flatnonzero(first)
     offsets = np.append(starts, n).astype(np.int64)
     ranking = Ranking(qcodes=qcodes[starts], offsets=offsets, dbytes=dbytes, docs=dhash, scores=scores, source=source)
     # (the query of every row is not kept: row_queries() makes it from the offsets when a join needs it,
@@ -367,13 +369,25 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
     return (ranking, order) if with_order else ranking
 
 
-def _in_order_ties(qcodes: np.ndarray, scores: np.ndarray, qorder: np.ndarray) -> Optional[np.ndarray]:
+def _block_firsts(qcodes: np.ndarray) -> np.ndarray:
+    """Whether each row starts a block of equal query codes (the first row does)."""
+    first = np.empty(len(qcodes), dtype=bool)
+    first[:1] = True
+    np.not_equal(qcodes[1:], qcodes[:-1], out=first[1:])
+    return first
+
+
+def _in_order_ties(qcodes: np.ndarray, scores: np.ndarray, qorder: np.ndarray,
+                   first: Optional[np.ndarray] = None) -> Optional[np.ndarray]:
     """When the rows are in trec_eval's order already (one block of rows per query, the blocks in the
     order ``qorder``, float32 scores non-increasing within a block, as in TREC files), whether each row
     ties with the row before (same query, equal float32 score; one value per row but the first); else
-    None. A few comparisons over the columns, without the int64 sort key that ordering the rows needs."""
-    new_query = qcodes[1:] != qcodes[:-1]
-    heads = qcodes[np.flatnonzero(np.r_[True, new_query])]
+    None. A few comparisons over the columns, without the int64 sort key that ordering the rows needs.
+    ``first``: :func:`_block_firsts` of ``qcodes``, when the caller has it."""
+    if first is None:
+        first = _block_firsts(qcodes)
+    new_query = first[1:]
+    heads = qcodes[first]
     if len(heads) != len(qorder) or not np.array_equal(heads, qorder):
         return None                             # a query in more than one block, or blocks to reorder
     key = order_key(scores)
@@ -401,7 +415,7 @@ def _break_ties_by_docid(order: Optional[np.ndarray], same: np.ndarray, dbytes: 
     tied[1:] = same
     tied[:-1] |= same
     rows = np.flatnonzero(tied)              # positions (in sorted order) of every tied row
-    opens = np.r_[True, ~same[rows[1:] - 1]]     # a tied row not tied with the one before opens a group
+    opens = np.concatenate(([True], ~same[rows[1:] - 1]))   # a tied row not tied with the one before opens a group
     src = rows if order is None else order[rows]
     words = -(-dbytes.dtype.itemsize // 8)
     ids = np.zeros(len(rows), dtype=f"S{8 * words}")                # NUL padding keeps the byte order

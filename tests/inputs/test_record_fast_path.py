@@ -114,7 +114,7 @@ def test_unjudged_query_blocks_are_left_out_by_block_with_the_general_paths_colu
     assert_same(to_ranking(items, queries=queries), general(items, queries))
     # a query id that is not text, or ids in many short blocks: the per-row filter decides
     assert recs._judged_blocks(items + [S(b"q4", "b", 1.0)], itemgetter(0), queries) is None
-    mixed = [S(f"q{i % 2}", f"d{i}", 1.0) for i in range(200)]
+    mixed = [S(f"q{i % 2}", f"d{i}", 1.0) for i in range(600)]
     assert recs._judged_blocks(mixed, itemgetter(0), {"q1"}) is None
     assert_same(to_ranking(mixed, queries={"q1"}), general(mixed, {"q1"}))
 

@@ -1,0 +1,138 @@
+"""The last qrels converted from namedtuples and from a dict of dicts, kept for a next call given the same.
+
+A program usually evaluates run after run against one qrels (``ir_measures.calc_aggregate(measures,
+qrels, run)`` in a loop), and converting the 9,260 judgments of TREC DL 2019 costs more than evaluating a
+small run. So the last :class:`~ir_rbstar.io.tables.Qrels` made from a list (or tuple) of namedtuples,
+and the last made from a dict of dicts, are kept and given again only while they cannot be stale:
+
+* namedtuples: the list given holds **the very same tuple objects** in the same order as the one
+  converted (compared element by element by identity, one C pass: about 0.1 ms for 9,260 tuples; the
+  kept copy of the list holds the tuples, so none can be freed and another object take its place). A
+  tuple cannot change, and before the conversion is first given again every field of every tuple is
+  checked to be of an immutable type (``str``, ``bytes``, ``int``, ``float``, ``bool``, a numpy scalar)
+  and the tuples to be ``collections.namedtuple`` instances of one class (else the entry is dropped);
+* a dict of dicts: the dict given is **equal** to a copy of the one converted (its outer and inner dicts
+  copied, so a change made in place afterwards is seen; one comparison in C), whose ids were checked to
+  be ``str`` and grades ``int`` before the conversion is first given again (values equal to those, such
+  as ``1.0`` for ``1``, convert to the same grades).
+
+Anything else (an item replaced, added, removed or moved, a grade changed, new tuples) is converted
+again. The checks of types are made once, at the first reuse, so a single call pays only for the copy.
+Only the last qrels of each form is kept, of at most :data:`MAX_ROWS` judgments; :func:`clear` drops them.
+"""
+from __future__ import annotations
+
+import threading
+from collections import namedtuple
+from itertools import chain
+from operator import countOf, is_
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+#: the largest list kept (its copy holds one pointer per tuple and keeps the tuples alive)
+MAX_ROWS = 1_000_000
+
+_IMMUTABLE = (str, bytes, int, float, bool)
+_TUPLEGETTER = type(vars(namedtuple("_Probe", "a"))["a"])      # the accessor of a namedtuple's fields
+_lock = threading.Lock()
+
+
+class _Kept:
+    """A kept conversion: the source name, the copy it is checked against, the conversion, and whether
+    the copy's types were checked (done once, at the first reuse: a first call pays nothing for it)."""
+
+    __slots__ = ("source", "copy", "converted", "checked")
+
+    def __init__(self, source: str, copy: Any, converted: Any):
+        self.source, self.copy, self.converted, self.checked = source, copy, converted, False
+
+
+_last: Optional[_Kept] = None
+_last_dict: Optional[_Kept] = None
+
+
+def _immutable_tuples(items: list) -> bool:
+    """Whether ``items`` are namedtuples of one class (fields read by ``collections.namedtuple``'s own
+    accessors) whose every field is of an immutable type."""
+    kind = type(items[0])
+    fields = getattr(kind, "_fields", None) or ()
+    return isinstance(items[0], tuple) and len(fields) > 0 and kind.__iter__ is tuple.__iter__ \
+        and all(type(getattr(kind, f, None)) is _TUPLEGETTER for f in fields) \
+        and countOf(map(type, items), kind) == len(items) \
+        and all(t in _IMMUTABLE or issubclass(t, np.generic) for t in set(map(type, chain.from_iterable(items))))
+
+
+def _plain_dict(qrels: dict) -> bool:
+    """Whether a dict of dicts has ``str`` query and document ids and ``int`` grades."""
+    return set(map(type, qrels)) == {str} and set(map(type, chain.from_iterable(qrels.values()))) <= {str} \
+        and set(map(type, chain.from_iterable(map(dict.values, qrels.values())))) <= {int}
+
+
+def _reuse(kept: _Kept, check: Callable[[Any], bool], which: str) -> Any:
+    """``kept``'s conversion, its copy's types checked first if they were not yet (dropped when they fail)."""
+    global _last, _last_dict
+    if not kept.checked:
+        if not check(kept.copy):
+            with _lock:
+                if which == "tuples" and _last is kept:
+                    _last = None
+                elif which == "dict" and _last_dict is kept:
+                    _last_dict = None
+            return None
+        kept.checked = True
+    return kept.converted
+
+
+def cached(items: Any, source: str) -> Any:
+    """The qrels converted last from ``items`` (same source name), if ``items`` is a list or tuple of the
+    very same tuple objects in the same order (and they are namedtuples with fields of immutable types);
+    else None."""
+    last = _last
+    if last is None or type(items) not in (list, tuple) or last.source != source or len(last.copy) != len(items):
+        return None
+    if countOf(map(is_, last.copy, items), False):
+        return None
+    return _reuse(last, _immutable_tuples, "tuples")
+
+
+def keep(items: Any, source: str, qrels: Any, copy: bool = True) -> None:
+    """Keep ``qrels``, converted from ``items``, when ``items`` is a list or tuple of at most
+    :data:`MAX_ROWS` tuples (whether they are namedtuples with fields of immutable types is checked when
+    the conversion is first reused). ``copy=False``: ``items`` is a list the caller made, which nothing
+    else holds (kept as it is)."""
+    global _last
+    if type(items) not in (list, tuple) or not 0 < len(items) <= MAX_ROWS or not isinstance(items[0], tuple):
+        return
+    with _lock:
+        _last = _Kept(source, list(items) if copy or type(items) is not list else items, qrels)
+
+
+def cached_dict(qrels: Any, source: str) -> Any:
+    """The qrels converted last from a dict of dicts equal to ``qrels`` (same source name; ``str`` ids and
+    ``int`` grades), else None."""
+    last = _last_dict
+    if last is None or type(qrels) is not dict or last.source != source or len(last.copy) != len(qrels):
+        return None
+    if qrels != last.copy:
+        return None
+    return _reuse(last, _plain_dict, "dict")
+
+
+def keep_dict(qrels: Any, source: str, converted: Any) -> None:
+    """Keep ``converted``, made from the dict of dicts ``qrels``, with a copy of it (its outer and inner
+    dicts; the ids and grades themselves are not copied), when it holds at most :data:`MAX_ROWS` judgments
+    (whether its ids are ``str`` and grades ``int`` is checked when the conversion is first reused)."""
+    global _last_dict
+    if type(qrels) is not dict or not qrels or set(map(type, qrels.values())) != {dict} \
+            or sum(map(len, qrels.values())) > MAX_ROWS:
+        return
+    with _lock:
+        _last_dict = _Kept(source, {q: dict(docs) for q, docs in qrels.items()}, converted)
+
+
+def clear() -> None:
+    """Drop the qrels kept (and the tuples or the copy of the dict they hold)."""
+    global _last, _last_dict
+    with _lock:
+        _last = _last_dict = None

@@ -1,0 +1,139 @@
+"""The qrels converted from namedtuples are kept for the next call only while they cannot be stale
+(ir_rbstar/io/qcache.py): the same tuple objects in the same order, fields of immutable types."""
+import itertools
+
+import ir_measures
+import numpy as np
+import pytest
+
+import ir_rbstar
+from ir_rbstar.io import QUERY_IDS, qcache, to_qrels
+
+Q = ir_measures.Qrel
+S = ir_measures.ScoredDoc
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    qcache.clear()
+    yield
+    qcache.clear()
+
+
+def grades(qrels):
+    """{(query, document): grade} of a converted qrels."""
+    qids = QUERY_IDS.decode(qrels.rowq).tolist()
+    return {(q, d.decode()): int(g) for q, d, g in zip(qids, qrels.rowb.tolist(), qrels.grades.tolist(), strict=True)}
+
+
+def judgments():
+    return [Q("q1", "a", 1), Q("q1", "b", 0), Q("q2", "a", 2), Q("q2", "c", 3)]
+
+
+def test_the_same_tuples_give_the_kept_conversion_also_through_a_tee_or_a_new_list():
+    items = judgments()
+    first = to_qrels(items)
+    assert to_qrels(items) is first
+    assert to_qrels(list(items)) is first                      # a new list of the same tuples
+    assert to_qrels(itertools.tee(items, 1)[0]) is first       # as ir_measures hands them on
+    assert to_qrels(items, source="other") is not first        # another source name (for messages)
+
+
+@pytest.mark.parametrize("change", ["replace", "append", "remove", "swap", "equal_copy"])
+def test_a_changed_list_is_converted_again(change):
+    items = judgments()
+    first = to_qrels(items)
+    if change == "replace":
+        items[1] = Q("q1", "b", 3)
+    elif change == "append":
+        items.append(Q("q3", "z", 1))
+    elif change == "remove":
+        del items[0]
+    elif change == "swap":
+        items[0], items[1] = items[1], items[0]
+    else:                                                      # equal contents, other objects
+        items = [Q(*x) for x in items]
+    again = to_qrels(items)
+    assert again is not first
+    assert grades(again) == {(x.query_id, x.doc_id): x.relevance for x in items}
+
+
+def test_the_values_follow_a_change_of_the_list_between_calls():
+    qrels = [Q("q1", "a", 1), Q("q1", "b", 0)]
+    run = [S("q1", "a", 1.0), S("q1", "b", 2.0)]
+    measure = ir_rbstar.parse("RBP(p=0.5)")
+    before = ir_measures.calc_aggregate(measure, qrels, run)
+    assert before[measure[0]] == pytest.approx(0.5 * 0.5 * 1)        # a at rank 2
+    qrels[1] = Q("q1", "b", 1)
+    after = ir_measures.calc_aggregate(measure, qrels, run)
+    assert after[measure[0]] == pytest.approx(0.5 * (1 + 0.5))        # b at rank 1 now relevant too
+
+
+def test_tuples_holding_a_mutable_field_are_not_reused():
+    grade = np.array(1)                                        # a 0-d array can change in place
+    items = [Q("q1", "a", grade), Q("q1", "b", 0)]
+    first = to_qrels(items)
+    assert qcache.cached(items, "<qrels iterable>") is None and qcache._last is None   # checked, dropped
+    grade[...] = 2
+    assert grades(to_qrels(items))[("q1", "a")] == 2 and grades(first)[("q1", "a")] == 1
+
+
+def test_other_tuple_types_and_large_lists_are_not_reused(monkeypatch):
+    class Mine(tuple):                                         # fields not read by namedtuple accessors
+        _fields = ("query_id", "doc_id", "relevance", "iteration")
+    items = [Mine(("q1", "a", 1, "0"))]
+    qcache.keep(items, "s", object())
+    assert qcache.cached(items, "s") is None and qcache._last is None
+    mixed = [Q("q1", "a", 1), S("q1", "b", 1.0)]               # two classes
+    qcache.keep(mixed, "s", object())
+    assert qcache.cached(mixed, "s") is None
+    monkeypatch.setattr(qcache, "MAX_ROWS", 3)
+    items = judgments()
+    to_qrels(items)
+    assert qcache._last is None
+
+
+def as_dict(items):
+    out = {}
+    for x in items:
+        out.setdefault(x.query_id, {})[x.doc_id] = x.relevance
+    return out
+
+
+def test_a_dict_equal_to_the_last_gives_its_conversion_and_a_changed_one_is_converted_again():
+    qrels = as_dict(judgments())
+    first = to_qrels(qrels)
+    assert to_qrels(qrels) is first
+    assert to_qrels(as_dict(judgments())) is first                 # another dict, equal contents
+    qrels["q1"]["b"] = 2                                            # an inner dict changed in place
+    again = to_qrels(qrels)
+    assert again is not first and grades(again)[("q1", "b")] == 2
+    del qrels["q2"]["c"]
+    assert grades(to_qrels(qrels)) == {("q1", "a"): 1, ("q1", "b"): 2, ("q2", "a"): 2}
+    qrels["q3"] = {"z": 1}
+    assert ("q3", "z") in grades(to_qrels(qrels))
+
+
+def test_a_dict_whose_values_follow_a_change_between_calls():
+    qrels = {"q1": {"a": 1, "b": 0}}
+    run = {"q1": {"a": 1.0, "b": 2.0}}
+    measure = ir_rbstar.parse("RBP(p=0.5)")
+    assert ir_measures.calc_aggregate(measure, qrels, run)[measure[0]] == pytest.approx(0.25)
+    qrels["q1"]["b"] = 1
+    assert ir_measures.calc_aggregate(measure, qrels, run)[measure[0]] == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize("qrels", [{1: {"a": 1}}, {"q1": {b"a": 1}}, {"q1": {"a": 1.0}}, {"q1": {"a": np.int64(1)}}])
+def test_dicts_of_other_types_are_not_reused(qrels):
+    first = to_qrels(qrels)
+    again = to_qrels(qrels)
+    assert again is not first and grades(again) == grades(first)
+
+
+def test_run_rows_of_other_queries_are_left_out_of_a_dict_by_their_text():
+    from ir_rbstar.io import to_ranking
+    run = {"q1": {"a": 1.0}, "q2": {"b": 2.0}, b"q3": {"c": 3.0}, 4: {"d": 4.0}}
+    kept = to_ranking(run, queries={"q1", "q3", "4"})
+    assert sorted(QUERY_IDS.decode(kept.qcodes).tolist()) == ["4", "q1", "q3"]
+    kept = to_ranking({"q1": {"a": 1.0}, "q2": {"b": 2.0}}, queries={"q2"})
+    assert QUERY_IDS.decode(kept.qcodes).tolist() == ["q2"] and kept.scores.tolist() == [2.0]
