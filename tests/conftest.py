@@ -3,7 +3,7 @@
 Two sizes, chosen with the environment variable ``IR_RBSTAR_HYPOTHESIS``:
 
 * ``quick`` (the default, what ``python -m pytest`` runs): every property is checked, on fewer random
-  examples (25 where a test does not say; a test that asks for ``examples(n)`` gets a quarter of n, at
+  examples (20 where a test does not say; a test that asks for ``examples(n)`` gets a fifth of n, at
   least 10);
 * ``thorough`` (``IR_RBSTAR_HYPOTHESIS=thorough python -m pytest``): 100 examples where a test does not
   say, n where it asks for ``examples(n)``; several times longer.
@@ -41,13 +41,13 @@ THOROUGH = PROFILE == "thorough"
 
 
 def examples(n: int) -> int:
-    """Random examples for a property test: ``n`` in the thorough profile, ``max(10, n // 4)`` in the quick
+    """Random examples for a property test: ``n`` in the thorough profile, ``max(10, n // 5)`` in the quick
     default."""
-    return n if THOROUGH else max(10, n // 4)
+    return n if THOROUGH else max(10, n // 5)
 
 
 _common = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=bool(os.environ.get("CI")))
-settings.register_profile("quick", max_examples=25, **_common)
+settings.register_profile("quick", max_examples=20, **_common)
 settings.register_profile("thorough", max_examples=100, **_common)
 settings.load_profile(PROFILE)
 
