@@ -11,8 +11,9 @@ and the last made from a dict of dicts, are kept and given again only while they
   tuple cannot change, and before the conversion is first given again every field of every tuple is
   checked to be of an immutable type (``str``, ``bytes``, ``int``, ``float``, ``bool``, a numpy scalar)
   and the tuples to be ``collections.namedtuple`` instances of one class (else the entry is dropped);
-* a dict of dicts: the dict given is **equal** to a copy of the one converted (its outer and inner dicts
-  copied, so a change made in place afterwards is seen; one comparison in C), whose ids were checked to
+* a dict of dicts: the dict given is **equal** to a copy of the one converted, its queries and each
+  query's documents in the same order (its outer and inner dicts copied, so a change made in place
+  afterwards is seen; comparisons in C), whose ids were checked to
   be ``str`` and grades ``int`` before the conversion is first given again (values equal to those, such
   as ``1.0`` for ``1``, convert to the same grades).
 
@@ -109,12 +110,15 @@ def keep(items: Any, source: str, qrels: Any, copy: bool = True) -> None:
 
 
 def cached_dict(qrels: Any, source: str) -> Any:
-    """The qrels converted last from a dict of dicts equal to ``qrels`` (same source name; ``str`` ids and
-    ``int`` grades), else None."""
+    """The qrels converted last from a dict of dicts equal to ``qrels``, its keys in the same order (same
+    source name; ``str`` ids and ``int`` grades), else None."""
     last = _last_dict
     if last is None or type(qrels) is not dict or last.source != source or len(last.copy) != len(qrels):
         return None
-    if qrels != last.copy:
+    # dict equality ignores order, but the conversion keeps the order of the queries and of each query's
+    # documents (Qrels.qcodes, iter_calc's order): the keys are compared in order too, in C passes
+    if qrels != last.copy or list(qrels) != list(last.copy) \
+            or list(chain.from_iterable(qrels.values())) != list(chain.from_iterable(last.copy.values())):
         return None
     return _reuse(last, _plain_dict, "dict")
 

@@ -114,6 +114,22 @@ def test_a_dict_equal_to_the_last_gives_its_conversion_and_a_changed_one_is_conv
     assert ("q3", "z") in grades(to_qrels(qrels))
 
 
+@pytest.mark.parametrize("reorder", ["queries", "documents"])
+def test_a_dict_equal_but_in_another_order_is_converted_again_in_its_own_order(reorder):
+    # dict equality ignores order; the conversion keeps it (the qrels' queries, iter_calc's order)
+    first = {"q2": {"x": 1, "a": 0}, "q1": {"b": 2}}
+    if reorder == "queries":
+        other = {"q1": {"b": 2}, "q2": {"x": 1, "a": 0}}
+    else:
+        other = {"q2": {"a": 0, "x": 1}, "q1": {"b": 2}}
+    to_qrels(first)
+    assert to_qrels(first) is not None and qcache._last_dict is not None and qcache._last_dict.checked
+    again = to_qrels(other)
+    order = [(q, d) for q, docs in other.items() for d in docs]
+    assert list(zip(QUERY_IDS.decode(again.rowq).tolist(), [d.decode() for d in again.rowb.tolist()],
+                    strict=True)) == order
+
+
 def test_a_dict_whose_values_follow_a_change_between_calls():
     qrels = {"q1": {"a": 1, "b": 0}}
     run = {"q1": {"a": 1.0, "b": 2.0}}
