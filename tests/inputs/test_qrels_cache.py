@@ -78,6 +78,15 @@ def test_tuples_holding_a_mutable_field_are_not_reused():
     assert grades(to_qrels(items))[("q1", "a")] == 2 and grades(first)[("q1", "a")] == 1
 
 
+def test_tuples_holding_a_structured_numpy_scalar_are_not_reused():
+    rows = np.ones(1, dtype=[("g", "i8")])                     # rows[0] (np.void) is a view of the array
+    items = [Q("q1", "a", rows[0], "0")]
+    to_qrels(items)
+    assert qcache.cached(items, "<qrels iterable>") is None and qcache._last is None
+    rows["g"] = 2
+    assert grades(to_qrels(items))[("q1", "a")] == 2
+
+
 def test_other_tuple_types_and_large_lists_are_not_reused(monkeypatch):
     class Mine(tuple):                                         # fields not read by namedtuple accessors
         _fields = ("query_id", "doc_id", "relevance", "iteration")
