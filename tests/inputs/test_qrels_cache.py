@@ -162,3 +162,11 @@ def test_run_rows_of_other_queries_are_left_out_of_a_dict_by_their_text():
     assert sorted(QUERY_IDS.decode(kept.qcodes).tolist()) == ["4", "q1", "q3"]
     kept = to_ranking({"q1": {"a": 1.0}, "q2": {"b": 2.0}}, queries={"q2"})
     assert QUERY_IDS.decode(kept.qcodes).tolist() == ["q2"] and kept.scores.tolist() == [2.0]
+
+
+def test_qrels_tuples_read_for_some_queries_are_not_given_the_kept_conversion_of_all():
+    from ir_rbstar.io import convert
+    items = judgments()
+    assert len(to_qrels(items).grades) == 4
+    some = convert._convert(items, None, convert._QRELS, queries={"q1"})
+    assert grades(some) == {("q1", "a"): 1, ("q1", "b"): 0}
