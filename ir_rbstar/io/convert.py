@@ -160,13 +160,14 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
         if path is not None:
             return kind.read_file(path)
         src = source or f"<{kind.name} iterable>"
-        if kind is _QRELS:
+        if kind is _QRELS and queries is None:
             # the same unchanged namedtuples as the last call's (ir_measures hands them on through
-            # itertools.tee: the items are compared, not the container): its conversion (io/qcache.py)
+            # itertools.tee: the items are compared, not the container): its conversion (io/qcache.py;
+            # kept for all the rows: rows left out by ``queries`` would make it another conversion)
             items = obj if isinstance(obj, (list, tuple)) else _materialised(obj)
             done = qcache.cached(items, src)
             if done is None:
-                done = kind.from_columns(*columns_from_tuples(items, kind.fields, src, kind.name, queries), src)
+                done = kind.from_columns(*columns_from_tuples(items, kind.fields, src, kind.name), src)
                 qcache.keep(items, src, done, copy=items is obj)
             return done
         return kind.from_columns(*columns_from_tuples(obj, kind.fields, src, kind.name, queries), src, **kind.fresh)

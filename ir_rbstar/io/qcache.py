@@ -9,10 +9,12 @@ and the last made from a dict of dicts, are kept and given again only while they
   converted (compared element by element by identity, one C pass: about 0.1 ms for 9,260 tuples; the
   kept copy of the list holds the tuples, so none can be freed and another object take its place). A
   tuple cannot change, and before the conversion is first given again every field of every tuple is
-  checked to be of an immutable type (``str``, ``bytes``, ``int``, ``float``, ``bool``, a numpy scalar)
+  checked to be of an immutable type (``str``, ``bytes``, ``int``, ``float``, ``bool``, a numpy scalar
+  but a structured one, ``np.void``, which is a view of its array's row)
   and the tuples to be ``collections.namedtuple`` instances of one class (else the entry is dropped);
-* a dict of dicts: the dict given is **equal** to a copy of the one converted (its outer and inner dicts
-  copied, so a change made in place afterwards is seen; one comparison in C), whose ids were checked to
+* a dict of dicts: the dict given is **equal** to a copy of the one converted, its queries and each
+  query's documents in the same order (its outer and inner dicts copied, so a change made in place
+  afterwards is seen; comparisons in C), whose ids were checked to
   be ``str`` and grades ``int`` before the conversion is first given again (values equal to those, such
   as ``1.0`` for ``1``, convert to the same grades).
 
@@ -54,13 +56,15 @@ _last_dict: Optional[_Kept] = None
 
 def _immutable_tuples(items: list) -> bool:
     """Whether ``items`` are namedtuples of one class (fields read by ``collections.namedtuple``'s own
-    accessors) whose every field is of an immutable type."""
+    accessors) whose every field is of an immutable type (not ``np.void``: a row of a structured array
+    that changes with it)."""
     kind = type(items[0])
     fields = getattr(kind, "_fields", None) or ()
     return isinstance(items[0], tuple) and len(fields) > 0 and kind.__iter__ is tuple.__iter__ \
         and all(type(getattr(kind, f, None)) is _TUPLEGETTER for f in fields) \
         and countOf(map(type, items), kind) == len(items) \
-        and all(t in _IMMUTABLE or issubclass(t, np.generic) for t in set(map(type, chain.from_iterable(items))))
+        and all(t in _IMMUTABLE or (issubclass(t, np.generic) and not issubclass(t, np.void))
+                for t in set(map(type, chain.from_iterable(items))))
 
 
 def _plain_dict(qrels: dict) -> bool:
@@ -109,12 +113,15 @@ def keep(items: Any, source: str, qrels: Any, copy: bool = True) -> None:
 
 
 def cached_dict(qrels: Any, source: str) -> Any:
-    """The qrels converted last from a dict of dicts equal to ``qrels`` (same source name; ``str`` ids and
-    ``int`` grades), else None."""
+    """The qrels converted last from a dict of dicts equal to ``qrels``, its keys in the same order (same
+    source name; ``str`` ids and ``int`` grades), else None."""
     last = _last_dict
     if last is None or type(qrels) is not dict or last.source != source or len(last.copy) != len(qrels):
         return None
-    if qrels != last.copy:
+    # dict equality ignores order, but the conversion keeps the order of the queries and of each query's
+    # documents (Qrels.qcodes, iter_calc's order): the keys are compared in order too, in C passes
+    if qrels != last.copy or list(qrels) != list(last.copy) \
+            or list(chain.from_iterable(qrels.values())) != list(chain.from_iterable(last.copy.values())):
         return None
     return _reuse(last, _plain_dict, "dict")
 

@@ -78,6 +78,15 @@ def test_tuples_holding_a_mutable_field_are_not_reused():
     assert grades(to_qrels(items))[("q1", "a")] == 2 and grades(first)[("q1", "a")] == 1
 
 
+def test_tuples_holding_a_structured_numpy_scalar_are_not_reused():
+    rows = np.ones(1, dtype=[("g", "i8")])                     # rows[0] (np.void) is a view of the array
+    items = [Q("q1", "a", rows[0], "0")]
+    to_qrels(items)
+    assert qcache.cached(items, "<qrels iterable>") is None and qcache._last is None
+    rows["g"] = 2
+    assert grades(to_qrels(items))[("q1", "a")] == 2
+
+
 def test_other_tuple_types_and_large_lists_are_not_reused(monkeypatch):
     class Mine(tuple):                                         # fields not read by namedtuple accessors
         _fields = ("query_id", "doc_id", "relevance", "iteration")
@@ -114,6 +123,22 @@ def test_a_dict_equal_to_the_last_gives_its_conversion_and_a_changed_one_is_conv
     assert ("q3", "z") in grades(to_qrels(qrels))
 
 
+@pytest.mark.parametrize("reorder", ["queries", "documents"])
+def test_a_dict_equal_but_in_another_order_is_converted_again_in_its_own_order(reorder):
+    # dict equality ignores order; the conversion keeps it (the qrels' queries, iter_calc's order)
+    first = {"q2": {"x": 1, "a": 0}, "q1": {"b": 2}}
+    if reorder == "queries":
+        other = {"q1": {"b": 2}, "q2": {"x": 1, "a": 0}}
+    else:
+        other = {"q2": {"a": 0, "x": 1}, "q1": {"b": 2}}
+    to_qrels(first)
+    assert to_qrels(first) is not None and qcache._last_dict is not None and qcache._last_dict.checked
+    again = to_qrels(other)
+    order = [(q, d) for q, docs in other.items() for d in docs]
+    assert list(zip(QUERY_IDS.decode(again.rowq).tolist(), [d.decode() for d in again.rowb.tolist()],
+                    strict=True)) == order
+
+
 def test_a_dict_whose_values_follow_a_change_between_calls():
     qrels = {"q1": {"a": 1, "b": 0}}
     run = {"q1": {"a": 1.0, "b": 2.0}}
@@ -137,3 +162,11 @@ def test_run_rows_of_other_queries_are_left_out_of_a_dict_by_their_text():
     assert sorted(QUERY_IDS.decode(kept.qcodes).tolist()) == ["4", "q1", "q3"]
     kept = to_ranking({"q1": {"a": 1.0}, "q2": {"b": 2.0}}, queries={"q2"})
     assert QUERY_IDS.decode(kept.qcodes).tolist() == ["q2"] and kept.scores.tolist() == [2.0]
+
+
+def test_qrels_tuples_read_for_some_queries_are_not_given_the_kept_conversion_of_all():
+    from ir_rbstar.io import convert
+    items = judgments()
+    assert len(to_qrels(items).grades) == 4
+    some = convert._convert(items, None, convert._QRELS, queries={"q1"})
+    assert grades(some) == {("q1", "a"): 1, ("q1", "b"): 0}
