@@ -289,8 +289,11 @@ def _scoped_names() -> set:
 
 
 def clear_cache() -> None:
-    """Drop the cached conversions of reference run files."""
+    """Drop the cached conversions of reference run files, and the last qrels kept converted from
+    namedtuples and from a dict of dicts (:mod:`ir_rbstar.io.qcache`)."""
+    from .io import qcache
     _FILE_CACHE.clear()
+    qcache.clear()
 
 
 def _prepared(ranking: Ranking) -> Ranking:

@@ -151,8 +151,11 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
             # a dict of dicts equal to the last call's: its conversion (io/qcache.py)
             done = qcache.cached_dict(obj, src)
             if done is None:
-                done = kind.from_columns(*_columns_from_dict(obj, src, kind.name, kind.fields[2]), src)
-                qcache.keep_dict(obj, src, done)
+                copy = qcache.snapshot_dict(obj)         # taken first, and converted: nothing can change it
+                done = kind.from_columns(*_columns_from_dict(obj if copy is None else copy, src, kind.name,
+                                                             kind.fields[2]), src)
+                if copy is not None:
+                    qcache.keep_dict(copy, src, done)
             return done
         return kind.from_columns(*_columns_from_dict(obj, src, kind.name, kind.fields[2]), src, **kind.fresh)
     if hasattr(obj, "__iter__"):
@@ -167,8 +170,11 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
             items = obj if isinstance(obj, (list, tuple)) else _materialised(obj)
             done = qcache.cached(items, src)
             if done is None:
-                done = kind.from_columns(*columns_from_tuples(items, kind.fields, src, kind.name), src)
-                qcache.keep(items, src, done, copy=items is obj)
+                rows = qcache.snapshot(items, copy=items is obj)   # taken first, and converted
+                done = kind.from_columns(*columns_from_tuples(items if rows is None else rows, kind.fields, src,
+                                                              kind.name), src)
+                if rows is not None:
+                    qcache.keep(rows, src, done)
             return done
         return kind.from_columns(*columns_from_tuples(obj, kind.fields, src, kind.name, queries), src, **kind.fresh)
     raise InputFormatError(f"unsupported {kind.name} type {type(obj).__name__}: give a TREC {kind.name} file path, "

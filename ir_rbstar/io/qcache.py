@@ -20,7 +20,8 @@ and the last made from a dict of dicts, are kept and given again only while they
 
 Anything else (an item replaced, added, removed or moved, a grade changed, new tuples) is converted
 again. The checks of types are made once, at the first reuse, so a single call pays only for the copy.
-Only the last qrels of each form is kept, of at most :data:`MAX_ROWS` judgments; :func:`clear` drops them.
+Only the last qrels of each form is kept, of at most :data:`MAX_ROWS` judgments; :func:`clear` (and
+:func:`ir_rbstar.references.clear_cache`) drops them.
 """
 from __future__ import annotations
 
@@ -32,8 +33,9 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-#: the largest list kept (its copy holds one pointer per tuple and keeps the tuples alive)
-MAX_ROWS = 1_000_000
+#: the most judgments kept (the copy of a list keeps its tuples alive after the caller has dropped them,
+#: that of a dict its strings: about 25-60 MB at this size; a larger qrels is converted at every call)
+MAX_ROWS = 250_000
 
 _IMMUTABLE = (str, bytes, int, float, bool)
 _TUPLEGETTER = type(vars(namedtuple("_Probe", "a"))["a"])      # the accessor of a namedtuple's fields
@@ -100,16 +102,22 @@ def cached(items: Any, source: str) -> Any:
     return _reuse(last, _immutable_tuples, "tuples")
 
 
-def keep(items: Any, source: str, qrels: Any, copy: bool = True) -> None:
-    """Keep ``qrels``, converted from ``items``, when ``items`` is a list or tuple of at most
-    :data:`MAX_ROWS` tuples (whether they are namedtuples with fields of immutable types is checked when
-    the conversion is first reused). ``copy=False``: ``items`` is a list the caller made, which nothing
-    else holds (kept as it is)."""
-    global _last
+def snapshot(items: Any, copy: bool = True) -> Optional[list]:
+    """The list to convert and keep: a copy of ``items`` (a list or tuple of at most :data:`MAX_ROWS`
+    tuples), made BEFORE the conversion, so that another thread changing ``items`` meanwhile cannot make
+    the kept conversion disagree with what it is checked against; None when ``items`` is not kept.
+    ``copy=False``: ``items`` is a list the caller made, which nothing else holds (taken as it is)."""
     if type(items) not in (list, tuple) or not 0 < len(items) <= MAX_ROWS or not isinstance(items[0], tuple):
-        return
+        return None
+    return list(items) if copy or type(items) is not list else items
+
+
+def keep(items: list, source: str, qrels: Any) -> None:
+    """Keep ``qrels``, converted from ``items`` (a :func:`snapshot`; whether they are namedtuples with
+    fields of immutable types is checked when the conversion is first reused)."""
+    global _last
     with _lock:
-        _last = _Kept(source, list(items) if copy or type(items) is not list else items, qrels)
+        _last = _Kept(source, items, qrels)
 
 
 def cached_dict(qrels: Any, source: str) -> Any:
@@ -126,16 +134,22 @@ def cached_dict(qrels: Any, source: str) -> Any:
     return _reuse(last, _plain_dict, "dict")
 
 
-def keep_dict(qrels: Any, source: str, converted: Any) -> None:
-    """Keep ``converted``, made from the dict of dicts ``qrels``, with a copy of it (its outer and inner
-    dicts; the ids and grades themselves are not copied), when it holds at most :data:`MAX_ROWS` judgments
-    (whether its ids are ``str`` and grades ``int`` is checked when the conversion is first reused)."""
-    global _last_dict
+def snapshot_dict(qrels: Any) -> Optional[dict]:
+    """A copy of the dict of dicts ``qrels`` (its outer and inner dicts; the ids and grades themselves are
+    not copied), to convert and keep (made BEFORE the conversion, as :func:`snapshot`), when it holds at
+    most :data:`MAX_ROWS` judgments; else None."""
     if type(qrels) is not dict or not qrels or set(map(type, qrels.values())) != {dict} \
             or sum(map(len, qrels.values())) > MAX_ROWS:
-        return
+        return None
+    return {q: dict(docs) for q, docs in qrels.items()}
+
+
+def keep_dict(copy: dict, source: str, converted: Any) -> None:
+    """Keep ``converted``, made from ``copy`` (a :func:`snapshot_dict`; whether its ids are ``str`` and
+    grades ``int`` is checked when the conversion is first reused)."""
+    global _last_dict
     with _lock:
-        _last_dict = _Kept(source, {q: dict(docs) for q, docs in qrels.items()}, converted)
+        _last_dict = _Kept(source, copy, converted)
 
 
 def clear() -> None:

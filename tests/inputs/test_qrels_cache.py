@@ -170,3 +170,39 @@ def test_qrels_tuples_read_for_some_queries_are_not_given_the_kept_conversion_of
     assert len(to_qrels(items).grades) == 4
     some = convert._convert(items, None, convert._QRELS, queries={"q1"})
     assert grades(some) == {("q1", "a"): 1, ("q1", "b"): 0}
+
+
+def test_a_change_made_while_converting_is_not_kept_as_the_conversion_of_the_changed_qrels(monkeypatch):
+    """Another thread changes the dict (the list) while it is converted: the conversion kept is that of the
+    copy taken before, so the changed qrels are converted again at the next call, never given the old
+    conversion."""
+    from ir_rbstar.io import convert
+    qrels = {"q1": {"a": 1, "b": 0}}
+    items = judgments()
+    real_dict, real_tuples = convert._columns_from_dict, convert.columns_from_tuples
+
+    def dict_then_change(*args, **kwargs):
+        out = real_dict(*args, **kwargs)
+        qrels["q1"]["a"] = 0
+        return out
+
+    def tuples_then_change(*args, **kwargs):
+        out = real_tuples(*args, **kwargs)
+        items[0] = Q("q1", "a", 0)
+        return out
+
+    monkeypatch.setattr(convert, "_columns_from_dict", dict_then_change)
+    monkeypatch.setattr(convert, "columns_from_tuples", tuples_then_change)
+    assert grades(to_qrels(qrels))[("q1", "a")] == 1            # what the dict held when the call began
+    assert grades(to_qrels(items))[("q1", "a")] == 1
+    monkeypatch.undo()
+    assert grades(to_qrels(qrels))[("q1", "a")] == 0
+    assert grades(to_qrels(items))[("q1", "a")] == 0
+
+
+def test_the_public_clear_cache_drops_the_kept_qrels():
+    to_qrels(judgments())
+    to_qrels(as_dict(judgments()))
+    assert qcache._last is not None and qcache._last_dict is not None
+    ir_rbstar.references.clear_cache()
+    assert qcache._last is None and qcache._last_dict is None
