@@ -23,7 +23,7 @@ def lists(ctx: RunContext, cutoff: Optional[int], ref: str, measure, judgments: 
         a = ctx.observation(cutoff)
         if cutoff is None:
             reference, a_in_r, _ = ctx.match(None, ref, 1, measure)
-            b = gather(reference, ctx.universe, cutoff)
+            b = ctx.reference_rows(ref, 1, measure)   # the rows that join gathered: the same, made once
             row_in_b = np.full(len(reference), -1, dtype=np.int64)
             row_in_b[b.src] = np.arange(len(b.src))
             hit = np.flatnonzero(a_in_r >= 0)
