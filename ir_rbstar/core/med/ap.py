@@ -96,7 +96,7 @@ class _QUBO:
         bound, children as (c, l, free)); no children when the node is solved or its bound is at most
         ``lower`` + TOL."""
         Q = self.Q
-        idx = np.flatnonzero(free)
+        idx = free.nonzero()[0]
         # the blocks of Q's positive and negative parts on the free variables, C-ordered copies (as np.ix_
         # gives them; take is the same copy, cheaper): each row's sum is the same as before. The block
         # shrinks with the free variables, from the last one (the same elements, in the same order).
@@ -117,7 +117,7 @@ class _QUBO:
                 rows = Q.take(ones, 0)               # Q[ones]: the same C-ordered copy
                 c += float(_sum(l[ones]) + 0.5 * _sum(rows.take(ones, 1), None))
                 l = l + _sum(rows, 0)
-            left = np.flatnonzero(~fixed)
+            left = (~fixed).nonzero()[0]             # = np.flatnonzero, without its Python layer
             idx = idx[left]
             block = block.take(left, 1).take(left, 2)
         pos = sums[0]
