@@ -114,7 +114,18 @@ def _pairwise_frames(measures, rankings, qrels, tags, progress, self_pairs: bool
     from .provider import PROVIDER
     from .references import run_scope
     names = list(rankings)
-    frames = []
+    # the rows as columns of blocks (one block per pair and measure), made into one DataFrame at the end:
+    # a DataFrame per block and their concatenation cost more than the evaluations of the cheap measures
+    blocks: Dict[str, list] = {"run": [], "ref": [], "query_id": [], "measure": [], "value": []}
+
+    def add(run: str, ref: str, qids, label: str, values) -> None:
+        n = len(values)
+        for key, column in (("run", np.full(n, run, dtype=object)), ("ref", np.full(n, ref, dtype=object)),
+                            ("query_id", np.asarray(qids, dtype=object)),
+                            ("measure", np.full(n, label, dtype=object)),
+                            ("value", np.asarray(values))):
+            blocks[key].append(column)
+
     with run_scope(runs={tags[name]: rankings[name] for name in names}):     # seen by these evaluators only
         for i, a in enumerate(names):
             later = names[i:] if self_pairs else names[i + 1:]
@@ -129,19 +140,17 @@ def _pairwise_frames(measures, rankings, qrels, tags, progress, self_pairs: bool
             qids = vals.pop("query_id")
             for (b, m), mm in ms.items():
                 v = vals[mm]
-                frames.append(pd.DataFrame({"run": a, "ref": b, "query_id": qids, "measure": _label(m), "value": v}))
+                add(a, b, qids, _label(m), v)
                 if b != a:
                     if qrels is None and not np.array_equal(np.sort(rankings[a].qcodes), np.sort(rankings[b].qcodes)):
                         # no qrels: the query set is the evaluated run's, so (b, a) needs its own evaluation
                         back = PROVIDER.evaluator([m(ref=tags[a])], None).values(rankings[b])
-                        frames.append(pd.DataFrame({"run": b, "ref": a, "query_id": back["query_id"],
-                                                    "measure": _label(m), "value": back[m(ref=tags[a])]}))
+                        add(b, a, back["query_id"], _label(m), back[m(ref=tags[a])])
                     else:
-                        frames.append(pd.DataFrame({"run": b, "ref": a, "query_id": qids, "measure": _label(m),
-                                                    "value": v}))
-    if not frames:          # a single run without its self pair: no rows, the same columns
+                        add(b, a, qids, _label(m), v)
+    if not blocks["value"]:     # a single run without its self pair: no rows, the same columns
         return pd.DataFrame({"run": [], "ref": [], "query_id": [], "measure": [], "value": np.zeros(0)})
-    return pd.concat(frames, ignore_index=True)
+    return pd.DataFrame({key: np.concatenate(parts) for key, parts in blocks.items()})
 
 
 def distance_matrix(runs: Any, measure: Any = "MED_nDCG@20", qrels: Any = None,

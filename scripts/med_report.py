@@ -183,7 +183,12 @@ def standard_ndcg(top: pd.DataFrame, qrels, topics: Sequence[str]) -> pd.Series:
     was a third of the script's time)."""
     m = ir_measures.parse_measure(STANDARD)
     evaluator = qrels if hasattr(qrels, "iter_calc") else ir_measures.evaluator([m], qrels)
-    values = {r.query_id: r.value for r in evaluator.iter_calc(top[["query_id", "doc_id", "score"]])}
+    # pytrec_eval's dict of dicts built from the columns (ir_measures converts a DataFrame through a
+    # namedtuple per row): the same rows and scores, so the same values
+    run: Dict[str, Dict[str, float]] = {}
+    for q, d, s in zip(top["query_id"].tolist(), top["doc_id"].tolist(), top["score"].tolist(), strict=True):
+        run.setdefault(q, {})[d] = s
+    values = {r.query_id: r.value for r in evaluator.iter_calc(run)}
     return pd.Series(values, dtype=np.float64).reindex(list(topics), fill_value=0.0)
 
 

@@ -65,26 +65,27 @@ class _QUBO:
     so far, and the mask of the free variables)."""
 
     def __init__(self, c: float, l: np.ndarray, Q: np.ndarray, order: Optional[np.ndarray] = None,
-                 parts: Optional[Tuple[np.ndarray, np.ndarray]] = None):
+                 parts: Optional[np.ndarray] = None):
         self.c, self.l, self.Q = float(c), np.asarray(l, dtype=np.float64), Q
         self.m = len(self.l)
         self.order = np.arange(self.m) if order is None else np.asarray(order)   # the chain bound's order
-        # the positive and negative parts of Q (``parts``: given, computed for many queries at once)
+        # the positive and negative parts of Q as one C-ordered (2 x m x m) array (``parts``: given,
+        # computed for many queries at once), so that both row sums of a node's block are one reduction
         if parts is None:
-            parts = (np.maximum(Q, 0.0), np.minimum(Q, 0.0))
-        self.Qpos: np.ndarray = parts[0]
-        self.Qneg: np.ndarray = parts[1]
+            parts = np.stack([np.maximum(Q, 0.0), np.minimum(Q, 0.0)])
+        self.parts: np.ndarray = parts
 
     def climb(self, c: float, l: np.ndarray, Q: np.ndarray, z: np.ndarray) -> float:
         """1-flip best-improvement local search from z (on the free variables: ``l``, ``Q`` restricted)."""
         z = z.copy()
+        sign = 1.0 - 2.0 * z                          # -1 where z is 1: delta is gain with that sign (exact)
         while True:
-            gain = l + Q @ z
-            delta = np.where(z > 0, -gain, gain)
-            v = int(np.argmax(delta))
+            delta = (l + Q @ z) * sign
+            v = int(delta.argmax())
             if delta[v] <= TOL:
                 return float(c + l @ z + 0.5 * z @ Q @ z)
             z[v] = 1.0 - z[v]
+            sign[v] = -sign[v]
 
     def start(self) -> float:
         """A value attained: local search from every variable with a positive linear term at 1."""
@@ -95,28 +96,33 @@ class _QUBO:
         bound, children as (c, l, free)); no children when the node is solved or its bound is at most
         ``lower`` + TOL."""
         Q = self.Q
-        free = free.copy()
+        idx = free.nonzero()[0]
+        # the blocks of Q's positive and negative parts on the free variables, C-ordered copies (as np.ix_
+        # gives them; take is the same copy, cheaper): each row's sum is the same as before. The block
+        # shrinks with the free variables, from the last one (the same elements, in the same order).
+        block = self.parts if len(idx) == self.m else self.parts.take(idx, 1).take(idx, 2)
         while True:                                   # first-order persistency, to a fixed point
-            idx = np.flatnonzero(free)
             if not len(idx):
                 return c, c, []
-            # (np.add.reduce is what ndarray.sum calls, without its Python layers; the blocks are C-ordered
-            # copies, as np.ix_ gives them, so every sum is the same as before)
-            if len(idx) == self.m:                    # every variable free (the root): no copy of Q's blocks
-                pos, neg = _sum(self.Qpos, 1), _sum(self.Qneg, 1)
-            else:
-                rows = idx[:, None]
-                pos, neg = _sum(self.Qpos[rows, idx], 1), _sum(self.Qneg[rows, idx], 1)
+            # (np.add.reduce is what ndarray.sum calls, without its Python layers)
+            sums = _sum(block, 2)                     # [positive, negative] part of each free row
             lf = l[idx]
-            one = lf + neg >= 0.0
-            fixed = one | (lf + pos <= 0.0)
+            edge = lf + sums                          # [lf + pos, lf + neg]
+            one = edge[1] >= 0.0
+            fixed = one | (edge[0] <= 0.0)
             if not fixed.any():
                 break
             ones = idx[one]
             if len(ones):                             # some maximum has every one of them at 1 together
-                c += float(_sum(l[ones]) + 0.5 * _sum(Q[ones[:, None], ones], None))
-                l = l + _sum(Q[ones], 0)
-            free[idx[fixed]] = False
+                rows = Q.take(ones, 0)               # Q[ones]: the same C-ordered copy
+                c += float(_sum(l[ones]) + 0.5 * _sum(rows.take(ones, 1), None))
+                l = l + _sum(rows, 0)
+            left = (~fixed).nonzero()[0]             # = np.flatnonzero, without its Python layer
+            idx = idx[left]
+            block = block.take(left, 1).take(left, 2)
+        pos = sums[0]
+        free = np.zeros(self.m, dtype=bool)
+        free[idx] = True
         score = lf + 0.5 * pos
         roof = c + float(np.maximum(score, 0.0).sum())
         if roof <= lower + TOL:
@@ -227,12 +233,18 @@ class _Terms:
         element as ap_qubo computes it."""
         m = int(self.m[group[0]])
         cols = self.start[group][:, None] + np.arange(m)
-        a, b = self.pa[cols], self.pb[cols]
-        Q = (1.0 / np.maximum(a[:, :, None], a[:, None, :]) - 1.0 / np.maximum(b[:, :, None], b[:, None, :])) / self.k
+        # 1 / max(x, y) is min(1 / x, 1 / y) exactly (a reciprocal rounds monotonically): one division per
+        # variable instead of one per pair
+        a, b = 1.0 / self.pa[cols], 1.0 / self.pb[cols]
+        Q = np.minimum(a[:, :, None], a[:, None, :])
+        Q -= np.minimum(b[:, :, None], b[:, None, :])
+        Q /= self.k
         Q[:, np.arange(m), np.arange(m)] = 0.0
-        Qpos, Qneg = np.maximum(Q, 0.0), np.minimum(Q, 0.0)
+        parts = np.empty((len(group), 2, m, m))
+        np.maximum(Q, 0.0, out=parts[:, 0])
+        np.minimum(Q, 0.0, out=parts[:, 1])
         order = np.argsort(self.order_key[cols], axis=1, kind="stable")
-        return [_QUBO(self.c[q], self.l[cols[i]], Q[i], order=order[i], parts=(Qpos[i], Qneg[i]))
+        return [_QUBO(self.c[q], self.l[cols[i]], Q[i], order=order[i], parts=parts[i])
                 for i, q in enumerate(group.tolist())]
 
 

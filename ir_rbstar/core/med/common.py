@@ -99,7 +99,8 @@ def err_rows(v: np.ndarray) -> np.ndarray:
     """ERR (eq. 23) of each row of a (rows x depth) matrix of values in [0, 1]."""
     if v.shape[1] == 0:
         return np.zeros(v.shape[0])
-    reach = np.ones_like(v)
+    reach = np.empty_like(v)
+    reach[:, 0] = 1.0
     np.cumprod(1.0 - v[:, :-1], axis=1, out=reach[:, 1:])
     # a sum along each row, not a matrix product: BLAS blocks rows, so a row's rounding would depend
     # on how many rows (queries, search nodes) are evaluated with it

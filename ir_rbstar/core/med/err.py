@@ -27,11 +27,18 @@ class _Nodes:
         np.multiply(Z, d.top, out=up)
         undecided = self.columns[:-1] >= depth[:, None]
         up[undecided] = d.top
-        a = d.fa[pid] + np.take_along_axis(values, self.ia[pid], axis=1)
+        # the values at each position, gathered by flat index from the rows of ``values`` (what
+        # np.take_along_axis gives, without its index grids), added to the fixed values into the two
+        # halves of one array (up, then down) for the score
+        n = len(pid)
+        flat = values.reshape(-1)                   # a view: sees the change of the undecided ones below
+        base = (np.arange(n) * (self.M + 1))[:, None]
+        both = np.empty((2 * n, d.fa.shape[1]))
+        np.add(d.fa[pid], flat.take(self.ia[pid] + base), out=both[:n])
         up[undecided] = 0.0
-        b = d.fb[pid] + np.take_along_axis(values, self.ib[pid], axis=1)
-        both = self.score(np.concatenate([a, b]))
-        return both[:len(pid)] - both[len(pid):]
+        np.add(d.fb[pid], flat.take(self.ib[pid] + base), out=both[n:])
+        both = self.score(both)
+        return both[:n] - both[n:]
 
 
 def _local_search(d: Dense, pid: np.ndarray, evaluate: _Nodes, rounds: int) -> Tuple[np.ndarray, np.ndarray]:
