@@ -27,7 +27,7 @@ def lists(ctx: RunContext, cutoff: Optional[int], ref: str, measure, judgments: 
             row_in_b = np.full(len(reference), -1, dtype=np.int64)
             row_in_b[b.src] = np.arange(len(b.src))
             hit = np.flatnonzero(a_in_r >= 0)
-            b_rows = row_in_b[a_in_r[hit]]
+            b_rows = row_in_b[a_in_r[hit]]           # never -1: the join found them among b's rows
         else:
             # only the reference's top k can be a partner: A's rows are joined with those (a hash index of
             # B's top k), not with every row of the reference (a fifth of the family table's time on
@@ -39,9 +39,8 @@ def lists(ctx: RunContext, cutoff: Optional[int], ref: str, measure, judgments: 
             b_rows = a_in_b[hit]
         a_partner = np.zeros(len(a.src), dtype=np.int64)
         b_partner = np.zeros(len(b.src), dtype=np.int64)
-        ok = b_rows >= 0                       # in the reference, and within its top k
-        a_partner[hit[ok]] = b.rank[b_rows[ok]]
-        b_partner[b_rows[ok]] = a.rank[hit[ok]]
+        a_partner[hit] = b.rank[b_rows]
+        b_partner[b_rows] = a.rank[hit]
         judged = judgments and ctx.qrels is not None
         grade_a = _grades(*ctx.judgments(cutoff)) if judged else np.full(len(a.src), np.nan)
         if judged:
