@@ -208,7 +208,10 @@ def test_qubo_search_with_a_budget_bounds_the_enumerated_maximum():
 
 @pytest.mark.parametrize("text", ["MED_ERR(ref='budget_ref',max_rel=2,budget=3)@16",
                                   "MED_ERR(ref='budget_ref',max_rel=2)@16",
-                                  "MED_AP(ref='budget_ref',budget=1)@16", "MED_AP(ref='budget_ref')@16"])
+                                  "MED_AP(ref='budget_ref',budget=1)@16", "MED_AP(ref='budget_ref')@16",
+                                  # the closed forms, through the join of the two top-k lists of every query
+                                  "MED_nDCG(ref='budget_ref',max_rel=2)@16", "MED_RBP(ref='budget_ref',p=0.8)@16",
+                                  "MED_P(ref='budget_ref')@16", "MED_RBP(ref='budget_ref',p=0.8)"])
 def test_a_query_has_the_same_value_alone_and_with_others(text, registered):
     run, ref, qrels, _ = cases(range(10))
     registered("budget_ref", ref)
