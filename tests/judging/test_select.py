@@ -35,7 +35,7 @@ def test_the_weights_say_what_they_are():
     assert kinds == {"RBP(p=0.6)": (True, False), "RBP_res(p=0.8)@10": (True, False), "P@5": (True, False),
                      "P_TA@5": (True, False), "nDCG@10": (False, True), "nDCG_TA@10": (False, True)}
     assert weights_of("RBP(p=0.6)").pooling_p == 0.6 and weights_of("nDCG@10").pooling_p == 0.8
-    with pytest.raises(ParameterError, match="DCG"):
+    with pytest.raises(ParameterError, match="weighting .DCG.;"):
         Weights("DCG", 10)
 
 
