@@ -56,8 +56,6 @@ def lists(ctx: RunContext, cutoff: Optional[int], ref: str, measure, judgments: 
 def _join(ctx: RunContext, a: Rows, b: Rows, source: str) -> np.ndarray:
     """The row of ``b`` holding each row's document of ``a`` for the same query (-1: none), every match
     verified by its id (as the context's joins do)."""
-    if not len(a.docs) or not len(b.docs):
-        return np.full(len(a.docs), -1, dtype=np.int64)
     found = DocIndex(ctx.queries(b), b.docs).lookup(ctx.queries(a), a.docs)
     verify_ids(b.dbytes, found, a.dbytes, source)
     return found
