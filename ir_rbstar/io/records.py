@@ -217,9 +217,7 @@ def columns_from_tuples(items: Iterable, fields, source: str, what: str,
     ``queries``, the items of other queries are left out first (one C pass over the query ids)."""
     items = items if isinstance(items, (list, tuple)) else _materialised(items)
     first = items[0] if len(items) else None
-    if isinstance(first, str):
-        raise InputFormatError(f"{source}: the {what} is an iterable of strings (a file path given where "
-                               f"ir_measures expects records?): read files with ir_rbstar.read_{what}(path)")
+    # (a string as the first item is not a tuple: the loop below names it at item 0)
     names = getattr(type(first), "_fields", None)
     if first is not None and isinstance(first, tuple) and names and all(f in names for f in fields) \
             and countOf(map(type, items), type(first)) == len(items):
