@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import InputFormatError
 from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column
 from .ids import QUERY_IDS, CodedIds, query_text
+from .tables import _block_firsts
 
 def _materialised(items: Iterable) -> list:
     """``list(items)`` with the cyclic garbage collector paused: millions of new tuples (a generator
@@ -204,10 +205,8 @@ def _rows_of_queries(columns: Tuple[CodedIds, np.ndarray, np.ndarray],
 
 
 def _blocks(qids: np.ndarray) -> np.ndarray:
-    """The first row of each block of equal query ids (at least one row)."""
-    if len(qids) == 0:
-        return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(np.concatenate(([True], qids[1:] != qids[:-1])))
+    """The first row of each block of equal query ids (none for no rows)."""
+    return np.flatnonzero(_block_firsts(qids))
 
 
 def columns_from_tuples(items: Iterable, fields, source: str, what: str,
