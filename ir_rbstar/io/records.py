@@ -11,7 +11,7 @@ from typing import AbstractSet, Any, Callable, Iterable, List, Optional, Sequenc
 import numpy as np
 
 from ..errors import InputFormatError
-from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column
+from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column, _narrowed
 from .ids import QUERY_IDS, CodedIds, query_text
 from .tables import _block_firsts
 
@@ -198,10 +198,8 @@ def _rows_of_queries(columns: Tuple[CodedIds, np.ndarray, np.ndarray],
     if not keep.any():                                 # as the general path leaves no rows
         return CodedIds(c[:0]), np.empty(0, dtype="S1"), scores[:0]
     rows = np.repeat(keep, np.diff(np.append(starts, len(c))))
-    kept = dbytes[rows]
-    used = np.flatnonzero(kept.view(np.uint8).reshape(len(kept), -1).any(axis=0))
-    width = int(used[-1]) + 1 if len(used) else 1      # the longest id kept, as the general path's width
-    return CodedIds(c[rows]), kept.astype(f"S{width}") if width < kept.dtype.itemsize else kept, scores[rows]
+    # as wide as the longest id kept, as the general path's width
+    return CodedIds(c[rows]), _narrowed(dbytes[rows]), scores[rows]
 
 
 def _blocks(qids: np.ndarray) -> np.ndarray:
