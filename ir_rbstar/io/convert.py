@@ -22,8 +22,6 @@ from .tables import Qrels, Ranking
 from .trec import read_trec_qrels, read_trec_run
 
 _RUN_COLS = (("query_id", "qid"), ("doc_id", "docno"), ("score",))
-
-
 _QREL_COLS = (("query_id", "qid"), ("doc_id", "docno"), ("relevance", "label"))
 
 
@@ -42,9 +40,9 @@ def _pick(df: pd.DataFrame, options, source: str, what: str) -> Any:
 
 def _arrow_ids(col: pd.Series, query: bool) -> Any:
     """An id column held by pyarrow (pandas' default string type with pyarrow installed) without a Python
-    object per row: query ids interned (:class:`CodedIds`: per block of equal ids, :func:`_query_blocks`,
+    object per row: query ids interned (:class:`CodedIds`: per block of equal ids, :func:`.idcolumns._query_blocks`,
     else per distinct id through arrow's dictionary encoding), ASCII document ids as a bytes (``S``)
-    array (:func:`_ascii_bytes`). None for any other column, or one with missing values, or document ids
+    array (:func:`.idcolumns._ascii_bytes`). None for any other column, or one with missing values, or document ids
     with NUL bytes or non-ASCII characters (the general path handles those)."""
     if not _is_arrow_string(col):
         return None
@@ -221,8 +219,6 @@ def _columns_from_dict(obj: dict, source: str, what: str,
     docs = _id_column(lambda: chain.from_iterable(obj.values()), n)
     values = _values(lambda: chain.from_iterable(map(dict.values, obj.values())), n, what)
     return CodedIds(codes), docs, values
-
-
 
 
 def _values(make_items, n: int, what: str) -> np.ndarray:

@@ -105,10 +105,19 @@ def _id_column(make_items, n: int) -> np.ndarray:
         if width == 1:
             return ids
         if width > 2 and not cols[:, width - 2].any():                # ids that ended in NUL bytes
-            used = np.flatnonzero(cols.any(axis=0))
-            return ids.astype(f"S{int(used[-1]) + 1 if len(used) else 1}")
+            return _narrowed(ids)
         return ids.astype(f"S{width - 1}")
     except (TypeError, ValueError, UnicodeError):
         if objects is not None:
             return objects
         return np.fromiter(make_items(), dtype=object, count=n)
+
+
+def _narrowed(ids: np.ndarray) -> np.ndarray:
+    """A bytes (``S``) array as wide as its longest id as stored (at least 1 byte): ``ids`` itself when it
+    is already."""
+    if len(ids) == 0:
+        return ids
+    used = np.flatnonzero(ids.view(np.uint8).reshape(len(ids), -1).any(axis=0))
+    width = int(used[-1]) + 1 if len(used) else 1
+    return ids.astype(f"S{width}") if width < ids.dtype.itemsize else ids

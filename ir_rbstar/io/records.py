@@ -11,8 +11,9 @@ from typing import AbstractSet, Any, Callable, Iterable, List, Optional, Sequenc
 import numpy as np
 
 from ..errors import InputFormatError
-from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column
+from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column, _narrowed
 from .ids import QUERY_IDS, CodedIds, query_text
+from .tables import _block_firsts
 
 def _materialised(items: Iterable) -> list:
     """``list(items)`` with the cyclic garbage collector paused: millions of new tuples (a generator
@@ -197,17 +198,13 @@ def _rows_of_queries(columns: Tuple[CodedIds, np.ndarray, np.ndarray],
     if not keep.any():                                 # as the general path leaves no rows
         return CodedIds(c[:0]), np.empty(0, dtype="S1"), scores[:0]
     rows = np.repeat(keep, np.diff(np.append(starts, len(c))))
-    kept = dbytes[rows]
-    used = np.flatnonzero(kept.view(np.uint8).reshape(len(kept), -1).any(axis=0))
-    width = int(used[-1]) + 1 if len(used) else 1      # the longest id kept, as the general path's width
-    return CodedIds(c[rows]), kept.astype(f"S{width}") if width < kept.dtype.itemsize else kept, scores[rows]
+    # as wide as the longest id kept, as the general path's width
+    return CodedIds(c[rows]), _narrowed(dbytes[rows]), scores[rows]
 
 
 def _blocks(qids: np.ndarray) -> np.ndarray:
-    """The first row of each block of equal query ids (at least one row)."""
-    if len(qids) == 0:
-        return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(np.concatenate(([True], qids[1:] != qids[:-1])))
+    """The first row of each block of equal query ids (none for no rows)."""
+    return np.flatnonzero(_block_firsts(qids))
 
 
 def columns_from_tuples(items: Iterable, fields, source: str, what: str,
@@ -217,9 +214,7 @@ def columns_from_tuples(items: Iterable, fields, source: str, what: str,
     ``queries``, the items of other queries are left out first (one C pass over the query ids)."""
     items = items if isinstance(items, (list, tuple)) else _materialised(items)
     first = items[0] if len(items) else None
-    if isinstance(first, str):
-        raise InputFormatError(f"{source}: the {what} is an iterable of strings (a file path given where "
-                               f"ir_measures expects records?): read files with ir_rbstar.read_{what}(path)")
+    # (a string as the first item is not a tuple: the loop below names it at item 0)
     names = getattr(type(first), "_fields", None)
     if first is not None and isinstance(first, tuple) and names and all(f in names for f in fields) \
             and countOf(map(type, items), type(first)) == len(items):
