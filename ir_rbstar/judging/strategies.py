@@ -219,6 +219,18 @@ def _expected_rest(pool: Pool, judged: np.ndarray, prob: np.ndarray) -> np.ndarr
     return np.asarray(Q.T @ (pool.W * np.where(judged, 0.0, prob)).T).T
 
 
+#: expected unjudged gains of two runs on a query closer than this share of the query's largest count as equal:
+#: sums of the same weights taken in another order differ in their last bits, and a sign read from that noise
+#: would give a pair a direction the estimates do not give it
+SAME_REST = 1e-9
+
+
+def _rest_order(rest_a: np.ndarray, rest_b: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """sign(rest_a - rest_b), 0 where the two differ by at most :data:`SAME_REST` x ``scale`` (per query)."""
+    d = rest_a - rest_b
+    return np.where(np.abs(d) <= SAME_REST * scale, 0.0, np.sign(d))
+
+
 def _pair_spread_toward(pool: Pool, u: np.ndarray, rest: np.ndarray) -> np.ndarray:
     """sum_{a<b} u[a, b] |W[a] - W[b]| t for every column, t = 1 when the run the document favours (the larger
     weight) expects more unjudged gain on the document's query than the other (``rest``: judging it relevant
@@ -227,9 +239,10 @@ def _pair_spread_toward(pool: Pool, u: np.ndarray, rest: np.ndarray) -> np.ndarr
     in its pass, so memory stays runs x candidates as the pool's budget allows, never runs^2 x queries)."""
     out = np.zeros(pool.n_candidates)
     cq = pool.cand_query
+    scale = np.abs(rest).max(axis=0)
     for a in np.flatnonzero(u.any(axis=1)):
         bs = np.flatnonzero(u[a])
-        toward = (pool.W[a] - pool.W[bs]) * np.sign(rest[a] - rest[bs])[:, cq]
+        toward = (pool.W[a] - pool.W[bs]) * _rest_order(rest[a], rest[bs], scale)[:, cq]
         out += u[a, bs] @ np.maximum(toward, -AGAINST_SHARE * toward)       # t, or the share of |t| below 0
     return out
 
@@ -374,7 +387,7 @@ def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k:
 def _direction_note(w: np.ndarray, moved: np.ndarray, rest_q: np.ndarray) -> str:
     """For ``pairs``' reason: of the unsettled pairs a document moves (``moved``, runs x runs), how many it
     moves toward the order the runs' expected unjudged gains on its query (``rest_q``) give."""
-    expects = np.sign(rest_q[:, None] - rest_q[None, :])
+    expects = _rest_order(rest_q[:, None], rest_q[None, :], np.abs(rest_q).max())
     if not expects[moved].any():
         return "; no direction yet (the runs expect the same unjudged gain on its query: most total weight first)"
     toward = (w[:, None] - w[None, :]) * expects > 0
