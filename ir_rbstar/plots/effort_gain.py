@@ -12,7 +12,8 @@ import pandas as pd
 
 from ..errors import EmptyInputError, ParameterError, RbstarError
 from ..datasets import resolve_qrels
-from ..io import ranking_frame, to_ranking
+from ..dicts import qrels_dict, ranking_dict
+from ..io import to_ranking
 from ..twist import check_rel_cutoff, twist_table
 
 if TYPE_CHECKING:                                    # matplotlib stays optional at run time
@@ -72,14 +73,6 @@ def _gain_measure(gain: Any, rel: int, cutoff: Optional[int]):
     return measure
 
 
-def _nested(frame: pd.DataFrame, value: str) -> dict:
-    """A DataFrame (query_id, doc_id, value) as the dict of dicts ir_measures reads fastest."""
-    out: dict = {}
-    for q, d, v in zip(frame["query_id"].tolist(), frame["doc_id"].tolist(), frame[value].tolist(), strict=True):
-        out.setdefault(q, {})[d] = v
-    return out
-
-
 def _gain_values(measure, qrels: dict, run: dict, gain: Any) -> pd.Series:
     import ir_measures
 
@@ -123,13 +116,13 @@ def effort_gain_points(qrels: Any, runs: Mapping, gain: Any = "AP", rel: int = 1
     check_rel_cutoff(cutoff, rel)
     measure = _gain_measure(gain, rel, cutoff)
     q = resolve_qrels(qrels)
-    qrels_dict = _nested(q.frame(), "relevance")
+    judged = qrels_dict(q)
     parts = []
     for name, run in runs.items():
         ranking = to_ranking(run, source=str(name) if not isinstance(run, (str, os.PathLike)) else None)
         table = twist_table(q, ranking, rel=rel, cutoff=cutoff)
         table = table[table["tau"].notna()]
-        values = _gain_values(measure, qrels_dict, _nested(ranking_frame(ranking), "score"), gain)
+        values = _gain_values(measure, judged, ranking_dict(ranking), gain)
         part = pd.DataFrame({"run": str(name), "query_id": table["query_id"].to_numpy(),
                              "twist": table["tau"].to_numpy(dtype=np.float64)})
         part["gain"] = part["query_id"].map(values).to_numpy(dtype=np.float64)
