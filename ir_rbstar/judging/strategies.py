@@ -21,11 +21,13 @@ chooses ``k`` unjudged candidates. The package's own (the three goals of :func:`
   :data:`AGAINST_SHARE` (1/4) when it expects less; 0 when both expect the same (as before any judgment of a
   query when every run ranks as deep as the pool: the tie-break, the most total weight first, then takes the
   documents most runs rank high). The direction took DL 2019 from 817 / 1,118 judgments (tau_b >= 0.9 / 95%
-  of the full-judgment verdicts) to 688 / 1,075 for nDCG@10 and from 731 / 903 to 645 / 903 for RBP(p=0.8),
-  Robust04 from 6,972 / never to 4,482 / never and from 4,233 / 6,723 to 1,494 / 5,478 (docs/judging.md has
-  the held-out Robust 2003 and the other weights tried). P(d relevant) is the weighted mean, over the runs
-  that rank d, of each run's running precision on the query: (2 m + gains) / (2 + judged) over its judged
-  documents there, with the run's precision over all queries, m = (1 + gains) / (2 + judged), as the prior
+  of the full-judgment verdicts) to 688 / 1,118 for nDCG@10 and from 731 / 903 to 645 / 903 for RBP(p=0.8),
+  Robust04 from 6,972 / never to 4,482 / never and from 4,233 / 6,723 to 4,482 / 5,976 (before
+  :data:`SAME_REST`, directions read from the last bits of equal sums had made that 1,494 / 5,478;
+  docs/judging.md has the held-out Robust 2003 and the other weights tried). P(d relevant) is the weighted
+  mean, over the runs that rank d, of each run's running precision on the query: (2 m + gains) / (2 +
+  judged) over its judged documents there, with the run's precision over all queries, m = (1 + gains) / (2 +
+  judged), as the prior
   (on DL 2019 this prior shared across queries raised the share of reproduced verdicts after 100 nDCG@10
   judgments from 0.63 to 0.81 against the per-query Laplace estimate alone; benchmarks/bench_judging.py).
 * ``ranking`` -- the same with the direction t(a, b, d) but no flip share (s = 1), over the unsettled pairs of
@@ -202,7 +204,7 @@ def _ideal_scale(pool: Pool, judged: np.ndarray, grades: np.ndarray, expected: n
 #: unjudged gain there than the other); toward it counts in full; 1 is the undirected sum. Of 0, 0.1, 0.25 and
 #: 0.5, 0.25 needed the fewest judgments on DL 2019 summed over its four targets (nDCG@10 and RBP, tau_b and
 #: verdicts: 3,311 against 3,440, 3,440 and 3,483), and fewer than 0 for every Robust04 target either reaches
-#: (docs/judging.md, the table of tried changes)
+#: (docs/judging.md, the table of tried changes; measured before :data:`SAME_REST`)
 AGAINST_SHARE = 0.25
 
 
