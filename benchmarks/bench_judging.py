@@ -19,9 +19,11 @@ few judgments an order of the relevant documents could need; ``--no-oracle`` lea
 of one selection round of the ``pairs`` goal on DL19 (37 runs, 43 queries, one document per query: the
 issue's goal is under a second).
 
-Run time on the 2-core machine shared at a load average of 8-10 (each process had 15-20% of a core): DL19
-33 minutes of wall time (about 7 of CPU; two thirds of it the oracle), Robust04 41, Robust03 without the
-oracle 15; the collections can run in parallel (``--collections``).
+Run time on the 2-core machine shared at a load average of 7-11, the three collections in parallel
+(``--collections``, each its own process, ``--out`` a folder each): DL19 30 minutes of wall time (the oracle
+20 of them), Robust04 32 (the oracle 22), Robust03 without the oracle (``--no-oracle``, as docs/judging.md
+has it) 8. Each process writes its TSV and picture; docs/judging.md's table is the printed one of each
+collection together, its oracle table the printed ones of DL19 and Robust04.
 
 Nothing is timed against a peer tool: no packaged tool chooses judgments (trectools builds static pools;
 its depth-k and RBP-weighted pools are reproduced here as the ``depth``, ``rbp_sum`` and ``rbp_max``
@@ -136,8 +138,8 @@ def markdown(frame, index: bool = False) -> str:
 
 
 def round_time(runs, qrels, measure: str, repeat: int = 3) -> float:
-    """Best of ``repeat`` times of one selection round (pairs goal, one document per query) with the judgments
-    of the first 20% of a pairs replay made."""
+    """Best of ``repeat`` wall times of one selection round (pairs goal, one document per query) with the qrels'
+    grades of every fifth candidate revealed."""
     import numpy as np
 
     from ir_rbstar.io import QUERY_IDS

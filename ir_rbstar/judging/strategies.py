@@ -21,16 +21,21 @@ chooses ``k`` unjudged candidates. The package's own (the three goals of :func:`
   :data:`AGAINST_SHARE` (1/4) when it expects less; 0 when both expect the same (as before any judgment of a
   query when every run ranks as deep as the pool: the tie-break, the most total weight first, then takes the
   documents most runs rank high). The direction took DL 2019 from 817 / 1,118 judgments (tau_b >= 0.9 / 95%
-  of the full-judgment verdicts) to 688 / 1,075 for nDCG@10 and from 731 / 903 to 645 / 903 for RBP(p=0.8),
-  Robust04 from 6,972 / never to 4,482 / never and from 4,233 / 6,723 to 1,494 / 5,478 (docs/judging.md has
-  the held-out Robust 2003 and the other weights tried). P(d relevant) is the weighted mean, over the runs
-  that rank d, of each run's running precision on the query: (2 m + gains) / (2 + judged) over its judged
-  documents there, with the run's precision over all queries, m = (1 + gains) / (2 + judged), as the prior
+  of the full-judgment verdicts) to 688 / 1,118 for nDCG@10 and from 731 / 903 to 645 / 903 for RBP(p=0.8),
+  Robust04 from 6,972 / never to 4,482 / never and from 4,233 / 6,723 to 4,482 / 5,976 (before
+  :data:`SAME_REST`, directions read from the last bits of equal sums had made that 1,494 / 5,478;
+  docs/judging.md has the held-out Robust 2003 and the other weights tried). P(d relevant) is the weighted
+  mean, over the runs that rank d, of each run's running precision on the query: (2 m + gains) / (2 +
+  judged) over its judged documents there, with the run's precision over all queries, m = (1 + gains) / (2 +
+  judged), as the prior
   (on DL 2019 this prior shared across queries raised the share of reproduced verdicts after 100 nDCG@10
   judgments from 0.63 to 0.81 against the per-query Laplace estimate alone; benchmarks/bench_judging.py).
-* ``ranking`` -- the same (s = 1), over the unsettled pairs of runs adjacent in the current ranking (by the
-  values with unjudged documents non-relevant; no run strictly between the two, so runs tied now are all
-  adjacent): what keeps the ranking of the systems from being stable.
+* ``ranking`` -- the same with the direction t(a, b, d) but no flip share (s = 1), over the unsettled pairs of
+  runs adjacent in the current ranking (by the values with unjudged documents non-relevant; no run strictly
+  between the two, so runs tied now are all adjacent): what keeps the ranking of the systems from being
+  stable. The direction took DL 2019 from 989 / 1,290 judgments (tau_b >= 0.9 / 95% of the verdicts) to
+  774 / 1,247 for nDCG@10 and from 645 / 1,634 to 645 / 1,548 for RBP(p=0.8); with the flip share as well RBP
+  needed 731 / 1,591, with the flip share alone 688 / 1,634 (benchmarks/bench_judging.py; docs/judging.md).
 
 Nothing depends on the order the runs are given in: :func:`~ir_rbstar.judging.pool.build_pool` puts them in
 the order of their names, and the strategies take them as they are (tests/judging/test_run_order.py).
@@ -194,21 +199,12 @@ def _ideal_scale(pool: Pool, judged: np.ndarray, grades: np.ndarray, expected: n
     return (full / np.maximum(ideal, 0.5))[pool.cand_query]
 
 
-def _pair_spread(W: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """sum_{a<b} u[a, b] |W[a] - W[b]| for every column (one pass per run: runs^2 x candidates work)."""
-    out = np.zeros(W.shape[1])
-    for a in np.flatnonzero(u.any(axis=1)):
-        bs = np.flatnonzero(u[a])
-        out += u[a, bs] @ np.abs(W[a] - W[bs])
-    return out
-
-
 #: the share of a pair's |W_a - W_b| that counts when judging the document relevant would move the pair's
 #: difference on its query *away* from where the runs' estimates expect it (the run it favours expects less
 #: unjudged gain there than the other); toward it counts in full; 1 is the undirected sum. Of 0, 0.1, 0.25 and
 #: 0.5, 0.25 needed the fewest judgments on DL 2019 summed over its four targets (nDCG@10 and RBP, tau_b and
 #: verdicts: 3,311 against 3,440, 3,440 and 3,483), and fewer than 0 for every Robust04 target either reaches
-#: (docs/judging.md, the table of tried changes)
+#: (docs/judging.md, the table of tried changes; measured before :data:`SAME_REST`)
 AGAINST_SHARE = 0.25
 
 
@@ -366,13 +362,9 @@ def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k:
         low, res = run_values(pool, judged, grades)
         u = _unsettled(low, res, adjacent=strategy == "ranking", baseline=baseline)
         prob = _relevance(pool, judged, grades, prior)
-        rest = None
-        if strategy == "pairs":
-            near = _flip_share(low, res, u) if pool.weights.value_interval else u
-            rest = _expected_rest(pool, judged, prob)
-            spread = _pair_spread_toward(pool, near, rest)
-        else:
-            spread = _pair_spread(pool.W, u)
+        near = _flip_share(low, res, u) if strategy == "pairs" and pool.weights.value_interval else u
+        rest = _expected_rest(pool, judged, prob)
+        spread = _pair_spread_toward(pool, near, rest)
         prio = prob * spread / len(pool.queries)
         if pool.weights.ideal_normalised:
             prio = prio * _ideal_scale(pool, judged, grades, prob)
@@ -385,8 +377,8 @@ def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k:
 
 
 def _direction_note(w: np.ndarray, moved: np.ndarray, rest_q: np.ndarray) -> str:
-    """For ``pairs``' reason: of the unsettled pairs a document moves (``moved``, runs x runs), how many it
-    moves toward the order the runs' expected unjudged gains on its query (``rest_q``) give."""
+    """For the reasons of ``pairs`` and ``ranking``: of the unsettled pairs a document moves (``moved``, runs x
+    runs), how many it moves toward the order the runs' expected unjudged gains on its query (``rest_q``) give."""
     expects = _rest_order(rest_q[:, None], rest_q[None, :], np.abs(rest_q).max())
     if not expects[moved].any():
         return "; no direction yet (the runs expect the same unjudged gain on its query: most total weight first)"
@@ -408,10 +400,11 @@ def _reasons(pool: Pool, strategy: str, index: np.ndarray, prio: np.ndarray, u, 
             spread = np.abs(w[:, None] - w[None, :]) * u
             a, b = np.unravel_index(int(np.argmax(spread)), spread.shape)
             n_pairs = int(((spread > 0)).sum())
+            which = "unsettled pair(s)" if strategy == "pairs" else "unsettled pair(s) adjacent in the ranking now"
             if n_pairs == 0:
-                out.append(f"{strategy}: can move no unsettled pair; P(relevant) ~ {prob[c]:.2f}")
+                out.append(f"{strategy}: can move no {which}; P(relevant) ~ {prob[c]:.2f}")
                 continue
-            out.append(f"{strategy}: can move {n_pairs} unsettled pair(s), most {pool.runs[a]} vs "
+            out.append(f"{strategy}: can move {n_pairs} {which}, most {pool.runs[a]} vs "
                        f"{pool.runs[b]} by up to {spread[a, b] / nq:.4g} in the mean"
                        + ("" if rest is None else _direction_note(w, spread > 0, rest[:, pool.cand_query[c]]))
                        + f"; P(relevant) ~ {prob[c]:.2f}"

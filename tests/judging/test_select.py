@@ -195,6 +195,36 @@ def test_ranking_goal_uses_adjacent_pairs_only():
     assert table["reason"].str.contains("unsettled").all()
 
 
+def test_ranking_priority_adjacent_pairs_with_direction_by_hand():
+    # RBP(p=0.8)@2 (weights 0.2, 0.16); A: x, y; B: z, x; C: w, z; x judged relevant. Values now (unjudged
+    # non-relevant): A 0.2, B 0.16, C 0, so the ranking is A, B, C and the adjacent pairs are A-B and B-C (A-C
+    # has B strictly between); all three are unsettled (every upper end is 1.0 or 0.8 + 0.2).
+    # P(relevant): A and B judged x, relevant: (2 x 2/3 + 1) / 3 = 7/9; C judged nothing: 1/2. y: A alone,
+    # 7/9; z: B at rank 1, C at rank 2, (0.2 x 7/9 + 0.16 x 1/2) / 0.36 = 53/81; w: C alone, 1/2.
+    # Unjudged gain each run expects: A 0.16 x 7/9 = 0.124, B 0.2 x 53/81 = 0.131, C 0.1 + 0.16 x 53/81 =
+    # 0.205: C > B > A. A pair counts in full where the document favours the run expecting more, 1/4 where
+    # the other (no flip share for ranking):
+    # z favours B over A (toward) by 0.2 and B over C (against) by 0.04: 0.2 + 0.04 / 4.
+    # w favours C over B (toward): 0.2; A-B not moved (A-C, not adjacent, would add another 0.2).
+    # y favours A over B (against) by 0.16: 0.16 / 4; B-C not moved.
+    runs = {"A": {"q": {"x": 2.0, "y": 1.0}}, "B": {"q": {"z": 2.0, "x": 1.0}}, "C": {"q": {"w": 2.0, "z": 1.0}}}
+    pool = build_pool(runs, M)
+    grades, judged = pool.lookup(to_qrels(pd.DataFrame({"query_id": ["q"], "doc_id": ["x"], "relevance": [1]})))
+    pick = choose(pool, judged, grades, "ranking", 3)
+    expect = {"z": 53 / 81 * 0.21, "w": 1 / 2 * 0.2, "y": 7 / 9 * 0.04}
+    # without the direction the order would be z (53/81 x 0.24 = 0.157), y (7/9 x 0.16 = 0.124), w (0.1)
+    assert list(pool.doc_ids(pick.index)) == ["z", "w", "y"]
+    for d, v in zip(pool.doc_ids(pick.index), pick.priority, strict=True):
+        assert v == pytest.approx(expect[d], rel=1e-12)
+    reasons = dict(zip(pool.doc_ids(pick.index), pick.reason, strict=True))
+    assert reasons["z"].startswith("ranking: can move 2 unsettled pair(s) adjacent in the ranking now, most A vs B "
+                                   "by up to 0.2 in the mean; toward the expected order in 1 of them;")
+    assert reasons["w"].startswith("ranking: can move 1 unsettled pair(s) adjacent in the ranking now, most B vs C "
+                                   "by up to 0.2 in the mean; toward the expected order in 1 of them;")
+    assert reasons["y"].startswith("ranking: can move 1 unsettled pair(s) adjacent in the ranking now, most A vs B "
+                                   "by up to 0.16 in the mean; toward the expected order in 0 of them;")
+
+
 @pytest.mark.parametrize("kw, match", [
     ({"budget": 0}, "budget"), ({"budget": -3}, "budget"), ({"budget": 2.5}, "budget"),
     ({"budget": 5, "batch": 0}, "batch"), ({"budget": 5, "per_query": 0}, "per_query"),
