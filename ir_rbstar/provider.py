@@ -111,10 +111,20 @@ class RbstarEvaluator(providers.Evaluator):
         from .io import QUERY_IDS
         self.scope = _pinned_scope(measures)
         self.qrels: Optional[Qrels] = None if qrels is None else to_qrels(qrels)
-        qids = [] if self.qrels is None else list(QUERY_IDS.decode(self.qrels.qcodes))
-        # a run's rows of other queries are not evaluated: a dict, tuples or a DataFrame leave them out
-        # before they are converted
-        self._queries = None if self.qrels is None else frozenset(map(str, qids))
+        qids: list = []
+        self._queries: Optional[frozenset] = None
+        if self.qrels is not None:
+            # a run's rows of other queries are not evaluated: a dict, tuples or a DataFrame leave them out
+            # before they are converted (the ids kept with the qrels: a kept conversion is given again)
+            known = self.qrels._cache.get("query_ids")
+            if known is None:
+                ids = list(QUERY_IDS.decode(self.qrels.qcodes))
+                known = self.qrels._cache["query_ids"] = (ids, frozenset(map(str, ids)))
+            qids, self._queries = list(known[0]), known[1]
+        # the measures by the family computing them (fixed for this evaluator: grouped once)
+        self._by_family: Dict[str, list] = {}
+        for m in measures:
+            self._by_family.setdefault(_family_key(m), []).append(m)
         super().__init__(list(measures), qids)
 
     def values(self, run) -> Dict[object, np.ndarray]:
@@ -126,12 +136,9 @@ class RbstarEvaluator(providers.Evaluator):
         ranking = to_ranking(run, self._queries)
         universe = self.qrels.qcodes if self.qrels is not None else ranking.qcodes
         ctx = RunContext(ranking, self.qrels, universe)
-        by_family: Dict[str, list] = {}
-        for m in self.measures:
-            by_family.setdefault(_family_key(m), []).append(m)
         out: Dict[object, np.ndarray] = {}
         with references.pinned(self.scope):
-            for family, ms in by_family.items():
+            for family, ms in self._by_family.items():
                 out.update(_compute(family)(ms, ctx))
         for m in self.measures:
             bad = np.flatnonzero(np.isnan(out[m]))
@@ -145,15 +152,15 @@ class RbstarEvaluator(providers.Evaluator):
         """ir_measures' aggregate without a Metric object per query and measure (21,000 of them for
         three measures on 7,000 queries): the mean of each measure's per-query values, summed as
         ir_measures' MeanAgg sums (one addition at a time from 0.0, in query order: a running sum, not
-        numpy's pairwise one), so the numbers are the same to the last bit. Other aggregators, a
-        measure given twice, or queries of the qrels without a value take ir_measures' own path."""
+        numpy's pairwise one), so the numbers are the same to the last bit. Other aggregators or a
+        measure given twice take ir_measures' own path."""
         aggs = {m: m.aggregator() for m in self.measures}
         if len(aggs) != len(list(self.measures)) or any(type(a) is not ir_measures.MeanAgg for a in aggs.values()):
             return super().calc_aggregate(run)
+        # every query of ``qrel_qids`` has a value: they are the universe's (the qrels' queries; none
+        # without qrels), and values() gives one for each query of the universe
         vals = self.values(run)
-        have = set(vals.pop("query_id").tolist())
-        if any(q not in have for q in self.qrel_qids):     # (the universe is the qrels' queries)
-            return super().calc_aggregate(run)
+        del vals["query_id"]
         out = {}
         for m, agg in aggs.items():
             v = np.concatenate([[0.0], vals[m].astype(np.float64)])
