@@ -314,14 +314,15 @@ class JudgmentIndex:
     run), and a :class:`DocIndex` built on the first larger lookup and kept (it answers many pairs
     faster: no sort of the probes). Both give the same rows."""
 
-    def __init__(self, qcodes: np.ndarray, dhash: np.ndarray):
+    def __init__(self, qcodes: np.ndarray, dhash: np.ndarray, few_probes: int = FEW_PROBES):
         self._sorted = SortedIndex(qcodes, dhash)
         self.clashes = self._sorted.clashes
+        self._few = few_probes
         self._hashed: Optional[DocIndex] = None
 
     def lookup(self, qcodes: np.ndarray, dhash: np.ndarray) -> np.ndarray:
         """The row of each (query code, document hash) pair, -1 where there is none."""
-        if len(qcodes) <= FEW_PROBES:
+        if len(qcodes) <= self._few:
             return self._sorted.lookup(qcodes, dhash)
         if self._hashed is None:
             self._hashed = DocIndex(self._sorted._q, self._sorted._h)
