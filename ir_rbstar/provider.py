@@ -37,6 +37,7 @@ from .measures.families import FOREIGN_FAMILY, family_of
 
 if TYPE_CHECKING:
     from . import references
+    from .references import PriorSet
     from .io import Qrels, Ranking
 
 # the readers, the families and pandas are imported when an evaluator is first built, not with the package
@@ -47,10 +48,23 @@ __all__ = ["RbstarProvider", "RbstarEvaluator", "PROVIDER", "iter_calc_columnar"
 
 
 
+_loaded: Dict[str, Any] = {}
+
+
+def _lazy(name: str) -> Any:
+    """This package's module ``name`` (``"io"``, ``"context"``, ``"families.rankbiased"``, ...), imported on
+    first use, then taken from a dict: an import statement in a function costs a few microseconds at each
+    call, and a call on a small run is about a millisecond."""
+    module = _loaded.get(name)
+    if module is None:
+        module = _loaded[name] = importlib.import_module(f".{name}", __package__)
+    return module
+
+
 def _compute(family: str):
     """Each family's compute function (per-query columns for a list of its measures), by the ``FAMILY`` key
     of the declarations (:data:`ir_rbstar.measures.families.FAMILIES`): ``ir_rbstar.families.<key>.compute``."""
-    return importlib.import_module(f".families.{family}", __package__).compute
+    return _lazy(f"families.{family}").compute
 
 
 def __getattr__(name: str) -> Any:
@@ -62,14 +76,12 @@ def __getattr__(name: str) -> Any:
 
 def to_qrels(qrels: Any) -> "Qrels":
     """:func:`ir_rbstar.io.to_qrels` (imported on first use)."""
-    from .io import to_qrels as convert
-    return convert(qrels)
+    return _lazy("io").to_qrels(qrels)
 
 
 def to_ranking(run: Any, queries=None) -> "Ranking":
     """:func:`ir_rbstar.io.to_ranking` (imported on first use)."""
-    from .io import to_ranking as convert
-    return convert(run, queries=queries)
+    return _lazy("io").to_ranking(run, queries=queries)
 
 
 def _family_key(measure) -> str:
@@ -83,9 +95,9 @@ def _pinned_scope(measures) -> references.Scope:
     """Every run a measure names (``ref=``, ``prior=``, ``runs=``), resolved now: a wrong name fails
     when the evaluator is built, before any run is evaluated, and later registrations do not change
     what this evaluator computes."""
-    from . import references
+    references = _lazy("references")
     runs: Dict[str, Ranking] = {}
-    groups: Dict[str, references.PriorSet] = {}
+    groups: Dict[str, "PriorSet"] = {}
     for m in measures:
         if not isinstance(m, RbstarMeasure):
             continue
@@ -108,7 +120,7 @@ class RbstarEvaluator(providers.Evaluator):
         for m in measures:                      # also when the provider is called directly
             if not PROVIDER.supports(m):
                 raise ParameterError(f"ir_rbstar does not compute {m}")
-        from .io import QUERY_IDS
+        QUERY_IDS = _lazy("io").QUERY_IDS
         self.scope = _pinned_scope(measures)
         self.qrels: Optional[Qrels] = None if qrels is None else to_qrels(qrels)
         qids: list = []
@@ -130,9 +142,7 @@ class RbstarEvaluator(providers.Evaluator):
     def values(self, run) -> Dict[object, np.ndarray]:
         """Per-query values as numpy arrays (one for every query of the universe: the qrels' queries,
         or the run's without qrels), plus the query ids under the key ``'query_id'``."""
-        from . import references
-        from .context import RunContext
-        from .io import QUERY_IDS
+        references, RunContext, QUERY_IDS = _lazy("references"), _lazy("context").RunContext, _lazy("io").QUERY_IDS
         ranking = to_ranking(run, self._queries)
         universe = self.qrels.qcodes if self.qrels is not None else ranking.qcodes
         ctx = RunContext(ranking, self.qrels, universe)
