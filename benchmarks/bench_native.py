@@ -345,6 +345,11 @@ def main(argv=None) -> int:
     return report(args, rows, res, data, load_start)
 
 
+def _fmt(x: Optional[float]) -> str:
+    """CPU seconds as the table shows them: milliseconds below 0.1 s (a small run's calls take a few)."""
+    return h.fmt_s(x) if x is None or x >= 0.1 else f"{x * 1e3:.2f} ms"
+
+
 def report(args, rows: List[str], res: Dict[str, dict], data: str, load_start: str) -> int:
     load_end = h.load_average()
     print(h.machine_info())
@@ -360,7 +365,7 @@ def report(args, rows: List[str], res: Dict[str, dict], data: str, load_start: s
         r = res[row]
         ratio, goal = r.get("ratio"), GOALS.get(row)
         met = None if ratio is None or goal is None else ratio <= goal
-        grid.add(row, h.fmt_s(r["ours"]), r.get("absent") or h.fmt_s(r["peer"]),
+        grid.add(row, _fmt(r["ours"]), r.get("absent") or _fmt(r["peer"]),
                  "-" if ratio is None else f"{ratio:.2f}", "info" if goal is None else f"<= {goal}",
                  "" if met is None else h.yes(met))
         session.add_summary(FAMILY, row, data, h.fmt_s(r["ours"]), PEERS[row], h.fmt_s(r["peer"]), ratio,

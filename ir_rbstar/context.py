@@ -405,6 +405,8 @@ class RunContext:
         qrels = self.require_qrels(measure)
 
         def make():
+            if self.universe is qrels.qcodes:        # every judgment is of a universe query (an evaluator's)
+                return int(qrels.grades.max(initial=0))
             rows, q = self.qrels_universe()
             return int(qrels.grades[rows].max(initial=0))
         highest = self.cached(("highest_grade",), make)

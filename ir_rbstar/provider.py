@@ -37,6 +37,7 @@ from .measures.families import FOREIGN_FAMILY, family_of
 
 if TYPE_CHECKING:
     from . import references
+    from .references import PriorSet
     from .io import Qrels, Ranking
 
 # the readers, the families and pandas are imported when an evaluator is first built, not with the package
@@ -47,10 +48,23 @@ __all__ = ["RbstarProvider", "RbstarEvaluator", "PROVIDER", "iter_calc_columnar"
 
 
 
+_loaded: Dict[str, Any] = {}
+
+
+def _lazy(name: str) -> Any:
+    """This package's module ``name`` (``"io"``, ``"context"``, ``"families.rankbiased"``, ...), imported on
+    first use, then taken from a dict: an import statement in a function costs a few microseconds at each
+    call, and a call on a small run is about a millisecond."""
+    module = _loaded.get(name)
+    if module is None:
+        module = _loaded[name] = importlib.import_module(f".{name}", __package__)
+    return module
+
+
 def _compute(family: str):
     """Each family's compute function (per-query columns for a list of its measures), by the ``FAMILY`` key
     of the declarations (:data:`ir_rbstar.measures.families.FAMILIES`): ``ir_rbstar.families.<key>.compute``."""
-    return importlib.import_module(f".families.{family}", __package__).compute
+    return _lazy(f"families.{family}").compute
 
 
 def __getattr__(name: str) -> Any:
@@ -62,14 +76,12 @@ def __getattr__(name: str) -> Any:
 
 def to_qrels(qrels: Any) -> "Qrels":
     """:func:`ir_rbstar.io.to_qrels` (imported on first use)."""
-    from .io import to_qrels as convert
-    return convert(qrels)
+    return _lazy("io").to_qrels(qrels)
 
 
 def to_ranking(run: Any, queries=None) -> "Ranking":
     """:func:`ir_rbstar.io.to_ranking` (imported on first use)."""
-    from .io import to_ranking as convert
-    return convert(run, queries=queries)
+    return _lazy("io").to_ranking(run, queries=queries)
 
 
 def _family_key(measure) -> str:
@@ -83,9 +95,9 @@ def _pinned_scope(measures) -> references.Scope:
     """Every run a measure names (``ref=``, ``prior=``, ``runs=``), resolved now: a wrong name fails
     when the evaluator is built, before any run is evaluated, and later registrations do not change
     what this evaluator computes."""
-    from . import references
+    references = _lazy("references")
     runs: Dict[str, Ranking] = {}
-    groups: Dict[str, references.PriorSet] = {}
+    groups: Dict[str, "PriorSet"] = {}
     for m in measures:
         if not isinstance(m, RbstarMeasure):
             continue
@@ -108,30 +120,35 @@ class RbstarEvaluator(providers.Evaluator):
         for m in measures:                      # also when the provider is called directly
             if not PROVIDER.supports(m):
                 raise ParameterError(f"ir_rbstar does not compute {m}")
-        from .io import QUERY_IDS
+        QUERY_IDS = _lazy("io").QUERY_IDS
         self.scope = _pinned_scope(measures)
         self.qrels: Optional[Qrels] = None if qrels is None else to_qrels(qrels)
-        qids = [] if self.qrels is None else list(QUERY_IDS.decode(self.qrels.qcodes))
-        # a run's rows of other queries are not evaluated: a dict, tuples or a DataFrame leave them out
-        # before they are converted
-        self._queries = None if self.qrels is None else frozenset(map(str, qids))
+        qids: list = []
+        self._queries: Optional[frozenset] = None
+        if self.qrels is not None:
+            # a run's rows of other queries are not evaluated: a dict, tuples or a DataFrame leave them out
+            # before they are converted (the ids kept with the qrels: a kept conversion is given again)
+            known = self.qrels._cache.get("query_ids")
+            if known is None:
+                ids = list(QUERY_IDS.decode(self.qrels.qcodes))
+                known = self.qrels._cache["query_ids"] = (ids, frozenset(map(str, ids)))
+            qids, self._queries = list(known[0]), known[1]
+        # the measures by the family computing them (fixed for this evaluator: grouped once)
+        self._by_family: Dict[str, list] = {}
+        for m in measures:
+            self._by_family.setdefault(_family_key(m), []).append(m)
         super().__init__(list(measures), qids)
 
     def values(self, run) -> Dict[object, np.ndarray]:
         """Per-query values as numpy arrays (one for every query of the universe: the qrels' queries,
         or the run's without qrels), plus the query ids under the key ``'query_id'``."""
-        from . import references
-        from .context import RunContext
-        from .io import QUERY_IDS
+        references, RunContext, QUERY_IDS = _lazy("references"), _lazy("context").RunContext, _lazy("io").QUERY_IDS
         ranking = to_ranking(run, self._queries)
         universe = self.qrels.qcodes if self.qrels is not None else ranking.qcodes
         ctx = RunContext(ranking, self.qrels, universe)
-        by_family: Dict[str, list] = {}
-        for m in self.measures:
-            by_family.setdefault(_family_key(m), []).append(m)
         out: Dict[object, np.ndarray] = {}
         with references.pinned(self.scope):
-            for family, ms in by_family.items():
+            for family, ms in self._by_family.items():
                 out.update(_compute(family)(ms, ctx))
         for m in self.measures:
             bad = np.flatnonzero(np.isnan(out[m]))
@@ -145,15 +162,15 @@ class RbstarEvaluator(providers.Evaluator):
         """ir_measures' aggregate without a Metric object per query and measure (21,000 of them for
         three measures on 7,000 queries): the mean of each measure's per-query values, summed as
         ir_measures' MeanAgg sums (one addition at a time from 0.0, in query order: a running sum, not
-        numpy's pairwise one), so the numbers are the same to the last bit. Other aggregators, a
-        measure given twice, or queries of the qrels without a value take ir_measures' own path."""
+        numpy's pairwise one), so the numbers are the same to the last bit. Other aggregators or a
+        measure given twice take ir_measures' own path."""
         aggs = {m: m.aggregator() for m in self.measures}
         if len(aggs) != len(list(self.measures)) or any(type(a) is not ir_measures.MeanAgg for a in aggs.values()):
             return super().calc_aggregate(run)
+        # every query of ``qrel_qids`` has a value: they are the universe's (the qrels' queries; none
+        # without qrels), and values() gives one for each query of the universe
         vals = self.values(run)
-        have = set(vals.pop("query_id").tolist())
-        if any(q not in have for q in self.qrel_qids):     # (the universe is the qrels' queries)
-            return super().calc_aggregate(run)
+        del vals["query_id"]
         out = {}
         for m, agg in aggs.items():
             v = np.concatenate([[0.0], vals[m].astype(np.float64)])

@@ -206,28 +206,46 @@ def _reader_file(items: Any, reader: str) -> Optional[str]:
     return path
 
 
-def _columns_from_dict(obj: dict, source: str, what: str,
+def _columns_from_dict(obj: "dict | qcache.FlatDict", source: str, what: str,
                        value_name: str) -> Tuple[CodedIds, np.ndarray, np.ndarray]:
-    """(CodedIds, doc ids, values) from a dict of dicts: one pass in C over the keys and values, the query
-    ids interned once per query (no per-row Python)."""
+    """(CodedIds, doc ids, values) from a dict of dicts (or its flat copy, :class:`.qcache.FlatDict`): one
+    pass in C over the keys and values, the query ids interned once per query (no per-row Python)."""
+    if isinstance(obj, qcache.FlatDict):            # a copy of a dict of dicts (checked when it was made)
+        lens = np.array(obj.lengths, dtype=np.int64)
+        n = int(lens.sum())
+        codes = np.repeat(_query_codes(obj.queries), lens)
+        docs = _id_column(lambda: iter(obj.docs), n)
+        return CodedIds(codes), docs, _values(lambda: iter(obj.values), n, what, obj.values)
     for qid, docs in obj.items():
         if not isinstance(docs, dict):
             raise InputFormatError(f"{source}: {what}[{qid!r}] must be a dict of doc_id -> {value_name}")
     lens = np.fromiter(map(len, obj.values()), dtype=np.int64, count=len(obj))
     n = int(lens.sum())
-    codes = np.repeat(QUERY_IDS.encode(map(query_text, obj.keys())), lens)
+    codes = np.repeat(_query_codes(obj.keys()), lens)
     docs = _id_column(lambda: chain.from_iterable(obj.values()), n)
     values = _values(lambda: chain.from_iterable(map(dict.values, obj.values())), n, what)
     return CodedIds(codes), docs, values
 
 
-def _values(make_items, n: int, what: str) -> np.ndarray:
+def _query_codes(keys) -> np.ndarray:
+    """The interned codes of a dict's query ids (as text, :func:`query_text`; ``str`` ids as they are)."""
+    keys = list(keys)
+    return QUERY_IDS.encode(keys if countOf(map(type, keys), str) == len(keys) else map(query_text, keys))
+
+
+def _values(make_items, n: int, what: str, items: Optional[list] = None) -> np.ndarray:
     """Scores as float64 in one pass (their checks follow), or as objects when some is not a number
     (for the error that names it); qrels grades as objects (so that a non-integer grade is named, never
-    truncated). ``make_items()`` gives a new iterator over the values."""
+    truncated), or as int64 when ``items`` (the values as a list) are all integers that numpy holds
+    as such (no float, bool or text among them, none beyond int64). ``make_items()`` gives a new
+    iterator over the values."""
     if what == "run":
         try:
             return np.fromiter(make_items(), dtype=np.float64, count=n)
         except (TypeError, ValueError):
             pass
+    elif items is not None and countOf(map(type, items), int) == n:
+        grades = np.array(items)
+        if grades.dtype.kind == "i":                # else some grade beyond int64: the general path names it
+            return grades
     return np.fromiter(make_items(), dtype=object, count=n)

@@ -294,6 +294,41 @@ def verify_matches(bytes_a: np.ndarray, bytes_b: np.ndarray, source: str) -> Non
                           f"{bytes(bytes_b[i])!r}; please report this (it should practically never happen)")
 
 
+#: the most judgments of qrels indexed by a :class:`JudgmentIndex` rather than a :class:`DocIndex`
+#: (:func:`judgment_index`): 1 MB of keys
+SMALL_INDEX = 1 << 17
+#: the most pairs a :class:`JudgmentIndex` looks up in its sorted keys; more go to its hash index
+FEW_PROBES = 2048
+
+
+def judgment_index(qcodes: np.ndarray, dhash: np.ndarray) -> "DocIndex | JudgmentIndex":
+    """The index of a qrels' (query, document) pairs: a :class:`JudgmentIndex` for at most
+    :data:`SMALL_INDEX` rows, else a :class:`DocIndex` (the same answers)."""
+    return JudgmentIndex(qcodes, dhash) if len(qcodes) <= SMALL_INDEX else DocIndex(qcodes, dhash)
+
+
+class JudgmentIndex:
+    """The index of a small qrels (TREC's: about 10,000 judgments): a :class:`SortedIndex` (built for the
+    duplicate check in about a quarter of a :class:`DocIndex`'s time: one sort against a dozen numpy
+    calls per level) answering lookups of at most :data:`FEW_PROBES` pairs (the judged rows of a small
+    run), and a :class:`DocIndex` built on the first larger lookup and kept (it answers many pairs
+    faster: no sort of the probes). Both give the same rows."""
+
+    def __init__(self, qcodes: np.ndarray, dhash: np.ndarray, few_probes: int = FEW_PROBES):
+        self._sorted = SortedIndex(qcodes, dhash)
+        self.clashes = self._sorted.clashes
+        self._few = few_probes
+        self._hashed: Optional[DocIndex] = None
+
+    def lookup(self, qcodes: np.ndarray, dhash: np.ndarray) -> np.ndarray:
+        """The row of each (query code, document hash) pair, -1 where there is none."""
+        if len(qcodes) <= self._few:
+            return self._sorted.lookup(qcodes, dhash)
+        if self._hashed is None:
+            self._hashed = DocIndex(self._sorted._q, self._sorted._h)
+        return self._hashed.lookup(qcodes, dhash)
+
+
 class SortedIndex:
     """The (query code, document hash) pairs of a run as one sorted column, for the duplicate check and
     the joins of a large run: the same answers as :class:`DocIndex` (``clashes``, ``lookup``), about
@@ -337,19 +372,24 @@ class SortedIndex:
         out = np.full(len(q), -1, dtype=np.int64)
         if len(q) == 0 or len(self._packed) == 0:
             return out
-        # probes in key order (each search starts where the one before ended): sorted as the rows are,
-        # the probe number packed below the key prefix when it fits there
+        # probes in key order (each search starts where the one before ended, and a sorted search is
+        # several times faster than one in the probes' own order even on a few hundred probes): the probe
+        # number packed below the key prefix, in at least as many bits as it needs (a sort of packed
+        # integers, numpy's SIMD sort, rather than an argsort)
         low = _pair_keys(q, h)
-        low >>= self._bits
-        low <<= self._bits
-        if len(q) <= int(self._rowmask) + 1:
-            low |= np.arange(len(q), dtype=np.uint64)
-            low.sort()
-            probe = (low & self._rowmask).astype(np.int64)     # the probe of each sorted key
-            low &= ~self._rowmask
-        else:
-            probe = np.argsort(low)
+        probe_bits = np.uint64(max(int(self._bits), (len(q) - 1).bit_length()))
+        order = low >> probe_bits
+        order <<= probe_bits
+        order |= np.arange(len(q), dtype=np.uint64)
+        order.sort()
+        probe_mask = (np.uint64(1) << probe_bits) - np.uint64(1)
+        probe = (order & probe_mask).astype(np.int64)         # the probe of each sorted key
+        if probe_bits == self._bits:
+            low = order & ~self._rowmask
+        else:                                                 # more probes than rows: wider probe numbers
             low = low[probe]
+            low >>= self._bits
+            low <<= self._bits
         pos = np.searchsorted(self._packed, low)
         inside = pos < len(self._packed)
         pos_c = np.minimum(pos, len(self._packed) - 1)

@@ -24,6 +24,10 @@ class _QueryVocab:
         return len(self._ids)
 
     def encode(self, values: Iterable[str]) -> np.ndarray:
+        values = values if type(values) is list else list(values)
+        known = list(map(self._codes.get, values))       # ids interned before: one C pass
+        if None not in known:
+            return np.array(known, dtype=np.int64)
         out = []
         for v in values:
             code = self._codes.get(v)

@@ -14,9 +14,13 @@ and the last made from a dict of dicts, are kept and given again only while they
   and the tuples to be ``collections.namedtuple`` instances of one class (else the entry is dropped);
 * a dict of dicts: the dict given is **equal** to a copy of the one converted, its queries and each
   query's documents in the same order (its outer and inner dicts copied, so a change made in place
-  afterwards is seen; comparisons in C), whose ids were checked to
-  be ``str`` and grades ``int`` before the conversion is first given again (values equal to those, such
-  as ``1.0`` for ``1``, convert to the same grades).
+  afterwards is seen), whose ids were checked to be ``str`` and grades ``int`` before the conversion is
+  first given again (values equal to those, such as ``1.0`` for ``1``, convert to the same grades). The
+  copy is kept flat (:class:`FlatDict`: the query ids, each query's number of documents, all document
+  ids and all grades, four lists in the dict's order), which is also what is converted; the dict given
+  is flattened the same way and compared list by list in C (equal lists of the same order are exactly
+  an equal dict in the same order; the ids and grades of an unchanged dict are the very objects kept,
+  compared by identity first: about half the time of a dict comparison followed by the order's).
 
 Anything else (an item replaced, added, removed or moved, a grade changed, new tuples) is converted
 again. The checks of types are made once, at the first reuse, so a single call pays only for the copy.
@@ -71,10 +75,33 @@ def _immutable_tuples(items: list) -> bool:
                 for t in set(map(type, chain.from_iterable(items))))
 
 
-def _plain_dict(qrels: dict) -> bool:
-    """Whether a dict of dicts has ``str`` query and document ids and ``int`` grades."""
-    return set(map(type, qrels)) == {str} and set(map(type, chain.from_iterable(qrels.values()))) <= {str} \
-        and set(map(type, chain.from_iterable(map(dict.values, qrels.values())))) <= {int}
+class FlatDict:
+    """A dict of dicts ``{query_id: {doc_id: grade}}`` as four lists in its order: the query ids, each
+    query's number of documents, every document id and every grade (the ids and grades themselves are
+    not copied). Made from a copy of the dict (:func:`snapshot_dict`), so the four agree."""
+
+    __slots__ = ("queries", "lengths", "docs", "values")
+
+    def __init__(self, qrels: dict):
+        inner = qrels.values()
+        self.queries = list(qrels)
+        self.lengths = list(map(len, inner))
+        self.docs = list(chain.from_iterable(inner))
+        self.values = list(chain.from_iterable(map(dict.values, inner)))
+
+    def same(self, qrels: dict) -> bool:
+        """Whether the dict of dicts ``qrels`` (inner dicts of type ``dict``) holds the same queries,
+        documents and grades (``==``) in the same order: its lists compared with these, in C."""
+        inner = qrels.values()
+        return list(qrels) == self.queries and list(map(len, inner)) == self.lengths \
+            and list(chain.from_iterable(inner)) == self.docs \
+            and list(chain.from_iterable(map(dict.values, inner))) == self.values
+
+
+def _plain_dict(flat: FlatDict) -> bool:
+    """Whether a flattened dict of dicts has ``str`` query and document ids and ``int`` grades."""
+    return set(map(type, flat.queries)) == {str} and set(map(type, flat.docs)) <= {str} \
+        and set(map(type, flat.values)) <= {int}
 
 
 def _reuse(kept: _Kept, check: Callable[[Any], bool], which: str) -> Any:
@@ -126,27 +153,26 @@ def cached_dict(qrels: Any, source: str) -> Any:
     """The qrels converted last from a dict of dicts equal to ``qrels``, its keys in the same order (same
     source name; ``str`` ids and ``int`` grades), else None."""
     last = _last_dict
-    if last is None or type(qrels) is not dict or last.source != source or len(last.copy) != len(qrels):
+    if last is None or type(qrels) is not dict or last.source != source or len(last.copy.queries) != len(qrels):
         return None
     # dict equality ignores order, but the conversion keeps the order of the queries and of each query's
-    # documents (Qrels.qcodes, iter_calc's order): the keys are compared in order too, in C passes
-    if qrels != last.copy or list(qrels) != list(last.copy) \
-            or list(chain.from_iterable(qrels.values())) != list(chain.from_iterable(last.copy.values())):
+    # documents (Qrels.qcodes, iter_calc's order): the flat lists compare both at once (FlatDict.same)
+    if countOf(map(type, qrels.values()), dict) != len(qrels) or not last.copy.same(qrels):
         return None
     return _reuse(last, _plain_dict, "dict")
 
 
-def snapshot_dict(qrels: Any) -> Optional[dict]:
+def snapshot_dict(qrels: Any) -> Optional[FlatDict]:
     """A copy of the dict of dicts ``qrels`` (its outer and inner dicts; the ids and grades themselves are
-    not copied), to convert and keep (made BEFORE the conversion, as :func:`snapshot`), when it holds at
-    most :data:`MAX_ROWS` judgments; else None."""
-    if type(qrels) is not dict or not qrels or set(map(type, qrels.values())) != {dict} \
+    not copied), flattened (:class:`FlatDict`), to convert and keep (made BEFORE the conversion, as
+    :func:`snapshot`), when it holds at most :data:`MAX_ROWS` judgments; else None."""
+    if type(qrels) is not dict or not qrels or countOf(map(type, qrels.values()), dict) != len(qrels) \
             or sum(map(len, qrels.values())) > MAX_ROWS:
         return None
-    return {q: dict(docs) for q, docs in qrels.items()}
+    return FlatDict({q: dict(docs) for q, docs in qrels.items()})
 
 
-def keep_dict(copy: dict, source: str, converted: Any) -> None:
+def keep_dict(copy: FlatDict, source: str, converted: Any) -> None:
     """Keep ``converted``, made from ``copy`` (a :func:`snapshot_dict`; whether its ids are ``str`` and
     grades ``int`` is checked when the conversion is first reused)."""
     global _last_dict

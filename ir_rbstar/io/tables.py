@@ -9,7 +9,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 import pandas as pd
 
-from .docindex import DocIndex, MovedIndex, Moves, _find, rows_of_segments, verify_ids
+from .docindex import DocIndex, MovedIndex, Moves, _find, judgment_index, rows_of_segments, verify_ids
 from .ids import QUERY_IDS, _to_str, query_text
 
 
@@ -245,7 +245,7 @@ class Qrels:
         """The qrels row of each (query code, document hash) pair, -1 where there is none; the document
         ids are not verified here (:meth:`lookup` does, and callers that already used it may skip it)."""
         if "index" not in self._cache:
-            self._cache["index"] = DocIndex(self.rowq, self.rowd)
+            self._cache["index"] = judgment_index(self.rowq, self.rowd)
         return self._cache["index"].lookup(qcodes, dhash)
 
     def as_ranking(self, rel: int) -> Ranking:

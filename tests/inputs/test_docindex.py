@@ -10,7 +10,7 @@ import ir_measures
 import ir_rbstar
 from ir_rbstar import io as rio
 from ir_rbstar.errors import DuplicateDocumentError, RbstarError
-from ir_rbstar.io.docindex import SortedIndex
+from ir_rbstar.io.docindex import JudgmentIndex, SortedIndex, judgment_index
 
 # Hashes that share their low bits (they all want the same slots of a query's table) but differ above:
 # they exercise the overflow levels of the index, which uniform hashes rarely reach on small inputs.
@@ -28,9 +28,13 @@ def pairs(draw, max_rows=60):
 
 # the hash index, and the sorted index that large runs use (with its usual key prefixes, and with
 # prefixes of 4 and 1 bits, so that most rows share a prefix with another and are told apart exactly)
+# and the small qrels' index: lookups in its sorted keys, in its hash index, or either by size
 BUILDERS = {"DocIndex": rio.DocIndex, "SortedIndex": SortedIndex,
             "SortedIndex, 4-bit prefixes": lambda q, h: SortedIndex(q, h, row_bits=60),
-            "SortedIndex, 1-bit prefixes": lambda q, h: SortedIndex(q, h, row_bits=63)}
+            "SortedIndex, 1-bit prefixes": lambda q, h: SortedIndex(q, h, row_bits=63),
+            "JudgmentIndex": JudgmentIndex,
+            "JudgmentIndex, hash lookups": lambda q, h: JudgmentIndex(q, h, few_probes=0),
+            "JudgmentIndex, either": lambda q, h: JudgmentIndex(q, h, few_probes=20)}
 
 
 @pytest.mark.parametrize("kind", list(BUILDERS))
@@ -63,6 +67,16 @@ def test_lookup_agrees_with_a_dict(kind, stored, probes):
             assert (int(q[got[i]]), int(h[got[i]])) == key
         else:
             assert got[i] == -1
+
+
+def test_small_qrels_get_the_judgment_index_and_large_ones_the_hash_index(monkeypatch):
+    from ir_rbstar.io import docindex
+    q, h = np.zeros(5, dtype=np.int64), np.arange(5, dtype=np.uint64)
+    assert isinstance(judgment_index(q, h), JudgmentIndex)
+    monkeypatch.setattr(docindex, "SMALL_INDEX", 4)
+    assert isinstance(judgment_index(q, h), rio.DocIndex)
+    qrels = rio.to_qrels(pd.DataFrame({"query_id": ["1"] * 5, "doc_id": list("abcde"), "relevance": [1] * 5}))
+    assert isinstance(qrels._cache["index"], rio.DocIndex)
 
 
 def test_empty_index_and_empty_lookup():

@@ -206,3 +206,26 @@ def test_the_public_clear_cache_drops_the_kept_qrels():
     assert qcache._last is not None and qcache._last_dict is not None
     ir_rbstar.references.clear_cache()
     assert qcache._last is None and qcache._last_dict is None
+
+
+def test_a_dict_whose_documents_move_to_another_query_is_converted_again():
+    # the same documents and grades in the same order, split otherwise between the queries
+    first = {"q1": {"a": 1, "b": 0}, "q2": {"c": 2}}
+    moved = {"q1": {"a": 1}, "q2": {"b": 0, "c": 2}}
+    assert to_qrels(first) is to_qrels({q: dict(d) for q, d in first.items()})
+    assert grades(to_qrels(moved)) == {("q1", "a"): 1, ("q2", "b"): 0, ("q2", "c"): 2}
+
+
+def test_a_dict_with_an_inner_value_that_is_not_a_dict_is_refused_after_a_kept_one():
+    from ir_rbstar.errors import InputFormatError
+    to_qrels({"q1": {"a": 1}})
+    to_qrels({"q1": {"a": 1}})
+    with pytest.raises(InputFormatError, match="must be a dict"):
+        to_qrels({"q1": ["a"]})
+
+
+@pytest.mark.parametrize("values, want", [([1, 2 ** 62 + 1], [1, 2 ** 62 + 1]),     # int64, exactly
+                                          ([True, 2], [1, 2]), ([1.0, 2], [1, 2]), ([np.int64(3), 0], [3, 0])])
+def test_dict_grades_of_every_numeric_type_convert_to_the_same_integers(values, want):
+    qrels = {"q1": dict(zip(["a", "b"], values, strict=True))}
+    assert [grades(to_qrels(qrels))[("q1", d)] for d in ("a", "b")] == want
