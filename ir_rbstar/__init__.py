@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from . import _startup  # first: the ir-rbstar command's start-up, before numpy loads (undone at the end)
 from . import errors
 from .errors import (DatasetUnavailableError, DuplicateDocumentError, EmptyInputError, InputFormatError,
                      MissingExtraError, MissingQrelsError, ParameterError, RbstarError, ReferenceNotFoundError)
@@ -71,3 +72,4 @@ def _register() -> None:
 
 
 _register()
+_startup.finish()

@@ -14,7 +14,6 @@ compares the run with a reference run (the query set is then the run's queries).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Any, Dict, List, Optional
@@ -30,7 +29,7 @@ from .parsing import check_measure, parse_measure, split_measures
 from .progress import reporter
 from .provider import PROVIDER, is_ours, iter_calc_columnar, serving_provider
 
-# pandas, matplotlib and the package's readers are imported where they are used: a command on
+# pandas, matplotlib, json and the package's readers are imported where they are used: a command on
 # ir_measures' own measures only (``ir-rbstar QRELS RUN "nDCG@10 AP"``) needs none of them (see dicts.py)
 
 SUMMARY_QID = "all"
@@ -101,6 +100,9 @@ def _formatter(args, run_label: Optional[str]):
         if args.by_query:
             return f"{lead}{metric.query_id}\t{metric.measure}\t{metric.value:{fmt}}"
         return f"{lead}{metric.measure}\t{metric.value:{fmt}}"
+
+    if args.output_format != "tsv":
+        import json                     # here: the default output (tsv) needs no json module
 
     def jsonl(metric: Metric) -> str:
         row: Dict[str, Any] = {"run": run_label} if run_label is not None else {}

@@ -1,0 +1,94 @@
+"""The command's start-up settings (ir_rbstar/_startup.py): made only in the ``ir-rbstar`` command's own
+process, in force while numpy loads, undone when ``import ir_rbstar`` ends; a program importing the
+package keeps its environment and its garbage collector as they were."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ir_rbstar import _startup
+
+
+@pytest.mark.parametrize("argv, orig, expected", [
+    (["-m", "q", "r"], ["python", "-m", "ir_rbstar", "q", "r"], True),
+    (["-m"], ["python", "-X", "importtime", "-m", "ir_rbstar.__main__"], True),
+    (["-m"], ["python", "-mir_rbstar"], True),
+    (["-m", "q"], ["python", "-m", "ir_measures", "q"], False),       # the peer's command (if it loads us)
+    (["-m"], ["python", "-m", "pytest", "-m", "ir_rbstar"], False),   # the interpreter's -m comes first
+    (["-m"], ["python", "-m", "ir_rbstarx"], False),
+    (["-c"], ["python", "-c", "import ir_rbstar"], False),
+    (["/usr/local/bin/ir-rbstar", "q"], ["python", "/usr/local/bin/ir-rbstar", "q"], True),
+    (["C:\\venv\\Scripts\\ir-rbstar.exe"], [], True),
+    (["/home/u/analysis.py"], ["python", "/home/u/analysis.py"], False),
+    ([], [], False),
+])
+def test_is_command(argv, orig, expected):
+    assert _startup.is_command(argv, orig) is expected
+
+
+def test_quiet_idle_blas_keeps_a_users_value_and_restores_only_its_own():
+    env = {}
+    name = _startup.quiet_idle_blas(env)
+    assert name == "OPENBLAS_THREAD_TIMEOUT" and env == {name: _startup.IDLE_WAIT}
+    _startup.restore(name, env)
+    assert env == {}
+    user = {"OPENBLAS_THREAD_TIMEOUT": "20"}
+    assert _startup.quiet_idle_blas(user) is None
+    _startup.restore(None, user)
+    assert user == {"OPENBLAS_THREAD_TIMEOUT": "20"}
+
+
+def test_begin_does_nothing_once_numpy_is_loaded():
+    assert not _startup.begin(["-m"], ["python", "-m", "ir_rbstar"], {"numpy": object()})
+    assert _startup._STATE == [None, False]
+
+
+# a fresh interpreter: a finder on sys.meta_path notes the variable and the collector when numpy is
+# looked up (it then leaves the import to the usual finders), and the process prints them with their
+# state after ``import ir_rbstar``
+_SPY = """
+import gc, json, os, sys
+seen = {}
+class Spy:
+    def find_spec(self, name, path=None, target=None):
+        if name == "numpy" and not seen:
+            seen.update(env=os.environ.get("OPENBLAS_THREAD_TIMEOUT"), gc=gc.isenabled())
+        return None
+sys.meta_path.insert(0, Spy())
+sys.argv[:] = ARGV
+sys.orig_argv[:] = ORIG
+import ir_rbstar
+print(json.dumps([seen, os.environ.get("OPENBLAS_THREAD_TIMEOUT"), gc.isenabled()]))
+"""
+
+
+def _spy(argv, orig, env_value=None):
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    if env_value is not None:
+        env["OPENBLAS_THREAD_TIMEOUT"] = env_value
+    code = _SPY.replace("ARGV", repr(argv)).replace("ORIG", repr(orig))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_command_loads_numpy_with_the_settings_then_undoes_them():
+    seen, after, gc_after = _spy(["-m", "q", "r"], [sys.executable, "-m", "ir_rbstar", "q", "r"])
+    assert seen == {"env": _startup.IDLE_WAIT, "gc": False}
+    assert after is None and gc_after is True
+
+
+def test_a_program_importing_the_package_is_left_alone():
+    seen, after, gc_after = _spy(["analysis.py"], [sys.executable, "analysis.py"])
+    assert seen == {"env": None, "gc": True}
+    assert after is None and gc_after is True
+
+
+def test_the_users_variable_wins():
+    seen, after, gc_after = _spy(["-m"], [sys.executable, "-m", "ir_rbstar"], env_value="20")
+    assert seen == {"env": "20", "gc": False}
+    assert after == "20" and gc_after is True
