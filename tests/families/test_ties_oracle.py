@@ -276,17 +276,25 @@ def _hangs_pytrec_eval(name, k, params, qrels):
     return any(all(gains.get(g, g) < 0 for g in judged.values()) for judged in qrels.values())
 
 
-def _pytrec_eval_unjudges_negative(name, params, qrels):
+def _pytrec_eval_unjudges_negative(name, k, params, qrels_q, run_q):
     """trec_eval codes a document outside the qrels as relevance -1 (``RELVALUE_NONPOOL``) and one in the
     pool but unjudged as -2 (``RELVALUE_UNJUDGED``), and its judged-only option (``-J``) drops every document
     whose relevance is negative. ir_measures hands trec_eval the grades mapped through ``gains``, so
     ``nDCG(gains={0: -1}, judged_only=True)`` drops the judged documents of grade 0 as if unjudged (pytrec_eval
-    gives 1.0 for a run [d10 (grade 0), d1 (grade 1)]: d10 removed). By the definition a judged document stays,
-    with its negative gain; such inputs are checked against the oracle instead."""
+    gives 1.0 for a run [d10 (grade 0), d1 (grade 1)]: d10 removed). By the definition a judged document keeps
+    its place (its negative gain counts as 0). The values differ exactly when a retrieved document of positive
+    gain has one of negative gain above it and the drop moves it within the cutoff; such queries are checked
+    against the oracle instead."""
     if name != 'nDCG' or not params.get('judged_only'):
         return False
     gains = params.get('gains') or {}
-    return any(gains.get(g, g) < 0 for judged in qrels.values() for g in judged.values())
+    ranked = [gains.get(qrels_q[d], qrels_q[d]) for d in O.trec_order(run_q) if d in qrels_q]
+    dropped = 0
+    for place, gain in enumerate(ranked, start=1):
+        dropped += gain < 0
+        if gain > 0 and dropped and (k is None or place - dropped <= k):
+            return True
+    return False
 
 
 # found by hypothesis: grade 0 mapped to -1 with judged_only, a grade-0 document ranked first
@@ -321,15 +329,15 @@ def test_untied_equals_ir_measures(coll, spec):
     theirs = make_measure(name, k, params)
     mine = make_measure(name + '_TA', k, params)
     got = per_query([mine], qrels, run)
-    if _hangs_pytrec_eval(name, k, params, qrels) or _pytrec_eval_unjudges_negative(name, params, qrels):
-        for q in qrels:
-            want = O.tie_average('nDCG', run.get(q, {}), qrels[q], gains=params.get('gains'),
-                                 judged_only=params.get('judged_only', False))
-            assert got[(q, str(mine))] == pytest.approx(want, abs=TOL), (mine, q, qrels, run)
-        return
-    ref = per_query([theirs], qrels, run)
+    hangs = _hangs_pytrec_eval(name, k, params, qrels)
+    ref = {} if hangs else per_query([theirs], qrels, run)
     for q in qrels:
-        assert got[(q, str(mine))] == pytest.approx(ref[(q, str(theirs))], abs=TOL), (mine, q, qrels, run)
+        if hangs or _pytrec_eval_unjudges_negative(name, k, params, qrels[q], run.get(q, {})):
+            want = O.tie_average('nDCG', run.get(q, {}), qrels[q], k=k, gains=params.get('gains'),
+                                 judged_only=params.get('judged_only', False))
+        else:
+            want = ref[(q, str(theirs))]
+        assert got[(q, str(mine))] == pytest.approx(want, abs=TOL), (mine, q, qrels, run)
 
 
 def test_the_pytrec_eval_hang_guard():
@@ -341,6 +349,30 @@ def test_the_pytrec_eval_hang_guard():
     assert not _hangs_pytrec_eval('nDCG', None, {'gains': {0: 1}}, qrels)
     assert not _hangs_pytrec_eval('nDCG', None, {}, qrels)
     assert not _hangs_pytrec_eval('AP', None, {'gains': {0: -1}}, qrels)
+
+
+def test_the_pytrec_eval_judged_only_guard():
+    """The guard names exactly the queries where trec_eval's -J changes nDCG: a retrieved document of
+    negative gain above one of positive gain that the drop brings within the cutoff. A negative gain below
+    every positive one, beyond the cutoff, without judged_only or not mapped is compared with pytrec_eval
+    (and agrees: the first assertions of the loop below)."""
+    qrels_q = {'d1': 1, 'd10': 0, 'd2': 1}
+    neg_first = {'d10': 1.0, 'd1': 0.5, 'd2': 0.25}
+    neg_last = {'d1': 1.0, 'd2': 0.5, 'd10': 0.25}
+    spec = {'gains': {0: -1}, 'judged_only': True}
+    assert _pytrec_eval_unjudges_negative('nDCG', None, spec, qrels_q, neg_first)
+    assert _pytrec_eval_unjudges_negative('nDCG', 1, spec, qrels_q, neg_first)
+    assert not _pytrec_eval_unjudges_negative('nDCG', 1, spec, qrels_q, {'d1': 1.0, 'd10': 0.5, 'd2': 0.25})
+    assert not _pytrec_eval_unjudges_negative('nDCG', None, spec, qrels_q, neg_last)
+    assert not _pytrec_eval_unjudges_negative('nDCG', None, {'gains': {0: -1}}, qrels_q, neg_first)
+    assert not _pytrec_eval_unjudges_negative('nDCG', None, {'judged_only': True}, qrels_q, neg_first)
+    assert not _pytrec_eval_unjudges_negative('AP', None, spec, qrels_q, neg_first)
+    for k, run_q in [(None, neg_last), (1, {'d1': 1.0, 'd10': 0.5, 'd2': 0.25}), (None, neg_first), (1, neg_first)]:
+        qrels, run = {'q1': qrels_q}, {'q1': run_q}
+        theirs, mine = make_measure('nDCG', k, spec), make_measure('nDCG_TA', k, spec)
+        same = per_query([theirs], qrels, run)[('q1', str(theirs))] == pytest.approx(
+            per_query([mine], qrels, run)[('q1', str(mine))], abs=TOL)
+        assert same is not _pytrec_eval_unjudges_negative('nDCG', k, spec, qrels_q, run_q), (k, run_q)
 
 
 @SETTINGS
