@@ -32,19 +32,28 @@ COMMAND = "ir-rbstar"
 PACKAGE = "ir_rbstar"
 
 
+def _main_module(options: Sequence[str]) -> str:
+    """The module the interpreter's first ``-m`` names in its options (``sys.orig_argv[1:]``), also in a
+    cluster of short options (``-Im ir_rbstar``, ``-Bmir_rbstar``); "" when there is none. In a cluster the
+    options that take a value (``-c``, ``-m``, ``-W``, ``-X``) take the rest of it, or the next argument."""
+    for i, arg in enumerate(options):
+        if arg.startswith("--") or not arg.startswith("-"):
+            continue                # a long option, or a value of -W / -X given as the next argument
+        for j, flag in enumerate(arg[1:], start=2):
+            if flag in "cmWX":
+                if flag == "m":
+                    return arg[j:] or (options[i + 1] if i + 1 < len(options) else "")
+                break
+    return ""
+
+
 def is_command(argv: Sequence[str], orig_argv: Sequence[str]) -> bool:
     """Whether this process is the ``ir-rbstar`` command: ``python [options] -m ir_rbstar[.x] ...`` while
     the package is imported by runpy (``sys.argv[0]`` is then ``"-m"``), or the ``ir-rbstar`` script."""
     if not argv:
         return False
     if argv[0] == "-m":             # the interpreter's first -m names the module it runs
-        rest = list(orig_argv[1:])
-        for i, arg in enumerate(rest):
-            if arg == "-m":
-                return i + 1 < len(rest) and rest[i + 1].split(".")[0] == PACKAGE
-            if arg.startswith("-m"):
-                return arg[2:].split(".")[0] == PACKAGE
-        return False
+        return _main_module(orig_argv[1:]).split(".")[0] == PACKAGE
     name = argv[0].replace("\\", "/").rsplit("/", 1)[-1]       # a POSIX or a Windows path
     return name in (COMMAND, COMMAND + ".exe", COMMAND + "-script.py")
 

@@ -17,6 +17,11 @@ from ir_rbstar import _startup
     (["-m", "q", "r"], ["python", "-m", "ir_rbstar", "q", "r"], True),
     (["-m"], ["python", "-X", "importtime", "-m", "ir_rbstar.__main__"], True),
     (["-m"], ["python", "-mir_rbstar"], True),
+    (["-m", "q"], ["python", "-Im", "ir_rbstar", "q"], True),               # a cluster of short options
+    (["-m"], ["python", "-OOBmir_rbstar"], True),
+    (["-m"], ["python", "-W", "error", "-Xdev", "-um", "ir_rbstar"], True),
+    (["-m"], ["python", "-Wignore::DeprecationWarning:m", "-m", "ir_measures"], False),   # -W's value
+    (["-m"], ["python", "-Bm"], False),
     (["-m", "q"], ["python", "-m", "ir_measures", "q"], False),       # the peer's command (if it loads us)
     (["-m"], ["python", "-m", "pytest", "-m", "ir_rbstar"], False),   # the interpreter's -m comes first
     (["-m"], ["python", "-m", "ir_rbstarx"], False),
