@@ -227,6 +227,16 @@ def test_ranking_goal_uses_adjacent_pairs_only():
     assert table["reason"].str.contains("unsettled").all()
 
 
+def test_ranking_with_nothing_judged_counts_the_pair_at_the_expected_share():
+    # nothing judged: A and B both at 0, tied, so adjacent, and unsettled; both expect 1/2 x (0.2 + 0.16) of
+    # unjudged gain: no direction, t = (1 + 1/4) / 2 = 5/8, no flip share for ranking. x and z: P(relevant) 1/2
+    # x 5/8 x |0.2 - 0| = 0.0625; y: |0.16 - 0.16| = 0
+    table = select(RUNS, None, M, budget=3, strategy="ranking")
+    got = dict(zip(table["doc_id"], table["priority"], strict=True))
+    assert got == pytest.approx({"x": 0.0625, "z": 0.0625, "y": 0.0}, rel=1e-12, abs=0.0)
+    assert "no direction yet" in table["reason"].iloc[0]
+
+
 def test_ranking_priority_adjacent_pairs_with_direction_by_hand():
     # RBP(p=0.8)@2 (weights 0.2, 0.16); A: x, y; B: z, x; C: w, z; x judged relevant. Values now (unjudged
     # non-relevant): A 0.2, B 0.16, C 0, so the ranking is A, B, C and the adjacent pairs are A-B and B-C (A-C
