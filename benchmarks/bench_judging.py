@@ -19,10 +19,10 @@ few judgments an order of the relevant documents could need; ``--no-oracle`` lea
 of one selection round of the ``pairs`` goal on DL19 (37 runs, 43 queries, one document per query: the
 issue's goal is under a second).
 
-Run time on the 2-core machine shared at a load average of 7-11, the three collections in parallel
-(``--collections``, each its own process, ``--out`` a folder each): DL19 30 minutes of wall time (the oracle
-20 of them), Robust04 32 (the oracle 22), Robust03 without the oracle (``--no-oracle``, as docs/judging.md
-has it) 8. Each process writes its TSV and picture; docs/judging.md's table is the printed one of each
+Run time on the 2-core machine shared at a load average of 9-12, the three collections in parallel
+(``--collections``, each its own process, ``--out`` a folder each): DL19 28 minutes of wall time (the oracle
+16 of them), Robust04 29 (the oracle 18), Robust03 without the oracle (``--no-oracle``, as docs/judging.md
+has it) 10. Each process writes its TSV and picture; docs/judging.md's table is the printed one of each
 collection together, its oracle table the printed ones of DL19 and Robust04.
 
 Nothing is timed against a peer tool: no packaged tool chooses judgments (trectools builds static pools;

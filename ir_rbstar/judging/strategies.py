@@ -18,13 +18,16 @@ chooses ``k`` unjudged candidates. The package's own (the three goals of :func:`
   nDCG values, s = 1). t(a, b, d) is the *direction*: 1 when the run d favours (the larger weight) expects
   more unjudged gain on d's query than the other (sum over its unjudged candidates there of W x P(relevant)),
   so that judging d relevant moves the pair's difference on that query toward where the estimates expect it;
-  :data:`AGAINST_SHARE` (1/4) when it expects less; 0 when both expect the same (as before any judgment of a
-  query when every run ranks as deep as the pool: the tie-break, the most total weight first, then takes the
-  documents most runs rank high). The direction took DL 2019 from 817 / 1,118 judgments (tau_b >= 0.9 / 95%
-  of the full-judgment verdicts) to 688 / 1,118 for nDCG@10 and from 731 / 903 to 645 / 903 for RBP(p=0.8),
-  Robust04 from 6,972 / never to 4,482 / never and from 4,233 / 6,723 to 4,482 / 5,976 (before
-  :data:`SAME_REST`, directions read from the last bits of equal sums had made that 1,494 / 5,478;
-  docs/judging.md has the held-out Robust 2003 and the other weights tried). P(d relevant) is the weighted
+  :data:`AGAINST_SHARE` (1/4) when it expects less; :data:`UNKNOWN_SHARE` = (1 + 1/4) / 2 = 5/8 when both
+  expect the same (as before any judgment of a query when every run ranks as deep as the pool): the direction
+  is then unknown, toward and away equally likely, and t counts at its expectation, so that with nothing
+  judged the goal orders by the undirected spread sum u |W[a, d] - W[b, d]|. The direction took DL 2019
+  from 817 / 1,118 judgments (tau_b >= 0.9 / 95% of the full-judgment verdicts) to 860 / 1,118 for
+  nDCG@10 and from 731 / 903 to 645 / 903 for RBP(p=0.8), Robust04 from 6,972 / never to 6,225 / never
+  and from 4,233 / 6,723 to 2,739 / 5,727 (with t = 0 where both expect the same: 688 / 1,118, 645 / 903,
+  4,482 / never and 4,482 / 5,976; before :data:`SAME_REST`, directions read from the last bits of equal
+  sums had given Robust04's RBP 1,494 / 5,478; docs/judging.md has the held-out Robust 2003 and the other
+  weights tried). P(d relevant) is the weighted
   mean, over the runs that rank d, of each run's running precision on the query: (2 m + gains) / (2 +
   judged) over its judged documents there, with the run's precision over all queries, m = (1 + gains) / (2 +
   judged), as the prior
@@ -34,8 +37,9 @@ chooses ``k`` unjudged candidates. The package's own (the three goals of :func:`
   runs adjacent in the current ranking (by the values with unjudged documents non-relevant; no run strictly
   between the two, so runs tied now are all adjacent): what keeps the ranking of the systems from being
   stable. The direction took DL 2019 from 989 / 1,290 judgments (tau_b >= 0.9 / 95% of the verdicts) to
-  774 / 1,247 for nDCG@10 and from 645 / 1,634 to 645 / 1,548 for RBP(p=0.8); with the flip share as well RBP
-  needed 731 / 1,591, with the flip share alone 688 / 1,634 (benchmarks/bench_judging.py; docs/judging.md).
+  688 / 1,032 for nDCG@10 and from 645 / 1,634 to 602 / 1,591 for RBP(p=0.8) (it was chosen with t = 0
+  where both expect the same: 774 / 1,247 and 645 / 1,548; with the flip share as well RBP needed 731 /
+  1,591, with the flip share alone 688 / 1,634; benchmarks/bench_judging.py; docs/judging.md).
 
 Nothing depends on the order the runs are given in: :func:`~ir_rbstar.judging.pool.build_pool` puts them in
 the order of their names, and the strategies take them as they are (tests/judging/test_run_order.py).
@@ -207,6 +211,13 @@ def _ideal_scale(pool: Pool, judged: np.ndarray, grades: np.ndarray, expected: n
 #: (docs/judging.md, the table of tried changes; measured before :data:`SAME_REST`)
 AGAINST_SHARE = 0.25
 
+#: the share of a pair's |W_a - W_b| that counts when both runs expect the same unjudged gain on the document's
+#: query (always so before anything on it is judged, when every run ranks as deep as the pool): the direction
+#: is unknown, toward and away equally likely, so t counts at its expectation (1 + AGAINST_SHARE) / 2. Fixed by
+#: that argument, not fitted; it is what the pseudo-random directions read from rounding noise gave on average
+#: before :data:`SAME_REST`, without the noise
+UNKNOWN_SHARE = (1.0 + AGAINST_SHARE) / 2.0
+
 
 def _expected_rest(pool: Pool, judged: np.ndarray, prob: np.ndarray) -> np.ndarray:
     """Runs x queries: the gain each run can still expect from its unjudged candidates, sum of W x the
@@ -231,15 +242,20 @@ def _pair_spread_toward(pool: Pool, u: np.ndarray, rest: np.ndarray) -> np.ndarr
     """sum_{a<b} u[a, b] |W[a] - W[b]| t for every column, t = 1 when the run the document favours (the larger
     weight) expects more unjudged gain on the document's query than the other (``rest``: judging it relevant
     moves the pair's difference there toward its expected value), :data:`AGAINST_SHARE` when it expects less,
-    0 when both expect the same (one pass per run: runs^2 x candidates work; the signs of run a's pairs made
-    in its pass, so memory stays runs x candidates as the pool's budget allows, never runs^2 x queries)."""
+    :data:`UNKNOWN_SHARE` = (1 + AGAINST_SHARE) / 2 when both expect the same (one pass per run: runs^2 x
+    candidates work; the signs of run a's pairs made in its pass, so memory stays runs x candidates as the
+    pool's budget allows, never runs^2 x queries)."""
     out = np.zeros(pool.n_candidates)
     cq = pool.cand_query
     scale = np.abs(rest).max(axis=0)
     for a in np.flatnonzero(u.any(axis=1)):
         bs = np.flatnonzero(u[a])
-        toward = (pool.W[a] - pool.W[bs]) * _rest_order(rest[a], rest[bs], scale)[:, cq]
-        out += u[a, bs] @ np.maximum(toward, -AGAINST_SHARE * toward)       # t, or the share of |t| below 0
+        diff = pool.W[a] - pool.W[bs]
+        order = _rest_order(rest[a], rest[bs], scale)[:, cq]
+        toward = diff * order
+        t = np.maximum(toward, -AGAINST_SHARE * toward)                     # 1, or the share of |t| below 0
+        t += np.where(order == 0.0, UNKNOWN_SHARE * np.abs(diff), 0.0)      # no direction: the expected share
+        out += u[a, bs] @ t
     return out
 
 
@@ -381,7 +397,8 @@ def _direction_note(w: np.ndarray, moved: np.ndarray, rest_q: np.ndarray) -> str
     runs), how many it moves toward the order the runs' expected unjudged gains on its query (``rest_q``) give."""
     expects = _rest_order(rest_q[:, None], rest_q[None, :], np.abs(rest_q).max())
     if not expects[moved].any():
-        return "; no direction yet (the runs expect the same unjudged gain on its query: most total weight first)"
+        return ("; no direction yet (the runs expect the same unjudged gain on its query): each pair counted at "
+                f"(1 + {AGAINST_SHARE:g}) / 2 of its spread")
     toward = (w[:, None] - w[None, :]) * expects > 0
     return f"; toward the expected order in {int((toward & moved).sum())} of them"
 

@@ -23,8 +23,9 @@ def probabilities(rows):
 
 def test_without_judgments_x_and_z_tie_and_a_probability_breaks_the_tie_by_hand():
     plain = select(RUNS, None, M, budget=3, strategy="pairs")
-    # both runs expect the same unjudged gain (1/2 x 0.36): no direction, every priority 0
-    assert list(plain["priority"]) == [0.0, 0.0, 0.0]
+    # both runs expect the same unjudged gain (1/2 x 0.36): no direction, each pair at the expected share
+    # (1 + 1/4) / 2 = 5/8; x and z: P 1/2 x the flip share 1/2 x 5/8 x 0.2 = 0.03125 (tied), y 0
+    assert list(plain["priority"]) == pytest.approx([0.03125, 0.03125, 0.0], rel=1e-12, abs=0.0)
     # prior: z surely relevant, x surely not -> P(z) = (1 + 1/2) / 2 = 0.75, P(x) = (0 + 1/2) / 2 = 0.25;
     # B (z, y) now expects more than A (x, y): z, favouring B, counts in full (P x spread 0.2 x the flip share
     # 1/2 of the one pair, A - B at 0 in [-1, 1]), x, favouring A, a quarter

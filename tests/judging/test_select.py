@@ -67,16 +67,32 @@ def test_pairs_ignores_a_document_both_runs_weigh_equally():
     assert "A vs B" in table["reason"].iloc[0]
 
 
-def test_pairs_with_nothing_judged_follows_the_weights():
-    # nothing judged: both runs expect the same unjudged gain (1/2 x (0.2 + 0.16)), so no document moves the
-    # pair toward an expected difference: every priority is 0 and the tie-break (more total weight first)
-    # orders them, y (0.32) before x and z (0.2)
+def test_pairs_with_nothing_judged_counts_each_pair_at_the_expected_share():
+    # nothing judged: both runs expect the same unjudged gain (1/2 x (0.2 + 0.16)), so no document has a
+    # direction; toward and away equally likely, each pair counts at t = (1 + 1/4) / 2 = 5/8. x and z:
+    # P(relevant) 1/2 ((2 x 1/2 + 0) / 2) x the flip share 1/2 (A and B both in [0, 1.0]: A - B reported tied at
+    # 0) x 5/8 x |0.2 - 0| = 0.03125, over 1 query; y: |0.16 - 0.16| = 0 moves no pair, priority 0, last
     table = select(RUNS, None, M, budget=3, strategy="pairs")
-    assert table["priority"].tolist() == [0.0, 0.0, 0.0] and list(table["doc_id"])[0] == "y"
-    # the reasons say so: y moves no pair; x and z move A vs B, in no expected direction yet
-    assert table["reason"].iloc[0].startswith("pairs: can move no unsettled pair")
-    for reason in table["reason"].iloc[1:]:
-        assert "can move 1 unsettled pair(s), most A vs B" in reason and "no direction yet" in reason
+    assert table["priority"].tolist() == pytest.approx([0.03125, 0.03125, 0.0], rel=1e-12, abs=0.0)
+    assert set(table["doc_id"][:2]) == {"x", "z"} and table["doc_id"].iloc[2] == "y"
+    # the reasons say so: x and z move A vs B, in no expected direction yet, at 5/8; y moves no pair
+    for reason in table["reason"].iloc[:2]:
+        assert "can move 1 unsettled pair(s), most A vs B" in reason
+        assert "no direction yet" in reason and "(1 + 0.25) / 2 of its spread" in reason
+    assert table["reason"].iloc[2].startswith("pairs: can move no unsettled pair")
+
+
+def _by_hand_weights(n_docs, measure):
+    """rank -> the measure's weight, from the definitions: RBP (1 - p) p^(rank - 1) within its cutoff (RBP(p=0.8)
+    without one: every rank here, below the pool's depth of 31); nDCG@10 1 / log2(rank + 1) within 10, over the
+    ideal DCG of 10 documents of gain 1."""
+    ranks = np.arange(1, n_docs + 1, dtype=np.float64)
+    if measure == "RBP(p=0.8)":
+        return 0.2 * 0.8 ** (ranks - 1)
+    if measure == "RBP(p=0.95)@10":
+        return np.where(ranks <= 10, 0.05 * 0.95 ** (ranks - 1), 0.0)
+    full = sum(1 / np.log2(i + 1) for i in range(1, 11))
+    return np.where(ranks <= 10, 1 / np.log2(ranks + 1), 0.0) / full
 
 
 @settings(max_examples=examples(50))
@@ -85,14 +101,30 @@ def test_pairs_with_nothing_judged_follows_the_weights():
 def test_pairs_gives_no_direction_from_rounding(n_runs, n_docs, measure, seed):
     # runs that rank the same documents, each in its own order, with nothing judged, expect the same unjudged
     # gain (the same weights times the same P(relevant), summed in other orders): no pair has a direction, so
-    # every priority is 0, however the sums round (12 runs x 20 documents gave priorities up to 0.78 when the
-    # direction was the sign of the rounding error)
+    # each counts at the expected share 5/8 of its spread, however the sums round (12 runs x 20 documents gave
+    # priorities up to 0.78 when the direction was the sign of the rounding error). Recomputed from the
+    # definitions: every pair is unsettled and reported tied (low 0, the same residual), P(relevant) = 1/2
+    # for every document; RBP: x the flip share 1/2; nDCG@10: no flip share, x the ideal scale, the ideal DCG
+    # of 10 documents of gain 1 over the expected ideal (1/2 at each of the first min(10, n) places)
     rng = np.random.default_rng(seed)
     docs = [f"d{i}" for i in range(n_docs)]
-    runs = {f"r{j}": {"q": {d: float(n_docs - i) for i, d in enumerate(rng.permutation(docs))}}
-            for j in range(n_runs)}
+    orders = [rng.permutation(n_docs) for _ in range(n_runs)]
+    runs = {f"r{j}": {"q": {docs[d]: float(n_docs - i) for i, d in enumerate(o)}} for j, o in enumerate(orders)}
+    w = _by_hand_weights(n_docs, measure)
+    W = np.zeros((n_runs, n_docs))
+    for j, o in enumerate(orders):
+        W[j, o] = w
+    spread = sum(np.abs(W[a] - W[b]) for a in range(n_runs) for b in range(a + 1, n_runs))
+    if measure == "nDCG@10":
+        full = sum(1 / np.log2(i + 1) for i in range(1, 11))
+        factor = full / max(0.5 * sum(1 / np.log2(i + 1) for i in range(1, min(10, n_docs) + 1)), 0.5)
+    else:
+        factor = 0.5
+    expected = dict(zip(docs, 0.5 * factor * 5 / 8 * spread, strict=True))
     table = select(runs, None, measure, budget=n_docs, strategy="pairs")
-    assert (table["priority"] == 0.0).all()
+    got = dict(zip(table["doc_id"], table["priority"], strict=True))
+    assert got == pytest.approx({d: v for d, v in expected.items() if d in got}, rel=1e-9, abs=1e-15)
+    assert set(expected) - set(got) == {d for d, v in expected.items() if not W[:, docs.index(d)].any()}
     assert not any("toward the expected order" in r for r in table["reason"])
 
 
@@ -193,6 +225,16 @@ def test_ranking_goal_uses_adjacent_pairs_only():
     runs = {"A": {"q": {"x": 2.0, "y": 1.0}}, "B": {"q": {"z": 2.0, "y": 1.0}}, "C": {"q": {"w": 2.0}}}
     table = select(runs, None, M, budget=4, strategy="ranking")
     assert table["reason"].str.contains("unsettled").all()
+
+
+def test_ranking_with_nothing_judged_counts_the_pair_at_the_expected_share():
+    # nothing judged: A and B both at 0, tied, so adjacent, and unsettled; both expect 1/2 x (0.2 + 0.16) of
+    # unjudged gain: no direction, t = (1 + 1/4) / 2 = 5/8, no flip share for ranking. x and z: P(relevant) 1/2
+    # x 5/8 x |0.2 - 0| = 0.0625; y: |0.16 - 0.16| = 0
+    table = select(RUNS, None, M, budget=3, strategy="ranking")
+    got = dict(zip(table["doc_id"], table["priority"], strict=True))
+    assert got == pytest.approx({"x": 0.0625, "z": 0.0625, "y": 0.0}, rel=1e-12, abs=0.0)
+    assert "no direction yet" in table["reason"].iloc[0]
 
 
 def test_ranking_priority_adjacent_pairs_with_direction_by_hand():
