@@ -93,11 +93,16 @@ class FlatDict:
 
     def same(self, qrels: dict) -> bool:
         """Whether the dict of dicts ``qrels`` (inner dicts of type ``dict``) holds the same queries,
-        documents and grades (``==``) in the same order: its lists compared with these, in C."""
+        documents and grades (``==``) in the same order: its lists compared with these, in C. A value
+        whose ``==`` gives no truth value (a numpy array, ``pd.NA``) is not the same: the dict is then
+        converted, whose error names it, rather than the comparison's ``ValueError`` or ``TypeError``."""
         inner = qrels.values()
-        return list(qrels) == self.queries and list(map(len, inner)) == self.lengths \
-            and list(chain.from_iterable(inner)) == self.docs \
-            and list(chain.from_iterable(map(dict.values, inner))) == self.values
+        try:
+            return list(qrels) == self.queries and list(map(len, inner)) == self.lengths \
+                and list(chain.from_iterable(inner)) == self.docs \
+                and list(chain.from_iterable(map(dict.values, inner))) == self.values
+        except (TypeError, ValueError):
+            return False
 
 
 #: the largest grade magnitude of a dict whose conversion is reused: a number equal to such a grade (``==``)

@@ -4,6 +4,7 @@ import itertools
 
 import ir_measures
 import numpy as np
+import pandas as pd
 import pytest
 
 import ir_rbstar
@@ -248,3 +249,15 @@ def test_grades_up_to_the_exact_bound_are_reused():
     assert to_qrels(qrels) is to_qrels(qrels)
     qrels["q1"]["a"] = np.float16(qcache.EXACT_GRADE)          # equal, and the same grade
     assert to_qrels(qrels) is to_qrels({"q1": {"a": qcache.EXACT_GRADE, "b": -qcache.EXACT_GRADE}})
+
+
+@pytest.mark.parametrize("grade", [np.array([2, 3]), pd.NA], ids=repr)
+def test_a_grade_changed_to_a_value_without_a_truth_value_is_named_by_the_conversion(grade):
+    # its == with the kept grade is an array or NA, whose truth value raises: not the kept dict
+    from ir_rbstar.errors import InputFormatError
+    qrels = {"q1": {"a": 2, "b": 1}}
+    to_qrels(qrels)
+    to_qrels(qrels)
+    qrels["q1"]["a"] = grade
+    with pytest.raises(InputFormatError, match="relevance .* of document 'a' for query 'q1'"):
+        to_qrels(qrels)
