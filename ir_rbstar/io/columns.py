@@ -227,6 +227,15 @@ def grade_column(grades: Any, source: str, qids, dids, line_of=None) -> np.ndarr
     else:
         plain = np.zeros(len(raw), dtype=bool)
         conv = _grade_floats(raw)
+        if raw.dtype.kind == "O":
+            # integers (Python's, numpy's) of 2^53 or more in magnitude: exactly, one by one (rare), as
+            # a float64 would round them (2^62 + 1 to 2^62) and put 2^63 - 1 out of range
+            with np.errstate(invalid="ignore"):
+                big = np.flatnonzero(np.abs(conv) >= 2.0 ** 53)
+            for i in big.tolist():
+                v = raw[i]
+                if isinstance(v, (int, np.integer)) and -(2 ** 63) <= int(v) < 2 ** 63:
+                    out[i], plain[i] = int(v), True
     with np.errstate(invalid="ignore"):
         bad = ~plain & (~np.isfinite(conv) | (conv != np.round(conv)) | (conv >= _INT64_LIMIT)
                         | (conv < -_INT64_LIMIT))

@@ -14,8 +14,10 @@ and the last made from a dict of dicts, are kept and given again only while they
   and the tuples to be ``collections.namedtuple`` instances of one class (else the entry is dropped);
 * a dict of dicts: the dict given is **equal** to a copy of the one converted, its queries and each
   query's documents in the same order (its outer and inner dicts copied, so a change made in place
-  afterwards is seen), whose ids were checked to be ``str`` and grades ``int`` before the conversion is
-  first given again (values equal to those, such as ``1.0`` for ``1``, convert to the same grades). The
+  afterwards is seen), whose ids were checked to be ``str`` and grades ``int`` of at most
+  :data:`EXACT_GRADE` in magnitude before the conversion is first given again (values equal to those, such
+  as ``1.0`` or ``np.float16(1)`` for ``1``, convert to the same grades; beyond, numpy finds a float equal
+  to an integer it rounds to: ``np.float16(2048) == 2049``). The
   copy is kept flat (:class:`FlatDict`: the query ids, each query's number of documents, all document
   ids and all grades, four lists in the dict's order), which is also what is converted; the dict given
   is flattened the same way and compared list by list in C (equal lists of the same order are exactly
@@ -91,17 +93,31 @@ class FlatDict:
 
     def same(self, qrels: dict) -> bool:
         """Whether the dict of dicts ``qrels`` (inner dicts of type ``dict``) holds the same queries,
-        documents and grades (``==``) in the same order: its lists compared with these, in C."""
+        documents and grades (``==``) in the same order: its lists compared with these, in C. A value
+        whose ``==`` gives no truth value (a numpy array, ``pd.NA``) is not the same: the dict is then
+        converted, whose error names it, rather than the comparison's ``ValueError`` or ``TypeError``."""
         inner = qrels.values()
-        return list(qrels) == self.queries and list(map(len, inner)) == self.lengths \
-            and list(chain.from_iterable(inner)) == self.docs \
-            and list(chain.from_iterable(map(dict.values, inner))) == self.values
+        try:
+            return list(qrels) == self.queries and list(map(len, inner)) == self.lengths \
+                and list(chain.from_iterable(inner)) == self.docs \
+                and list(chain.from_iterable(map(dict.values, inner))) == self.values
+        except (TypeError, ValueError):
+            return False
+
+
+#: the largest grade magnitude of a dict whose conversion is reused: a number equal to such a grade (``==``)
+#: is that very grade in every numeric type of Python and numpy (float16 holds each integer up to 2^11
+#: exactly; numpy compares a float with a Python int in the float's own type, so beyond it a changed grade
+#: could compare equal to the kept one, ``np.float16(2048) == 2049``, and be given the kept conversion)
+EXACT_GRADE = 2048
 
 
 def _plain_dict(flat: FlatDict) -> bool:
-    """Whether a flattened dict of dicts has ``str`` query and document ids and ``int`` grades."""
+    """Whether a flattened dict of dicts has ``str`` query and document ids and ``int`` grades of at most
+    :data:`EXACT_GRADE` in magnitude."""
     return set(map(type, flat.queries)) == {str} and set(map(type, flat.docs)) <= {str} \
-        and set(map(type, flat.values)) <= {int}
+        and set(map(type, flat.values)) <= {int} \
+        and (not flat.values or -EXACT_GRADE <= min(flat.values) and max(flat.values) <= EXACT_GRADE)
 
 
 def _reuse(kept: _Kept, check: Callable[[Any], bool], which: str) -> Any:
@@ -151,7 +167,7 @@ def keep(items: list, source: str, qrels: Any) -> None:
 
 def cached_dict(qrels: Any, source: str) -> Any:
     """The qrels converted last from a dict of dicts equal to ``qrels``, its keys in the same order (same
-    source name; ``str`` ids and ``int`` grades), else None."""
+    source name; ``str`` ids, ``int`` grades within :data:`EXACT_GRADE`), else None."""
     last = _last_dict
     if last is None or type(qrels) is not dict or last.source != source or len(last.copy.queries) != len(qrels):
         return None

@@ -99,3 +99,15 @@ def test_an_underscore_in_a_number_is_refused(tmp_path, capsys, engine, stream):
         assert code == 2 and "line 1: score '1_000' of document 'a' for query '1' is not a number" in err
         code, out, err = _cli([_qrels_file(tmp_path, "1_0"), _run_file(tmp_path), "P@1"] + extra, capsys)
         assert code == 2 and "line 2: relevance '1_0' of document 'b' for query '1' is not an integer grade" in err
+
+
+@pytest.mark.parametrize("grade", [2 ** 53 + 1, 2 ** 62 + 1, 2 ** 63 - 1, -2 ** 63, np.int64(2 ** 62 + 1)], ids=repr)
+@pytest.mark.parametrize("door", ["DataFrame", "dict", "dict with a bool", "namedtuples"])
+def test_integral_grades_within_int64_are_exact_through_the_python_doors(grade, door):
+    # beyond 2^53 a float64 would round them (the DataFrame's column goes through objects; a bool beside
+    # them keeps a dict's grades from being read as a column of ints)
+    qrels = {"DataFrame": lambda: pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1, grade]}),
+             "dict": lambda: {"1": {"a": 1, "b": grade}},
+             "dict with a bool": lambda: {"1": {"a": True, "b": grade}},
+             "namedtuples": lambda: [Qrel("1", "a", 1), Qrel("1", "b", grade)]}[door]()
+    assert ir_rbstar.io.to_qrels(qrels).grades.tolist() == [1, int(grade)]

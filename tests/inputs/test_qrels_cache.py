@@ -4,6 +4,7 @@ import itertools
 
 import ir_measures
 import numpy as np
+import pandas as pd
 import pytest
 
 import ir_rbstar
@@ -229,3 +230,34 @@ def test_a_dict_with_an_inner_value_that_is_not_a_dict_is_refused_after_a_kept_o
 def test_dict_grades_of_every_numeric_type_convert_to_the_same_integers(values, want):
     qrels = {"q1": dict(zip(["a", "b"], values, strict=True))}
     assert [grades(to_qrels(qrels))[("q1", d)] for d in ("a", "b")] == want
+
+
+@pytest.mark.parametrize("kept, changed", [(2049, np.float16(2048)), (2 ** 24 + 1, np.float32(2 ** 24)),
+                                           (2 ** 62 + 1, np.float64(2 ** 62)), (-2049, np.float16(-2048))])
+def test_a_big_grade_changed_to_a_numpy_float_that_numpy_finds_equal_is_converted_again(kept, changed):
+    # numpy compares a float with a Python int in the float's own type: np.float16(2048) == 2049
+    assert changed == kept
+    qrels = {"q1": {"a": kept, "b": 1}}
+    to_qrels(qrels)
+    to_qrels(qrels)
+    qrels["q1"]["a"] = changed
+    assert grades(to_qrels(qrels))[("q1", "a")] == int(changed)
+
+
+def test_grades_up_to_the_exact_bound_are_reused():
+    qrels = {"q1": {"a": qcache.EXACT_GRADE, "b": -qcache.EXACT_GRADE}}
+    assert to_qrels(qrels) is to_qrels(qrels)
+    qrels["q1"]["a"] = np.float16(qcache.EXACT_GRADE)          # equal, and the same grade
+    assert to_qrels(qrels) is to_qrels({"q1": {"a": qcache.EXACT_GRADE, "b": -qcache.EXACT_GRADE}})
+
+
+@pytest.mark.parametrize("grade", [np.array([2, 3]), pd.NA], ids=repr)
+def test_a_grade_changed_to_a_value_without_a_truth_value_is_named_by_the_conversion(grade):
+    # its == with the kept grade is an array or NA, whose truth value raises: not the kept dict
+    from ir_rbstar.errors import InputFormatError
+    qrels = {"q1": {"a": 2, "b": 1}}
+    to_qrels(qrels)
+    to_qrels(qrels)
+    qrels["q1"]["a"] = grade
+    with pytest.raises(InputFormatError, match="relevance .* of document 'a' for query 'q1'"):
+        to_qrels(qrels)
