@@ -121,9 +121,9 @@ def _reference_items(m, ctx: RunContext):
 
     def make():
         reference = ctx.reference(ref, rel, m)
-        start, lens = ranges(reference, ctx.universe)
         if np.array_equal(ctx.universe, reference.qcodes):            # every row, in place
-            return lens, reference.docs, None
+            return reference.segment_lengths(), reference.docs, None
+        start, lens = ranges(reference, ctx.universe)
         total = int(lens.sum())
         src = np.repeat(start - (np.cumsum(lens) - lens), lens) + np.arange(total, dtype=np.int64)
         return lens, reference.docs[src], src
