@@ -99,10 +99,11 @@ def _relative_positions_by_query(b: Bands, lens: np.ndarray, seg: np.ndarray, gr
                                  relevant: np.ndarray) -> np.ndarray:
     rp = np.zeros(len(seg), dtype=np.int64)
     starts = np.cumsum(lens) - lens
-    top = np.minimum(b.base[:len(lens)], lens)            # positions 0 .. RB - 1: above the band
+    base = b.base[:len(lens)]
+    top = np.minimum(base, lens)                          # positions 0 .. RB - 1: above the band
     first = np.cumsum(top) - top
-    pos = np.arange(int(top.sum()), dtype=np.int64) - np.repeat(first, top)
-    rp[np.repeat(starts, top) + pos] = pos - np.repeat(b.base[:len(lens)], top)     # j - (RB + 1), j = pos + 1
+    k = np.arange(int(top.sum()), dtype=np.int64)         # position pos = k - first of its query, at row starts + pos
+    rp[k + np.repeat(starts - first, top)] = k - np.repeat(first + base, top)     # j - (RB + 1), j = pos + 1
     rows = np.flatnonzero(relevant)
     if len(rows):
         s = seg[rows].astype(np.int64)
@@ -161,9 +162,11 @@ class TwistValues:
         return self.archetype_of()
 
 
-def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: int) -> TwistValues:
+def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: int,
+          length: Optional[np.ndarray] = None) -> TwistValues:
     """Recovery ratio, space ratios, Twist and archetype of each query from the RP of its rows (and
-    whether each row holds a relevant document).
+    whether each row holds a relevant document); ``length``: the rows of each query, when the caller has them
+    (else counted from ``seg``).
 
     A query with RB = 0 has no value (NaN); one with RB >= 1 and no rows gets 0 for every ratio (the
     run retrieved nothing: archetype worst).
@@ -171,7 +174,7 @@ def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: in
     Only the rows with RP != 0 are visited after one scan (a non-relevant document below position RB
     has RP = 0, so on deep runs they are few): CRP is constant between them (:class:`_Curve`).
     """
-    length = np.bincount(seg, minlength=n).astype(np.int64)
+    length = np.bincount(seg, minlength=n).astype(np.int64) if length is None else length.astype(np.int64)
     rb = b.base
     starts = np.cumsum(length) - length
     curve = _Curve(rp, seg, starts)

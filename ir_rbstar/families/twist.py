@@ -17,7 +17,7 @@ def values(ctx: RunContext, cutoff: Optional[int], rel: int, measure=None) -> K.
     def make():
         ctx.require_qrels(measure or "Twist")
         rows, rp, relevant, bands = curves(ctx, cutoff, rel)
-        return K.twist(bands, rows.seg, rp, relevant, ctx.n)
+        return K.twist(bands, rows.seg, rp, relevant, ctx.n, length=rows.lens)
     return ctx.cached(("twist", cutoff, rel), make)
 
 
