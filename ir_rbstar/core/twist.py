@@ -37,6 +37,8 @@ class Bands:
     top: int                # highest relevant grade
     span: int               # number of distinct grade values a key can hold per query
     sum_hi: Optional[np.ndarray] = None     # per query, sum over its relevant documents of hi(grade)
+    band_lo: Optional[np.ndarray] = None    # lo(g) of every key (query, grade), when made: see :func:`bands`
+    band_hi: Optional[np.ndarray] = None    # hi(g) of every key
 
     def key(self, seg: np.ndarray, grade: np.ndarray) -> np.ndarray:
         return seg.astype(np.int64) * self.span + (self.top - grade.astype(np.int64))
@@ -51,7 +53,18 @@ def bands(q: np.ndarray, grades: np.ndarray, rel: int, n: int) -> Bands:
     keys = np.sort(q * span + (top - g))
     b = Bands(keys=keys, base=np.bincount(q, minlength=n).astype(np.int64), top=top, span=span)
     b.sum_hi = _sum_hi(b)
+    if n * span <= 4 * len(keys) + 4096:     # every key's band, looked up by the rows (a few searches otherwise)
+        every = np.arange(n * span, dtype=np.int64)
+        b.band_lo, b.band_hi = _band(b, every // span, every)
     return b
+
+
+def _band(b: Bands, s: np.ndarray, key: np.ndarray):
+    """(lo, hi): the 1-based positions of the ideal ranking of queries ``s`` that hold the keys' grade."""
+    first = np.searchsorted(b.keys, s * b.span, side="left")
+    lo = np.searchsorted(b.keys, key, side="left") - first + 1
+    hi = np.searchsorted(b.keys, key, side="right") - first
+    return lo, hi
 
 
 def _sum_hi(b: Bands) -> np.ndarray:
@@ -88,10 +101,11 @@ def relative_positions(b: Bands, seg: np.ndarray, pos: Optional[np.ndarray], gra
 def _relevant_rp(b: Bands, s: np.ndarray, grade: np.ndarray, j: np.ndarray) -> np.ndarray:
     """RP of relevant rows of queries ``s`` at 1-based positions ``j``: 0 within the band of positions of
     the ideal ranking of the query that hold documents of ``grade``, else the distance to the band."""
-    first = np.searchsorted(b.keys, s * b.span, side="left")
     key = b.key(s, grade)
-    lo = np.searchsorted(b.keys, key, side="left") - first + 1
-    hi = np.searchsorted(b.keys, key, side="right") - first
+    if b.band_lo is not None and b.band_hi is not None and int(grade.max(initial=b.top)) <= b.top:
+        lo, hi = b.band_lo[key], b.band_hi[key]          # (a grade above the top has no key of its query)
+    else:
+        lo, hi = _band(b, s, key)
     return np.where(j < lo, j - lo, np.where(j > hi, j - hi, 0))
 
 
