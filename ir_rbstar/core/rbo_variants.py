@@ -209,7 +209,10 @@ def match_items(x_seg: np.ndarray, x_item: np.ndarray, y_seg: np.ndarray, y_item
     return np.concatenate((ia, ja)), np.concatenate((ib, jb))
 
 
-MATCH_BLOCK_ROWS = 1 << 15                       # rows of X and Y per sort of :func:`match_counted`
+#: rows of X and Y per sort of :func:`match_counted` (1 << 14: the sort's int64 key and its temporaries stay near
+#: the 128 KiB from which glibc's malloc maps each new array afresh, with its page faults; measured on two runs of
+#: 20,000 rows: 1.0-1.1 ms, against 1.3 ms with 1 << 15 and 1.5-1.7 ms with 1 << 13)
+MATCH_BLOCK_ROWS = 1 << 14
 
 
 def match_counted(x_lens: np.ndarray, x_item: np.ndarray, y_lens: np.ndarray, y_item: np.ndarray,

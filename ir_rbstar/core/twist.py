@@ -12,8 +12,9 @@ grouped by query (``seg``, contiguous, ascending) and in rank order within each 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -35,6 +36,9 @@ class Bands:
     base: np.ndarray        # recall base RB of each query
     top: int                # highest relevant grade
     span: int               # number of distinct grade values a key can hold per query
+    sum_hi: Optional[np.ndarray] = None     # per query, sum over its relevant documents of hi(grade)
+    band_lo: Optional[np.ndarray] = None    # lo(g) of every key (query, grade), when made: see :func:`bands`
+    band_hi: Optional[np.ndarray] = None    # hi(g) of every key
 
     def key(self, seg: np.ndarray, grade: np.ndarray) -> np.ndarray:
         return seg.astype(np.int64) * self.span + (self.top - grade.astype(np.int64))
@@ -47,7 +51,31 @@ def bands(q: np.ndarray, grades: np.ndarray, rel: int, n: int) -> Bands:
     top = int(g.max(initial=rel))
     span = top - rel + 1
     keys = np.sort(q * span + (top - g))
-    return Bands(keys=keys, base=np.bincount(q, minlength=n).astype(np.int64), top=top, span=span)
+    b = Bands(keys=keys, base=np.bincount(q, minlength=n).astype(np.int64), top=top, span=span)
+    b.sum_hi = _sum_hi(b)
+    if n * span <= 4 * len(keys) + 4096:     # every key's band, looked up by the rows (a few searches otherwise)
+        every = np.arange(n * span, dtype=np.int64)
+        b.band_lo, b.band_hi = _band(b, every // span, every)
+    return b
+
+
+def _band(b: Bands, s: np.ndarray, key: np.ndarray):
+    """(lo, hi): the 1-based positions of the ideal ranking of queries ``s`` that hold the keys' grade."""
+    first = np.searchsorted(b.keys, s * b.span, side="left")
+    lo = np.searchsorted(b.keys, key, side="left") - first + 1
+    hi = np.searchsorted(b.keys, key, side="right") - first
+    return lo, hi
+
+
+def _sum_hi(b: Bands) -> np.ndarray:
+    """Per query, the sum over its relevant documents of hi(grade) = sum over grades of n_g * #(grades >= g)."""
+    n = len(b.base)
+    if not len(b.keys):
+        return np.zeros(n)
+    q = b.keys // b.span
+    first = np.searchsorted(b.keys, q * b.span, side="left")
+    hi = np.searchsorted(b.keys, b.keys, side="right") - first
+    return seg_sum(hi.astype(np.float64), q, n)
 
 
 def relative_positions(b: Bands, seg: np.ndarray, pos: Optional[np.ndarray], grade: np.ndarray,
@@ -73,10 +101,11 @@ def relative_positions(b: Bands, seg: np.ndarray, pos: Optional[np.ndarray], gra
 def _relevant_rp(b: Bands, s: np.ndarray, grade: np.ndarray, j: np.ndarray) -> np.ndarray:
     """RP of relevant rows of queries ``s`` at 1-based positions ``j``: 0 within the band of positions of
     the ideal ranking of the query that hold documents of ``grade``, else the distance to the band."""
-    first = np.searchsorted(b.keys, s * b.span, side="left")
     key = b.key(s, grade)
-    lo = np.searchsorted(b.keys, key, side="left") - first + 1
-    hi = np.searchsorted(b.keys, key, side="right") - first
+    if b.band_lo is not None and b.band_hi is not None and int(grade.max(initial=b.top)) <= b.top:
+        lo, hi = b.band_lo[key], b.band_hi[key]          # (a grade above the top has no key of its query)
+    else:
+        lo, hi = _band(b, s, key)
     return np.where(j < lo, j - lo, np.where(j > hi, j - hi, 0))
 
 
@@ -84,10 +113,11 @@ def _relative_positions_by_query(b: Bands, lens: np.ndarray, seg: np.ndarray, gr
                                  relevant: np.ndarray) -> np.ndarray:
     rp = np.zeros(len(seg), dtype=np.int64)
     starts = np.cumsum(lens) - lens
-    top = np.minimum(b.base[:len(lens)], lens)            # positions 0 .. RB - 1: above the band
+    base = b.base[:len(lens)]
+    top = np.minimum(base, lens)                          # positions 0 .. RB - 1: above the band
     first = np.cumsum(top) - top
-    pos = np.arange(int(top.sum()), dtype=np.int64) - np.repeat(first, top)
-    rp[np.repeat(starts, top) + pos] = pos - np.repeat(b.base[:len(lens)], top)     # j - (RB + 1), j = pos + 1
+    k = np.arange(int(top.sum()), dtype=np.int64)         # position pos = k - first of its query, at row starts + pos
+    rp[k + np.repeat(starts - first, top)] = k - np.repeat(first + base, top)     # j - (RB + 1), j = pos + 1
     rows = np.flatnonzero(relevant)
     if len(rows):
         s = seg[rows].astype(np.int64)
@@ -101,14 +131,7 @@ def full_scale_space(b: Bands, length: np.ndarray):
     RB positions hold the relevant documents, each below its band (s+ = sum of positions - sum of hi)."""
     rb = b.base.astype(np.float64)
     m = np.maximum(length.astype(np.float64), 2.0 * rb)
-    # sum over relevant documents of hi(grade) = sum over grades of n_g * #(grades >= g)
-    q = b.keys // b.span
-    if len(b.keys):
-        first = np.searchsorted(b.keys, q * b.span, side="left")
-        hi = np.searchsorted(b.keys, b.keys, side="right") - first
-        sum_hi = seg_sum(hi.astype(np.float64), q, len(rb))
-    else:
-        sum_hi = np.zeros(len(rb))
+    sum_hi = b.sum_hi if b.sum_hi is not None else _sum_hi(b)      # (the qrels' part, made with the bands)
     s_minus = rb * (rb + 1.0) / 2.0
     s_plus = rb * (m - rb) + rb * (rb + 1.0) / 2.0 - sum_hi
     return s_plus, s_minus
@@ -144,12 +167,20 @@ class TwistValues:
     sigma_minus: np.ndarray
     sigma: np.ndarray
     tau: np.ndarray
-    archetype: np.ndarray       # index into ARCHETYPES; -1 when RB = 0
+    archetype_of: Callable[[], np.ndarray] = field(repr=False, compare=False)
+
+    @cached_property
+    def archetype(self) -> np.ndarray:
+        """Index into ARCHETYPES of each query; -1 when RB = 0 (decided when first asked: the measures
+        need only the ratios)."""
+        return self.archetype_of()
 
 
-def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: int) -> TwistValues:
+def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: int,
+          length: Optional[np.ndarray] = None) -> TwistValues:
     """Recovery ratio, space ratios, Twist and archetype of each query from the RP of its rows (and
-    whether each row holds a relevant document).
+    whether each row holds a relevant document); ``length``: the rows of each query, when the caller has them
+    (else counted from ``seg``).
 
     A query with RB = 0 has no value (NaN); one with RB >= 1 and no rows gets 0 for every ratio (the
     run retrieved nothing: archetype worst).
@@ -157,7 +188,7 @@ def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: in
     Only the rows with RP != 0 are visited after one scan (a non-relevant document below position RB
     has RP = 0, so on deep runs they are few): CRP is constant between them (:class:`_Curve`).
     """
-    length = np.bincount(seg, minlength=n).astype(np.int64)
+    length = np.bincount(seg, minlength=n).astype(np.int64) if length is None else length.astype(np.int64)
     rb = b.base
     starts = np.cumsum(length) - length
     curve = _Curve(rp, seg, starts)
@@ -176,13 +207,14 @@ def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: in
     empty = length == 0
     sp[empty] = sm[empty] = sigma[empty] = 0.0
     tau = (rho + sigma) / 2.0
-    archetype = _archetypes(rb, length, starts, seg, relevant, curve, first_crossing, s_plus, s_minus,
-                            fs_plus, fs_minus, n)
+    def archetype() -> np.ndarray:
+        return _archetypes(rb, length, starts, seg, relevant, curve, first_crossing, s_plus, s_minus,
+                           fs_plus, fs_minus, n)
     none = rb == 0
     for a in (rho, sp, sm, sigma, tau):
         a[none] = np.nan
     return TwistValues(base=rb, length=length, first_crossing=first_crossing, balance=balance, rho=rho,
-                       sigma_plus=sp, sigma_minus=sm, sigma=sigma, tau=tau, archetype=archetype)
+                       sigma_plus=sp, sigma_minus=sm, sigma=sigma, tau=tau, archetype_of=archetype)
 
 
 class _Curve:
@@ -208,25 +240,29 @@ class _Curve:
     def first_crossings(self, length: np.ndarray, n: int) -> np.ndarray:
         """The first crossing (1-based; 0 for none) of each query, as :func:`crossings` defines them.
 
-        CRP[j] and CRP[j + 1] differ only where j + 1 is a step, and where they are equal position j is
-        a crossing only when CRP[j] = 0, as is position j - 1 unless j is a step. So the first crossing
-        is among position 0, the steps and the positions just before a step: only those are tested."""
-        local = self.rows - self.starts[self.seg]
-        has = np.flatnonzero(length > 0)
-        before = local > 0
-        q = np.concatenate([has, self.seg, self.seg[before]])
-        j = np.concatenate([np.zeros(len(has), dtype=np.int64), local, local[before] - 1])
-        pair = j <= length[q] - 2                                   # j and j + 1 in the query
-        single = (length[q] == 1) & (j == 0)                        # the only row of its query
-        keep = pair | single
-        q, j, pair = q[keep], j[keep], pair[keep]
-        row = self.starts[q] + j
-        c0 = self.at(row, q)
-        c1 = self.at(row + 1, q)
-        cross = np.where(pair, np.sign(c0) * np.sign(c1) <= 0, c0 == 0)
-        first = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-        np.minimum.at(first, q[cross], j[cross] + 1)
-        first[first == np.iinfo(np.int64).max] = 0
+        CRP changes only at the steps r_1 < r_2 < ... (0-based positions, CRP c_i from r_i on) and is 0
+        before r_1. A query with rows whose first row is not a step (CRP[0] = 0: positions 1 and 2, or the
+        only row, make a crossing) has its first crossing at 1. Otherwise CRP[0] = c_1 != 0, and between
+        two steps CRP stays at one non-zero value or at 0, so the first crossing is the pair of positions
+        r_i - 1 and r_i (1-based r_i) of the first step i >= 2 with sign(c_(i-1)) sign(c_i) <= 0, and there
+        is none when no step has it. One comparison per step, no search."""
+        first = np.zeros(n, dtype=np.int64)
+        first[length > 0] = 1
+        seg, crp = self.seg, self.crp
+        if not len(seg):
+            return first
+        local = self.rows - self.starts[seg]
+        head = np.ones(len(seg), dtype=bool)                   # the first step of its query
+        head[1:] = seg[1:] != seg[:-1]
+        is_open = np.zeros(n, dtype=bool)                      # the queries whose row 0 is a step
+        is_open[seg[head][local[head] == 0]] = True
+        first[is_open] = 0
+        sign = np.sign(crp)
+        flip = np.flatnonzero(~head[1:] & (sign[:-1] * sign[1:] <= 0) & is_open[seg[1:]]) + 1
+        qs = seg[flip]
+        once = np.ones(len(flip), dtype=bool)                  # the first such step of its query
+        once[1:] = qs[1:] != qs[:-1]
+        first[qs[once]] = local[flip[once]]
         return first
 
 

@@ -93,11 +93,12 @@ def _shared(m, ctx: RunContext, tied) -> Tuple[Ranking, np.ndarray, np.ndarray]:
 
     def make():
         reference = ctx.reference(ref, rel, m)
-        r, b = ctx.reference_rows(ref, rel, m), tied.rows
-        ib, ir = match_counted(b.lens, b.docs.view(np.int64), r.lens, r.docs.view(np.int64))
-        if b.dbytes.dtype.itemsize > 8 or r.dbytes.dtype.itemsize > 8:     # longer ids: equal hashes, equal ids?
-            verify_matches(r.dbytes[ir], b.dbytes[ib], reference.source)
-        src = ir if r.identity else r.src[ir]
+        b = tied.rows
+        r_lens, r_docs, r_src = _reference_items(m, ctx)
+        ib, ir = match_counted(b.lens, b.docs.view(np.int64), r_lens, r_docs.view(np.int64))
+        src = ir if r_src is None else r_src[ir]
+        if b.dbytes.dtype.itemsize > 8 or reference.dbytes.dtype.itemsize > 8:   # longer ids: equal hashes, equal ids?
+            verify_matches(reference.dbytes[src], b.dbytes[ib], reference.source)
         # the pairs in the order of the observation's rows: one sort of (row, reference row) packed in an
         # int64 (no column over all rows)
         shift = max(int(len(reference)).bit_length(), 1)
@@ -109,6 +110,26 @@ def _shared(m, ctx: RunContext, tied) -> Tuple[Ranking, np.ndarray, np.ndarray]:
     return ctx.cached(("rbo join", cutoff, ref, rel, tied.straddles), make)
 
 
+def _reference_items(m, ctx: RunContext):
+    """(rows per universe query, document hashes, row in the reference or None when they are its rows in
+    place) of the reference: the context's gathered rows when made already, else only the hashes (no copy
+    of the ids: they are read at the matched rows only, when they are longer than their hashes)."""
+    ref, rel = m["ref"], m["rel"]
+    if ctx.is_cached(("ref", ref, rel)):
+        r = ctx.reference_rows(ref, rel, m)
+        return r.lens, r.docs, None if r.identity else r.src
+
+    def make():
+        reference = ctx.reference(ref, rel, m)
+        if np.array_equal(ctx.universe, reference.qcodes):            # every row, in place
+            return reference.segment_lengths(), reference.docs, None
+        start, lens = ranges(reference, ctx.universe)
+        total = int(lens.sum())
+        src = np.repeat(start - (np.cumsum(lens) - lens), lens) + np.arange(total, dtype=np.int64)
+        return lens, reference.docs[src], src
+    return ctx.cached(("rbo reference items", ref, rel), make)
+
+
 def _rbo_family(m, ctx: RunContext, tied, cache: dict):
     """RBO and RBO_ext (and the expected overlap) of every query, computed once for the measures of the
     same cutoff, reference and p: one join and one gather of the shared documents for both."""
@@ -118,10 +139,9 @@ def _rbo_family(m, ctx: RunContext, tied, cache: dict):
         cache[key] = (*_rbo_family_compiled(m, ctx, tied), None)
     if key not in cache:
         reference, at, src = _shared(m, ctx, tied)
-        r = ctx.reference_rows(ref, rel, m)
         start, size, kept = tied.groups_at(at)
         rstart, rsize = reference.tie_groups_at(src)              # (only the shared rows' groups)
-        family, x_l = T.rbo_family_tied(ctx.n, p, tied.blen, r.lens, tied.rows.seg_at(at), start,
+        family, x_l = T.rbo_family_tied(ctx.n, p, tied.blen, _reference_items(m, ctx)[0], tied.rows.seg_at(at), start,
                                         size, kept, rstart, rsize, ctx.kernels())
         cache[key] = family, x_l, at
     return cache[key]
@@ -173,8 +193,7 @@ def _rbo(m, ctx: RunContext, tied, cache: dict) -> np.ndarray:
         at = _shared(m, ctx, tied)[1]
     matched = np.zeros(len(tied.rows.docs), dtype=bool)
     matched[at] = True
-    r = ctx.reference_rows(m["ref"], m["rel"], m)
-    return _rbo_res_run(m["p"], tied, matched, r.lens, x_l, ctx.n)
+    return _rbo_res_run(m["p"], tied, matched, _reference_items(m, ctx)[0], x_l, ctx.n)
 
 
 def _mix(groups: _Groups, n: int, kind: np.ndarray):

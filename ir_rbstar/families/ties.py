@@ -14,6 +14,7 @@ from ..measures.base import NOT_PROVIDED as _NOT_PROVIDED, RbstarMeasure
 from ..context import RankedRows, RunContext
 from ..core import ties as K
 from ..errors import ParameterError
+from .qrels_kept import kept
 from .rankbiased import rbp_gain
 
 SUPPORTED_ORDERED_PARAMS = {"P": {"cutoff", "rel", "judged_only"}, "R": {"cutoff", "rel", "judged_only"},
@@ -98,7 +99,7 @@ def _aware(m, ctx: RunContext, rows: RankedRows, cut) -> np.ndarray:
         rel = _relevant(m, rows.grade, rows.judged)
         groups = K.relevant_groups(rows.seg, rows.start, rows.size, rel, ctx.n)
         if name == "AP":
-            return K.expected_ap(groups, k, ctx.relevant_counts(param(m, "rel")))
+            return K.expected_ap(groups, k, _num_rel(ctx, param(m, "rel")))
         return K.expected_rr(groups, k)
     groups, grade, judged, _ = cut(k)
     if name == "nDCG":
@@ -136,7 +137,7 @@ def _variance(m, ctx: RunContext, name: str, k: Optional[int], groups: K.TieGrou
     var = K.variance_weighted(groups, rel.astype(np.float64), inside.astype(np.float64))
     if name == "P":                                # P@k = count / k
         return var / (k * k)
-    num_rel = ctx.relevant_counts(param(m, "rel"))
+    num_rel = _num_rel(ctx, param(m, "rel"))
     if name == "R":                                # R@k = count / |Rel| (0 when |Rel| = 0)
         return K.safe_divide(var, num_rel * num_rel)
     return 4.0 * var / ((k + num_rel) ** 2)        # F1@k = 2 count / (k + |Rel|)
@@ -158,7 +159,7 @@ def _ordered(m, ctx: RunContext, rows: RankedRows, name: Optional[str] = None) -
         return K.weighted_ordered(seg, pos, gain, w, n, k)
     rel = _relevant(m, rows.grade, rows.judged)
     if name == "AP":
-        return K.ap_ordered(seg, pos, rel, n, k, ctx.relevant_counts(param(m, "rel")))
+        return K.ap_ordered(seg, pos, rel, n, k, _num_rel(ctx, param(m, "rel")))
     if name == "RR":
         return K.rr_ordered(seg, pos, rel, n, k)
     keep = rel & (pos < k) if k is not None else rel
@@ -199,7 +200,7 @@ def _from_count(name: str, m, ctx: RunContext, count: np.ndarray, k: int) -> np.
     """P, R or F1 at k from the (expected) number of relevant documents in the top k."""
     if name == "P":
         return count / k
-    num_rel = ctx.relevant_counts(param(m, "rel"))
+    num_rel = _num_rel(ctx, param(m, "rel"))
     if name == "R":
         return K.safe_divide(count, num_rel)
     return 2.0 * count / (k + num_rel)            # F1
@@ -228,4 +229,9 @@ def _ideal(m, ctx: RunContext, k: Optional[int]) -> np.ndarray:
     def make():
         q, grades = ctx.qrels_rows()
         return K.ideal_dcg(q, _gain_of_grades(m, grades), ctx.n, k)
-    return ctx.cached(key, make)
+    return kept(ctx, key, make)
+
+
+def _num_rel(ctx: RunContext, rel: int) -> np.ndarray:
+    """Number of judged documents with grade >= rel of each universe query (kept with the qrels)."""
+    return kept(ctx, ("num_rel", rel), lambda: ctx.relevant_counts(rel))

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..context import RunContext
 from ..core import twist as K
+from .qrels_kept import kept
 
 FIELD = {"Twist": "tau", "Twist_rho": "rho", "Twist_sigma": "sigma"}
 
@@ -16,7 +17,7 @@ def values(ctx: RunContext, cutoff: Optional[int], rel: int, measure=None) -> K.
     def make():
         ctx.require_qrels(measure or "Twist")
         rows, rp, relevant, bands = curves(ctx, cutoff, rel)
-        return K.twist(bands, rows.seg, rp, relevant, ctx.n)
+        return K.twist(bands, rows.seg, rp, relevant, ctx.n, length=rows.lens)
     return ctx.cached(("twist", cutoff, rel), make)
 
 
@@ -26,8 +27,7 @@ def curves(ctx: RunContext, cutoff: Optional[int], rel: int):
         rows = ctx.observation(cutoff)
         grade, judged = ctx.judgments(cutoff)
         relevant = judged & (grade >= rel)
-        q, grades = ctx.qrels_rows()
-        bands = K.bands(q, grades, rel, ctx.n)
+        bands = kept(ctx, ("twist bands", rel), lambda: K.bands(*ctx.qrels_rows(), rel, ctx.n))
         rp = K.relative_positions(bands, rows.seg, None, grade, relevant, lens=rows.lens)   # positions from lens
         return rows, rp, relevant, bands
     return ctx.cached(("twist_curves", cutoff, rel), make)

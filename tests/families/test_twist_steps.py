@@ -1,6 +1,8 @@
 """Twist's kernel visits only the rows where RP != 0 (the steps of the CRP curve): its first crossings,
 CRP values and archetype inputs equal those of the dense curve (every row's CRP and crossing), on random
 curves with long flat stretches, zero stretches and queries of one row."""
+import dataclasses
+
 import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -55,3 +57,7 @@ def test_relative_positions_by_query_equal_row_by_row(queries, rel, rnd):
     dense = K.relative_positions(bands, seg, pos, grade, relevant)
     sparse = K.relative_positions(bands, seg, pos, grade, relevant, lens=lens)
     assert sparse.tolist() == dense.tolist()
+    # every key's band looked up in the tables made with the bands = searched for row by row
+    searched = dataclasses.replace(bands, band_lo=None, band_hi=None)
+    assert K.relative_positions(searched, seg, pos, grade, relevant).tolist() == dense.tolist()
+    assert (bands.band_lo is not None) == (n * bands.span <= 4 * len(bands.keys) + 4096)
