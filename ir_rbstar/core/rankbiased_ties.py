@@ -84,7 +84,7 @@ def suffix_tables(p: float, lmax: int):
     return tuple(np.cumsum(t[::-1])[::-1] for t in terms)
 
 
-def stretch_sums(sa, ga, ea, sb, gb, eb, last, tables) -> np.ndarray:
+def stretch_sums(sa, ga, ea, sb, gb, eb, last, tables, lead=None) -> np.ndarray:
     """sum_{d<=last} p^d A(d) B(d) / d per document (A, B: the ramps of :func:`_ramp`), stretch by stretch
     (at most three, where both are linear), each a combination of three suffix-table differences. The
     compiled engine's ``rbo_tied_sums`` does the same arithmetic document by document.
@@ -92,14 +92,15 @@ def stretch_sums(sa, ga, ea, sb, gb, eb, last, tables) -> np.ndarray:
     Most documents are untied on both sides (a step at d0 = max(rank in B, rank in R), then 1): for them
     the same operations on the same operands as :func:`_stretch_sums_general` are done with the stretches
     that are known to be empty left out, so every value is the same double (``tests/families/
-    test_run_ties.py`` holds them equal bit for bit); the other documents take the general path."""
+    test_run_ties.py`` holds them equal bit for bit); the other documents take the general path. ``lead``:
+    :func:`_lead_tables` of ``tables``, from a caller that sums many blocks with the same tables."""
     Hs, Gs, Ks = tables
     sa, sb = np.asarray(sa), np.asarray(sb)
     d0 = np.maximum(sa, sb)                             # d0 - 1, the larger 0-based start ...
     d0 += 1                                             # ... and d0
     # the stretch of depth d0 alone, where one ramp (or both, on equal starts) reaches 1, depends on d0 only:
     # its value for every depth, from the same operations on the same operands, is looked up
-    lead_one, lead_both = _lead_tables(tables)
+    lead_one, lead_both = _lead_tables(tables) if lead is None else lead
     total = lead_one[d0]
     same = np.flatnonzero(sa == sb)                     # both ramps reach 1 at d0: a0 b0 = sa^2, a0 b1 + a1 b0 = -2 sa
     if len(same):
@@ -178,10 +179,11 @@ def rbo_family_tied(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray, seg:
             # each document's terms a block of documents at a time (the same operations on the same
             # operands: the same doubles), then summed per query in document order as one column
             per_head, per_x = np.empty(len(seg)), np.empty(len(seg))
+            lead = _lead_tables(suffix)                 # once: its size is the depth's, not the block's
             for at in range(0, len(seg), SUM_BLOCK_ROWS):
                 b = slice(at, at + SUM_BLOCK_ROWS)
                 ea, eb, q = sa[b] + b_kept[b], sb[b] + gb[b], seg[b]
-                per_head[b] = stretch_sums(sa[b], ga[b], ea, sb[b], gb[b], eb, l[q], suffix)
+                per_head[b] = stretch_sums(sa[b], ga[b], ea, sb[b], gb[b], eb, l[q], suffix, lead)
                 per_x[b] = _overlap_at(s[q], sa[b], ga[b], ea, sb[b], gb[b], eb)
             head, x_s = seg_sum(per_head, seg, n), seg_sum(per_x, seg, n)
         return head, x_s, seg_sum(b_kept / ga, seg, n)
