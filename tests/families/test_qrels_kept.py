@@ -46,7 +46,7 @@ def test_kept_values_are_those_of_a_fresh_conversion(case):
         qcache.clear()                                   # a fresh Qrels: nothing kept
         fresh[name] = _values(ms, qrels, run)
     qcache.clear()
-    for name in ("a", "b", "a", "b"):                    # one Qrels (kept by qcache), universes in turn
+    for name in ("a", "b", "a", "b"):                    # one Qrels (kept by qcache), runs in turn
         got = _values(ms, qrels, {"a": run_a, "b": run_b}[name])
         for m, v in fresh[name].items():
             assert np.asarray(got[m]).tobytes() == np.asarray(v).tobytes(), (name, m, got[m], v)
@@ -71,3 +71,28 @@ def test_kept_once_per_kind_and_read_only():
             with pytest.raises(ValueError):
                 a[...] = 0
     qcache.clear()
+
+
+def _curve_values(curve):
+    # repr: the same doubles (and NaN for a query without relevant documents)
+    return repr([curve.recall_base, curve.rp.tolist(), curve.full_scale_rp.tolist(), curve.crossings.tolist(),
+            curve.rho, curve.sigma_plus, curve.sigma_minus, curve.sigma, curve.tau, curve.archetype])
+
+
+@given(qrels_and_runs(), st.sampled_from([1, 2]))
+@settings(max_examples=examples(40), deadline=None)
+def test_kept_bands_follow_the_universe(case, rel):
+    """The evaluators' universe is always the qrels' queries; Twist's curve of one query is evaluated over a
+    universe of that query alone. Alternating the two on one Qrels, each gets the values of a fresh one (the
+    bands kept for the other universe, of another number of queries and other query indices, are not used)."""
+    from ir_rbstar import twist
+    from ir_rbstar.io import to_qrels
+    qrels, run, _ = case
+    shared = to_qrels(qrels)
+    for q in list(qrels) + list(qrels)[::-1]:
+        got = twist.crp_curve(shared, run, q, rel=rel)
+        want = twist.crp_curve(to_qrels(qrels), run, q, rel=rel)
+        assert _curve_values(got) == _curve_values(want), q
+        table = twist.twist_table(shared, run, rel=rel)
+        fresh = twist.twist_table(to_qrels(qrels), run, rel=rel)
+        assert table.equals(fresh)
