@@ -64,7 +64,7 @@ def test_kept_once_per_kind_and_read_only():
     # one entry per kind (ideal DCG at 3, relevant counts at rel=1, Twist's bands at rel=1), whatever the
     # number of universes seen
     assert len(kept) == 3, sorted(map(str, kept))
-    for universe, value in kept.values():
+    for _universe, value in kept.values():
         arrays = [value] if isinstance(value, np.ndarray) else [v for v in vars(value).values()
                                                                  if isinstance(v, np.ndarray)]
         for a in arrays:
