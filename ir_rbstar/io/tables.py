@@ -218,7 +218,10 @@ class Ranking:
 
 @dataclass
 class Qrels:
-    """Relevance judgments, one row per (query, document), in input order."""
+    """Relevance judgments, one row per (query, document), in input order. The arrays are made read-only:
+    what is derived from them (the document index, values the measure families keep for the next
+    evaluation) is kept with the object, so the object must not change; ``dataclasses.replace`` makes a
+    new object with an empty store."""
 
     qcodes: np.ndarray      # unique query codes, in first-seen order
     rowq: np.ndarray        # query code of each row
@@ -226,7 +229,12 @@ class Qrels:
     rowb: np.ndarray        # doc id (bytes) of each row
     grades: np.ndarray      # integer grade of each row
     source: str = "<qrels>"
-    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+    _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for column in (self.qcodes, self.rowq, self.rowd, self.rowb, self.grades):
+            if isinstance(column, np.ndarray):
+                column.flags.writeable = False
 
     @property
     def max_grade(self) -> int:
