@@ -106,3 +106,103 @@ def pytest_collection_finish(session):
     objects made by the tests are collected as before."""
     import gc
     gc.freeze()
+
+
+# ------------------------------------------------------------------------------------------------------
+# The test modules' asserts rewritten once per session, not once per worker. pytest rewrites every test
+# module (and conftest) it imports: parse, rewrite every assert, compile; about 5 s of CPU for this suite's
+# ~100 modules (pytest 9 on Python 3.11). Both workers collect every module, so each paid it; and where
+# ``PYTHONDONTWRITEBYTECODE`` is set (as on the machine measured, and for a first run anywhere) nothing is
+# cached between them. The controller, before it starts the workers, rewrites them once with pytest's own
+# functions and stores the code where pytest looks for it: pytest's usual ``__pycache__`` when bytecode may
+# be written (pytest itself would write the same files there), else a temporary folder for this session,
+# removed at its end, that the workers are told about (a user who set PYTHONDONTWRITEBYTECODE finds no
+# files in the tree). pytest checks every such file against its source's hash before using it, so a stale
+# or missing one is rewritten as before. Uses pytest's private rewrite functions: with another pytest
+# where they differ, nothing is prepared and every worker rewrites as before.
+
+_REWRITTEN = "ir_rbstar_rewritten_tests"       # the key of the workers' input naming the temporary folder
+_prepared: dict = {}
+
+
+def _rewrite_targets(config):
+    """The files the workers rewrite when they collect: test modules (``python_files``) and conftests."""
+    import fnmatch
+    from pathlib import Path
+    patterns = config.getini("python_files")
+    roots = [Path(config.rootpath, p) for p in config.getini("testpaths")] or [Path(config.rootpath)]
+    return sorted(f for root in roots for f in root.rglob("*.py")
+                  if f.name == "conftest.py" or any(fnmatch.fnmatch(f.name, p) for p in patterns))
+
+
+def _rewrite_once(config):
+    """Rewrite the test modules into pytest's cache files; the temporary folder's path, or None where the
+    files went to pytest's own ``__pycache__`` (or nothing was prepared)."""
+    import tempfile
+    from pathlib import Path
+    try:
+        from _pytest.assertion import rewrite as rw
+        read, rewrite, write_fp = rw._read_pyc, rw._rewrite_test, rw._write_pyc_fp
+        cache_dir, tail = rw.get_cache_dir, rw.PYC_TAIL
+    except (ImportError, AttributeError):
+        return None
+    if config.getoption("assertmode") != "rewrite":
+        return None
+    folder = tempfile.mkdtemp(prefix="ir_rbstar-tests-") if sys.dont_write_bytecode else None
+    root = Path(config.rootpath)
+    for fn in _rewrite_targets(config):
+        target = Path(folder, fn.parent.relative_to(root)) if folder else cache_dir(fn)
+        pyc = target / (fn.name[:-3] + tail)
+        if read(fn, pyc) is not None:
+            continue
+        try:
+            source_hash, code = rewrite(fn, config)
+            target.mkdir(parents=True, exist_ok=True)
+            part = pyc.with_name(f"{pyc.name}.{os.getpid()}")
+            with open(part, "wb") as fp:
+                write_fp(fp, source_hash, code)
+            os.replace(part, pyc)
+        except (OSError, SyntaxError):
+            continue                  # the worker rewrites it (and reports a syntax error) as before
+    return folder
+
+
+@pytest.hookimpl(optionalhook=True)          # a hook of pytest-xdist, in the controller, per worker started
+def pytest_configure_node(node):
+    """Rewrite the test modules once (before the first worker gets its input) and name the folder."""
+    config = node.config
+    if "done" not in _prepared:
+        _prepared["done"] = True
+        _prepared["folder"] = _rewrite_once(config)
+    if _prepared["folder"]:
+        node.workerinput[_REWRITTEN] = _prepared["folder"]
+
+
+def pytest_configure(config):
+    """In a worker told about a folder of rewritten test modules: pytest looks for them there."""
+    folder = getattr(config, "workerinput", {}).get(_REWRITTEN)
+    if not folder:
+        return
+    from pathlib import Path
+    try:
+        from _pytest.assertion import rewrite as rw
+        default = rw.get_cache_dir
+    except (ImportError, AttributeError):
+        return
+    root = Path(config.rootpath)
+
+    def cache_dir(file_path: Path) -> Path:
+        try:
+            return Path(folder, Path(file_path).parent.relative_to(root))
+        except ValueError:                  # not under the root (a plugin's module): pytest's own place
+            return default(file_path)
+
+    rw.get_cache_dir = cache_dir
+
+
+def pytest_unconfigure(config):
+    """The controller removes the temporary folder it made."""
+    folder = _prepared.get("folder")
+    if folder and not hasattr(config, "workerinput"):
+        import shutil
+        shutil.rmtree(folder, ignore_errors=True)
