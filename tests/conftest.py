@@ -62,14 +62,64 @@ SHARED_SCOPES = ("tests/studies/",)
 # other files that read DL19's runs through the same session fixture (``dl19_runs_read_once``), put in
 # the studies' unit so that the runs are read once for them too
 WITH_STUDIES = ("tests/explore/test_dl19.py",)
+# the files that check the demo report (``demo_report_run``, about 6 s of CPU): one unit, one report
+DEMO_REPORT_FILES = ("tests/test_docs.py", "tests/integration/test_report.py")
 
 
 def _scope_of(nodeid: str) -> str:
-    """The unit of work of a test: its file, or the folder of SHARED_SCOPES it is in (or goes with)."""
+    """The unit of work of a test: its file, or the folder of SHARED_SCOPES it is in (or goes with), or
+    the demo report's files together."""
     path = nodeid.split("::", 1)[0]
     if path in WITH_STUDIES:
         return SHARED_SCOPES[0]
+    if path in DEMO_REPORT_FILES:
+        return "demo report"
     return next((s for s in SHARED_SCOPES if path.startswith(s)), path)
+
+
+# docs/report.md's console example; run as the page shows it (``run_command``: cli.main in this process)
+DEMO_REPORT_ARGV = ("report", "--demo", "--output", "/tmp/ir_rbstar_report", "--quiet")
+
+
+@pytest.fixture(scope="session")
+def demo_report_run(tmp_path_factory):
+    """``ir-rbstar report --demo --output /tmp/ir_rbstar_report --quiet`` (docs/report.md's example) run
+    once for the session: test_docs.py compares its stdout with the page's, test_report.py checks the
+    report it wrote. Its output folder is emptied first (a file left there by an earlier run would pass
+    for one this run wrote) and copied to a folder of the session right after (what the tests read stays
+    as this run wrote it). ``build_report`` is watched, not changed: the table it returns and the
+    progress steps it announces (``--quiet`` shows none: the command's own callable, None, still gets
+    every call it would have) are kept, with the registered names before and after."""
+    import shutil
+    from pathlib import Path
+    import ir_rbstar
+    from ir_rbstar.report import command
+    from tests.helpers import run_command
+
+    out = Path(DEMO_REPORT_ARGV[DEMO_REPORT_ARGV.index("--output") + 1])
+    if out.is_dir():
+        shutil.rmtree(out)
+    seen: dict = {"calls": []}
+    real = command.build_report
+
+    def watched(*args, progress=None, **kwargs):
+        def step(*a):
+            seen["calls"].append(a)
+            if progress is not None:
+                progress(*a)
+        seen["table"] = real(*args, progress=step, **kwargs)
+        return seen["table"]
+
+    registry = (ir_rbstar.registered_runs(), ir_rbstar.registered_groups())
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(command, "build_report", watched)
+        rc, stdout, stderr = run_command(list(DEMO_REPORT_ARGV), tmp_path_factory.mktemp("demo_report_cwd"))
+    kept = tmp_path_factory.mktemp("demo_report") / "out"
+    if out.is_dir():
+        shutil.copytree(out, kept)
+    return {"argv": DEMO_REPORT_ARGV, "rc": rc, "stdout": stdout, "stderr": stderr, "dir": kept,
+            "table": seen.get("table"), "calls": seen["calls"], "registry_before": registry,
+            "registry_after": (ir_rbstar.registered_runs(), ir_rbstar.registered_groups())}
 
 
 @pytest.fixture(scope="session")
