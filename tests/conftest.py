@@ -62,14 +62,66 @@ SHARED_SCOPES = ("tests/studies/",)
 # other files that read DL19's runs through the same session fixture (``dl19_runs_read_once``), put in
 # the studies' unit so that the runs are read once for them too
 WITH_STUDIES = ("tests/explore/test_dl19.py",)
+# the files that check the demo report (``demo_report_run``, about 6 s of CPU): one unit, one report
+DEMO_REPORT_FILES = ("tests/test_docs.py", "tests/integration/test_report.py")
 
 
 def _scope_of(nodeid: str) -> str:
-    """The unit of work of a test: its file, or the folder of SHARED_SCOPES it is in (or goes with)."""
+    """The unit of work of a test: its file, or the folder of SHARED_SCOPES it is in (or goes with), or
+    the demo report's files together."""
     path = nodeid.split("::", 1)[0]
     if path in WITH_STUDIES:
         return SHARED_SCOPES[0]
+    if path in DEMO_REPORT_FILES:
+        return "demo report"
     return next((s for s in SHARED_SCOPES if path.startswith(s)), path)
+
+
+# docs/report.md's console example; run as the page shows it (``run_command``: cli.main in this process)
+DEMO_REPORT_ARGV = ("report", "--demo", "--output", "/tmp/ir_rbstar_report", "--quiet")
+
+
+@pytest.fixture(scope="session")
+def demo_report_run(tmp_path_factory):
+    """``ir-rbstar report --demo --output /tmp/ir_rbstar_report --quiet`` (docs/report.md's example) run
+    once for the session: test_docs.py compares its stdout with the page's, test_report.py checks the
+    report it wrote. The files this run wrote there (modified since it started: the folder is the page's,
+    shared with whoever runs the example, so it is not emptied) are copied to a folder of the session
+    right after: the tests read them as this run wrote them, and a file an earlier run left there does
+    not pass for one this run wrote. ``build_report`` is watched, not changed: the table it returns and the
+    progress steps it announces (``--quiet`` shows none: the command's own callable, None, still gets
+    every call it would have) are kept, with the registered names before and after."""
+    import shutil
+    import time
+    from pathlib import Path
+    import ir_rbstar
+    from ir_rbstar.report import command
+    from tests.helpers import run_command
+
+    out = Path(DEMO_REPORT_ARGV[DEMO_REPORT_ARGV.index("--output") + 1])
+    started = time.time() - 1.0             # file times may lag the clock a little
+    seen: dict = {"calls": []}
+    real = command.build_report
+
+    def watched(*args, progress=None, **kwargs):
+        def step(*a):
+            seen["calls"].append(a)
+            if progress is not None:
+                progress(*a)
+        seen["table"] = real(*args, progress=step, **kwargs)
+        return seen["table"]
+
+    registry = (ir_rbstar.registered_runs(), ir_rbstar.registered_groups())
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(command, "build_report", watched)
+        rc, stdout, stderr = run_command(list(DEMO_REPORT_ARGV), tmp_path_factory.mktemp("demo_report_cwd"))
+    kept = tmp_path_factory.mktemp("demo_report")
+    for path in out.iterdir() if out.is_dir() else ():
+        if path.is_file() and path.stat().st_mtime >= started:
+            shutil.copy2(path, kept / path.name)
+    return {"argv": DEMO_REPORT_ARGV, "rc": rc, "stdout": stdout, "stderr": stderr, "dir": kept,
+            "table": seen.get("table"), "calls": seen["calls"], "registry_before": registry,
+            "registry_after": (ir_rbstar.registered_runs(), ir_rbstar.registered_groups())}
 
 
 @pytest.fixture(scope="session")
@@ -106,3 +158,103 @@ def pytest_collection_finish(session):
     objects made by the tests are collected as before."""
     import gc
     gc.freeze()
+
+
+# ------------------------------------------------------------------------------------------------------
+# The test modules' asserts rewritten once per session, not once per worker. pytest rewrites every test
+# module (and conftest) it imports: parse, rewrite every assert, compile; about 5 s of CPU for this suite's
+# ~100 modules (pytest 9 on Python 3.11). Both workers collect every module, so each paid it; and where
+# ``PYTHONDONTWRITEBYTECODE`` is set (as on the machine measured, and for a first run anywhere) nothing is
+# cached between them. The controller, before it starts the workers, rewrites them once with pytest's own
+# functions and stores the code where pytest looks for it: pytest's usual ``__pycache__`` when bytecode may
+# be written (pytest itself would write the same files there), else a temporary folder for this session,
+# removed at its end, that the workers are told about (a user who set PYTHONDONTWRITEBYTECODE finds no
+# files in the tree). pytest checks every such file against its source's hash before using it, so a stale
+# or missing one is rewritten as before. Uses pytest's private rewrite functions: with another pytest
+# where they differ, nothing is prepared and every worker rewrites as before.
+
+_REWRITTEN = "ir_rbstar_rewritten_tests"       # the key of the workers' input naming the temporary folder
+_prepared: dict = {}
+
+
+def _rewrite_targets(config):
+    """The files the workers rewrite when they collect: test modules (``python_files``) and conftests."""
+    import fnmatch
+    from pathlib import Path
+    patterns = config.getini("python_files")
+    roots = [Path(config.rootpath, p) for p in config.getini("testpaths")] or [Path(config.rootpath)]
+    return sorted(f for root in roots for f in root.rglob("*.py")
+                  if f.name == "conftest.py" or any(fnmatch.fnmatch(f.name, p) for p in patterns))
+
+
+def _rewrite_once(config):
+    """Rewrite the test modules into pytest's cache files; the temporary folder's path, or None where the
+    files went to pytest's own ``__pycache__`` (or nothing was prepared)."""
+    import tempfile
+    from pathlib import Path
+    try:
+        from _pytest.assertion import rewrite as rw
+        read, rewrite, write_fp = rw._read_pyc, rw._rewrite_test, rw._write_pyc_fp
+        cache_dir, tail = rw.get_cache_dir, rw.PYC_TAIL
+    except (ImportError, AttributeError):
+        return None
+    if config.getoption("assertmode") != "rewrite":
+        return None
+    folder = tempfile.mkdtemp(prefix="ir_rbstar-tests-") if sys.dont_write_bytecode else None
+    root = Path(config.rootpath)
+    for fn in _rewrite_targets(config):
+        target = Path(folder, fn.parent.relative_to(root)) if folder else cache_dir(fn)
+        pyc = target / (fn.name[:-3] + tail)
+        if read(fn, pyc) is not None:
+            continue
+        try:
+            source_hash, code = rewrite(fn, config)
+            target.mkdir(parents=True, exist_ok=True)
+            part = pyc.with_name(f"{pyc.name}.{os.getpid()}")
+            with open(part, "wb") as fp:
+                write_fp(fp, source_hash, code)
+            os.replace(part, pyc)
+        except (OSError, SyntaxError):
+            continue                  # the worker rewrites it (and reports a syntax error) as before
+    return folder
+
+
+@pytest.hookimpl(optionalhook=True)          # a hook of pytest-xdist, in the controller, per worker started
+def pytest_configure_node(node):
+    """Rewrite the test modules once (before the first worker gets its input) and name the folder."""
+    config = node.config
+    if "done" not in _prepared:
+        _prepared["done"] = True
+        _prepared["folder"] = _rewrite_once(config)
+    if _prepared["folder"]:
+        node.workerinput[_REWRITTEN] = _prepared["folder"]
+
+
+def pytest_configure(config):
+    """In a worker told about a folder of rewritten test modules: pytest looks for them there."""
+    folder = getattr(config, "workerinput", {}).get(_REWRITTEN)
+    if not folder:
+        return
+    from pathlib import Path
+    try:
+        from _pytest.assertion import rewrite as rw
+        default = rw.get_cache_dir
+    except (ImportError, AttributeError):
+        return
+    root = Path(config.rootpath)
+
+    def cache_dir(file_path: Path) -> Path:
+        try:
+            return Path(folder, Path(file_path).parent.relative_to(root))
+        except ValueError:                  # not under the root (a plugin's module): pytest's own place
+            return default(file_path)
+
+    rw.get_cache_dir = cache_dir
+
+
+def pytest_unconfigure(config):
+    """The controller removes the temporary folder it made."""
+    folder = _prepared.get("folder")
+    if folder and not hasattr(config, "workerinput"):
+        import shutil
+        shutil.rmtree(folder, ignore_errors=True)

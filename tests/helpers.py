@@ -3,7 +3,10 @@
 The study data lives outside the repository, in ``../shared`` next to it; :func:`shared_data` finds it
 or skips the test that needs it, with the path it looked for as the reason.
 """
+import contextlib
 import importlib
+import io
+import os
 from pathlib import Path
 
 import pytest
@@ -57,3 +60,24 @@ def run_dict(frame) -> dict:
     for q, d, s in zip(frame["query_id"].tolist(), frame["doc_id"].tolist(), frame["score"].tolist(), strict=True):
         out.setdefault(q, {})[d] = s
     return out
+
+
+def run_command(args, cwd):
+    """``ir-rbstar ARGS`` run in ``cwd`` in this process (the command's ``main``, as the console script
+    calls it; no interpreter start-up per command): (exit code, stdout, stderr). The package's caches
+    are cleared first, so that each command starts as a new process would."""
+    import ir_rbstar
+    from ir_rbstar import cli
+    ir_rbstar.clear_cache()
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = cli.main(list(args))
+            except SystemExit as e:
+                rc = e.code
+    finally:
+        os.chdir(here)
+    return rc, out.getvalue(), err.getvalue()

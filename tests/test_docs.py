@@ -22,7 +22,6 @@ import io
 import re
 import shlex
 import shutil
-import os
 
 import pytest
 
@@ -30,7 +29,7 @@ import ir_measures
 import ir_rbstar
 from ir_rbstar.demo import data_dir
 from ir_rbstar.measures import RbstarMeasure
-from tests.helpers import REPO, expected_python_output, load_script
+from tests.helpers import REPO, expected_python_output, load_script, run_command  # noqa: F401 (test_report)
 
 DOCS = REPO / "docs"
 PAGES = sorted(DOCS.glob("*.md"))
@@ -42,9 +41,11 @@ md = load_script("make_docs")
 DATA_CD = 'cd "$(python -c \'import ir_rbstar.demo; print(ir_rbstar.demo.data_dir())\')"'
 
 
-def run_console_block(block, where, tmp_path):
+def run_console_block(block, where, tmp_path, ran=None):
     """Run the ``$ ir-rbstar ...`` commands of a console block in ``tmp_path`` (or, after a DATA_CD
-    line, in the bundled collection's folder) and compare each one's stdout with the lines under it."""
+    line, in the bundled collection's folder) and compare each one's stdout with the lines under it.
+    ``ran``: ``{argv: (exit code, stdout, stderr)}`` of commands this session already ran exactly so (in
+    a temporary folder, with the caches cleared), whose output is taken instead of running them again."""
     assert block.startswith("$ "), f"{where}: a console block starts with a command"
     cwd = tmp_path
     for chunk in block.split("\n$ "):
@@ -56,29 +57,12 @@ def run_console_block(block, where, tmp_path):
         assert "shared/data" not in command, f"{where}: runs without ../shared/data"
         argv = shlex.split(command)
         assert argv[0] == "ir-rbstar", f"{where}: {command}"
-        rc, stdout, stderr = run_command(argv[1:], cwd)
+        if ran and cwd == tmp_path and tuple(argv[1:]) in ran:
+            rc, stdout, stderr = ran[tuple(argv[1:])]
+        else:
+            rc, stdout, stderr = run_command(argv[1:], cwd)
         assert rc == 0, f"{where}: {command}\n{stderr}"
         assert stdout.splitlines() == expected, f"{where}: {command}"
-
-
-def run_command(args, cwd):
-    """``ir-rbstar ARGS`` run in ``cwd`` in this process (the command's ``main``, as the console script
-    calls it; no interpreter start-up per command): (exit code, stdout, stderr). The package's caches
-    are cleared first, so that each command starts as a new process would."""
-    from ir_rbstar import cli
-    ir_rbstar.clear_cache()
-    out, err = io.StringIO(), io.StringIO()
-    here = os.getcwd()
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                rc = cli.main(list(args))
-            except SystemExit as e:
-                rc = e.code
-    finally:
-        os.chdir(here)
-    return rc, out.getvalue(), err.getvalue()
 
 
 def fenced_blocks(text):
@@ -156,12 +140,16 @@ def test_python_examples_print_what_the_page_shows(page, monkeypatch, clean_regi
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
-def test_console_examples_print_what_the_page_shows(page, tmp_path):
+def test_console_examples_print_what_the_page_shows(page, tmp_path, request):
     blocks = [(code, line) for lang, code, line in fenced_blocks(page.read_text()) if lang == "console"]
     if not blocks:
         pytest.skip(f"{page.name} has no console example")
+    ran = None
+    if page.name == "report.md":            # its demo report, run once for this test and test_report.py
+        demo = request.getfixturevalue("demo_report_run")
+        ran = {demo["argv"]: (demo["rc"], demo["stdout"], demo["stderr"])}
     for block, line in blocks:
-        run_console_block(block, f"docs/{page.name}:{line}", tmp_path)
+        run_console_block(block, f"docs/{page.name}:{line}", tmp_path, ran)
 
 
 def test_console_block_runner(tmp_path):

@@ -40,15 +40,15 @@ def _registry():
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    """The demo report, made through the library as ``ir-rbstar report --demo`` makes it."""
-    out = tmp_path_factory.mktemp("demo_report")
-    before = _registry()
-    calls = []
-    table = report.build_report(QRELS, RUNS, out, reference=REFERENCE, baseline="bm25",
-                                progress=lambda *a: calls.append(a))
-    assert _registry() == before                      # the names it registered are gone again
-    return {"dir": out, "table": table, "calls": calls,
+def demo(demo_report_run):
+    """The demo report, as ``ir-rbstar report --demo --output /tmp/ir_rbstar_report --quiet``
+    (docs/report.md's example) makes it: run once for the session (tests/conftest.py, with the table
+    ``build_report`` returned and the progress steps it announced), test_docs.py checks its stdout."""
+    run = demo_report_run
+    assert run["rc"] == 0, run["stderr"]
+    assert run["registry_after"] == run["registry_before"]   # the names it registered are gone again
+    out = run["dir"]
+    return {"dir": out, "table": run["table"], "calls": run["calls"],
             "means": pd.read_csv(out / "means.tsv", sep="\t", dtype={"run": str}),
             "sig": pd.read_csv(out / "significance.tsv", sep="\t", keep_default_na=False,
                                dtype={"run": str, "significant": str}),
