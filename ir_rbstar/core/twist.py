@@ -18,6 +18,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from ..errors import InputFormatError
 from .segments import seg_cumsum, seg_sum
 
 __all__ = ["Bands", "bands", "relative_positions", "TwistValues", "twist", "full_scale_space",
@@ -50,6 +51,10 @@ def bands(q: np.ndarray, grades: np.ndarray, rel: int, n: int) -> Bands:
     q, g = q[mine].astype(np.int64), grades[mine].astype(np.int64)
     top = int(g.max(initial=rel))
     span = top - rel + 1
+    if (n + 1) * span >= 2 ** 62:           # the keys (query, grade) are int64: refuse rather than wrap around
+        raise InputFormatError(f"Twist: relevant grades from {rel} to {top} span {span} values; with {n} "
+                               f"queries that exceeds what Twist's grade bands can index (grades beyond about "
+                               f"2^62 / queries): use a grade scale of ordinary size")
     keys = np.sort(q * span + (top - g))
     b = Bands(keys=keys, base=np.bincount(q, minlength=n).astype(np.int64), top=top, span=span)
     b.sum_hi = _sum_hi(b)

@@ -15,7 +15,7 @@ from tests.conftest import examples
 import ir_measures
 import ir_rbstar
 from ir_rbstar import cli, twist as T
-from ir_rbstar.errors import MissingQrelsError, ParameterError
+from ir_rbstar.errors import InputFormatError, MissingQrelsError, ParameterError
 from tests.oracles import twist as O
 
 TOL = 1e-12
@@ -290,6 +290,17 @@ def test_labels_and_parameters():
         T.crp_curve({"q": {"a": 1}}, {"q": {"a": 1.0}}, "other")
     with pytest.raises(ParameterError, match="cutoff"):
         T.twist_table({"q": {"a": 1}}, {"q": {"a": 1.0}}, cutoff=0)
+
+
+def test_a_grade_scale_too_wide_for_the_bands_is_refused_by_name():
+    # Twist's (query, grade) keys are int64: grades up to 2^62 with two queries would wrap around (a bare
+    # numpy error before); a large but indexable scale still evaluates, equal to the same ranks of grades 1-3
+    run = {"q1": {"d1": 1.0, "d2": 0.5}, "q2": {"d3": 1.0}}
+    with pytest.raises(InputFormatError, match=r"Twist: relevant grades from 1 to 4611686018427387904"):
+        ir_measures.calc_aggregate(ir_rbstar.parse("Twist"), {"q1": {"d1": 2 ** 62, "d2": 1}, "q2": {"d3": 3}}, run)
+    wide = ir_measures.calc_aggregate(ir_rbstar.parse("Twist"), {"q1": {"d1": 2 ** 40, "d2": 1}, "q2": {"d3": 3}}, run)
+    small = ir_measures.calc_aggregate(ir_rbstar.parse("Twist"), {"q1": {"d1": 3, "d2": 1}, "q2": {"d3": 3}}, run)
+    assert list(wide.values()) == list(small.values())
 
 
 def test_command_line(tmp_path):
