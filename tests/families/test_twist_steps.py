@@ -60,4 +60,5 @@ def test_relative_positions_by_query_equal_row_by_row(queries, rel, rnd):
     # every key's band looked up in the tables made with the bands = searched for row by row
     searched = dataclasses.replace(bands, band_lo=None, band_hi=None)
     assert K.relative_positions(searched, seg, pos, grade, relevant).tolist() == dense.tolist()
-    assert (bands.band_lo is not None) == (n * bands.span <= 4 * len(bands.keys) + 4096)
+    # (at these sizes the bands always carry their tables, so the comparison above is table against search)
+    assert bands.band_lo is not None and bands.band_hi is not None
