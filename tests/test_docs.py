@@ -29,7 +29,7 @@ import ir_measures
 import ir_rbstar
 from ir_rbstar.demo import data_dir
 from ir_rbstar.measures import RbstarMeasure
-from tests.helpers import REPO, expected_python_output, load_script, run_command  # noqa: F401 (test_report)
+from tests.helpers import REPO, expected_python_output, load_script, run_command
 
 DOCS = REPO / "docs"
 PAGES = sorted(DOCS.glob("*.md"))

@@ -505,7 +505,7 @@ def test_other_bad_input(tmp_path, unchanged_registry):
 def _cli(*argv):
     """``ir-rbstar report ARGV`` in this process (cli.main, what the console script calls; the entry point
     itself is tested in test_contract.py): its exit code, stdout and stderr."""
-    from tests.test_docs import run_command
+    from tests.helpers import run_command
     rc, out, err = run_command(["report", *argv], REPO)
     return subprocess.CompletedProcess(["ir-rbstar", "report", *argv], rc, out, err)
 
