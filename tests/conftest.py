@@ -85,21 +85,19 @@ DEMO_REPORT_ARGV = ("report", "--demo", "--output", "/tmp/ir_rbstar_report", "--
 def demo_report_run(tmp_path_factory):
     """``ir-rbstar report --demo --output /tmp/ir_rbstar_report --quiet`` (docs/report.md's example) run
     once for the session: test_docs.py compares its stdout with the page's, test_report.py checks the
-    report it wrote. The files this run wrote there (modified since it started: the folder is the page's,
-    shared with whoever runs the example, so it is not emptied) are copied to a folder of the session
-    right after: the tests read them as this run wrote them, and a file an earlier run left there does
-    not pass for one this run wrote. ``build_report`` is watched, not changed: the table it returns and the
+    report it wrote. It writes to a new folder of this session, not to the page's /tmp folder (shared
+    with other sessions and whoever runs the example, so a file another run wrote there, or is writing,
+    could pass for this run's); its stdout names the page's folder where it names that one.
+    ``build_report`` is watched, not changed: the table it returns and the
     progress steps it announces (``--quiet`` shows none: the command's own callable, None, still gets
     every call it would have) are kept, with the registered names before and after."""
-    import shutil
-    import time
-    from pathlib import Path
     import ir_rbstar
     from ir_rbstar.report import command
     from tests.helpers import run_command
 
-    out = Path(DEMO_REPORT_ARGV[DEMO_REPORT_ARGV.index("--output") + 1])
-    started = time.time() - 1.0             # file times may lag the clock a little
+    where = DEMO_REPORT_ARGV.index("--output") + 1
+    kept = tmp_path_factory.mktemp("demo_report")
+    argv = [*DEMO_REPORT_ARGV[:where], str(kept), *DEMO_REPORT_ARGV[where + 1:]]
     seen: dict = {"calls": []}
     real = command.build_report
 
@@ -114,13 +112,10 @@ def demo_report_run(tmp_path_factory):
     registry = (ir_rbstar.registered_runs(), ir_rbstar.registered_groups())
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(command, "build_report", watched)
-        rc, stdout, stderr = run_command(list(DEMO_REPORT_ARGV), tmp_path_factory.mktemp("demo_report_cwd"))
-    kept = tmp_path_factory.mktemp("demo_report")
-    for path in out.iterdir() if out.is_dir() else ():
-        if path.is_file() and path.stat().st_mtime >= started:
-            shutil.copy2(path, kept / path.name)
-    return {"argv": DEMO_REPORT_ARGV, "rc": rc, "stdout": stdout, "stderr": stderr, "dir": kept,
-            "table": seen.get("table"), "calls": seen["calls"], "registry_before": registry,
+        rc, stdout, stderr = run_command(argv, tmp_path_factory.mktemp("demo_report_cwd"))
+    return {"argv": DEMO_REPORT_ARGV, "rc": rc, "stdout": stdout.replace(str(kept), DEMO_REPORT_ARGV[where]),
+            "stderr": stderr, "dir": kept, "table": seen.get("table"), "calls": seen["calls"],
+            "registry_before": registry,
             "registry_after": (ir_rbstar.registered_runs(), ir_rbstar.registered_groups())}
 
 
