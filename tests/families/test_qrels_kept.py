@@ -46,10 +46,13 @@ def test_kept_values_are_those_of_a_fresh_conversion(case):
         qcache.clear()                                   # a fresh Qrels: nothing kept
         fresh[name] = _values(ms, qrels, run)
     qcache.clear()
+    used = []
     for name in ("a", "b", "a", "b"):                    # one Qrels (kept by qcache), runs in turn
         got = _values(ms, qrels, {"a": run_a, "b": run_b}[name])
+        used.append(qcache._last_dict.converted)
         for m, v in fresh[name].items():
             assert np.asarray(got[m]).tobytes() == np.asarray(v).tobytes(), (name, m, got[m], v)
+    assert all(u is used[0] for u in used)               # else nothing kept was read: fresh against fresh
 
 
 def test_kept_once_per_kind_and_read_only():
