@@ -213,7 +213,7 @@ def _columns_from_dict(obj: "dict | qcache.FlatDict", source: str, what: str,
     if isinstance(obj, qcache.FlatDict):            # a copy of a dict of dicts (checked when it was made)
         lens = np.array(obj.lengths, dtype=np.int64)
         n = int(lens.sum())
-        codes = np.repeat(_query_codes(obj.queries), lens)
+        codes = np.repeat(_key_codes(obj.queries), lens)
         docs = _id_column(lambda: iter(obj.docs), n)
         return CodedIds(codes), docs, _listed_values(obj.values, n, what)
     for qid, docs in obj.items():
@@ -221,14 +221,15 @@ def _columns_from_dict(obj: "dict | qcache.FlatDict", source: str, what: str,
             raise InputFormatError(f"{source}: {what}[{qid!r}] must be a dict of doc_id -> {value_name}")
     lens = np.fromiter(map(len, obj.values()), dtype=np.int64, count=len(obj))
     n = int(lens.sum())
-    codes = np.repeat(_query_codes(obj.keys()), lens)
+    codes = np.repeat(_key_codes(obj.keys()), lens)
     docs = _id_column(lambda: chain.from_iterable(obj.values()), n)
     values = _values(lambda: chain.from_iterable(map(dict.values, obj.values())), n, what)
     return CodedIds(codes), docs, values
 
 
-def _query_codes(keys) -> np.ndarray:
-    """The interned codes of a dict's query ids (as text, :func:`query_text`; ``str`` ids as they are)."""
+def _key_codes(keys) -> np.ndarray:
+    """The interned code of each of a dict's query ids, one per key (as text, :func:`query_text`; ``str`` ids
+    as they are); not :func:`.tables._query_codes`, which takes a row column and gives a code per row."""
     keys = list(keys)
     return QUERY_IDS.encode(keys if countOf(map(type, keys), str) == len(keys) else map(query_text, keys))
 
