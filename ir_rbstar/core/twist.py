@@ -37,7 +37,7 @@ class Bands:
     base: np.ndarray        # recall base RB of each query
     top: int                # highest relevant grade
     span: int               # number of distinct grade values a key can hold per query
-    sum_hi: Optional[np.ndarray] = None     # per query, sum over its relevant documents of hi(grade)
+    sum_hi: np.ndarray      # per query, sum over its relevant documents of hi(grade)
     band_lo: Optional[np.ndarray] = None    # lo(g) of every key (query, grade), when made: see :func:`bands`
     band_hi: Optional[np.ndarray] = None    # hi(g) of every key
 
@@ -56,8 +56,8 @@ def bands(q: np.ndarray, grades: np.ndarray, rel: int, n: int) -> Bands:
                                f"queries that exceeds what Twist's grade bands can index (grades beyond about "
                                f"2^62 / queries): use a grade scale of ordinary size")
     keys = np.sort(q * span + (top - g))
-    b = Bands(keys=keys, base=np.bincount(q, minlength=n).astype(np.int64), top=top, span=span)
-    b.sum_hi = _sum_hi(b)
+    b = Bands(keys=keys, base=np.bincount(q, minlength=n).astype(np.int64), top=top, span=span,
+              sum_hi=_sum_hi(keys, span, n))
     if n * span <= 4 * len(keys) + 4096:     # every key's band, looked up by the rows (a few searches otherwise)
         every = np.arange(n * span, dtype=np.int64)
         b.band_lo, b.band_hi = _band(b, every // span, every)
@@ -72,14 +72,13 @@ def _band(b: Bands, s: np.ndarray, key: np.ndarray):
     return lo, hi
 
 
-def _sum_hi(b: Bands) -> np.ndarray:
+def _sum_hi(keys: np.ndarray, span: int, n: int) -> np.ndarray:
     """Per query, the sum over its relevant documents of hi(grade) = sum over grades of n_g * #(grades >= g)."""
-    n = len(b.base)
-    if not len(b.keys):
+    if not len(keys):
         return np.zeros(n)
-    q = b.keys // b.span
-    first = np.searchsorted(b.keys, q * b.span, side="left")
-    hi = np.searchsorted(b.keys, b.keys, side="right") - first
+    q = keys // span
+    first = np.searchsorted(keys, q * span, side="left")
+    hi = np.searchsorted(keys, keys, side="right") - first
     return seg_sum(hi.astype(np.float64), q, n)
 
 
@@ -136,9 +135,8 @@ def full_scale_space(b: Bands, length: np.ndarray):
     RB positions hold the relevant documents, each below its band (s+ = sum of positions - sum of hi)."""
     rb = b.base.astype(np.float64)
     m = np.maximum(length.astype(np.float64), 2.0 * rb)
-    sum_hi = b.sum_hi if b.sum_hi is not None else _sum_hi(b)      # (the qrels' part, made with the bands)
     s_minus = rb * (rb + 1.0) / 2.0
-    s_plus = rb * (m - rb) + rb * (rb + 1.0) / 2.0 - sum_hi
+    s_plus = rb * (m - rb) + rb * (rb + 1.0) / 2.0 - b.sum_hi      # (the qrels' part, made with the bands)
     return s_plus, s_minus
 
 

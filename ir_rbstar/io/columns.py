@@ -11,7 +11,7 @@ from ..engine import compiled
 from ..errors import DuplicateDocumentError, InputFormatError, RbstarError
 from .docindex import MovedIndex, Moves, SortedIndex, input_rows, judgment_index, sorted_clashes
 from .ids import QUERY_IDS, CodedIds, _raw, _show, _to_str, check_utf8, doc_bytes, hash_ids
-from .tables import Qrels, Ranking, _build_ranking, _query_codes
+from .tables import Qrels, Ranking, _block_firsts, _build_ranking, _query_codes
 
 
 def _check_duplicates(clashes: Optional[Tuple[np.ndarray, np.ndarray]], qcodes: np.ndarray, dbytes: np.ndarray,
@@ -278,8 +278,7 @@ def qrels_from_columns(qids, dids, grades, source: str, line_of=None, dhash: Opt
     index = judgment_index(qc, dh)
     _check_duplicates(index.clashes, qc, dbytes, "qrels", source, line_of)
     # the queries in first-seen order: of the first row of each block of equal codes (the same order)
-    qorder = pd.unique(qc[np.flatnonzero(np.concatenate(([True], qc[1:] != qc[:-1])))]) if len(qc) \
-        else np.empty(0, dtype=np.int64)
+    qorder = pd.unique(qc[_block_firsts(qc)]) if len(qc) else np.empty(0, dtype=np.int64)
     qrels = Qrels(qcodes=np.asarray(qorder, dtype=np.int64), rowq=qc, rowd=dh, rowb=dbytes, grades=g, source=source)
     qrels._cache["index"] = index
     return qrels

@@ -213,39 +213,44 @@ def _columns_from_dict(obj: "dict | qcache.FlatDict", source: str, what: str,
     if isinstance(obj, qcache.FlatDict):            # a copy of a dict of dicts (checked when it was made)
         lens = np.array(obj.lengths, dtype=np.int64)
         n = int(lens.sum())
-        codes = np.repeat(_query_codes(obj.queries), lens)
+        codes = np.repeat(_key_codes(obj.queries), lens)
         docs = _id_column(lambda: iter(obj.docs), n)
-        return CodedIds(codes), docs, _values(lambda: iter(obj.values), n, what, obj.values)
+        return CodedIds(codes), docs, _listed_values(obj.values, n, what)
     for qid, docs in obj.items():
         if not isinstance(docs, dict):
             raise InputFormatError(f"{source}: {what}[{qid!r}] must be a dict of doc_id -> {value_name}")
     lens = np.fromiter(map(len, obj.values()), dtype=np.int64, count=len(obj))
     n = int(lens.sum())
-    codes = np.repeat(_query_codes(obj.keys()), lens)
+    codes = np.repeat(_key_codes(obj.keys()), lens)
     docs = _id_column(lambda: chain.from_iterable(obj.values()), n)
     values = _values(lambda: chain.from_iterable(map(dict.values, obj.values())), n, what)
     return CodedIds(codes), docs, values
 
 
-def _query_codes(keys) -> np.ndarray:
-    """The interned codes of a dict's query ids (as text, :func:`query_text`; ``str`` ids as they are)."""
+def _key_codes(keys) -> np.ndarray:
+    """The interned code of each of a dict's query ids, one per key (as text, :func:`query_text`; ``str`` ids
+    as they are); not :func:`.tables._query_codes`, which takes a row column and gives a code per row."""
     keys = list(keys)
     return QUERY_IDS.encode(keys if countOf(map(type, keys), str) == len(keys) else map(query_text, keys))
 
 
-def _values(make_items, n: int, what: str, items: Optional[list] = None) -> np.ndarray:
+def _values(make_items, n: int, what: str) -> np.ndarray:
     """Scores as float64 in one pass (their checks follow), or as objects when some is not a number
     (for the error that names it); qrels grades as objects (so that a non-integer grade is named, never
-    truncated), or as int64 when ``items`` (the values as a list) are all integers that numpy holds
-    as such (no float, bool or text among them, none beyond int64). ``make_items()`` gives a new
-    iterator over the values."""
+    truncated). ``make_items()`` gives a new iterator over the values."""
     if what == "run":
         try:
             return np.fromiter(make_items(), dtype=np.float64, count=n)
         except (TypeError, ValueError):
             pass
-    elif items is not None and countOf(map(type, items), int) == n:
+    return np.fromiter(make_items(), dtype=object, count=n)
+
+
+def _listed_values(items: list, n: int, what: str) -> np.ndarray:
+    """:func:`_values` of values held in a list: qrels grades as int64 when they are all integers that
+    numpy holds as such (no float, bool or text among them, none beyond int64)."""
+    if what != "run" and countOf(map(type, items), int) == n:
         grades = np.array(items)
         if grades.dtype.kind == "i":                # else some grade beyond int64: the general path names it
             return grades
-    return np.fromiter(make_items(), dtype=object, count=n)
+    return _values(lambda: iter(items), n, what)
