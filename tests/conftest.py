@@ -173,13 +173,17 @@ _prepared: dict = {}
 
 
 def _rewrite_targets(config):
-    """The files the workers rewrite when they collect: test modules (``python_files``) and conftests."""
+    """The files the workers rewrite when they collect: the test modules (``python_files``) under the paths
+    this session was given (``testpaths`` by default) and every conftest of the suite."""
     import fnmatch
     from pathlib import Path
     patterns = config.getini("python_files")
     roots = [Path(config.rootpath, p) for p in config.getini("testpaths")] or [Path(config.rootpath)]
-    return sorted(f for root in roots for f in root.rglob("*.py")
-                  if f.name == "conftest.py" or any(fnmatch.fnmatch(f.name, p) for p in patterns))
+    given = [Path(config.invocation_params.dir, a.split("::")[0]) for a in config.args] or roots
+    modules = {f for g in given for f in ([g] if g.is_file() else g.rglob("*.py"))
+               if any(fnmatch.fnmatch(f.name, p) for p in patterns)}
+    conftests = {f for root in roots for f in root.rglob("conftest.py")}
+    return sorted(modules | conftests)
 
 
 def _rewrite_once(config):
@@ -216,11 +220,16 @@ def _rewrite_once(config):
 
 @pytest.hookimpl(optionalhook=True)          # a hook of pytest-xdist, in the controller, per worker started
 def pytest_configure_node(node):
-    """Rewrite the test modules once (before the first worker gets its input) and name the folder."""
+    """Rewrite the test modules once (before the first worker gets its input) and name the folder; if
+    pytest's private functions behave otherwise than expected, nothing is prepared and each worker rewrites
+    as before."""
     config = node.config
     if "done" not in _prepared:
         _prepared["done"] = True
-        _prepared["folder"] = _rewrite_once(config)
+        try:
+            _prepared["folder"] = _rewrite_once(config)
+        except Exception:                 # another pytest's private API: the workers' own rewriting stands
+            _prepared["folder"] = None
     if _prepared["folder"]:
         node.workerinput[_REWRITTEN] = _prepared["folder"]
 
