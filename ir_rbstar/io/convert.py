@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import os
-from itertools import compress
+from itertools import chain, compress
 from operator import countOf
 from dataclasses import dataclass
 from typing import AbstractSet, Any, Callable, Dict, Optional, Tuple, cast
@@ -216,20 +216,16 @@ def _columns_from_dict(obj: "dict | qcache.FlatDict", source: str, what: str,
         codes = np.repeat(_key_codes(obj.queries), lens)
         docs = _id_column(lambda: iter(obj.docs), n)
         return CodedIds(codes), docs, _listed_values(obj.values, n, what)
-    inner = list(obj.values())
-    if countOf(map(type, inner), dict) != len(inner):
-        for qid, docs in obj.items():
-            if not isinstance(docs, dict):
-                raise InputFormatError(f"{source}: {what}[{qid!r}] must be a dict of doc_id -> {value_name}")
-    # the ids and the values gathered into two lists first (list.extend per query, qcache._joined), then
-    # read from the lists: each later pass steps through a list rather than through the dicts by
-    # itertools.chain (0.51 against 0.54 ms on a DL19 run's 860 judged rows, measured after the peer)
-    sizes = list(map(len, inner))
-    ids, vals = qcache._joined(inner), qcache._joined(map(dict.values, inner))
-    n = len(ids)
-    codes = np.repeat(_key_codes(obj.keys()), np.array(sizes, dtype=np.int64))
-    docs = _id_column(lambda: iter(ids), n)
-    values = _values(lambda: iter(vals), n, what)
+    for qid, docs in obj.items():
+        if not isinstance(docs, dict):
+            raise InputFormatError(f"{source}: {what}[{qid!r}] must be a dict of doc_id -> {value_name}")
+    # (the ids and values are read through itertools.chain: gathering them into lists first, as the kept
+    # qrels' check does, was measured 5% faster on 860 rows but 6% slower on 5,400 and 17% on 43,000)
+    lens = np.fromiter(map(len, obj.values()), dtype=np.int64, count=len(obj))
+    n = int(lens.sum())
+    codes = np.repeat(_key_codes(obj.keys()), lens)
+    docs = _id_column(lambda: chain.from_iterable(obj.values()), n)
+    values = _values(lambda: chain.from_iterable(map(dict.values, obj.values())), n, what)
     return CodedIds(codes), docs, values
 
 
