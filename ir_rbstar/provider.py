@@ -142,7 +142,15 @@ class RbstarEvaluator(providers.Evaluator):
     def values(self, run) -> Dict[object, np.ndarray]:
         """Per-query values as numpy arrays (one for every query of the universe: the qrels' queries,
         or the run's without qrels), plus the query ids under the key ``'query_id'``."""
-        references, RunContext, QUERY_IDS = _lazy("references"), _lazy("context").RunContext, _lazy("io").QUERY_IDS
+        out, universe = self._computed(run)
+        for m in self.measures:
+            _no_gap(m, out[m], universe)
+        out["query_id"] = _lazy("io").QUERY_IDS.decode(universe)
+        return out
+
+    def _computed(self, run) -> "tuple[Dict[object, np.ndarray], np.ndarray]":
+        """(each measure's per-query values, the universe's query codes), not yet checked for gaps."""
+        references, RunContext = _lazy("references"), _lazy("context").RunContext
         ranking = to_ranking(run, self._queries)
         universe = self.qrels.qcodes if self.qrels is not None else ranking.qcodes
         ctx = RunContext(ranking, self.qrels, universe)
@@ -150,13 +158,7 @@ class RbstarEvaluator(providers.Evaluator):
         with references.pinned(self.scope):
             for family, ms in self._by_family.items():
                 out.update(_compute(family)(ms, ctx))
-        for m in self.measures:
-            bad = np.flatnonzero(np.isnan(out[m]))
-            if len(bad):        # every query has a value: a NaN here is a bug, never a silent gap
-                q = QUERY_IDS.decode(universe[bad[:1]])[0]
-                raise RbstarError(f"internal error: {m} has no value for query {q!r}; please report this")
-        out["query_id"] = QUERY_IDS.decode(universe)
-        return out
+        return out, universe
 
     def calc_aggregate(self, run) -> Dict[Any, Any]:
         """ir_measures' aggregate without a Metric object per query and measure (21,000 of them for
@@ -169,13 +171,22 @@ class RbstarEvaluator(providers.Evaluator):
             return super().calc_aggregate(run)
         # every query of ``qrel_qids`` has a value: they are the universe's (the qrels' queries; none
         # without qrels), and values() gives one for each query of the universe
-        vals = self.values(run)
-        del vals["query_id"]
+        vals, universe = self._computed(run)
         out = {}
         for m, agg in aggs.items():
-            v = np.concatenate([[0.0], vals[m].astype(np.float64)])
-            count = len(v) - 1
-            out[m] = float(np.add.accumulate(v)[-1]) / count if count else agg.result()
+            v = vals[m].astype(np.float64, copy=False)
+            count = len(v)
+            if not count:
+                out[m] = agg.result()
+                continue
+            # the running sum from 0.0 (MeanAgg's), without prepending the 0.0: 0.0 + x is x but for
+            # x = -0.0, and a running sum from 0.0 is never -0.0, so adding 0.0 at the end gives the same
+            # double; a NaN anywhere makes the sum NaN, so the values are searched for gaps only then
+            # (the same check and error as values(); on a small run each numpy call of a measure counts)
+            total = float(np.add.accumulate(v)[-1]) + 0.0
+            if total != total:
+                _no_gap(m, v, universe)
+            out[m] = total / count
         return out
 
     def _iter_calc(self, run) -> Iterator[Metric]:
@@ -184,6 +195,14 @@ class RbstarEvaluator(providers.Evaluator):
         for m in self.measures:
             for qid, v in zip(qids, vals[m].tolist(), strict=True):
                 yield Metric(query_id=qid, measure=m, value=v)
+
+
+def _no_gap(measure, values: np.ndarray, universe: np.ndarray) -> None:
+    """Every query of the universe has a value: a NaN is a bug, never a silent gap (an internal error)."""
+    bad = np.flatnonzero(np.isnan(values))
+    if len(bad):
+        q = _lazy("io").QUERY_IDS.decode(universe[bad[:1]])[0]
+        raise RbstarError(f"internal error: {measure} has no value for query {q!r}; please report this")
 
 
 def _checked(measure) -> bool:

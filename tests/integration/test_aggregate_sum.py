@@ -2,7 +2,8 @@
 bit: the same running sum from 0.0, the same defaults for the qrels' queries a run lacks, and ir_measures'
 path for a measure given twice."""
 import ir_measures
-from hypothesis import HealthCheck, given, settings, strategies as st
+import pytest
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 from ir_measures.providers.base import Evaluator
 
 import ir_rbstar
@@ -55,3 +56,42 @@ def test_many_queries_sum_in_ir_measures_order():
     ours = evaluator.calc_aggregate(run)
     theirs = Evaluator.calc_aggregate(evaluator, run)
     assert [repr(ours[m]) for m in MEASURES] == [repr(theirs[m]) for m in MEASURES]
+
+
+def _fixed_values(monkeypatch, values):
+    """Every family of the evaluator returns ``values`` (one per qrels query) for each of its measures."""
+    import numpy as np
+    from ir_rbstar import provider
+
+    def compute(ms, ctx):
+        return {m: np.array(values, dtype=np.float64) for m in ms}
+    monkeypatch.setattr(provider, "_compute", lambda family: compute)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered", "ignore:invalid value encountered")
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.sampled_from([0.0, -0.0, float("inf"), -float("inf"), 1e308, -1e308, 5e-324]),
+                          st.floats(allow_nan=False)), min_size=1, max_size=6))
+@example([-0.0]).via("every value a negative zero: MeanAgg's sum from 0.0 is 0.0")
+@example([-0.0, -0.0, 0.0, -0.0])
+@example([float("inf"), -float("inf")])
+def test_running_sum_is_ir_measures_for_any_doubles(values):
+    # the sum without the prepended 0.0 (and + 0.0 at the end) is MeanAgg's to the bit: signed zeros,
+    # infinities whose sum is NaN (no value is: no error), overflow
+    from _pytest.monkeypatch import MonkeyPatch
+    qrels = {f"q{i}": {"d": 1} for i in range(len(values))}
+    with MonkeyPatch.context() as mp:
+        _fixed_values(mp, values)
+        evaluator = PROVIDER.evaluator(MEASURES[:2], qrels)
+        ours = evaluator.calc_aggregate({"q0": {"d": 1.0}})
+        theirs = Evaluator.calc_aggregate(evaluator, {"q0": {"d": 1.0}})
+    assert [repr(ours[m]) for m in MEASURES[:2]] == [repr(theirs[m]) for m in MEASURES[:2]]
+
+
+def test_a_missing_value_is_an_internal_error_at_every_door(monkeypatch):
+    from ir_rbstar.errors import RbstarError
+    _fixed_values(monkeypatch, [0.5, float("nan"), 0.25])
+    evaluator = PROVIDER.evaluator(MEASURES[:1], {"q0": {"d": 1}, "q1": {"d": 1}, "q2": {"d": 0}})
+    for door in (evaluator.calc_aggregate, evaluator.values, lambda r: list(evaluator.iter_calc(r))):
+        with pytest.raises(RbstarError, match="no value for query 'q1'"):
+            door({"q0": {"d": 1.0}})
