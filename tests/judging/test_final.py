@@ -48,3 +48,40 @@ def test_final_with_nothing_judged_has_no_direction():
     pick = choose(pool, judged, grades, "final", 3)
     assert pick.priority.tolist() == [0.0, 0.0, 0.0]
     assert docs[pick.index[0]] == "y"
+
+
+def test_final_q_on_one_query_is_final():
+    # with one query the difference on the candidate's query is the mean difference: the same priorities
+    pool, grades, judged, docs = _state({"q": {"x": 1}})
+    a = choose(pool, judged, grades, "final", 3)
+    b = choose(pool, judged, grades, "final_q", 3)
+    assert a.index.tolist() == b.index.tolist()
+    assert b.priority.tolist() == pytest.approx(a.priority.tolist(), rel=1e-12)
+
+
+def test_final_and_final_q_on_two_queries_by_hand():
+    # A ranks x, y on q1 and u, v on q2; B ranks z, y on q1 and v, w on q2; x judged relevant.
+    # P(relevant): A's precision 2/3 over all queries, 7/9 on q1 ((2 x 2/3 + 1) / 3), 2/3 on q2; B's 1/2
+    # everywhere: y 23/36, z 1/2, u 2/3, v (0.16 x 2/3 + 0.2 x 1/2) / 0.36 = 31/54, w 1/2.
+    # Expected unjudged gain A - B: q1 -0.2 x 1/2 = -0.1; q2 0.2 x 2/3 - 0.04 x 31/54 - 0.16 x 1/2 = 41/1350;
+    # the mean -47/1350.
+    runs = {"A": {"q1": {"x": 2.0, "y": 1.0}, "q2": {"u": 2.0, "v": 1.0}},
+            "B": {"q1": {"z": 2.0, "y": 1.0}, "q2": {"v": 2.0, "w": 1.0}}}
+    pool = build_pool(runs, M)
+    grades, judged = pool.lookup(to_qrels({"q1": {"x": 1}}))
+    docs = list(pool.doc_ids(np.arange(pool.n_candidates)))
+
+    def prio(strategy):
+        pick = choose(pool, judged, grades, strategy, 5)
+        return dict(zip([docs[i] for i in pick.index], pick.priority, strict=True))
+    # final: m = (W_A - W_B) / 2 against the mean gap -47/1350: z (-0.1) and w (-0.08) toward, capped at
+    # 47/1350; v (-0.02) toward, in full; u (+0.1) away; y 0
+    got = prio("final")
+    want = {"z": 0.5 * 47 / 1350, "w": 0.5 * 47 / 1350, "v": 31 / 54 * 0.02, "u": -FINAL_AWAY * 2 / 3 * 0.1, "y": 0.0}
+    assert got == pytest.approx(want, rel=1e-12, abs=1e-15)
+    # final_q: per query, m = W_A - W_B against the query's gap, the sum over 2 queries: z toward on q1 (-0.2,
+    # capped at 0.1); u toward on q2 (+0.2, capped at 41/1350); v (-0.04) and w (-0.16) away on q2
+    got = prio("final_q")
+    want = {"z": 0.5 * 0.1 / 2, "u": 2 / 3 * 41 / 1350 / 2, "y": 0.0,
+            "v": -FINAL_AWAY * 31 / 54 * 0.04 / 2, "w": -FINAL_AWAY * 0.5 * 0.16 / 2}
+    assert got == pytest.approx(want, rel=1e-12, abs=1e-15)
