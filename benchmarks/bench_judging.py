@@ -184,8 +184,8 @@ def main(argv=None) -> int:
     parser.add_argument("--strategies", default=None, help="comma-separated (default: all)")
     parser.add_argument("--no-prior", action="store_true", help="leave out the rows with a prior (DL19)")
     parser.add_argument("--prior-strategies", default="pairs", help="comma-separated: the strategies given the "
-                        "DL19 priors (default: pairs); goals on trial (strategies.EXPERIMENTAL, e.g. final) "
-                        "are taken here and in --strategies")
+                        "DL19 priors (default: pairs); the goals on trial of benchmarks/judging_final.py "
+                        "(final, final_q, final_a0, final_q_a0) are taken here and in --strategies")
     parser.add_argument("--no-oracle", action="store_true", help="leave out the oracle bound (benchmarks/"
                         "judging_oracle.py)")
     parser.add_argument("--collections", default=None, help="comma-separated first words of the collections "
@@ -197,11 +197,9 @@ def main(argv=None) -> int:
     from ir_rbstar.judging import STRATEGIES, build_pool, needed, plot_simulation
     strategies = args.strategies.split(",") if args.strategies else list(STRATEGIES)
     with_prior = [s for s in args.prior_strategies.split(",") if s]
-    from ir_rbstar.judging.strategies import EXPERIMENTAL
+    from benchmarks.judging_final import EXPERIMENTAL, install
     if any(s in EXPERIMENTAL for s in strategies + with_prior):
-        import importlib       # simulate takes STRATEGIES only: let it take the goals on trial for this run
-        module = importlib.import_module("ir_rbstar.judging.simulate")
-        module.STRATEGIES = tuple(STRATEGIES) + tuple(EXPERIMENTAL)  # type: ignore[attr-defined]
+        install()              # the goals on trial, not in the package (benchmarks/judging_final.py)
     only = [c.strip().lower() for c in args.collections.split(",")] if args.collections else None
     if args.out:
         os.makedirs(args.out, exist_ok=True)

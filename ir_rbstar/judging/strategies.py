@@ -85,8 +85,6 @@ __all__ = ["STRATEGIES", "GOALS", "BASELINES", "Choice", "choose", "run_values"]
 GOALS: Tuple[str, ...] = ("residual", "pairs", "ranking")
 BASELINES: Tuple[str, ...] = ("depth", "rbp_sum", "rbp_max", "mtf", "bandit")
 STRATEGIES: Tuple[str, ...] = GOALS + BASELINES
-#: goals :func:`choose` takes that are on trial, not offered (select, the CLI, simulate's list): ``final``
-EXPERIMENTAL: Tuple[str, ...] = ("final", "final_q")
 
 
 @dataclass(frozen=True)
@@ -261,42 +259,6 @@ def _pair_spread_toward(pool: Pool, u: np.ndarray, rest: np.ndarray) -> np.ndarr
     return out
 
 
-#: ``final``: the share of a move *away* from a pair's expected final difference counted against a document
-FINAL_AWAY = 1.0
-
-
-def _final_toward(pool: Pool, judged: np.ndarray, grades: np.ndarray, prob: np.ndarray, rest: np.ndarray,
-                  per_query: bool = False) -> np.ndarray:
-    """``final`` (on trial): per candidate, sum over pairs a < b of how far judging it relevant (top gain) moves
-    the mean difference now, low_a - low_b, toward the expected final one, E[v_a] - E[v_b] (E[v] = low + the
-    expected unjudged gain ``rest``; nDCG@k values times :func:`_ideal_scale`): with m = (W_a - W_b) x scale /
-    queries and gap = the expected minus the current difference, min(|m|, |gap|) when m has the gap's sign,
-    -:data:`FINAL_AWAY` |m| when not, 0 for a pair with no expected gap (:data:`SAME_REST`). ``per_query``
-    (``final_q``): the same on the difference on the candidate's query (m and gap not divided by queries,
-    the sum then is)."""
-    nq = len(pool.queries)
-    scale = np.ones(pool.n_candidates)
-    if pool.weights.ideal_normalised:
-        scale = _ideal_scale(pool, judged, grades, prob)
-    per_q = np.ones(nq)
-    per_q[pool.cand_query] = scale
-    cq = pool.cand_query
-    if per_query:
-        gain = (rest * per_q)[:, cq]                         # each run's expected rise on each candidate's query
-        same = np.abs(gain).max(axis=0)
-    else:
-        gain = (rest * per_q).mean(axis=1)[:, None]          # the mean expected rise of each run
-        same = np.full(1, np.abs(gain).max())
-    out = np.zeros(pool.n_candidates)
-    for a in range(len(pool.runs) - 1):
-        m = (pool.W[a] - pool.W[a + 1:]) * (scale if per_query else scale / nq)
-        gap = gain[a] - gain[a + 1:]
-        way = _rest_order(gain[a], gain[a + 1:], same)
-        out += np.where(way == 0.0, 0.0, np.where(np.sign(m) == way, np.minimum(np.abs(m), np.abs(gap)),
-                                                  -FINAL_AWAY * np.abs(m))).sum(axis=0)
-    return out / nq if per_query else out
-
-
 def _rbp_pool_scores(pool: Pool, how: str) -> np.ndarray:
     p = pool.weights.pooling_p
     w = np.where(pool.rank > 0, (1.0 - p) * p ** (pool.rank - 1.0), 0.0)
@@ -404,7 +366,7 @@ def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k:
            baseline: Optional[int] = None, prior: Optional[np.ndarray] = None) -> Choice:
     """One round: ``k`` unjudged (and not ``exclude``\\ d) candidates by ``strategy``. ``prior`` (expected
     gains per candidate, NaN where unknown) is averaged into the goals' estimate of P(relevant) where known."""
-    if strategy not in STRATEGIES + EXPERIMENTAL:
+    if strategy not in STRATEGIES:
         raise ParameterError(f"strategy: unknown strategy {strategy!r}; one of {', '.join(STRATEGIES)}")
     eligible = ~judged if exclude is None else ~judged & ~exclude
     if strategy in ("mtf", "bandit"):
@@ -422,10 +384,6 @@ def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k:
         prio = prob * spread / len(pool.queries)
         if pool.weights.ideal_normalised:
             prio = prio * _ideal_scale(pool, judged, grades, prob)
-    elif strategy in EXPERIMENTAL:
-        prob = _relevance(pool, judged, grades, prior)
-        u, rest = None, _expected_rest(pool, judged, prob)
-        prio = prob * _final_toward(pool, judged, grades, prob, rest, per_query=strategy == "final_q")
     else:
         prio = _static_priority(pool, strategy)
         u, prob, rest = None, None, None
@@ -468,9 +426,6 @@ def _reasons(pool: Pool, strategy: str, index: np.ndarray, prio: np.ndarray, u, 
                        + ("" if rest is None else _direction_note(w, spread > 0, rest[:, pool.cand_query[c]]))
                        + f"; P(relevant) ~ {prob[c]:.2f}"
                        + (" (prior)" if prior is not None and not np.isnan(prior[c]) else ""))
-        elif strategy in EXPERIMENTAL:
-            out.append(f"{strategy}: moves the pairs' mean differences toward their expected final values, "
-                       f"{prio[c]:.4g} net with P(relevant) ~ {prob[c]:.2f}")
         elif strategy == "depth":
             out.append(f"depth: best rank {int(pool.min_rank()[c])} over {len(in_runs)} run(s)")
         else:
