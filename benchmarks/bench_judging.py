@@ -183,6 +183,9 @@ def main(argv=None) -> int:
     parser.add_argument("--data", default=DATA, help="the shared data folder (default: ../shared/data)")
     parser.add_argument("--strategies", default=None, help="comma-separated (default: all)")
     parser.add_argument("--no-prior", action="store_true", help="leave out the rows with a prior (DL19)")
+    parser.add_argument("--prior-strategies", default="pairs", help="comma-separated: the strategies given the "
+                        "DL19 priors (default: pairs); the goals on trial of benchmarks/judging_final.py "
+                        "(final, final_q, final_a0, final_q_a0) are taken here and in --strategies")
     parser.add_argument("--no-oracle", action="store_true", help="leave out the oracle bound (benchmarks/"
                         "judging_oracle.py)")
     parser.add_argument("--collections", default=None, help="comma-separated first words of the collections "
@@ -193,6 +196,10 @@ def main(argv=None) -> int:
     from ir_rbstar.io import read_trec_qrels, read_trec_run
     from ir_rbstar.judging import STRATEGIES, build_pool, needed, plot_simulation
     strategies = args.strategies.split(",") if args.strategies else list(STRATEGIES)
+    with_prior = [s for s in args.prior_strategies.split(",") if s]
+    from benchmarks.judging_final import EXPERIMENTAL, install
+    if any(s in EXPERIMENTAL for s in strategies + with_prior):
+        install()              # the goals on trial, not in the package (benchmarks/judging_final.py)
     only = [c.strip().lower() for c in args.collections.split(",")] if args.collections else None
     if args.out:
         os.makedirs(args.out, exist_ok=True)
@@ -215,12 +222,14 @@ def main(argv=None) -> int:
             t = time.perf_counter()
             table = precise_simulation(qrels, runs, measure, strategies, size, batch)
             if name.startswith("DL19") and not args.no_prior:
-                for label, prior in (("pairs + re-annotations", reannotation_prior(args.data)),
-                                     ("pairs + the qrels as prior", qrels)):
-                    if prior is None:
-                        continue
-                    extra = precise_simulation(qrels, runs, measure, ["pairs"], size, batch, prior=prior, label=label)
-                    table = pd.concat([table, extra], ignore_index=True)
+                for strategy in with_prior:
+                    for label, prior in ((f"{strategy} + re-annotations", reannotation_prior(args.data)),
+                                         (f"{strategy} + the qrels as prior", qrels)):
+                        if prior is None:
+                            continue
+                        extra = precise_simulation(qrels, runs, measure, [strategy], size, batch, prior=prior,
+                                                   label=label)
+                        table = pd.concat([table, extra], ignore_index=True)
             budgets = sorted(set(table["budget"]))
             print(f"{measure}: pool of {size} documents, {len(budgets)} budgets, simulated in "
                   f"{time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
