@@ -25,7 +25,7 @@ Variants (all measured; docs/judging.md has none of them in the package):
   had a negative priority and came after every positive one, and the share of reproduced verdicts stayed at
   0.98 until the whole pool was judged).
 
-Measured 27 Nov 2026 (task 29d), DL 2019 only, judgments to stay at tau_b >= 0.9 / at 95% of the full-judgment
+Measured 27 Nov 2026, DL 2019 only, judgments to stay at tau_b >= 0.9 / at 95% of the full-judgment
 verdicts, exact to one round of 43 (``nice -n 10 python -m benchmarks.bench_judging --collections dl19
 --strategies pairs,final --prior-strategies pairs,final --no-oracle``, the other variants likewise; AWAY = 0
 then set through this module):
@@ -43,7 +43,7 @@ Aiming at the final order wins tau_b (``final_a0`` halves depth-k's tau_b for bo
 and loses the verdicts: no variant reaches half of depth-k's verdicts for both measures even with the qrels
 as the prior, and without a prior every variant needs more judgments for the verdicts than ``pairs``. With
 nothing judged no pair has a direction, every priority is 0 and the first round goes by total weight (tau_b
--0.17 after 43 nDCG@10 judgments against ``pairs``' 0.57). So, as task 29d set, they were not run on
+-0.17 after 43 nDCG@10 judgments against ``pairs``' 0.57). So they were not run on
 Robust04 or Robust 2003 and stay out of the package. One round on DL 2019 (every fifth candidate judged,
 43 documents): ``final`` 0.061 s of CPU for RBP, 0.021 s for nDCG@10, ``pairs`` 0.069 s and 0.025 s
 (medians of 3 means of 5, one process, load average 4.5).
