@@ -13,7 +13,7 @@ package's provider is chosen explicitly, and are the baseline of the speed compa
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 import numpy as np
@@ -33,6 +33,17 @@ class TieGroups:
     gseg: np.ndarray      # query of each group
     gstart: np.ndarray    # 0-based position of each group's first row
     gsize: np.ndarray     # number of rows of each group
+    _ends: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def end(self, k: Optional[int]) -> np.ndarray:
+        """The end (0-based, exclusive) of each group's positions within the top k (all for None)."""
+        if k not in self._ends:
+            end = self.gstart + self.gsize
+            if k is not None:
+                np.minimum(end, k, out=end)
+                np.maximum(end, self.gstart, out=end)
+            self._ends[k] = end
+        return self._ends[k]
 
 
 def make_groups(seg: np.ndarray, pos: np.ndarray, start: np.ndarray, size: np.ndarray, n: int) -> TieGroups:
@@ -47,15 +58,17 @@ def _group_sum(groups: TieGroups, values: np.ndarray) -> np.ndarray:
     return np.bincount(groups.gid, weights=values, minlength=len(groups.gstart))      # float64
 
 
-def expected_weighted(groups: TieGroups, gain: np.ndarray, cum: Callable[[np.ndarray], np.ndarray],
+def expected_weighted(groups: TieGroups, gain: np.ndarray, cum: Optional[Callable[[np.ndarray], np.ndarray]],
                       k: Optional[int]) -> np.ndarray:
     """Per query, the mean over tie orders of sum_{j <= k} gain(v_j) w(j), where ``cum(m)`` is
-    sum_{j=1..m} w(j): each position of a group gets the group's mean gain."""
+    sum_{j=1..m} w(j) (None: w = 1, cum(m) = m): each position of a group gets the group's mean gain."""
     gsum = _group_sum(groups, gain)
-    end = groups.gstart + groups.gsize
-    if k is not None:
-        end = np.maximum(np.minimum(end, k), groups.gstart)
-    share = gsum / groups.gsize * (cum(end) - cum(groups.gstart))
+    end = groups.end(k)
+    if cum is None:                      # the positions of each group within k (a float64 of an integer)
+        span = (end - groups.gstart).astype(np.float64)
+    else:
+        span = cum(end) - cum(groups.gstart)
+    share = gsum / groups.gsize * span
     return np.bincount(groups.gseg, weights=share, minlength=groups.n)
 
 
