@@ -90,14 +90,16 @@ def _sum_hi(keys: np.ndarray, span: int, n: int) -> np.ndarray:
 
 
 def relative_positions(b: Bands, seg: np.ndarray, pos: Optional[np.ndarray], grade: np.ndarray,
-                       relevant: np.ndarray, lens: Optional[np.ndarray] = None) -> np.ndarray:
+                       relevant: np.ndarray, lens: Optional[np.ndarray] = None,
+                       rank: Optional[np.ndarray] = None) -> np.ndarray:
     """RP of every row (int64): ``pos`` is the 0-based position in the run, ``relevant`` whether the row
     holds a judged document of grade >= rel (its ``grade`` is then used). With ``lens`` (rows per query,
     the rows of query i being its positions 0 .. lens[i] - 1 in order) the positions follow from ``lens``
     (``pos`` may be None) and only the rows with RP != 0 are written: a non-relevant row has RP = j - RB - 1
-    above position RB + 1 and 0 from there on."""
+    above position RB + 1 and 0 from there on. ``rank`` (with ``lens``): the rows' 1-based positions, when
+    the caller has them (a short run is then done in a few passes over all its rows)."""
     if lens is not None:
-        return _relative_positions_by_query(b, lens, seg, grade, relevant)
+        return _relative_positions_by_query(b, lens, seg, grade, relevant, rank)
     if pos is None:
         raise TypeError("relative_positions: give pos, or lens")
     j = pos.astype(np.int64) + 1
@@ -127,11 +129,21 @@ def _relevant_rp(b: Bands, s: np.ndarray, grade: np.ndarray, j: np.ndarray) -> n
 
 
 def _relative_positions_by_query(b: Bands, lens: np.ndarray, seg: np.ndarray, grade: np.ndarray,
-                                 relevant: np.ndarray) -> np.ndarray:
-    rp = np.zeros(len(seg), dtype=np.int64)
-    starts = np.cumsum(lens) - lens
+                                 relevant: np.ndarray, rank: Optional[np.ndarray] = None) -> np.ndarray:
     base = b.base[:len(lens)]
     top = np.minimum(base, lens)                          # positions 0 .. RB - 1: above the band
+    if rank is not None and len(seg) <= 2 * int(top.sum()) + 8192:
+        # few rows besides those above the band: RP = min(j - RB - 1, 0) on every row, then the relevant
+        # rows' own (fewer numpy calls than writing the rows above the band alone)
+        j = rank.astype(np.int64, copy=False)
+        rp = j - (base + 1)[seg]
+        np.minimum(rp, 0, out=rp)
+        rows = relevant.nonzero()[0]
+        if len(rows):
+            rp[rows] = _relevant_rp(b, seg[rows].astype(np.int64, copy=False), grade[rows], j[rows])
+        return rp
+    rp = np.zeros(len(seg), dtype=np.int64)
+    starts = np.cumsum(lens) - lens
     first = np.cumsum(top) - top
     k = np.arange(int(top.sum()), dtype=np.int64)         # position pos = k - first of its query, at row starts + pos
     rp[k + np.repeat(starts - first, top)] = k - np.repeat(first + base, top)     # j - (RB + 1), j = pos + 1

@@ -57,6 +57,9 @@ def test_relative_positions_by_query_equal_row_by_row(queries, rel, rnd):
     dense = K.relative_positions(bands, seg, pos, grade, relevant)
     sparse = K.relative_positions(bands, seg, pos, grade, relevant, lens=lens)
     assert sparse.tolist() == dense.tolist()
+    # with the rows' ranks given (a short run: every row in one pass, then the relevant ones) the same
+    ranked = K.relative_positions(bands, seg, None, grade, relevant, lens=lens, rank=pos + 1)
+    assert ranked.dtype == np.int64 and ranked.tolist() == dense.tolist()
     # every key's band looked up in the tables made with the bands = searched for row by row
     searched = dataclasses.replace(bands, band_lo=None, band_hi=None)
     assert K.relative_positions(searched, seg, pos, grade, relevant).tolist() == dense.tolist()
