@@ -12,6 +12,7 @@ grouped by query (``seg``, contiguous, ascending) and in rank order within each 
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Optional
@@ -42,6 +43,7 @@ class Bands:
     band_hi: Optional[np.ndarray] = None    # hi(g) of every key
     none: Optional[np.ndarray] = None       # the queries with RB = 0 (indices), made with the bands
     fs_minus: Optional[np.ndarray] = None   # s- of each query's full-scale run, RB (RB + 1) / 2 (float64)
+    fs_rest: Optional[np.ndarray] = None    # s- less sum_hi: s+ of the full-scale run is RB (M - RB) + this
 
     def key(self, seg: np.ndarray, grade: np.ndarray) -> np.ndarray:
         key = seg.astype(np.int64, copy=False) * self.span
@@ -65,6 +67,7 @@ def bands(q: np.ndarray, grades: np.ndarray, rel: int, n: int) -> Bands:
     rb = base.astype(np.float64)
     b = Bands(keys=keys, base=base, top=top, span=span, sum_hi=_sum_hi(keys, span, n),
               none=(base == 0).nonzero()[0], fs_minus=rb * (rb + 1.0) / 2.0)
+    b.fs_rest = b.fs_minus - b.sum_hi
     if n * span <= 4 * len(keys) + 4096:     # every key's band, looked up by the rows (a few searches otherwise)
         every = np.arange(n * span, dtype=np.int64)
         b.band_lo, b.band_hi = _band(b, every // span, every)
@@ -162,9 +165,12 @@ def full_scale_space(b: Bands, length: np.ndarray):
     RB positions hold the relevant documents, each below its band (s+ = sum of positions - sum of hi)."""
     rb = b.base.astype(np.float64)
     m = np.maximum(length.astype(np.float64), 2.0 * rb)
-    s_minus = rb * (rb + 1.0) / 2.0 if b.fs_minus is None else b.fs_minus
-    s_plus = rb * (m - rb) + s_minus - b.sum_hi      # (the qrels' part, made with the bands)
-    return s_plus, s_minus
+    if b.fs_minus is None or b.fs_rest is None:
+        s_minus = rb * (rb + 1.0) / 2.0
+        return rb * (m - rb) + s_minus - b.sum_hi, s_minus
+    # (the qrels' part made with the bands; every term is an integer below 2^53, so the sum is exact
+    # in any order)
+    return rb * (m - rb) + b.fs_rest, b.fs_minus
 
 
 def crossings(seg: np.ndarray, crp: np.ndarray) -> np.ndarray:
@@ -225,8 +231,10 @@ def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: in
     first_crossing = curve.first_crossings(length, n)
     crossed = first_crossing > 0
     balance = np.where(crossed, np.maximum(rb, first_crossing), np.inf)          # float64 (inf)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rho = np.where(crossed, rb / balance, 0.0)
+    none = (rb == 0).nonzero()[0] if b.none is None else b.none
+    # only a query with RB = 0 divides by zero (its full-scale spaces are 0; RB >= 1 makes them >= 1)
+    with np.errstate(divide="ignore", invalid="ignore") if len(none) else contextlib.nullcontext():
+        rho = rb / balance                                   # (0 without a crossing: RB / inf)
         # (integer RP: the weights are converted to float64 exactly, as the sums are exact)
         s_plus = seg_sum(np.maximum(curve.values, 0), curve.seg, n)
         s_minus = seg_sum(np.maximum(-curve.values, 0), curve.seg, n)
@@ -243,7 +251,6 @@ def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: in
     def archetype() -> np.ndarray:
         return _archetypes(rb, length, starts, seg, relevant, curve, first_crossing, s_plus, s_minus,
                            fs_plus, fs_minus, n)
-    none = (rb == 0).nonzero()[0] if b.none is None else b.none
     if len(none):
         for a in (rho, sp, sm, sigma, tau):
             a[none] = np.nan
@@ -290,8 +297,7 @@ class _Curve:
         two steps CRP stays at one non-zero value or at 0, so the first crossing is the pair of positions
         r_i - 1 and r_i (1-based r_i) of the first step i >= 2 with sign(c_(i-1)) sign(c_i) <= 0, and there
         is none when no step has it. One comparison per step, no search."""
-        first = np.zeros(n, dtype=np.int64)
-        first[length > 0] = 1
+        first = (length > 0).astype(np.int64)
         seg, crp = self.seg, self.crp
         if not len(seg):
             return first
