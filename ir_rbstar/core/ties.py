@@ -173,22 +173,23 @@ def expected_ap(groups: RelevantGroups, k: Optional[int], num_rel: np.ndarray) -
     (r/n)(before + 1 + (j-t-1)(r-1)/(n-1)) / j; summed over j = t+1..e (e = min(t+n, k)) this is
     a (H_e - H_t) + b ((e - t) - (t+1)(H_e - H_t)) with a = (r/n)(before+1), b = (r/n)(r-1)/(n-1) and
     H the harmonic numbers, so the cost is one term per group with a relevant document."""
-    r = groups.r.astype(np.float64)
-    size = groups.gsize.astype(np.float64)
-    t = groups.gstart
+    # (integer counts: every operation with a float64 converts them exactly, as astype(float64) would)
+    r, size, t = groups.r, groups.gsize, groups.gstart
     before = groups.before                                    # relevant documents above each group
     if before is None:
-        before = seg_cumsum(r, groups.gseg) - r
-    end = t + groups.gsize
+        before = seg_cumsum(r.astype(np.float64), groups.gseg) - r
+    end = t + size
+    span = size                                               # positions of each group within k
     if k is not None:
         end = np.maximum(np.minimum(end, k), t)
+        span = end - t
     h = _harmonic(int(end.max(initial=0)))
     dh = h[end] - h[t]
     share = r / size
     a = share * (before + 1)
     # (r/n)(r-1)/(n-1), 0 for n = 1 (then r = 1: the numerator is 0 and the divisor is kept at 1)
     b = share * (r - 1) / np.maximum(size - 1, 1)
-    share = a * dh + b * ((end - t) - (t + 1) * dh)
+    share = a * dh + b * (span - (t + 1) * dh)
     total = np.bincount(groups.gseg, weights=share, minlength=groups.n)
     return safe_divide(total, num_rel)
 
