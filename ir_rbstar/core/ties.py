@@ -105,6 +105,7 @@ class RelevantGroups:
     gsize: np.ndarray     # number of rows of each group
     r: np.ndarray         # number of relevant rows of each group
     before: Optional[np.ndarray] = None     # relevant rows of its query above each group (counted when None)
+    untied: bool = False                    # every group is one row (r = gsize = 1)
 
 
 def relevant_groups(seg: np.ndarray, start: np.ndarray, size: np.ndarray, rel: np.ndarray, n: int) -> RelevantGroups:
@@ -112,7 +113,11 @@ def relevant_groups(seg: np.ndarray, start: np.ndarray, size: np.ndarray, rel: n
     of a group with a relevant row must be among the rows."""
     idx = rel.nonzero()[0]
     m = len(idx)
-    s, t = seg[idx], start[idx]
+    s, t, sz = seg[idx], start[idx], size[idx]
+    if int(sz.max(initial=1)) == 1:                   # no relevant row is tied: each its own group
+        first = np.arange(m)
+        return RelevantGroups(n=n, gseg=s, gstart=t, gsize=sz, r=np.ones(m, dtype=first.dtype),
+                              before=first - s.searchsorted(s), untied=True)
     new = np.empty(m + 1, dtype=bool)                 # a group starts at each True (the last: the end)
     new[0] = new[m] = True
     np.not_equal(s[1:], s[:-1], out=new[1:m])
@@ -122,7 +127,7 @@ def relevant_groups(seg: np.ndarray, start: np.ndarray, size: np.ndarray, rel: n
     gseg = s[first]
     # the relevant rows above a group: its first relevant row's index less that of its query's first one
     before = first - s.searchsorted(gseg)
-    return RelevantGroups(n=n, gseg=gseg, gstart=t[first], gsize=size[idx[first]], r=bound[1:] - first,
+    return RelevantGroups(n=n, gseg=gseg, gstart=t[first], gsize=sz[first], r=bound[1:] - first,
                           before=before)
 
 
@@ -185,6 +190,10 @@ def expected_ap(groups: RelevantGroups, k: Optional[int], num_rel: np.ndarray) -
         span = end - t
     h = _harmonic(int(end.max(initial=0)))
     dh = h[end] - h[t]
+    if groups.untied:
+        # r = n = 1: a = before + 1 and b = 0, so b (...) is +-0.0 and adding it leaves a dh as it is
+        share = (before + 1) * dh
+        return safe_divide(np.bincount(groups.gseg, weights=share, minlength=groups.n), num_rel)
     share = r / size
     a = share * (before + 1)
     # (r/n)(r-1)/(n-1), 0 for n = 1 (then r = 1: the numerator is 0 and the divisor is kept at 1)
