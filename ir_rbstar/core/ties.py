@@ -33,6 +33,7 @@ class TieGroups:
     gseg: np.ndarray      # query of each group
     gstart: np.ndarray    # 0-based position of each group's first row
     gsize: np.ndarray     # number of rows of each group
+    untied: bool = False  # every group is one row (gid = 0, 1, 2, ...)
     _ends: dict = field(default_factory=dict, repr=False, compare=False)
 
     def end(self, k: Optional[int]) -> np.ndarray:
@@ -48,6 +49,8 @@ class TieGroups:
 
 def make_groups(seg: np.ndarray, pos: np.ndarray, start: np.ndarray, size: np.ndarray, n: int) -> TieGroups:
     """Groups from per-row (group start, group size); rows of one group must be contiguous."""
+    if int(size.max(initial=1)) == 1:                # no tie: each row its own group
+        return TieGroups(n=n, gid=np.arange(len(seg)), gseg=seg, gstart=start, gsize=size, untied=True)
     first = pos == start
     gid = first.cumsum() - 1
     at = first.nonzero()[0]
@@ -62,13 +65,17 @@ def expected_weighted(groups: TieGroups, gain: np.ndarray, cum: Optional[Callabl
                       k: Optional[int]) -> np.ndarray:
     """Per query, the mean over tie orders of sum_{j <= k} gain(v_j) w(j), where ``cum(m)`` is
     sum_{j=1..m} w(j) (None: w = 1, cum(m) = m): each position of a group gets the group's mean gain."""
-    gsum = _group_sum(groups, gain)
     end = groups.end(k)
     if cum is None:                      # the positions of each group within k (a float64 of an integer)
         span = (end - groups.gstart).astype(np.float64)
     else:
         span = cum(end) - cum(groups.gstart)
-    share = gsum / groups.gsize * span
+    if groups.untied:
+        # a group's sum is its row's gain (bincount's 0.0 + g differs from g only for g = -0.0, and a -0.0
+        # share leaves the query's sum as it is) and its size 1
+        share = gain * span
+    else:
+        share = _group_sum(groups, gain) / groups.gsize * span
     return np.bincount(groups.gseg, weights=share, minlength=groups.n)
 
 

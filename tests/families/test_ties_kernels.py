@@ -107,3 +107,18 @@ def test_seg_cumsum_is_the_running_sum_less_its_value_before_the_segment(parts, 
     if as_int:                       # integers: exactly the running sum of each segment
         assert out.tolist() == np.concatenate([np.cumsum(np.array(p).astype(dtype)) for p in parts]).tolist()
     assert seg_cumcount(seg).tolist() == np.concatenate([np.arange(1, len(p) + 1) for p in parts]).tolist()
+
+
+@SETTINGS
+@given(ranked_rows(tied=False), st.one_of(st.none(), st.integers(1, 12)), st.data())
+def test_untied_expected_weighted_takes_the_shortcut(rows, k, data):
+    seg, pos, start, size, rel, n = rows
+    groups = K.make_groups(seg, pos, start, size, n)
+    assert groups.untied
+    gain = np.array(data.draw(st.lists(st.sampled_from([0.0, -0.0, 1.0, 0.5, 3.0, 1 / 3]), min_size=len(seg),
+                                       max_size=len(seg))), dtype=np.float64)
+    w, cum = K.discount_cum(int(pos.max(initial=0)) + 2)
+    plain = dataclasses.replace(groups, untied=False, _ends={})
+    for weights in (lambda e: cum[e], None):
+        got = K.expected_weighted(groups, gain, weights, k)
+        assert got.tobytes() == K.expected_weighted(plain, gain, weights, k).tobytes()
