@@ -13,12 +13,20 @@ def seg_sum(values: np.ndarray, seg: np.ndarray, n: int) -> np.ndarray:
 
 def seg_cumsum(values: np.ndarray, seg: np.ndarray) -> np.ndarray:
     """Running sum restarting at each segment; rows of a segment must be contiguous."""
-    if len(values) == 0:
+    n = len(values)
+    if n == 0:
         return values.copy()
     c = np.cumsum(values)
-    first = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
-    before = np.r_[values.dtype.type(0), c[first[1:] - 1]] if len(first) > 1 else np.zeros(1, dtype=c.dtype)
-    lens = np.diff(np.append(first, len(values)))
+    cut = (seg[1:] != seg[:-1]).nonzero()[0] + 1       # the first row of each segment after the first
+    m = len(cut)
+    if m == 0:
+        return c
+    before = np.zeros(m + 1, dtype=c.dtype)            # the running sum before each segment
+    before[1:] = c[cut - 1]
+    lens = np.empty(m + 1, dtype=np.int64)
+    lens[0] = cut[0]
+    np.subtract(cut[1:], cut[:-1], out=lens[1:m])
+    lens[m] = n - cut[-1]
     return c - np.repeat(before, lens)
 
 

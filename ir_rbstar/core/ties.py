@@ -13,7 +13,7 @@ package's provider is chosen explicitly, and are the baseline of the speed compa
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 import numpy as np
@@ -33,29 +33,50 @@ class TieGroups:
     gseg: np.ndarray      # query of each group
     gstart: np.ndarray    # 0-based position of each group's first row
     gsize: np.ndarray     # number of rows of each group
+    untied: bool = False  # every group is one row (gid = 0, 1, 2, ...)
+    _ends: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def end(self, k: Optional[int]) -> np.ndarray:
+        """The end (0-based, exclusive) of each group's positions within the top k (all for None)."""
+        if k not in self._ends:
+            end = self.gstart + self.gsize
+            if k is not None:
+                np.minimum(end, k, out=end)
+                np.maximum(end, self.gstart, out=end)
+            self._ends[k] = end
+        return self._ends[k]
 
 
 def make_groups(seg: np.ndarray, pos: np.ndarray, start: np.ndarray, size: np.ndarray, n: int) -> TieGroups:
     """Groups from per-row (group start, group size); rows of one group must be contiguous."""
+    if int(size.max(initial=1)) == 1:                # no tie: each row its own group
+        return TieGroups(n=n, gid=np.arange(len(seg)), gseg=seg, gstart=start, gsize=size, untied=True)
     first = pos == start
-    gid = np.cumsum(first) - 1
-    return TieGroups(n=n, gid=gid, gseg=seg[first], gstart=start[first], gsize=size[first])
+    gid = first.cumsum() - 1
+    at = first.nonzero()[0]
+    return TieGroups(n=n, gid=gid, gseg=seg[at], gstart=start[at], gsize=size[at])
 
 
 def _group_sum(groups: TieGroups, values: np.ndarray) -> np.ndarray:
-    return np.bincount(groups.gid, weights=values, minlength=len(groups.gstart)).astype(np.float64, copy=False)
+    return np.bincount(groups.gid, weights=values, minlength=len(groups.gstart))      # float64
 
 
-def expected_weighted(groups: TieGroups, gain: np.ndarray, cum: Callable[[np.ndarray], np.ndarray],
+def expected_weighted(groups: TieGroups, gain: np.ndarray, cum: Optional[Callable[[np.ndarray], np.ndarray]],
                       k: Optional[int]) -> np.ndarray:
     """Per query, the mean over tie orders of sum_{j <= k} gain(v_j) w(j), where ``cum(m)`` is
-    sum_{j=1..m} w(j): each position of a group gets the group's mean gain."""
-    gsum = _group_sum(groups, gain)
-    end = groups.gstart + groups.gsize
-    if k is not None:
-        end = np.maximum(np.minimum(end, k), groups.gstart)
-    share = gsum / groups.gsize * (cum(end) - cum(groups.gstart))
-    return np.bincount(groups.gseg, weights=share, minlength=groups.n).astype(np.float64, copy=False)
+    sum_{j=1..m} w(j) (None: w = 1, cum(m) = m): each position of a group gets the group's mean gain."""
+    end = groups.end(k)
+    if cum is None:                      # the positions of each group within k (a float64 of an integer)
+        span = (end - groups.gstart).astype(np.float64)
+    else:
+        span = cum(end) - cum(groups.gstart)
+    if groups.untied:
+        # a group's sum is its row's gain (bincount's 0.0 + g differs from g only for g = -0.0, and a -0.0
+        # share leaves the query's sum as it is) and its size 1
+        share = gain * span
+    else:
+        share = _group_sum(groups, gain) / groups.gsize * span
+    return np.bincount(groups.gseg, weights=share, minlength=groups.n)
 
 
 def _centred_squares(groups: TieGroups, values: np.ndarray) -> np.ndarray:
@@ -90,25 +111,70 @@ class RelevantGroups:
     gstart: np.ndarray    # 0-based position of each group's first row
     gsize: np.ndarray     # number of rows of each group
     r: np.ndarray         # number of relevant rows of each group
+    before: Optional[np.ndarray] = None     # relevant rows of its query above each group (counted when None)
+    untied: bool = False                    # every group is one row (r = gsize = 1)
 
 
 def relevant_groups(seg: np.ndarray, start: np.ndarray, size: np.ndarray, rel: np.ndarray, n: int) -> RelevantGroups:
     """From ranked rows (per row: query, tie-group start, tie-group size) and their relevance; every row
     of a group with a relevant row must be among the rows."""
-    idx = np.flatnonzero(rel)
-    s, t = seg[idx], start[idx]
-    new = np.ones(len(idx), dtype=bool)
-    new[1:] = (s[1:] != s[:-1]) | (t[1:] != t[:-1])
-    first = np.flatnonzero(new)
-    r = np.diff(np.append(first, len(idx)))
-    return RelevantGroups(n=n, gseg=s[first], gstart=t[first], gsize=size[idx][first], r=r)
+    idx = rel.nonzero()[0]
+    m = len(idx)
+    s, t, sz = seg[idx], start[idx], size[idx]
+    if int(sz.max(initial=1)) == 1:                   # no relevant row is tied: each its own group
+        first = np.arange(m)
+        return RelevantGroups(n=n, gseg=s, gstart=t, gsize=sz, r=np.ones(m, dtype=first.dtype),
+                              before=first - s.searchsorted(s), untied=True)
+    new = np.empty(m + 1, dtype=bool)                 # a group starts at each True (the last: the end)
+    new[0] = new[m] = True
+    np.not_equal(s[1:], s[:-1], out=new[1:m])
+    new[1:m] |= t[1:] != t[:-1]
+    bound = new.nonzero()[0]
+    first = bound[:-1]
+    gseg = s[first]
+    # the relevant rows above a group: its first relevant row's index less that of its query's first one
+    before = first - s.searchsorted(gseg)
+    return RelevantGroups(n=n, gseg=gseg, gstart=t[first], gsize=sz[first], r=bound[1:] - first,
+                          before=before)
+
+
+class _Prefix:
+    """A table t[0..m] whose entries do not depend on m (running sums, computed in order), made once for
+    the largest m asked so far and handed out as read-only views of its first m + 1 entries."""
+
+    def __init__(self, make: Callable[[int], tuple]):
+        self.make = make
+        self.tables: tuple = ()
+
+    def __call__(self, m: int) -> tuple:
+        tables = self.tables
+        if not tables or len(tables[0]) <= m:
+            tables = self.make(max(m, 2 * len(tables[0]) if tables else 0, 64))
+            for a in tables:
+                a.flags.writeable = False
+            self.tables = tables
+        return tuple(a[:m + 1] for a in tables)
+
+
+def _make_harmonic(m: int) -> tuple:
+    h = np.zeros(m + 1)
+    h[1:] = np.cumsum(1.0 / np.arange(1, m + 1, dtype=np.float64))
+    return (h,)
+
+
+def _make_discount(m: int) -> tuple:
+    w = np.zeros(m + 1)
+    w[1:] = 1.0 / np.log2(np.arange(2, m + 2, dtype=np.float64))
+    return w, np.cumsum(w)
+
+
+_harmonic_table = _Prefix(_make_harmonic)
+_discount_table = _Prefix(_make_discount)
 
 
 def _harmonic(m: int) -> np.ndarray:
-    """H[i] = sum_{j=1..i} 1/j for i = 0..m."""
-    h = np.zeros(m + 1)
-    h[1:] = np.cumsum(1.0 / np.arange(1, m + 1, dtype=np.float64))
-    return h
+    """H[i] = sum_{j=1..i} 1/j for i = 0..m (read-only)."""
+    return _harmonic_table(m)[0]
 
 
 def expected_ap(groups: RelevantGroups, k: Optional[int], num_rel: np.ndarray) -> np.ndarray:
@@ -119,18 +185,27 @@ def expected_ap(groups: RelevantGroups, k: Optional[int], num_rel: np.ndarray) -
     (r/n)(before + 1 + (j-t-1)(r-1)/(n-1)) / j; summed over j = t+1..e (e = min(t+n, k)) this is
     a (H_e - H_t) + b ((e - t) - (t+1)(H_e - H_t)) with a = (r/n)(before+1), b = (r/n)(r-1)/(n-1) and
     H the harmonic numbers, so the cost is one term per group with a relevant document."""
-    r = groups.r.astype(np.float64)
-    size = groups.gsize.astype(np.float64)
-    t = groups.gstart
-    before = seg_cumsum(r, groups.gseg) - r                   # relevant documents above each group
-    end = t + groups.gsize
+    # (integer counts: every operation with a float64 converts them exactly, as astype(float64) would)
+    r, size, t = groups.r, groups.gsize, groups.gstart
+    before = groups.before                                    # relevant documents above each group
+    if before is None:
+        before = seg_cumsum(r.astype(np.float64), groups.gseg) - r
+    end = t + size
+    span = size                                               # positions of each group within k
     if k is not None:
         end = np.maximum(np.minimum(end, k), t)
+        span = end - t
     h = _harmonic(int(end.max(initial=0)))
     dh = h[end] - h[t]
-    a = r / size * (before + 1)
-    b = np.where(size > 1, r / size * (r - 1) / np.maximum(size - 1, 1), 0.0)
-    share = a * dh + b * ((end - t) - (t + 1) * dh)
+    if groups.untied:
+        # r = n = 1: a = before + 1 and b = 0, so b (...) is +-0.0 and adding it leaves a dh as it is
+        share = (before + 1) * dh
+        return safe_divide(np.bincount(groups.gseg, weights=share, minlength=groups.n), num_rel)
+    share = r / size
+    a = share * (before + 1)
+    # (r/n)(r-1)/(n-1), 0 for n = 1 (then r = 1: the numerator is 0 and the divisor is kept at 1)
+    b = share * (r - 1) / np.maximum(size - 1, 1)
+    share = a * dh + b * (span - (t + 1) * dh)
     total = np.bincount(groups.gseg, weights=share, minlength=groups.n)
     return safe_divide(total, num_rel)
 
@@ -142,7 +217,10 @@ def expected_rr(groups: RelevantGroups, k: Optional[int]) -> np.ndarray:
     if len(groups.r) == 0:
         return np.zeros(groups.n)
     qs = groups.gseg
-    first = np.flatnonzero(np.r_[True, qs[1:] != qs[:-1]])
+    new = np.empty(len(qs), dtype=bool)
+    new[0] = True
+    np.not_equal(qs[1:], qs[:-1], out=new[1:])
+    first = new.nonzero()[0]
     t, size, r = groups.gstart[first], groups.gsize[first], groups.r[first]
     span = size if k is None else np.clip(k - t, 0, size)    # positions of the group within the cutoff
     g = np.repeat(np.arange(len(first)), span)
@@ -189,10 +267,9 @@ def rr_ordered(seg: np.ndarray, pos: np.ndarray, rel: np.ndarray, n: int, k: Opt
 # weights, ideal rankings
 
 def discount_cum(m: int):
-    """(w, cum) for the log2 discount: w[j] = 1/log2(j+1) and cum[m] = sum_{j<=m} w[j], j = 0..m."""
-    w = np.zeros(m + 1)
-    w[1:] = 1.0 / np.log2(np.arange(2, m + 2, dtype=np.float64))
-    return w, np.cumsum(w)
+    """(w, cum) for the log2 discount: w[j] = 1/log2(j+1) and cum[m] = sum_{j<=m} w[j], j = 0..m
+    (read-only)."""
+    return _discount_table(m)
 
 
 def rbp_cum(p: float) -> Callable[[np.ndarray], np.ndarray]:

@@ -12,6 +12,7 @@ grouped by query (``seg``, contiguous, ascending) and in rank order within each 
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Optional
@@ -40,9 +41,15 @@ class Bands:
     sum_hi: np.ndarray      # per query, sum over its relevant documents of hi(grade)
     band_lo: Optional[np.ndarray] = None    # lo(g) of every key (query, grade), when made: see :func:`bands`
     band_hi: Optional[np.ndarray] = None    # hi(g) of every key
+    none: Optional[np.ndarray] = None       # the queries with RB = 0 (indices), made with the bands
+    fs_minus: Optional[np.ndarray] = None   # s- of each query's full-scale run, RB (RB + 1) / 2 (float64)
+    fs_rest: Optional[np.ndarray] = None    # s- less sum_hi: s+ of the full-scale run is RB (M - RB) + this
 
     def key(self, seg: np.ndarray, grade: np.ndarray) -> np.ndarray:
-        return seg.astype(np.int64) * self.span + (self.top - grade.astype(np.int64))
+        key = seg.astype(np.int64, copy=False) * self.span
+        key += self.top
+        key -= grade.astype(np.int64, copy=False)
+        return key
 
 
 def bands(q: np.ndarray, grades: np.ndarray, rel: int, n: int) -> Bands:
@@ -56,8 +63,11 @@ def bands(q: np.ndarray, grades: np.ndarray, rel: int, n: int) -> Bands:
                                f"queries that exceeds what Twist's grade bands can index (grades beyond about "
                                f"2^62 / queries): use a grade scale of ordinary size")
     keys = np.sort(q * span + (top - g))
-    b = Bands(keys=keys, base=np.bincount(q, minlength=n).astype(np.int64), top=top, span=span,
-              sum_hi=_sum_hi(keys, span, n))
+    base = np.bincount(q, minlength=n).astype(np.int64)
+    rb = base.astype(np.float64)
+    b = Bands(keys=keys, base=base, top=top, span=span, sum_hi=_sum_hi(keys, span, n),
+              none=(base == 0).nonzero()[0], fs_minus=rb * (rb + 1.0) / 2.0)
+    b.fs_rest = b.fs_minus - b.sum_hi
     if n * span <= 4 * len(keys) + 4096:     # every key's band, looked up by the rows (a few searches otherwise)
         every = np.arange(n * span, dtype=np.int64)
         b.band_lo, b.band_hi = _band(b, every // span, every)
@@ -83,14 +93,16 @@ def _sum_hi(keys: np.ndarray, span: int, n: int) -> np.ndarray:
 
 
 def relative_positions(b: Bands, seg: np.ndarray, pos: Optional[np.ndarray], grade: np.ndarray,
-                       relevant: np.ndarray, lens: Optional[np.ndarray] = None) -> np.ndarray:
+                       relevant: np.ndarray, lens: Optional[np.ndarray] = None,
+                       rank: Optional[np.ndarray] = None) -> np.ndarray:
     """RP of every row (int64): ``pos`` is the 0-based position in the run, ``relevant`` whether the row
     holds a judged document of grade >= rel (its ``grade`` is then used). With ``lens`` (rows per query,
     the rows of query i being its positions 0 .. lens[i] - 1 in order) the positions follow from ``lens``
     (``pos`` may be None) and only the rows with RP != 0 are written: a non-relevant row has RP = j - RB - 1
-    above position RB + 1 and 0 from there on."""
+    above position RB + 1 and 0 from there on. ``rank`` (with ``lens``): the rows' 1-based positions, when
+    the caller has them (a short run is then done in a few passes over all its rows)."""
     if lens is not None:
-        return _relative_positions_by_query(b, lens, seg, grade, relevant)
+        return _relative_positions_by_query(b, lens, seg, grade, relevant, rank)
     if pos is None:
         raise TypeError("relative_positions: give pos, or lens")
     j = pos.astype(np.int64) + 1
@@ -110,22 +122,40 @@ def _relevant_rp(b: Bands, s: np.ndarray, grade: np.ndarray, j: np.ndarray) -> n
         lo, hi = b.band_lo[key], b.band_hi[key]          # (a grade above the top has no key of its query)
     else:
         lo, hi = _band(b, s, key)
-    return np.where(j < lo, j - lo, np.where(j > hi, j - hi, 0))
+    # lo <= hi: j - lo < 0 above the band, j - hi > 0 below it, at most one of them non-zero
+    out = j - lo
+    np.minimum(out, 0, out=out)
+    below = j - hi
+    np.maximum(below, 0, out=below)
+    out += below
+    return out
 
 
 def _relative_positions_by_query(b: Bands, lens: np.ndarray, seg: np.ndarray, grade: np.ndarray,
-                                 relevant: np.ndarray) -> np.ndarray:
-    rp = np.zeros(len(seg), dtype=np.int64)
-    starts = np.cumsum(lens) - lens
+                                 relevant: np.ndarray, rank: Optional[np.ndarray] = None) -> np.ndarray:
     base = b.base[:len(lens)]
     top = np.minimum(base, lens)                          # positions 0 .. RB - 1: above the band
+    if rank is not None and len(seg) <= 2 * int(top.sum()) + 8192:
+        # few rows besides those above the band: RP = min(j - RB - 1, 0) on every row, then the relevant
+        # rows' own (fewer numpy calls than writing the rows above the band alone)
+        j = rank.astype(np.int64, copy=False)
+        rp = j - (base + 1)[seg]
+        np.minimum(rp, 0, out=rp)
+        rows = relevant.nonzero()[0]
+        if len(rows):
+            rp[rows] = _relevant_rp(b, seg[rows].astype(np.int64, copy=False), grade[rows], j[rows])
+        return rp
+    rp = np.zeros(len(seg), dtype=np.int64)
+    starts = np.cumsum(lens) - lens
     first = np.cumsum(top) - top
     k = np.arange(int(top.sum()), dtype=np.int64)         # position pos = k - first of its query, at row starts + pos
     rp[k + np.repeat(starts - first, top)] = k - np.repeat(first + base, top)     # j - (RB + 1), j = pos + 1
-    rows = np.flatnonzero(relevant)
+    rows = relevant.nonzero()[0]
     if len(rows):
-        s = seg[rows].astype(np.int64)
-        rp[rows] = _relevant_rp(b, s, grade[rows], rows - starts[s] + 1)
+        s = seg[rows].astype(np.int64, copy=False)
+        j = rows - starts[s]
+        j += 1
+        rp[rows] = _relevant_rp(b, s, grade[rows], j)
     return rp
 
 
@@ -135,9 +165,12 @@ def full_scale_space(b: Bands, length: np.ndarray):
     RB positions hold the relevant documents, each below its band (s+ = sum of positions - sum of hi)."""
     rb = b.base.astype(np.float64)
     m = np.maximum(length.astype(np.float64), 2.0 * rb)
-    s_minus = rb * (rb + 1.0) / 2.0
-    s_plus = rb * (m - rb) + rb * (rb + 1.0) / 2.0 - b.sum_hi      # (the qrels' part, made with the bands)
-    return s_plus, s_minus
+    if b.fs_minus is None or b.fs_rest is None:
+        s_minus = rb * (rb + 1.0) / 2.0
+        return rb * (m - rb) + s_minus - b.sum_hi, s_minus
+    # (the qrels' part made with the bands; every term is an integer below 2^53, so the sum is exact
+    # in any order)
+    return rb * (m - rb) + b.fs_rest, b.fs_minus
 
 
 def crossings(seg: np.ndarray, crp: np.ndarray) -> np.ndarray:
@@ -193,31 +226,73 @@ def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: in
     """
     length = np.bincount(seg, minlength=n).astype(np.int64) if length is None else length.astype(np.int64)
     rb = b.base
-    starts = np.cumsum(length) - length
-    curve = _Curve(rp, seg, starts)
-    first_crossing = curve.first_crossings(length, n)
+    starts = length.cumsum() - length
+    curve: Optional[_Curve] = None
+    if len(rp) <= _DENSE_ROWS and rp.dtype.kind in "iu":
+        first_crossing, s_plus, s_minus = _dense(rp, seg, starts, length, n)
+    else:
+        curve = _Curve(rp, seg, starts)
+        first_crossing = curve.first_crossings(length, n)
+        # (integer RP: the weights are converted to float64 exactly, as the sums are exact)
+        s_plus = seg_sum(np.maximum(curve.values, 0), curve.seg, n)
+        s_minus = seg_sum(np.maximum(-curve.values, 0), curve.seg, n)
     crossed = first_crossing > 0
-    balance = np.where(crossed, np.maximum(rb, first_crossing), np.inf).astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rho = np.where(crossed, rb / balance, 0.0)
-        s_plus = seg_sum(np.maximum(curve.values, 0).astype(np.float64), curve.seg, n)
-        s_minus = seg_sum(np.maximum(-curve.values, 0).astype(np.float64), curve.seg, n)
+    balance = np.where(crossed, np.maximum(rb, first_crossing), np.inf)          # float64 (inf)
+    none = (rb == 0).nonzero()[0] if b.none is None else b.none
+    # only a query with RB = 0 divides by zero (its full-scale spaces are 0; RB >= 1 makes them >= 1)
+    with np.errstate(divide="ignore", invalid="ignore") if len(none) else contextlib.nullcontext():
+        rho = rb / balance                                   # (0 without a crossing: RB / inf)
         fs_plus, fs_minus = full_scale_space(b, length)
         sp = 1.0 - s_plus / fs_plus
         sm = 1.0 - s_minus / fs_minus
         total = sp + sm
-        sigma = np.where(total > 0, 2.0 * sp * sm / np.where(total > 0, total, 1.0), 0.0)
-    empty = length == 0
-    sp[empty] = sm[empty] = sigma[empty] = 0.0
+        positive = total > 0
+        sigma = np.where(positive, 2.0 * sp * sm / np.where(positive, total, 1.0), 0.0)
+    empty = (length == 0).nonzero()[0]
+    if len(empty):
+        sp[empty] = sm[empty] = sigma[empty] = 0.0
     tau = (rho + sigma) / 2.0
     def archetype() -> np.ndarray:
-        return _archetypes(rb, length, starts, seg, relevant, curve, first_crossing, s_plus, s_minus,
+        steps = _Curve(rp, seg, starts) if curve is None else curve
+        return _archetypes(rb, length, starts, seg, relevant, steps, first_crossing, s_plus, s_minus,
                            fs_plus, fs_minus, n)
-    none = rb == 0
-    for a in (rho, sp, sm, sigma, tau):
-        a[none] = np.nan
+    if len(none):
+        for a in (rho, sp, sm, sigma, tau):
+            a[none] = np.nan
     return TwistValues(base=rb, length=length, first_crossing=first_crossing, balance=balance, rho=rho,
                        sigma_plus=sp, sigma_minus=sm, sigma=sigma, tau=tau, archetype_of=archetype)
+
+
+#: runs of at most this many rows take every row's CRP at once (fewer numpy calls than the steps' curve)
+_DENSE_ROWS = 8192
+
+
+def _dense(rp: np.ndarray, seg: np.ndarray, starts: np.ndarray, length: np.ndarray, n: int):
+    """(first crossing, s+, s-) of each query from every row's integer RP: CRP by one running sum less its
+    value before each query (exact in integers), the crossings as :func:`crossings` defines them, the
+    spaces as sums of the positive and negative RP (integers, so the float64 sums are exact)."""
+    total = rp.cumsum()
+    crp = total - (total - rp)[starts[seg]]
+    sign = np.sign(crp)
+    m = len(rp)
+    cross = np.zeros(m, dtype=bool)
+    if m > 1:
+        turn = sign[:-1] * sign[1:] <= 0
+        turn &= seg[:-1] == seg[1:]                 # both rows of one query
+        cross[:-1] = turn
+    at = cross.nonzero()[0]
+    qs = seg[at]
+    once = np.empty(len(at), dtype=bool)            # the first crossing of its query
+    if len(at):
+        once[0] = True
+        np.not_equal(qs[1:], qs[:-1], out=once[1:])
+    first = np.zeros(n, dtype=np.int64)
+    qs = qs[once]
+    first[qs] = at[once] - starts[qs] + 1
+    single = (length == 1).nonzero()[0]             # the only row of its query, on the axis: a crossing
+    if len(single):
+        first[single[rp[starts[single]] == 0]] = 1
+    return first, seg_sum(np.maximum(rp, 0), seg, n), seg_sum(np.maximum(-rp, 0), seg, n)
 
 
 class _Curve:
@@ -225,10 +300,20 @@ class _Curve:
     their query, RP and CRP. Between two steps of a query CRP is constant, and 0 before its first."""
 
     def __init__(self, rp: np.ndarray, seg: np.ndarray, starts: np.ndarray):
-        self.rows = np.flatnonzero(rp)
-        self.seg = seg[self.rows]
-        self.values = rp[self.rows]
-        self.crp = seg_cumsum(self.values, self.seg)
+        self.rows = rows = rp.nonzero()[0]
+        self.seg = seg = seg[rows]
+        self.values = values = rp[rows]
+        head = np.empty(len(rows), dtype=bool)                 # the first step of its query
+        if len(rows):
+            head[0] = True
+            np.not_equal(seg[1:], seg[:-1], out=head[1:])
+        self.head = head
+        if values.dtype.kind in "iu":      # integer RP: CRP from one running sum, exactly
+            crp = values.cumsum()
+            before = crp - values                              # the running sum before each step
+            self.crp = crp - before[seg.searchsorted(seg)]
+        else:
+            self.crp = seg_cumsum(values, seg)
         self.starts = starts
 
     def at(self, rows: np.ndarray, seg: np.ndarray) -> np.ndarray:
@@ -249,19 +334,21 @@ class _Curve:
         two steps CRP stays at one non-zero value or at 0, so the first crossing is the pair of positions
         r_i - 1 and r_i (1-based r_i) of the first step i >= 2 with sign(c_(i-1)) sign(c_i) <= 0, and there
         is none when no step has it. One comparison per step, no search."""
-        first = np.zeros(n, dtype=np.int64)
-        first[length > 0] = 1
+        first = (length > 0).astype(np.int64)
         seg, crp = self.seg, self.crp
         if not len(seg):
             return first
         local = self.rows - self.starts[seg]
-        head = np.ones(len(seg), dtype=bool)                   # the first step of its query
-        head[1:] = seg[1:] != seg[:-1]
-        is_open = np.zeros(n, dtype=bool)                      # the queries whose row 0 is a step
-        is_open[seg[head][local[head] == 0]] = True
-        first[is_open] = 0
+        head = self.head
+        heads = head.nonzero()[0]
+        opened = seg[heads[local[heads] == 0]]                 # the queries whose row 0 is a step
+        first[opened] = 0
+        is_open = first == 0
         sign = np.sign(crp)
-        flip = np.flatnonzero(~head[1:] & (sign[:-1] * sign[1:] <= 0) & is_open[seg[1:]]) + 1
+        turn = sign[:-1] * sign[1:] <= 0
+        turn &= is_open[seg[1:]]
+        turn &= ~head[1:]
+        flip = turn.nonzero()[0] + 1
         qs = seg[flip]
         once = np.ones(len(flip), dtype=bool)                  # the first such step of its query
         once[1:] = qs[1:] != qs[:-1]

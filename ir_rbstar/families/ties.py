@@ -60,10 +60,11 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
         depth = None if any(c is None for c in cutoffs) else max(cutoffs)
         rows = ctx.ranked(depth, judged_only, aware)
         if aware:
-            cut: Dict[Optional[int], tuple] = {}          # the rows of each cutoff, shared by its measures
+            # the rows of each cutoff and the relevant rows of each rel, shared by the plan's measures
+            cut: Dict[Optional[int], tuple] = {}
+            shared = _Shared(rows, lambda k, cut=cut, rows=rows, depth=depth: _cut(cut, k, rows, depth, ctx.n))
             for m in ms:
-                out[m] = _aware(m, ctx, rows,
-                                lambda k, cut=cut, rows=rows, depth=depth: _cut(cut, k, rows, depth, ctx.n))
+                out[m] = _aware(m, ctx, rows, shared)
         else:
             for m in ms:
                 out[m] = _ordered(m, ctx, rows)
@@ -74,21 +75,41 @@ def _relevant(m, grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
     return judged & (grade >= param(m, "rel"))
 
 
+class _Shared:
+    """What the tie-aware measures of one plan share: the rows of each cutoff (``cut(k)``: see :func:`_cut`)
+    and the tie groups holding a relevant row, for each ``rel``."""
+
+    def __init__(self, rows: RankedRows, cut):
+        self.rows = rows
+        self.cut = cut
+        self._relevant: Dict[int, K.RelevantGroups] = {}
+
+    def relevant_groups(self, m, n: int) -> K.RelevantGroups:
+        rel = param(m, "rel")
+        if rel not in self._relevant:
+            rows = self.rows
+            self._relevant[rel] = K.relevant_groups(rows.seg, rows.start, rows.size,
+                                                    rows.judged & (rows.grade >= rel), n)
+        return self._relevant[rel]
+
+
 def _cut(cache: dict, k: Optional[int], rows: RankedRows, depth: Optional[int], n: int):
     """(groups, grade, judged, pos) of the whole tie groups that start above k."""
     if k not in cache:
         if k is not None and (depth is None or k < depth):
-            keep = np.flatnonzero(rows.start < k)
-            cache[k] = (K.make_groups(rows.seg[keep], rows.pos[keep], rows.start[keep], rows.size[keep], n),
-                        rows.grade[keep], rows.judged[keep], rows.pos[keep])
+            keep = (rows.start < k).nonzero()[0]
+            pos = rows.pos[keep]
+            cache[k] = (K.make_groups(rows.seg[keep], pos, rows.start[keep], rows.size[keep], n),
+                        rows.grade[keep], rows.judged[keep], pos)
         else:
             cache[k] = (K.make_groups(rows.seg, rows.pos, rows.start, rows.size, n), rows.grade, rows.judged,
                         rows.pos)
     return cache[k]
 
 
-def _aware(m, ctx: RunContext, rows: RankedRows, cut) -> np.ndarray:
+def _aware(m, ctx: RunContext, rows: RankedRows, shared: _Shared) -> np.ndarray:
     k = param(m, "cutoff")
+    cut = shared.cut
     name = m.NAME[:-3]
     stat = param(m, "stat")
     if stat in ("min", "max"):
@@ -96,20 +117,19 @@ def _aware(m, ctx: RunContext, rows: RankedRows, cut) -> np.ndarray:
     if stat == "var":
         return _variance(m, ctx, name, k, *cut(k))
     if name in ("AP", "RR"):                       # only the groups with a relevant document matter
-        rel = _relevant(m, rows.grade, rows.judged)
-        groups = K.relevant_groups(rows.seg, rows.start, rows.size, rel, ctx.n)
+        groups = shared.relevant_groups(m, ctx.n)
         if name == "AP":
             return K.expected_ap(groups, k, _num_rel(ctx, param(m, "rel")))
         return K.expected_rr(groups, k)
     groups, grade, judged, _ = cut(k)
     if name == "nDCG":
         gain = _ndcg_gain(m, grade, judged)
-        _, cum = K.discount_cum(int((groups.gstart + groups.gsize).max(initial=0)))
+        _, cum = K.discount_cum(int(groups.end(k).max(initial=0)))      # (the table's first entries)
         return K.safe_divide(K.expected_weighted(groups, gain, lambda e: cum[e], k), _ideal(m, ctx, k))
     if name == "RBP":
         return K.expected_weighted(groups, rbp_gain(m, ctx, grade, judged), K.rbp_cum(m["p"]), k)
     rel = _relevant(m, grade, judged)
-    count = K.expected_weighted(groups, rel.astype(np.float64), lambda e: e.astype(np.float64), k)
+    count = K.expected_weighted(groups, rel.astype(np.float64), None, k)      # w = 1: cum(m) = m
     return _from_count(name, m, ctx, count, k)
 
 
@@ -214,12 +234,12 @@ def _gain_of_grades(m, grades: np.ndarray) -> np.ndarray:
             gain[grades == grade] = value
     if param(m, "dcg") == "exp-log2":
         gain = np.exp2(gain) - 1.0
-    return np.maximum(gain, 0.0)                   # negative gains count as 0, as in trec_eval
+    return np.maximum(gain, 0.0, out=gain)         # negative gains count as 0, as in trec_eval
 
 
 def _ndcg_gain(m, grade: np.ndarray, judged: np.ndarray) -> np.ndarray:
     gain = _gain_of_grades(m, grade)
-    gain[~judged] = 0.0
+    np.copyto(gain, 0.0, where=~judged)
     return gain
 
 

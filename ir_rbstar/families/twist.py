@@ -28,7 +28,7 @@ def curves(ctx: RunContext, cutoff: Optional[int], rel: int):
         grade, judged = ctx.judgments(cutoff)
         relevant = judged & (grade >= rel)
         bands = kept(ctx, ("twist bands", rel), lambda: K.bands(*ctx.qrels_rows(), rel, ctx.n))
-        rp = K.relative_positions(bands, rows.seg, None, grade, relevant, lens=rows.lens)   # positions from lens
+        rp = K.relative_positions(bands, rows.seg, None, grade, relevant, lens=rows.lens, rank=rows.rank)
         return rows, rp, relevant, bands
     return ctx.cached(("twist_curves", cutoff, rel), make)
 

@@ -57,8 +57,41 @@ def test_relative_positions_by_query_equal_row_by_row(queries, rel, rnd):
     dense = K.relative_positions(bands, seg, pos, grade, relevant)
     sparse = K.relative_positions(bands, seg, pos, grade, relevant, lens=lens)
     assert sparse.tolist() == dense.tolist()
+    # with the rows' ranks given (a short run: every row in one pass, then the relevant ones) the same
+    ranked = K.relative_positions(bands, seg, None, grade, relevant, lens=lens, rank=pos + 1)
+    assert ranked.dtype == np.int64 and ranked.tolist() == dense.tolist()
     # every key's band looked up in the tables made with the bands = searched for row by row
     searched = dataclasses.replace(bands, band_lo=None, band_hi=None)
     assert K.relative_positions(searched, seg, pos, grade, relevant).tolist() == dense.tolist()
     # (at these sizes the bands always carry their tables, so the comparison above is table against search)
     assert bands.band_lo is not None and bands.band_hi is not None
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, 10), st.lists(st.integers(0, 3), max_size=6)), min_size=1, max_size=5),
+       st.integers(1, 2), st.randoms(use_true_random=False))
+def test_short_runs_every_row_equals_the_steps(queries, rel, rnd):
+    """A short run's values from every row's CRP at once (``_dense``) equal those from the steps of the
+    curve (the deep runs' way), field by field, to the last bit, archetypes included."""
+    lens = np.array([m for m, _ in queries], dtype=np.int64)
+    n = len(lens)
+    judged_q = np.concatenate([np.full(len(g), i) for i, (_, g) in enumerate(queries)]).astype(np.int64)
+    judged_g = np.concatenate([np.array(g, dtype=np.int64) for _, g in queries])
+    bands = K.bands(judged_q, judged_g, rel, n)
+    seg = np.repeat(np.arange(n), lens)
+    pos = np.concatenate([np.arange(m) for m in lens]).astype(np.int64)
+    grade = np.array([rnd.choice([0, 1, 2, 3]) for _ in seg], dtype=np.int64)
+    relevant = np.array([rnd.random() < 0.5 for _ in seg], dtype=bool) & (grade >= rel)
+    rp = K.relative_positions(bands, seg, pos, grade, relevant)
+    dense = K.twist(bands, seg, rp, relevant, n, length=lens)
+    limit = K._DENSE_ROWS
+    try:
+        K._DENSE_ROWS = -1
+        steps = K.twist(bands, seg, rp, relevant, n, length=lens)
+    finally:
+        K._DENSE_ROWS = limit
+    for f in dataclasses.fields(K.TwistValues):
+        if f.name != "archetype_of":
+            a, b = getattr(dense, f.name), getattr(steps, f.name)
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), f.name
+    assert dense.archetype.tolist() == steps.archetype.tolist()
