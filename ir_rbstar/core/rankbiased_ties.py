@@ -182,12 +182,43 @@ def rbo_family_tied(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray, seg:
             lead = _lead_tables(suffix)                 # once: its size is the depth's, not the block's
             for at in range(0, len(seg), SUM_BLOCK_ROWS):
                 b = slice(at, at + SUM_BLOCK_ROWS)
-                ea, eb, q = sa[b] + b_kept[b], sb[b] + gb[b], seg[b]
-                per_head[b] = stretch_sums(sa[b], ga[b], ea, sb[b], gb[b], eb, l[q], suffix, lead)
-                per_x[b] = _overlap_at(s[q], sa[b], ga[b], ea, sb[b], gb[b], eb)
+                q = seg[b]
+                per_head[b], per_x[b] = _block_terms(sa[b], ga[b], b_kept[b], sb[b], gb[b], l[q], s[q], suffix, lead)
             head, x_s = seg_sum(per_head, seg, n), seg_sum(per_x, seg, n)
         return head, x_s, seg_sum(b_kept / ga, seg, n)
     return rbo_family_tied_from(p, len_b, len_r, sums)
+
+
+def _block_terms(sa, ga, kept, sb, gb, last, d, tables, lead) -> Tuple[np.ndarray, np.ndarray]:
+    """(:func:`stretch_sums`, :func:`_overlap_at` at depth ``d``) of a block of documents whose reference-side
+    groups are whole (``eb = sb + gb``): the same operations on the same operands (the same doubles), with
+    what both compute (the larger start, which documents are tied on either side) done once, and the ends
+    ``ea``, ``eb`` made for the tied documents only."""
+    Hs = tables[0]
+    top = np.maximum(sa, sb)                            # the larger 0-based start; d0 = top + 1
+    d0 = top + 1
+    odd = ga != 1                                       # tied on either side: ea != sa + 1 is kept != 1,
+    odd |= gb != 1                                      # eb != sb + 1 is gb != 1
+    odd |= kept != 1
+    lead_one, lead_both = lead
+    total = lead_one[d0]
+    same = np.flatnonzero(sa == sb)
+    if len(same):
+        total[same] = lead_both[d0[same]]
+    rest = Hs[d0 + 1]
+    rest -= Hs[np.maximum(last, d0) + 1]
+    total += rest
+    general = np.flatnonzero(odd | (last < d0))
+    if len(general):
+        sa_g, sb_g, ga_g, gb_g = sa[general], sb[general], ga[general], gb[general]
+        total[general] = _stretch_sums_general(sa_g, ga_g, sa_g + kept[general], sb_g, gb_g, sb_g + gb_g,
+                                               last[general], tables)
+    x = (d > top).astype(np.float64)
+    tied = np.flatnonzero(odd)
+    if len(tied):
+        sa_t, sb_t, ga_t, gb_t, d_t = sa[tied], sb[tied], ga[tied], gb[tied], d[tied]
+        x[tied] = _ramp(d_t, sa_t, ga_t, sa_t + kept[tied]) * _ramp(d_t, sb_t, gb_t, sb_t + gb_t)
+    return total, x
 
 
 def rbo_family_tied_from(p: float, len_b: np.ndarray, len_r: np.ndarray,
