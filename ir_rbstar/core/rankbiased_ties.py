@@ -180,14 +180,65 @@ def rbo_family_tied(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray, seg:
             # operands: the same doubles), then summed per query in document order as one column
             per_head, per_x = np.empty(len(seg)), np.empty(len(seg))
             lead = _lead_tables(suffix)                 # once: its size is the depth's, not the block's
+            general, tied = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
             for at in range(0, len(seg), SUM_BLOCK_ROWS):
                 b = slice(at, at + SUM_BLOCK_ROWS)
-                ea, eb, q = sa[b] + b_kept[b], sb[b] + gb[b], seg[b]
-                per_head[b] = stretch_sums(sa[b], ga[b], ea, sb[b], gb[b], eb, l[q], suffix, lead)
-                per_x[b] = _overlap_at(s[q], sa[b], ga[b], ea, sb[b], gb[b], eb)
+                q = seg[b]
+                per_head[b], per_x[b], g, t = _block_terms(sa[b], ga[b], b_kept[b], sb[b], gb[b], l[q], s[q],
+                                                           suffix, lead, fill=False)
+                general.append(g + at)
+                tied.append(t + at)
+            # the tied documents of every block together (few, usually: one call instead of one a block,
+            # whose some 60 operations on a few dozen documents cost more than the documents' arithmetic),
+            # in blocks of documents still when they are many
+            _fill_tied(per_head, per_x, np.concatenate(general), np.concatenate(tied), sa, ga, b_kept, sb, gb,
+                       lambda rows: l[seg[rows]], lambda rows: s[seg[rows]], suffix)
             head, x_s = seg_sum(per_head, seg, n), seg_sum(per_x, seg, n)
         return head, x_s, seg_sum(b_kept / ga, seg, n)
     return rbo_family_tied_from(p, len_b, len_r, sums)
+
+
+def _block_terms(sa, ga, kept, sb, gb, last, d, tables, lead, fill: bool = True):
+    """(:func:`stretch_sums`, :func:`_overlap_at` at depth ``d``) of a block of documents whose reference-side
+    groups are whole (``eb = sb + gb``): the same operations on the same operands (the same doubles), with
+    what both compute (the larger start, which documents are tied on either side) done once. Without
+    ``fill``, the terms of the documents tied on either side (or past ``last``) are left for the caller
+    (:func:`_fill_tied`), and (head, overlap, those documents for the head, those for the overlap) returned."""
+    Hs = tables[0]
+    top = np.maximum(sa, sb)                            # the larger 0-based start; d0 = top + 1
+    d0 = top + 1
+    odd = ga != 1                                       # tied on either side: ea != sa + 1 is kept != 1,
+    odd |= gb != 1                                      # eb != sb + 1 is gb != 1
+    odd |= kept != 1
+    lead_one, lead_both = lead
+    total = lead_one[d0]
+    same = np.flatnonzero(sa == sb)
+    if len(same):
+        total[same] = lead_both[d0[same]]
+    rest = Hs[d0 + 1]
+    rest -= Hs[np.maximum(last, d0) + 1]
+    total += rest
+    general = np.flatnonzero(odd | (last < d0))
+    x = (d > top).astype(np.float64)
+    tied = np.flatnonzero(odd)
+    if not fill:
+        return total, x, general, tied
+    _fill_tied(total, x, general, tied, sa, ga, kept, sb, gb, lambda rows: last[rows], lambda rows: d[rows], tables)
+    return total, x
+
+
+def _fill_tied(head, x, general, tied, sa, ga, kept, sb, gb, last_at, d_at, tables) -> None:
+    """The terms :func:`_block_terms` leaves out: ``head`` at the rows ``general`` by
+    :func:`_stretch_sums_general`, ``x`` at the rows ``tied`` by the product of the ramps (``last_at(rows)``,
+    ``d_at(rows)``: ``last`` and ``d`` at those rows), :data:`SUM_BLOCK_ROWS` rows at a time."""
+    for at in range(0, len(general), SUM_BLOCK_ROWS):
+        g = general[at:at + SUM_BLOCK_ROWS]
+        sa_g, sb_g, gb_g = sa[g], sb[g], gb[g]
+        head[g] = _stretch_sums_general(sa_g, ga[g], sa_g + kept[g], sb_g, gb_g, sb_g + gb_g, last_at(g), tables)
+    for at in range(0, len(tied), SUM_BLOCK_ROWS):
+        t = tied[at:at + SUM_BLOCK_ROWS]
+        sa_t, sb_t, gb_t, d_t = sa[t], sb[t], gb[t], d_at(t)
+        x[t] = _ramp(d_t, sa_t, ga[t], sa_t + kept[t]) * _ramp(d_t, sb_t, gb_t, sb_t + gb_t)
 
 
 def rbo_family_tied_from(p: float, len_b: np.ndarray, len_r: np.ndarray,

@@ -186,16 +186,20 @@ def match_items(x_seg: np.ndarray, x_item: np.ndarray, y_seg: np.ndarray, y_item
         return _checked(a, b, nx)
     # a pair of equal shortened codes is a match when the codes are equal and no third row shares them
     codes_of = _Stacked(x_item, y_item)
-    if len(a) and int(a.max()) < nx and int(b.min()) >= nx:
-        clean = x_item[a] == y_item[b - nx]      # the usual case: each pair a row of X, then one of Y
+    in_order = bool(len(a)) and int(a.max()) < nx and int(b.min()) >= nx
+    if in_order:
+        b_y = b - nx
+        clean = x_item[a] == y_item[b_y]         # the usual case: each pair a row of X, then one of Y
     else:
         clean = codes_of[a] == codes_of[b]
     if len(eq) > 1:
         crowded = eq[1:] == eq[:-1] + 1          # three or more rows with one shortened code
-        clean[1:] &= ~crowded
-        clean[:-1] &= ~crowded
+        if crowded.any():
+            clean[1:] &= ~crowded
+            clean[:-1] &= ~crowded
     if clean.all():
-        return _checked(a, b, nx)
+        # (every pair a row of X then one of Y, checked above: what _checked would find again)
+        return (a, b_y) if in_order else _checked(a, b, nx)
     # every row of a shortened code that is not one clean pair: matched exactly, by a lexsort of those rows
     shared = np.unique(key[eq[~clean]])
     first = np.searchsorted(key, shared)

@@ -23,19 +23,45 @@ def _arrow_query_codes(arr: Any) -> CodedIds:
 
 def _query_blocks(arr: Any) -> Optional[CodedIds]:
     """Query ids interned per block of equal ids (the rows of a query usually come together): each id
-    compared with the one before by one arrow kernel, one id interned per block. None when the ids come
+    compared with the one before (:func:`_new_ids`), one id interned per block. None when the ids come
     in many short blocks (then arrow's dictionary encoding, which interns each distinct id once, is
     cheaper than a Python step per block)."""
-    import pyarrow.compute as pc
     n = len(arr)
-    new = np.ones(n, dtype=bool)
-    if n > 1:
-        new[1:] = pc.not_equal(arr[1:], arr[:-1]).to_numpy(zero_copy_only=False)
+    new = _new_ids(arr)
     starts = np.flatnonzero(new)
     if len(starts) > max(64, n // 16):
         return None
     codes = QUERY_IDS.encode(arr.take(starts).to_pylist())
     return CodedIds(np.repeat(codes, np.diff(np.append(starts, n))))
+
+
+def _new_ids(arr: Any) -> np.ndarray:
+    """Whether each id of a pyarrow string array without nulls differs from the one before (the first
+    does). Ids all of one length (query ids often are) are compared as rows of the data buffer by numpy
+    (several times faster than arrow's string kernel on 20,000 ids, measured); else by arrow's
+    ``not_equal``, its bitmap unpacked by numpy (no conversion through a boolean array)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    n = len(arr)
+    new = np.ones(n, dtype=bool)
+    if n < 2:
+        return new
+    if pa.types.is_large_string(arr.type) or pa.types.is_string(arr.type):
+        bufs = arr.buffers()
+        offsets = np.frombuffer(bufs[1], dtype=np.int64 if pa.types.is_large_string(arr.type)
+                                else np.int32)[arr.offset:arr.offset + n + 1]
+        first, last = int(offsets[0]), int(offsets[-1])
+        width = int(offsets[1]) - first
+        if width > 0 and last - first == n * width and bufs[2] is not None:
+            ends = offsets[1:] - offsets[:-1]
+            if (ends == width).all():                # one length: the ids are the rows of the buffer
+                table = np.frombuffer(bufs[2], dtype=np.uint8)[first:last].reshape(n, width)
+                np.any(table[1:] != table[:-1], axis=1, out=new[1:])
+                return new
+    diff = pc.not_equal(arr[1:], arr[:-1])
+    bits = np.frombuffer(diff.buffers()[1], dtype=np.uint8)
+    new[1:] = np.unpackbits(bits, count=diff.offset + n - 1, bitorder="little")[diff.offset:].view(bool)
+    return new
 
 
 def _ascii_bytes(arr: Any, copy: bool = True) -> Optional[np.ndarray]:

@@ -68,3 +68,21 @@ def test_pairs_in_row_order_by_argsort_when_they_do_not_pack(pair, cutoff):
                 FT._PACKED_BITS = before
             values.append({str(m): np.asarray(got[m]).tobytes() for m in ms})
     assert values[0] == values[1]
+
+
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(1, 4), st.integers(1, 4), st.integers(0, 30),
+                          st.integers(1, 4), st.integers(0, 40), st.integers(0, 40)), min_size=1, max_size=40),
+       st.sampled_from([0.5, 0.9, 0.99]))
+@settings(max_examples=examples(80), deadline=None)
+def test_block_terms_are_the_doubles_of_stretch_sums_and_the_overlap(rows, p):
+    """``_block_terms`` (what the numpy sums do per block: the shared larger start and tie mask computed
+    once) gives each document's head term and overlap as ``stretch_sums`` and ``_overlap_at`` do, bit for
+    bit, for untied and tied documents, straddling groups (kept < size) and documents past ``last``."""
+    sa, ga, kept, sb, gb, last, d = (np.array(c, dtype=np.int64) for c in zip(*rows, strict=True))
+    kept = np.minimum(kept, ga)
+    tables = T.suffix_tables(p, int(max(last.max(), sa.max() + ga.max(), sb.max() + gb.max())) + 1)
+    head, x = T._block_terms(sa, ga, kept, sb, gb, last, d, tables, T._lead_tables(tables))
+    want_head = T.stretch_sums(sa, ga, sa + kept, sb, gb, sb + gb, last, tables)
+    want_x = T._overlap_at(d, sa, ga, sa + kept, sb, gb, sb + gb)
+    assert head.tobytes() == want_head.tobytes()
+    assert x.tobytes() == want_x.tobytes()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from ir_rbstar.errors import DuplicateDocumentError
 from ir_rbstar.io.convert import to_ranking
@@ -77,3 +77,26 @@ def test_arrow_query_ids_in_blocks_or_interleaved(interleaved):
     dids = [f"d{i}" for i in range(350)]
     arrow, plain = _frames(qids, dids, np.arange(350, dtype=np.float64) % 11)
     _same(to_ranking(arrow), to_ranking(plain))
+
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(st.lists(st.text(_ALPHABET, max_size=4), max_size=30), st.booleans(), st.booleans(),
+       st.integers(0, 3), st.integers(0, 3))
+@example(["ab", "ab", "ba", "ba", "ab"], True, False, 0, 0)
+@example(["q1", "q1", "q2", "q\x00", "q\x00", "q2"], True, True, 1, 0)
+def test_new_ids_marks_each_id_unlike_the_one_before(ids, one_length, large, cut_front, cut_back):
+    """Query blocks (:func:`_new_ids`): whether each id differs from the one before, as comparing the ids
+    as text says, for ids of one length in bytes (compared as rows of the data buffer) and of several
+    (arrow's kernel), NUL bytes and non-ASCII ids included, in string and large_string arrays and in
+    slices of them (an offset into the buffers)."""
+    from ir_rbstar.io.idcolumns import _new_ids
+    if one_length and ids:                      # ids of one length in bytes: ASCII, cut to the first's
+        ascii_ids = ["".join(c if ord(c) < 128 else "a" for c in t) for t in ids]
+        width = max(len(ascii_ids[0]), 1)
+        ids = [(t + "xyzw" * width)[:width] for t in ascii_ids]
+    arr = pa.array(ids, type=pa.large_string() if large else pa.string())
+    arr = arr.slice(min(cut_front, len(ids)), max(len(ids) - cut_front - cut_back, 0))
+    text = arr.to_pylist()
+    want = np.array([i == 0 or text[i] != text[i - 1] for i in range(len(text))], dtype=bool)
+    assert np.array_equal(_new_ids(arr), want)

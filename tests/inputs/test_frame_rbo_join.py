@@ -148,3 +148,20 @@ def test_moves_leave_a_column_of_equal_moved_values_alone():
     ids = np.array([b"a", b"b", b"c"])
     assert m.apply(ids).tolist() == [b"b", b"a", b"c"] and ids.tolist() == [b"a", b"b", b"c"]
 
+
+
+@SETTINGS
+@given(frames(), st.data())
+def test_groups_at_from_positions_are_the_rankings_tie_groups(a, data):
+    """The RBO join's tie groups at the shared rows (families/rankbiased_ties.py ``_groups_at``, from the
+    rows' positions and the sort's tie flags) and their queries (``_segments_of_sorted``) are those of
+    ``Ranking.tie_groups()`` and of a search per row among the queries' ends, at any ascending rows."""
+    from ir_rbstar.families import rankbiased_ties as FT
+    run = to_ranking(a)
+    rows = np.array(sorted(data.draw(st.sets(st.integers(0, len(run) - 1)))), dtype=np.int64)
+    lens = run.segment_lengths()
+    seg = FT._segments_of_sorted(lens, rows)
+    assert np.array_equal(seg, np.searchsorted(np.cumsum(lens), rows, side="right"))
+    start, size = FT._groups_at(run, rows, rows - run.offsets[seg])
+    want_start, want_size = to_ranking(a).tie_groups()
+    assert np.array_equal(start, want_start[rows]) and np.array_equal(size, want_size[rows])
