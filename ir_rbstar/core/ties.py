@@ -34,7 +34,8 @@ class TieGroups:
     gstart: np.ndarray    # 0-based position of each group's first row
     gsize: np.ndarray     # number of rows of each group
     untied: bool = False  # every group is one row (gid = 0, 1, 2, ...)
-    _ends: dict = field(default_factory=dict, repr=False, compare=False)
+    # the ends of each cutoff asked (init=False: a copy by dataclasses.replace starts with its own, empty)
+    _ends: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def end(self, k: Optional[int]) -> np.ndarray:
         """The end (0-based, exclusive) of each group's positions within the top k (all for None)."""

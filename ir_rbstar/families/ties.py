@@ -89,7 +89,7 @@ class _Shared:
         if rel not in self._relevant:
             rows = self.rows
             self._relevant[rel] = K.relevant_groups(rows.seg, rows.start, rows.size,
-                                                    rows.judged & (rows.grade >= rel), n)
+                                                    _relevant(m, rows.grade, rows.judged), n)
         return self._relevant[rel]
 
 

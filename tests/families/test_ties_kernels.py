@@ -118,7 +118,8 @@ def test_untied_expected_weighted_takes_the_shortcut(rows, k, data):
     gain = np.array(data.draw(st.lists(st.sampled_from([0.0, -0.0, 1.0, 0.5, 3.0, 1 / 3]), min_size=len(seg),
                                        max_size=len(seg))), dtype=np.float64)
     w, cum = K.discount_cum(int(pos.max(initial=0)) + 2)
-    plain = dataclasses.replace(groups, untied=False, _ends={})
+    plain = dataclasses.replace(groups, untied=False)
+    assert plain._ends is not groups._ends          # a copy does not share the ends kept for each cutoff
     for weights in (lambda e: cum[e], None):
         got = K.expected_weighted(groups, gain, weights, k)
         assert got.tobytes() == K.expected_weighted(plain, gain, weights, k).tobytes()

@@ -78,9 +78,8 @@ def _fixed_values(monkeypatch, values):
 def test_running_sum_is_ir_measures_for_any_doubles(values):
     # the sum without the prepended 0.0 (and + 0.0 at the end) is MeanAgg's to the bit: signed zeros,
     # infinities whose sum is NaN (no value is: no error), overflow
-    from _pytest.monkeypatch import MonkeyPatch
     qrels = {f"q{i}": {"d": 1} for i in range(len(values))}
-    with MonkeyPatch.context() as mp:
+    with pytest.MonkeyPatch.context() as mp:
         _fixed_values(mp, values)
         evaluator = PROVIDER.evaluator(MEASURES[:2], qrels)
         ours = evaluator.calc_aggregate({"q0": {"d": 1.0}})
