@@ -141,16 +141,23 @@ def relevant_groups(seg: np.ndarray, start: np.ndarray, size: np.ndarray, rel: n
 
 class _Prefix:
     """A table t[0..m] whose entries do not depend on m (running sums, computed in order), made once for
-    the largest m asked so far and handed out as read-only views of its first m + 1 entries."""
+    the largest m asked so far and handed out as read-only views of its first m + 1 entries. Only up to
+    :attr:`KEEP` entries are kept for the life of the process: a larger m (e.g. a user's cutoff of
+    millions) gets a table of its own, the same doubles, not kept."""
+
+    #: the most entries kept per table (8 MB of doubles)
+    KEEP = 1 << 20
 
     def __init__(self, make: Callable[[int], tuple]):
         self.make = make
         self.tables: tuple = ()
 
     def __call__(self, m: int) -> tuple:
+        if m >= self.KEEP:
+            return self.make(m)
         tables = self.tables
         if not tables or len(tables[0]) <= m:
-            tables = self.make(max(m, 2 * len(tables[0]) if tables else 0, 64))
+            tables = self.make(min(max(m, 2 * len(tables[0]) if tables else 0, 64), self.KEEP - 1))
             for a in tables:
                 a.flags.writeable = False
             self.tables = tables

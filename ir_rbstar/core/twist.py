@@ -131,11 +131,16 @@ def _relevant_rp(b: Bands, s: np.ndarray, grade: np.ndarray, j: np.ndarray) -> n
     return out
 
 
+#: a run takes every row's RP at once when its rows besides those above the band are at most this many
+#: more than the rows above it (the short-run path of :func:`_relative_positions_by_query`)
+_DENSE_SLACK = 8192
+
+
 def _relative_positions_by_query(b: Bands, lens: np.ndarray, seg: np.ndarray, grade: np.ndarray,
                                  relevant: np.ndarray, rank: Optional[np.ndarray] = None) -> np.ndarray:
     base = b.base[:len(lens)]
     top = np.minimum(base, lens)                          # positions 0 .. RB - 1: above the band
-    if rank is not None and len(seg) <= 2 * int(top.sum()) + 8192:
+    if rank is not None and len(seg) <= 2 * int(top.sum()) + _DENSE_SLACK:
         # few rows besides those above the band: RP = min(j - RB - 1, 0) on every row, then the relevant
         # rows' own (fewer numpy calls than writing the rows above the band alone)
         j = rank.astype(np.int64, copy=False)

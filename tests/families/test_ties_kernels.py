@@ -88,6 +88,22 @@ def test_kept_tables_equal_tables_made_for_each_size(sizes):
         assert not kept_w.flags.writeable and not kept_cum.flags.writeable
 
 
+def test_tables_above_the_kept_size_are_made_for_the_call_and_not_kept(monkeypatch):
+    """A size at or above ``_Prefix.KEEP`` (a user's cutoff of millions) gets a table of its own, the same
+    doubles as a kept one would hold, and the kept table stays below the cap."""
+    table = K._Prefix(K._make_discount)
+    monkeypatch.setattr(K._Prefix, "KEEP", 100)
+    small_w, small_cum = table(40)
+    big_w, big_cum = table(250)
+    assert len(big_w) == 251 and len(table.tables[0]) <= 100
+    w = np.zeros(251)
+    w[1:] = 1.0 / np.log2(np.arange(2, 252, dtype=np.float64))
+    assert big_w.tobytes() == w.tobytes() and big_cum.tobytes() == np.cumsum(w).tobytes()
+    assert small_cum.tobytes() == big_cum[:41].tobytes()
+    table(99)                                   # the largest kept size: made once, kept below the cap
+    assert len(table.tables[0]) == 100 and table(99)[1].tobytes() == big_cum[:100].tobytes()
+
+
 @SETTINGS
 @given(st.lists(st.lists(st.floats(-1e3, 1e3, allow_nan=False), max_size=7), min_size=1, max_size=6),
        st.booleans())
