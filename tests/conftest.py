@@ -10,10 +10,8 @@ Two sizes, chosen with the environment variable ``IR_RBSTAR_HYPOTHESIS``:
 
 With ``CI`` set, runs are derandomized (reproducible); otherwise each run explores new examples.
 """
-import functools
 import os
 import sys
-from pathlib import Path
 
 
 def _hypothesis_not_rewritten() -> None:
@@ -68,28 +66,15 @@ WITH_STUDIES = ("tests/explore/test_dl19.py",)
 DEMO_REPORT_FILES = ("tests/test_docs.py", "tests/integration/test_report.py")
 
 
-@functools.lru_cache(maxsize=None)
-def _uses_compiled_engine(path: str) -> bool:
-    """Whether a test file runs the compiled engine (its text names numba). numba compiles a kernel at its
-    first call in a process and writes it to its cache (empty in a clean clone): two workers that reach the
-    same kernels before either has written it compile each of them (about 3 s of CPU more, measured on
-    2026-11-27), so these files are one unit and the kernels are compiled once."""
-    file = Path(__file__).resolve().parent.parent / path
-    return file.suffix == ".py" and file.is_file() and "numba" in file.read_text(encoding="utf-8")
-
-
 def _scope_of(nodeid: str) -> str:
     """The unit of work of a test: its file, or the folder of SHARED_SCOPES it is in (or goes with), or
-    the demo report's files together, or the files that run the compiled engine together."""
+    the demo report's files together."""
     path = nodeid.split("::", 1)[0]
     if path in WITH_STUDIES:
         return SHARED_SCOPES[0]
     if path in DEMO_REPORT_FILES:
         return "demo report"
-    scope = next((s for s in SHARED_SCOPES if path.startswith(s)), path)
-    if scope == path and _uses_compiled_engine(path):
-        return "compiled engine"
-    return scope
+    return next((s for s in SHARED_SCOPES if path.startswith(s)), path)
 
 
 # docs/report.md's console example; run as the page shows it (``run_command``: cli.main in this process)
