@@ -191,7 +191,7 @@ def rbo_family_tied(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray, seg:
                 b = slice(at, at + SUM_BLOCK_ROWS)
                 q = seg[b]
                 per_head[b], per_x[b], g, t = _block_terms(sa[b], ga[b], b_kept[b], sb[b], gb[b], l[q], s[q],
-                                                           suffix, lead, fill=False)
+                                                           suffix, lead)
                 general.append(g + at)
                 tied.append(t + at)
             # the tied documents of every block together (few, usually: one call instead of one a block,
@@ -204,12 +204,12 @@ def rbo_family_tied(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray, seg:
     return rbo_family_tied_from(p, len_b, len_r, sums)
 
 
-def _block_terms(sa, ga, kept, sb, gb, last, d, tables, lead, fill: bool = True):
+def _block_terms(sa, ga, kept, sb, gb, last, d, tables, lead):
     """(:func:`stretch_sums`, :func:`_overlap_at` at depth ``d``) of a block of documents whose reference-side
     groups are whole (``eb = sb + gb``): the same operations on the same operands (the same doubles), with
-    what both compute (the larger start, which documents are tied on either side) done once. Without
-    ``fill``, the terms of the documents tied on either side (or past ``last``) are left for the caller
-    (:func:`_fill_tied`), and (head, overlap, those documents for the head, those for the overlap) returned."""
+    what both compute (the larger start, which documents are tied on either side) done once, but for the
+    terms of the documents tied on either side (or past ``last``), left for the caller (:func:`_fill_tied`):
+    (head, overlap, those documents for the head, those for the overlap)."""
     top = np.maximum(sa, sb)                            # the larger 0-based start; d0 = top + 1
     d0 = top + 1
     odd = ga != 1                                       # tied on either side: ea != sa + 1 is kept != 1,
@@ -219,10 +219,7 @@ def _block_terms(sa, ga, kept, sb, gb, last, d, tables, lead, fill: bool = True)
     general = np.flatnonzero(odd | (last < d0))
     x = (d > top).astype(np.float64)
     tied = np.flatnonzero(odd)
-    if not fill:
-        return total, x, general, tied
-    _fill_tied(total, x, general, tied, sa, ga, kept, sb, gb, lambda rows: last[rows], lambda rows: d[rows], tables)
-    return total, x
+    return total, x, general, tied
 
 
 def _fill_tied(head, x, general, tied, sa, ga, kept, sb, gb, last_at, d_at, tables) -> None:
