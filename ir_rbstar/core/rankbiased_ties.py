@@ -94,21 +94,12 @@ def stretch_sums(sa, ga, ea, sb, gb, eb, last, tables, lead=None) -> np.ndarray:
     that are known to be empty left out, so every value is the same double (``tests/families/
     test_run_ties.py`` holds them equal bit for bit); the other documents take the general path. ``lead``:
     :func:`_lead_tables` of ``tables``, from a caller that sums many blocks with the same tables."""
-    Hs, Gs, Ks = tables
     sa, sb = np.asarray(sa), np.asarray(sb)
     d0 = np.maximum(sa, sb)                             # d0 - 1, the larger 0-based start ...
     d0 += 1                                             # ... and d0
     # the stretch of depth d0 alone, where one ramp (or both, on equal starts) reaches 1, depends on d0 only:
     # its value for every depth, from the same operations on the same operands, is looked up
-    lead_one, lead_both = _lead_tables(tables) if lead is None else lead
-    total = lead_one[d0]
-    same = np.flatnonzero(sa == sb)                     # both ramps reach 1 at d0: a0 b0 = sa^2, a0 b1 + a1 b0 = -2 sa
-    if len(same):
-        total[same] = lead_both[d0[same]]
-    # ... then depths d0+1 .. last, where both stay at 1 (an empty stretch when d0 = last)
-    rest = Hs[d0 + 1]
-    rest -= Hs[np.maximum(np.asarray(last), d0) + 1]
-    total += rest
+    total = _untied_head(sa, sb, d0, np.asarray(last), tables[0], _lead_tables(tables) if lead is None else lead)
     # tied on either side (or a document past ``last``): every stretch of the general path
     tied = np.flatnonzero((np.asarray(ga) != 1) | (np.asarray(gb) != 1) | (np.asarray(ea) != sa + 1)
                           | (np.asarray(eb) != sb + 1) | (np.asarray(last) < d0))
@@ -116,6 +107,21 @@ def stretch_sums(sa, ga, ea, sb, gb, eb, last, tables, lead=None) -> np.ndarray:
         total[tied] = _stretch_sums_general(sa[tied], np.asarray(ga)[tied], np.asarray(ea)[tied], sb[tied],
                                             np.asarray(gb)[tied], np.asarray(eb)[tied],
                                             np.asarray(last)[tied], tables)
+    return total
+
+
+def _untied_head(sa, sb, d0, last, Hs, lead) -> np.ndarray:
+    """:func:`stretch_sums` of documents untied on both sides (a new array; ``d0`` = max(sa, sb) + 1): the
+    stretch of depth d0 alone, looked up in ``lead`` (:func:`_lead_tables`), then depths d0+1 .. last, where
+    both ramps stay at 1 (an empty stretch when d0 = last)."""
+    lead_one, lead_both = lead
+    total = lead_one[d0]
+    same = np.flatnonzero(sa == sb)                     # both ramps reach 1 at d0: a0 b0 = sa^2, a0 b1 + a1 b0 = -2 sa
+    if len(same):
+        total[same] = lead_both[d0[same]]
+    rest = Hs[d0 + 1]
+    rest -= Hs[np.maximum(last, d0) + 1]
+    total += rest
     return total
 
 
@@ -185,7 +191,7 @@ def rbo_family_tied(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray, seg:
                 b = slice(at, at + SUM_BLOCK_ROWS)
                 q = seg[b]
                 per_head[b], per_x[b], g, t = _block_terms(sa[b], ga[b], b_kept[b], sb[b], gb[b], l[q], s[q],
-                                                           suffix, lead, fill=False)
+                                                           suffix, lead)
                 general.append(g + at)
                 tied.append(t + at)
             # the tied documents of every block together (few, usually: one call instead of one a block,
@@ -198,33 +204,22 @@ def rbo_family_tied(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray, seg:
     return rbo_family_tied_from(p, len_b, len_r, sums)
 
 
-def _block_terms(sa, ga, kept, sb, gb, last, d, tables, lead, fill: bool = True):
+def _block_terms(sa, ga, kept, sb, gb, last, d, tables, lead):
     """(:func:`stretch_sums`, :func:`_overlap_at` at depth ``d``) of a block of documents whose reference-side
     groups are whole (``eb = sb + gb``): the same operations on the same operands (the same doubles), with
-    what both compute (the larger start, which documents are tied on either side) done once. Without
-    ``fill``, the terms of the documents tied on either side (or past ``last``) are left for the caller
-    (:func:`_fill_tied`), and (head, overlap, those documents for the head, those for the overlap) returned."""
-    Hs = tables[0]
+    what both compute (the larger start, which documents are tied on either side) done once, but for the
+    terms of the documents tied on either side (or past ``last``), left for the caller (:func:`_fill_tied`):
+    (head, overlap, those documents for the head, those for the overlap)."""
     top = np.maximum(sa, sb)                            # the larger 0-based start; d0 = top + 1
     d0 = top + 1
     odd = ga != 1                                       # tied on either side: ea != sa + 1 is kept != 1,
     odd |= gb != 1                                      # eb != sb + 1 is gb != 1
     odd |= kept != 1
-    lead_one, lead_both = lead
-    total = lead_one[d0]
-    same = np.flatnonzero(sa == sb)
-    if len(same):
-        total[same] = lead_both[d0[same]]
-    rest = Hs[d0 + 1]
-    rest -= Hs[np.maximum(last, d0) + 1]
-    total += rest
+    total = _untied_head(sa, sb, d0, last, tables[0], lead)
     general = np.flatnonzero(odd | (last < d0))
     x = (d > top).astype(np.float64)
     tied = np.flatnonzero(odd)
-    if not fill:
-        return total, x, general, tied
-    _fill_tied(total, x, general, tied, sa, ga, kept, sb, gb, lambda rows: last[rows], lambda rows: d[rows], tables)
-    return total, x
+    return total, x, general, tied
 
 
 def _fill_tied(head, x, general, tied, sa, ga, kept, sb, gb, last_at, d_at, tables) -> None:

@@ -47,10 +47,9 @@ def _arrow_ids(col: pd.Series, query: bool) -> Any:
     if not _is_arrow_string(col):
         return None
     import pyarrow as pa
-    # the column's own arrow data, through the array's arrow protocol method (pa.array(col) goes through
-    # pandas' Series conversion: some 20 us a column)
-    held = getattr(col.array, "__arrow_array__", None)
-    arr = held() if held is not None else pa.array(col)
+    # the column's own arrow data, through the array's arrow protocol method (every pyarrow-backed string
+    # array has one; pa.array(col) goes through pandas' Series conversion: some 20 us a column)
+    arr = col.array.__arrow_array__()
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
     if arr.null_count or len(arr) == 0:

@@ -76,12 +76,14 @@ def test_pairs_in_row_order_by_argsort_when_they_do_not_pack(pair, cutoff):
 @settings(max_examples=examples(80), deadline=None)
 def test_block_terms_are_the_doubles_of_stretch_sums_and_the_overlap(rows, p):
     """``_block_terms`` (what the numpy sums do per block: the shared larger start and tie mask computed
-    once) gives each document's head term and overlap as ``stretch_sums`` and ``_overlap_at`` do, bit for
-    bit, for untied and tied documents, straddling groups (kept < size) and documents past ``last``."""
+    once), its tied documents' terms filled in by ``_fill_tied``, gives each document's head term and
+    overlap as ``stretch_sums`` and ``_overlap_at`` do, bit for bit, for untied and tied documents,
+    straddling groups (kept < size) and documents past ``last``."""
     sa, ga, kept, sb, gb, last, d = (np.array(c, dtype=np.int64) for c in zip(*rows, strict=True))
     kept = np.minimum(kept, ga)
     tables = T.suffix_tables(p, int(max(last.max(), sa.max() + ga.max(), sb.max() + gb.max())) + 1)
-    head, x = T._block_terms(sa, ga, kept, sb, gb, last, d, tables, T._lead_tables(tables))
+    head, x, general, tied = T._block_terms(sa, ga, kept, sb, gb, last, d, tables, T._lead_tables(tables))
+    T._fill_tied(head, x, general, tied, sa, ga, kept, sb, gb, lambda rows: last[rows], lambda rows: d[rows], tables)
     want_head = T.stretch_sums(sa, ga, sa + kept, sb, gb, sb + gb, last, tables)
     want_x = T._overlap_at(d, sa, ga, sa + kept, sb, gb, sb + gb)
     assert head.tobytes() == want_head.tobytes()

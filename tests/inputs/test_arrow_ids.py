@@ -100,3 +100,18 @@ def test_new_ids_marks_each_id_unlike_the_one_before(ids, one_length, large, cut
     text = arr.to_pylist()
     want = np.array([i == 0 or text[i] != text[i - 1] for i in range(len(text))], dtype=bool)
     assert np.array_equal(_new_ids(arr), want)
+
+
+@pytest.mark.parametrize("cuts", [(0, 3), (3,), (2, 5, 7), (0, 0, 4)])
+def test_arrow_columns_in_several_chunks_convert_as_object_columns(cuts):
+    """A frame put together by ``pd.concat`` holds its arrow columns in several chunks (empty ones and a
+    sliced one among them, the rows of a query across two): combined, they give the Ranking of the object
+    columns, for ids of one length (query blocks compared on the data buffer) and of several."""
+    qids = ["q1", "q1", "q2", "q2", "q2", "q3", "q3", "q1", "q4"]
+    for dids in ([f"d{i}" for i in range(9)], ["a", "bb", "", "ccc", "d", "ee", "f", "é", "g"]):
+        arrow, plain = _frames(qids, dids, np.array([3.0, 2.0, 2.0, 1.0, 2.0, 0.5, 0.5, 1.0, 4.0]))
+        bounds = (0, *cuts, len(qids))
+        parts = [arrow.iloc[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+        joined = pd.concat(parts)
+        assert joined["query_id"].array.__arrow_array__().num_chunks == len(parts)
+        _same(to_ranking(joined), to_ranking(plain))
