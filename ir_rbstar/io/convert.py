@@ -33,6 +33,7 @@ def _pick(df: pd.DataFrame, options, source: str, what: str) -> Any:
                 fast = _arrow_ids(col, query=name in ("query_id", "qid"))
                 if fast is not None:
                     return fast
+                _no_missing_ids(col, name, source, what)
             return col.to_numpy(dtype=object) if name != "score" and col.dtype.kind not in "SO" else col.to_numpy()
     raise InputFormatError(f"{source}: {what} DataFrame has no column {options[0]!r} "
                            f"(columns found: {list(df.columns)})")
@@ -62,13 +63,33 @@ def _is_arrow_string(col: pd.Series) -> bool:
     return isinstance(col.dtype, pd.StringDtype) and getattr(col.dtype, "storage", None) == "pyarrow"
 
 
-def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str]) -> pd.DataFrame:
+def _no_missing_ids(col: pd.Series, name: str, source: str, what: str) -> None:
+    """An ``InputFormatError`` naming the column, the row and its index label when an id of ``col`` is
+    missing (None, NaN, pandas' NA): the row would otherwise become the id "nan", "None" or "<NA>", or be
+    left out as a query the qrels lack. Integer columns cannot hold one; arrow counts its nulls."""
+    if col.dtype.kind in "iub":
+        return
+    if _is_arrow_string(col):
+        if not col.array.__arrow_array__().null_count:
+            return
+    elif not col.hasnans:
+        return
+    row = int(np.flatnonzero(col.isna().to_numpy())[0])
+    label = col.index[row]
+    label = label.item() if isinstance(label, np.generic) else label
+    raise InputFormatError(f"{source}: {what} DataFrame column {name!r} has no value at row {row} "
+                           f"(index {label!r}): every row needs a query id and a document id")
+
+
+def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str], source: str, what: str) -> pd.DataFrame:
     """The rows of ``df`` whose query id (as text) is one of ``queries``: one vectorised ``isin`` before
-    any column is converted (``df`` itself when every row is kept or the query column is missing)."""
+    any column is converted (``df`` itself when every row is kept or the query column is missing); a
+    missing query id is an error, not a query left out."""
     name = next((c for c in options if c in df.columns), None)
     if name is None:
         return df
     col = df[name]
+    _no_missing_ids(col, name, source, what)
     if not (col.dtype.kind in "OTU" or isinstance(col.dtype, pd.StringDtype)):
         col = col.astype(str)
     keep = col.isin(list(queries)).to_numpy()
@@ -135,7 +156,7 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
     if isinstance(obj, pd.DataFrame):
         src = source or f"<{kind.name} DataFrame>"
         if queries is not None:
-            obj = _frame_rows(obj, kind.frame_columns[0], queries)
+            obj = _frame_rows(obj, kind.frame_columns[0], queries, src, kind.name)
         cols = [_pick(obj, c, src, kind.name) for c in kind.frame_columns]
         if kind is _RUN and isinstance(cols[1], np.ndarray) and cols[1].dtype.kind == "S" \
                 and _is_arrow_string(obj[next(c for c in kind.frame_columns[1] if c in obj.columns)]):
