@@ -39,12 +39,8 @@ def test_steps_give_the_dense_curve(data):
     assert np.bincount(curve.seg, minlength=n).tolist() == np.bincount(seg[rp != 0], minlength=n).tolist()
 
 
-@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(st.integers(0, 10), st.lists(st.integers(0, 3), max_size=6)), min_size=1, max_size=5),
-       st.integers(1, 2), st.randoms(use_true_random=False))
-def test_relative_positions_by_query_equal_row_by_row(queries, rel, rnd):
-    """RP written only where it can be nonzero (the first RB rows and the relevant ones) equals RP
-    computed for every row."""
+def _drawn_case(queries, rel, rnd):
+    """Queries of (run length, judged grades): the bands, and rows with random grades and relevance."""
     lens = np.array([m for m, _ in queries], dtype=np.int64)
     n = len(lens)
     judged_q = np.concatenate([np.full(len(g), i) for i, (_, g) in enumerate(queries)]).astype(np.int64)
@@ -54,6 +50,16 @@ def test_relative_positions_by_query_equal_row_by_row(queries, rel, rnd):
     pos = np.concatenate([np.arange(m) for m in lens]).astype(np.int64)
     grade = np.array([rnd.choice([0, 1, 2, 3]) for _ in seg], dtype=np.int64)
     relevant = np.array([rnd.random() < 0.5 for _ in seg], dtype=bool) & (grade >= rel)
+    return lens, n, bands, seg, pos, grade, relevant
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, 10), st.lists(st.integers(0, 3), max_size=6)), min_size=1, max_size=5),
+       st.integers(1, 2), st.randoms(use_true_random=False))
+def test_relative_positions_by_query_equal_row_by_row(queries, rel, rnd):
+    """RP written only where it can be nonzero (the first RB rows and the relevant ones) equals RP
+    computed for every row."""
+    lens, n, bands, seg, pos, grade, relevant = _drawn_case(queries, rel, rnd)
     dense = K.relative_positions(bands, seg, pos, grade, relevant)
     sparse = K.relative_positions(bands, seg, pos, grade, relevant, lens=lens)
     assert sparse.tolist() == dense.tolist()
@@ -73,15 +79,7 @@ def test_relative_positions_by_query_equal_row_by_row(queries, rel, rnd):
 def test_short_runs_every_row_equals_the_steps(queries, rel, rnd):
     """A short run's values from every row's CRP at once (``_dense``) equal those from the steps of the
     curve (the deep runs' way), field by field, to the last bit, archetypes included."""
-    lens = np.array([m for m, _ in queries], dtype=np.int64)
-    n = len(lens)
-    judged_q = np.concatenate([np.full(len(g), i) for i, (_, g) in enumerate(queries)]).astype(np.int64)
-    judged_g = np.concatenate([np.array(g, dtype=np.int64) for _, g in queries])
-    bands = K.bands(judged_q, judged_g, rel, n)
-    seg = np.repeat(np.arange(n), lens)
-    pos = np.concatenate([np.arange(m) for m in lens]).astype(np.int64)
-    grade = np.array([rnd.choice([0, 1, 2, 3]) for _ in seg], dtype=np.int64)
-    relevant = np.array([rnd.random() < 0.5 for _ in seg], dtype=bool) & (grade >= rel)
+    lens, n, bands, seg, pos, grade, relevant = _drawn_case(queries, rel, rnd)
     rp = K.relative_positions(bands, seg, pos, grade, relevant)
     dense = K.twist(bands, seg, rp, relevant, n, length=lens)
     limit = K._DENSE_ROWS
