@@ -18,7 +18,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from .segments import log_factorials, seg_cumcount, seg_cumsum
+from .segments import log_factorials, seg_cumcount
 
 __all__ = ["TieGroups", "make_groups", "RelevantGroups", "relevant_groups", "expected_weighted",
            "variance_weighted", "expected_ap", "expected_rr",
@@ -112,8 +112,8 @@ class RelevantGroups:
     gstart: np.ndarray    # 0-based position of each group's first row
     gsize: np.ndarray     # number of rows of each group
     r: np.ndarray         # number of relevant rows of each group
-    before: Optional[np.ndarray] = None     # relevant rows of its query above each group (counted when None)
-    untied: bool = False                    # every group is one row (r = gsize = 1)
+    before: np.ndarray    # number of relevant rows of its query above each group
+    untied: bool = False  # every group is one row (r = gsize = 1)
 
 
 def relevant_groups(seg: np.ndarray, start: np.ndarray, size: np.ndarray, rel: np.ndarray, n: int) -> RelevantGroups:
@@ -196,8 +196,6 @@ def expected_ap(groups: RelevantGroups, k: Optional[int], num_rel: np.ndarray) -
     # (integer counts: every operation with a float64 converts them exactly, as astype(float64) would)
     r, size, t = groups.r, groups.gsize, groups.gstart
     before = groups.before                                    # relevant documents above each group
-    if before is None:
-        before = seg_cumsum(r.astype(np.float64), groups.gseg) - r
     end = t + size
     span = size                                               # positions of each group within k
     if k is not None:
