@@ -39,11 +39,11 @@ class Bands:
     top: int                # highest relevant grade
     span: int               # number of distinct grade values a key can hold per query
     sum_hi: np.ndarray      # per query, sum over its relevant documents of hi(grade)
+    none: np.ndarray        # the queries with RB = 0 (indices)
+    fs_minus: np.ndarray    # s- of each query's full-scale run, RB (RB + 1) / 2 (float64)
+    fs_rest: np.ndarray     # s- less sum_hi: s+ of the full-scale run is RB (M - RB) + this
     band_lo: Optional[np.ndarray] = None    # lo(g) of every key (query, grade), when made: see :func:`bands`
     band_hi: Optional[np.ndarray] = None    # hi(g) of every key
-    none: Optional[np.ndarray] = None       # the queries with RB = 0 (indices), made with the bands
-    fs_minus: Optional[np.ndarray] = None   # s- of each query's full-scale run, RB (RB + 1) / 2 (float64)
-    fs_rest: Optional[np.ndarray] = None    # s- less sum_hi: s+ of the full-scale run is RB (M - RB) + this
 
     def key(self, seg: np.ndarray, grade: np.ndarray) -> np.ndarray:
         key = seg.astype(np.int64, copy=False) * self.span
@@ -65,9 +65,10 @@ def bands(q: np.ndarray, grades: np.ndarray, rel: int, n: int) -> Bands:
     keys = np.sort(q * span + (top - g))
     base = np.bincount(q, minlength=n).astype(np.int64)
     rb = base.astype(np.float64)
-    b = Bands(keys=keys, base=base, top=top, span=span, sum_hi=_sum_hi(keys, span, n),
-              none=(base == 0).nonzero()[0], fs_minus=rb * (rb + 1.0) / 2.0)
-    b.fs_rest = b.fs_minus - b.sum_hi
+    sum_hi = _sum_hi(keys, span, n)
+    fs_minus = rb * (rb + 1.0) / 2.0
+    b = Bands(keys=keys, base=base, top=top, span=span, sum_hi=sum_hi, none=(base == 0).nonzero()[0],
+              fs_minus=fs_minus, fs_rest=fs_minus - sum_hi)
     if n * span <= 4 * len(keys) + 4096:     # every key's band, looked up by the rows (a few searches otherwise)
         every = np.arange(n * span, dtype=np.int64)
         b.band_lo, b.band_hi = _band(b, every // span, every)
@@ -170,9 +171,6 @@ def full_scale_space(b: Bands, length: np.ndarray):
     RB positions hold the relevant documents, each below its band (s+ = sum of positions - sum of hi)."""
     rb = b.base.astype(np.float64)
     m = np.maximum(length.astype(np.float64), 2.0 * rb)
-    if b.fs_minus is None or b.fs_rest is None:
-        s_minus = rb * (rb + 1.0) / 2.0
-        return rb * (m - rb) + s_minus - b.sum_hi, s_minus
     # (the qrels' part made with the bands; every term is an integer below 2^53, so the sum is exact
     # in any order)
     return rb * (m - rb) + b.fs_rest, b.fs_minus
@@ -243,7 +241,7 @@ def twist(b: Bands, seg: np.ndarray, rp: np.ndarray, relevant: np.ndarray, n: in
         s_minus = seg_sum(np.maximum(-curve.values, 0), curve.seg, n)
     crossed = first_crossing > 0
     balance = np.where(crossed, np.maximum(rb, first_crossing), np.inf)          # float64 (inf)
-    none = (rb == 0).nonzero()[0] if b.none is None else b.none
+    none = b.none
     # only a query with RB = 0 divides by zero (its full-scale spaces are 0; RB >= 1 makes them >= 1)
     with np.errstate(divide="ignore", invalid="ignore") if len(none) else contextlib.nullcontext():
         rho = rb / balance                                   # (0 without a crossing: RB / inf)
