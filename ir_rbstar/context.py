@@ -16,8 +16,9 @@ import numpy as np
 
 from .engine import compiled
 from .errors import GradeScaleError, MissingQrelsError
+from .core.rbo_variants import match_counted
 from .core.segments import seg_cumcount
-from .io import QUERY_IDS, DocIndex, Qrels, Ranking, tie_layout, verify_ids, verify_matches
+from .io import QUERY_IDS, Qrels, Ranking, tie_layout, verify_matches
 from .references import resolve_run
 
 __all__ = ["Rows", "TiedRows", "RankedRows", "RunContext"]
@@ -290,8 +291,8 @@ class RunContext:
 
     def match(self, cutoff: Optional[int], ref: Optional[str], rel: int, measure, tied: bool = False):
         """Join B and R once: for each B row its row in the reference (-1 if absent), and for each
-        gathered R row whether it is in B. The hash table is built on the reference when it already has
-        one (references are cached across runs), else on the smaller side. ``tied``: the rows of
+        gathered R row whether it is in B: by the compiled engine when it serves the evaluation, by the
+        reference's hash index when it has one already, else by one sort of both sides' keys. ``tied``: the rows of
         :meth:`tied_observation` instead of B."""
         if tied and not self.tied_observation(cutoff).straddles:
             return self.match(cutoff, ref, rel, measure)
@@ -312,18 +313,22 @@ class RunContext:
                 b_in_r[rows] = r.src[at]
                 r_in_b = np.zeros(len(r.docs), dtype=bool)
                 r_in_b[at] = True
-            elif reference.has_index() or len(r.docs) <= len(b.docs):
+            elif reference.has_index():           # kept with a reference (e.g. for the judgments' joins)
                 b_in_r = reference.find(self.queries(b), b.docs, b.dbytes)
                 pos_in_r = np.full(len(reference), -1, dtype=np.int64)
                 pos_in_r[r.src] = np.arange(len(r.docs))
                 r_in_b = np.zeros(len(r.docs), dtype=bool)
                 r_in_b[pos_in_r[b_in_r[b_in_r >= 0]]] = True
             else:
-                found = DocIndex(self.queries(b), b.docs).lookup(self.queries(r), r.docs)
-                verify_ids(b.dbytes, found, r.dbytes, reference.source)
-                r_in_b = found >= 0
+                # one sort of both sides' (query, document) keys, block by block: no hash index to build
+                # (building one and looking B up took 1.3-2 times as long on TREC runs, measured)
+                ib, ir = match_counted(b.lens, b.docs.view(np.int64), r.lens, r.docs.view(np.int64))
+                if b.dbytes.dtype.itemsize > 8 or r.dbytes.dtype.itemsize > 8:
+                    verify_matches(r.dbytes[ir], b.dbytes[ib], reference.source)
                 b_in_r = np.full(len(b.docs), -1, dtype=np.int64)
-                b_in_r[found[r_in_b]] = r.src[r_in_b]
+                b_in_r[ib] = ir if r.identity else r.src[ir]
+                r_in_b = np.zeros(len(r.docs), dtype=bool)
+                r_in_b[ir] = True
             return reference, b_in_r, r_in_b
         return self.cached(("match", cutoff, ref, rel, tied), make)
 
