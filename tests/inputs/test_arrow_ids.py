@@ -2,6 +2,8 @@
 arrow buffers: the same Ranking as the general path (object columns), whatever the ids hold."""
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,6 +11,7 @@ from hypothesis import example, given, settings, strategies as st
 
 from ir_rbstar.errors import DuplicateDocumentError
 from ir_rbstar.io.convert import to_ranking
+from ir_rbstar.io import idcolumns
 from ir_rbstar.io.idcolumns import _ascii_bytes
 from ir_rbstar.io.ids import QUERY_IDS
 
@@ -34,11 +37,17 @@ def _same(a, b):
     assert np.array_equal(a.docs, b.docs) and np.array_equal(a.scores, b.scores)
 
 
+@pytest.mark.parametrize("pad_from", [None, 0])      # ids of several lengths padded by numpy, or by arrow
 @settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "30"]), st.text(_ALPHABET, max_size=12),
                           st.integers(0, 5)), min_size=1, max_size=30, unique_by=lambda t: (t[0], t[1])),
        st.integers(0, 3))
-def test_arrow_columns_convert_as_object_columns(rows, skip):
+def test_arrow_columns_convert_as_object_columns(pad_from, rows, skip):
+    with mock.patch.object(idcolumns, "_PAD_BY_ARROW", idcolumns._PAD_BY_ARROW if pad_from is None else pad_from):
+        _arrow_columns_convert_as_object_columns(rows, skip)
+
+
+def _arrow_columns_convert_as_object_columns(rows, skip):
     qids, dids, scores = (list(c) for c in zip(*rows, strict=True))
     arrow, plain = _frames(qids, dids, np.array(scores, dtype=np.float64))
     skip = min(skip, len(rows) - 1)
@@ -53,10 +62,15 @@ def test_arrow_columns_convert_as_object_columns(rows, skip):
     _same(to_ranking(arrow), expected)
 
 
-def test_ascii_bytes_reads_the_buffers():
-    arr = pa.array(["d10", "", "d2", "abcdef"], type=pa.large_string()).slice(1)
-    out = _ascii_bytes(arr)
-    assert out.dtype == np.dtype("S6") and out.tolist() == [b"", b"d2", b"abcdef"]
+@pytest.mark.parametrize("pad_from", [1 << 40, 0])     # numpy's scatter, arrow's padding
+def test_ascii_bytes_reads_the_buffers(pad_from):
+    with mock.patch.object(idcolumns, "_PAD_BY_ARROW", pad_from):
+        for kind in (pa.string(), pa.large_string()):
+            arr = pa.array(["d10", "", "d2", "abcdef"], type=kind).slice(1)
+            out = _ascii_bytes(arr)
+            assert out.dtype == np.dtype("S6") and out.tolist() == [b"", b"d2", b"abcdef"]
+            out[0] = b"x"                                  # writable: the sort may move rows in place
+            assert arr.to_pylist() == ["", "d2", "abcdef"]  # and the arrow array is not changed
     assert _ascii_bytes(pa.array(["ab", "cd"])).tolist() == [b"ab", b"cd"]      # one length (a copy of the buffer)
     assert _ascii_bytes(pa.array(["a\x00", "b"])) is None                        # NUL bytes: general path
     assert _ascii_bytes(pa.array(["é", "b"])) is None                            # non-ASCII: general path
