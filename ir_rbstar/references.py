@@ -297,10 +297,10 @@ def clear_cache() -> None:
 
 
 def _prepared(ranking: Ranking) -> Ranking:
-    """A reference is converted once. Its tie groups and its hash index are made on first use and kept
-    with it (RBR and RBA read the groups of every row, and with the numpy engine look rows up in the
-    index); the RBO family reads the groups of the shared documents only and joins by one sort, the
-    compiled engine by its kernels, without an index."""
+    """A reference is converted once. Its tie groups are made on first use and kept with it (RBR and RBA
+    read the groups of every row; the RBO family reads those of the shared documents only); runs are
+    joined with it by one sort of both sides' keys (numpy engine) or by the compiled engine's kernels,
+    without a hash index (one it has already, e.g. built for another join, is used)."""
     return ranking
 
 
