@@ -83,23 +83,31 @@ def _no_missing_ids(col: pd.Series, name: str, source: str, what: str) -> None:
 
 def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str], source: str, what: str) -> pd.DataFrame:
     """The rows of ``df`` whose query id (as text) is one of ``queries``: one vectorised ``isin`` before
-    any column is converted (``df`` itself when every row is kept or the query column is missing); a
-    missing query id is an error, not a query left out."""
+    any column is converted (``df`` itself when every row is kept or the query column is missing). A
+    missing query id is an error, not a query left out: a text column's rows left out are searched for
+    one here (a missing id is never text, so it is among the rows decided one by one), the rows kept by
+    :func:`_pick`, each row once; a number column whole, before its NaN becomes the text "nan"."""
     name = next((c for c in options if c in df.columns), None)
     if name is None:
         return df
-    col = df[name]
-    _no_missing_ids(col, name, source, what)
+    col = given = df[name]
     if not (col.dtype.kind in "OTU" or isinstance(col.dtype, pd.StringDtype)):
+        _no_missing_ids(col, name, source, what)
         col = col.astype(str)
     keep = col.isin(list(queries)).to_numpy()
-    if col.dtype.kind == "O" and not keep.all():
-        # ids that are not text (bytes, numbers in an object column) are decided by their text, as the
-        # other doors do (query_text); text ids are decided above
+    if keep.all():
+        return df
+    if col.dtype.kind != "O":
+        _no_missing_ids(given, name, source, what)
+    else:
+        # ids that are not text (bytes, numbers, missing values in an object column) are decided by their
+        # text, as the other doors do (query_text); text ids are decided above
         values = col.to_numpy()
         odd = np.flatnonzero(~keep)
         if set(map(type, values[odd].tolist())) - {str}:
             odd, keep = odd[[type(v) is not str for v in values[odd].tolist()]], keep.copy()
+            if pd.isna(values[odd]).any():           # (its text, "None" or "nan", may be a query's id)
+                _no_missing_ids(given, name, source, what)
             keep[odd] = [query_text(v) in queries for v in values[odd].tolist()]
     return df if keep.all() else df[keep]
 

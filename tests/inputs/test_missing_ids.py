@@ -37,6 +37,25 @@ def test_a_missing_id_is_an_error_naming_column_and_row(dtype, missing, column):
         to_qrels(qrels)
 
 
+@pytest.mark.parametrize("dtype", STORAGES)
+@pytest.mark.parametrize("missing", [None, np.nan])
+@pytest.mark.parametrize("queries", [{"2"}, {"1", "2"}, {"2", "None", "nan", "<NA>", "NaN"}],
+                         ids=["row-0-left-out", "all-kept", "missing-text-a-query"])
+def test_a_missing_query_id_is_named_whether_the_filter_keeps_its_text_or_not(dtype, missing, queries):
+    # the evaluator's filter: a row left out before it, one kept, and a missing id whose text ("None",
+    # "nan", "<NA>") is a query id: the same error, naming the row of the frame given
+    run = _frame("query_id", missing, dtype, ("score", [1.0, 2.0, 3.0]))
+    with pytest.raises(InputFormatError, match=r"column 'query_id' has no value at row 1 \(index 11\)"):
+        to_ranking(run, queries=queries)
+
+
+def test_a_missing_number_query_id_is_named_though_its_text_is_a_query():
+    run = pd.DataFrame({"query_id": [1.0, np.nan, 2.0], "doc_id": ["a", "b", "c"], "score": [1.0, 2.0, 3.0]})
+    for queries in ({"2.0"}, {"nan", "2.0"}):
+        with pytest.raises(InputFormatError, match=r"column 'query_id' has no value at row 1 \(index 1\)"):
+            to_ranking(run, queries=queries)
+
+
 def test_a_missing_query_id_is_not_left_out_as_an_unjudged_query():
     qrels = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]})
     run = pd.DataFrame({"query_id": ["1", None], "doc_id": ["a", "b"], "score": [1.0, 2.0]})
