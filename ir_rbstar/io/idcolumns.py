@@ -1,6 +1,7 @@
 """Id columns made in C passes: pyarrow string arrays as interned query ids or as a bytes (``S``) array
-read from arrow's buffers, and document ids from an iterable or an object array as bytes. Shared by the
-DataFrame and dict conversions (:mod:`.convert`) and the namedtuple one (:mod:`.records`)."""
+read from arrow's buffers, and document ids from an iterable or an object array as bytes, and where such
+a column came from a missing id (:func:`first_missing_id`). Shared by the DataFrame and dict conversions
+(:mod:`.convert`) and the namedtuple one (:mod:`.records`)."""
 from __future__ import annotations
 
 from itertools import islice
@@ -173,8 +174,8 @@ def first_missing_id(ids: np.ndarray, make_items) -> Optional[int]:
     """The first row whose document id was missing (:func:`first_missing`), of a column :func:`_id_column`
     made from ``make_items`` (the same argument). An object column is searched whole (the general path); a
     bytes column, where numpy wrote a missing value as its text ("None", "nan", ...), only at the rows that
-    spell one (:func:`_spelled_missing`: a few comparisons over two bytes of each id, none when no id is that
-    short), whose values are then looked up (an id that is the text "None" is an id)."""
+    spell one (:func:`_spelled_missing`: one search of the ids' first bytes when none begins as one does),
+    whose values are then looked up (an id that is the text "None" is an id)."""
     if ids.dtype.kind != "S":
         return first_missing(ids)
     rows = _spelled_missing(ids)
@@ -192,8 +193,10 @@ def _spelled_missing(ids: np.ndarray) -> np.ndarray:
     ids, a third of numpy's comparisons on the same strided column), else the ids of 3 or 4 bytes that do,
     compared in full."""
     n, width = len(ids), ids.dtype.itemsize
-    if n == 0 or width < 3 or not ids.flags.c_contiguous:
-        return np.flatnonzero(np.isin(ids, _MISSING_TEXT)) if n else np.empty(0, dtype=np.intp)
+    if n == 0 or width < 3:
+        return np.empty(0, dtype=np.intp)            # no room for one
+    if not ids.flags.c_contiguous:
+        return np.flatnonzero(np.isin(ids, _MISSING_TEXT))
     table = ids.view(np.uint8).reshape(n, width)
     heads = table[:, 0].tobytes()
     if b"N" not in heads and b"n" not in heads and b"<" not in heads:

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 import ir_measures
 import ir_rbstar
@@ -228,3 +228,26 @@ def test_property_one_missing_id_is_named_and_the_valid_input_evaluates_as_a_dat
     expected = _expected(door, kind, column, row, key, q, at_doc, missing)
     with pytest.raises(InputFormatError, match=expected):
         _convert(kind, _door(door, kind, bad))
+
+
+def _is_missing(v):
+    """Missing by definition (the values MISSING holds), written out without pandas."""
+    return v is None or v is pd.NA or v is pd.NaT or (isinstance(v, (float, np.floating)) and v != v)
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(ids=st.lists(st.one_of(st.text("Nno<NAaTe", min_size=0, max_size=6), st.sampled_from(_IDS),
+                              st.sampled_from(MISSING)), max_size=30),
+       pad=st.sampled_from([0, 1000]), as_array=st.booleans())
+@example(ids=["Nonesuch", "None", None], pad=0, as_array=False)       # 3- and 4-byte texts in wider columns
+@example(ids=["Nonesuch", "nan", pd.NA, "<NA>", "NaT", float("nan")], pad=1000, as_array=False)
+@example(ids=["NaN", "NaT", "None", pd.NaT], pad=0, as_array=True)
+def test_property_first_missing_id_agrees_with_the_definition(ids, pad, as_array):
+    # the bytes column read in one pass (the width guessed from the first 1,000 ids) or from an object
+    # array; the ids' texts include "None", "nan", "<NA>" and their prefixes, which are ids
+    from ir_rbstar.io.idcolumns import _id_column, first_missing_id
+    items = [f"pad-{i}" for i in range(pad)] + ids
+    make = np.array(items, dtype=object) if as_array else (lambda: iter(items))
+    column = _id_column(make, len(items))
+    expected = next((i for i, v in enumerate(items) if _is_missing(v)), None)
+    assert first_missing_id(column, make) == expected
