@@ -251,3 +251,19 @@ def test_property_first_missing_id_agrees_with_the_definition(ids, pad, as_array
     column = _id_column(make, len(items))
     expected = next((i for i, v in enumerate(items) if _is_missing(v)), None)
     assert first_missing_id(column, make) == expected
+
+
+@pytest.mark.parametrize("door", ["dict", "tuples"])
+@pytest.mark.parametrize("call", ["calc_aggregate", "iter_calc", "evaluator"])
+def test_every_ir_measures_call_gives_the_same_error(door, call):
+    qrels = _as_dict(_rows("qrels", False))
+    bad, *_ = _replaced(_rows("run", False), 1, "doc_id", float("nan"))
+    run = _door(door, "run", bad)
+    expected = _expected(door, "run", "doc_id", 1, 0, "1", 1, float("nan"))
+    with pytest.raises(InputFormatError, match=expected):
+        if call == "calc_aggregate":
+            ir_measures.calc_aggregate(MEASURES, qrels, run)
+        elif call == "iter_calc":
+            list(ir_measures.iter_calc(MEASURES, qrels, run))
+        else:
+            ir_measures.evaluator(MEASURES, qrels).calc_aggregate(run)
