@@ -11,16 +11,26 @@ import importlib
 from typing import Any
 
 from . import _startup  # first: the ir-rbstar command's start-up, before numpy loads (undone at the end)
-from . import errors
-from .errors import (DatasetUnavailableError, DuplicateDocumentError, EmptyInputError, InputFormatError,
-                     MissingExtraError, MissingQrelsError, ParameterError, RbstarError, ReferenceNotFoundError)
-from .measures import (ALL as MEASURES, RBA, RBA_res, RBO, RBO_ext, RBO_res, RBP, RBP_res, RBR, RBR_res,
-                       P_TA, R_TA, F1_TA, AP_TA, RR_TA, nDCG_TA, RBP_TA, Twist, Twist_rho, Twist_sigma,
-                       NRG, UniqueRel, RarP, TaSC, MED_P, MED_RBP, MED_nDCG, MED_AP, MED_ERR,
-                       register as _register_measures)
-from .provider import PROVIDER, register as _register_provider
-from .parsing import parse, parse_measure, split_measures
-from .engine import get_engine, set_engine
+
+
+def _register() -> None:
+    _register_measures()
+    _register_provider()
+
+
+with _startup.loading():           # the start-up undone when this import ends, also when it fails
+    from . import errors
+    from .errors import (DatasetUnavailableError, DuplicateDocumentError, EmptyInputError, InputFormatError,
+                         MissingExtraError, MissingQrelsError, ParameterError, RbstarError, ReferenceNotFoundError)
+    from .measures import (ALL as MEASURES, RBA, RBA_res, RBO, RBO_ext, RBO_res, RBP, RBP_res, RBR, RBR_res,
+                           P_TA, R_TA, F1_TA, AP_TA, RR_TA, nDCG_TA, RBP_TA, Twist, Twist_rho, Twist_sigma,
+                           NRG, UniqueRel, RarP, TaSC, MED_P, MED_RBP, MED_nDCG, MED_AP, MED_ERR,
+                           register as _register_measures)
+    from .provider import PROVIDER, register as _register_provider
+    from .parsing import parse, parse_measure, split_measures
+    from .engine import get_engine, set_engine
+    _register()
+
 
 #: names imported on first use (PEP 562), so that ``import ir_rbstar`` (and the ``ir-rbstar`` command on
 #: ir_measures' own measures) does not import pandas and the readers: name -> (module, attribute or None)
@@ -64,12 +74,3 @@ __all__ = [
     "ParameterError", "ReferenceNotFoundError", "MissingQrelsError", "MissingExtraError", "DatasetUnavailableError",
     "set_engine", "get_engine", "__version__",
 ]
-
-
-def _register() -> None:
-    _register_measures()
-    _register_provider()
-
-
-_register()
-_startup.finish()

@@ -1,5 +1,5 @@
 """Start-up of the ``ir-rbstar`` command: two settings of its own process made while ``import ir_rbstar``
-loads ir_measures and numpy, and undone when that import ends.
+loads ir_measures and numpy, and undone when that import ends, also when it fails (:func:`loading`).
 
 1. OpenBLAS's idle workers told not to spin. numpy's wheels load OpenBLAS when numpy is imported
    (``import ir_measures`` imports numpy), and OpenBLAS starts its thread pool there. An idle worker waits
@@ -23,7 +23,8 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from typing import Mapping, MutableMapping, Optional, Sequence
+from contextlib import contextmanager
+from typing import Iterator, Mapping, MutableMapping, Optional, Sequence
 
 VARIABLE = "OPENBLAS_THREAD_TIMEOUT"
 #: 2**12 cycles: an idle OpenBLAS worker sleeps after microseconds instead of about 0.1 s
@@ -95,6 +96,16 @@ def finish() -> None:
     restore(name, os.environ)
     if paused:
         gc.enable()
+
+
+@contextmanager
+def loading() -> Iterator[None]:
+    """The body of ``import ir_rbstar``: :func:`finish` when it ends, also when it fails (an import error in
+    it would otherwise leave the variable set and the collector paused in the process)."""
+    try:
+        yield
+    finally:
+        finish()
 
 
 begin(getattr(sys, "argv", ()), getattr(sys, "orig_argv", ()), sys.modules)

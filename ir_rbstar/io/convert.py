@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import os
-from itertools import chain, compress
+from itertools import chain, compress, islice
 from operator import countOf
 from dataclasses import dataclass
 from typing import AbstractSet, Any, Callable, Dict, Optional, Tuple, cast
@@ -15,9 +15,9 @@ import pandas as pd
 from ..errors import InputFormatError
 from . import qcache
 from .columns import qrels_from_columns, ranking_from_columns
-from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column
+from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column, first_missing, first_missing_id
 from .records import _materialised, columns_from_tuples
-from .ids import QUERY_IDS, CodedIds, query_text
+from .ids import QUERY_IDS, CodedIds, _show, query_text
 from .tables import Qrels, Ranking
 from .trec import read_trec_qrels, read_trec_run
 
@@ -83,23 +83,31 @@ def _no_missing_ids(col: pd.Series, name: str, source: str, what: str) -> None:
 
 def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str], source: str, what: str) -> pd.DataFrame:
     """The rows of ``df`` whose query id (as text) is one of ``queries``: one vectorised ``isin`` before
-    any column is converted (``df`` itself when every row is kept or the query column is missing); a
-    missing query id is an error, not a query left out."""
+    any column is converted (``df`` itself when every row is kept or the query column is missing). A
+    missing query id is an error, not a query left out: a text column's rows left out are searched for
+    one here (a missing id is never text, so it is among the rows decided one by one), the rows kept by
+    :func:`_pick`, each row once; a number column whole, before its NaN becomes the text "nan"."""
     name = next((c for c in options if c in df.columns), None)
     if name is None:
         return df
-    col = df[name]
-    _no_missing_ids(col, name, source, what)
+    col = given = df[name]
     if not (col.dtype.kind in "OTU" or isinstance(col.dtype, pd.StringDtype)):
+        _no_missing_ids(col, name, source, what)
         col = col.astype(str)
     keep = col.isin(list(queries)).to_numpy()
-    if col.dtype.kind == "O" and not keep.all():
-        # ids that are not text (bytes, numbers in an object column) are decided by their text, as the
-        # other doors do (query_text); text ids are decided above
+    if keep.all():
+        return df
+    if col.dtype.kind != "O":
+        _no_missing_ids(given, name, source, what)
+    else:
+        # ids that are not text (bytes, numbers, missing values in an object column) are decided by their
+        # text, as the other doors do (query_text); text ids are decided above
         values = col.to_numpy()
         odd = np.flatnonzero(~keep)
         if set(map(type, values[odd].tolist())) - {str}:
             odd, keep = odd[[type(v) is not str for v in values[odd].tolist()]], keep.copy()
+            if pd.isna(values[odd]).any():           # (its text, "None" or "nan", may be a query's id)
+                _no_missing_ids(given, name, source, what)
             keep[odd] = [query_text(v) in queries for v in values[odd].tolist()]
     return df if keep.all() else df[keep]
 
@@ -167,7 +175,7 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
     if isinstance(obj, dict):
         src = source or f"<{kind.name} dict>"
         if queries is not None:
-            obj = _dict_rows(obj, queries)
+            obj = _dict_rows(obj, queries, src, kind.name)
         if kind is _QRELS:
             # a dict of dicts equal to the last call's: its conversion (io/qcache.py)
             done = qcache.cached_dict(obj, src)
@@ -202,12 +210,14 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
                            f"a DataFrame ({', '.join(kind.fields)}), a dict of dicts or an iterable of namedtuples")
 
 
-def _dict_rows(obj: dict, queries: AbstractSet[str]) -> dict:
+def _dict_rows(obj: dict, queries: AbstractSet[str], source: str, what: str) -> dict:
     """The entries of ``obj`` whose query id (as text, :func:`query_text`) is one of ``queries`` (``obj``
-    itself when that is all of them); text ids are looked up in C passes."""
+    itself when that is all of them); text ids are looked up in C passes. A missing query id is an error
+    (:func:`_no_missing_keys`), not a query left out."""
     if countOf(map(type, obj), str) == len(obj):
         keep = list(map(queries.__contains__, obj))
         return obj if all(keep) else dict(compress(obj.items(), keep))
+    _no_missing_keys(list(obj), source, what)
     if all(query_text(q) in queries for q in obj):
         return obj
     return {q: docs for q, docs in obj.items() if query_text(q) in queries}
@@ -232,12 +242,19 @@ def _reader_file(items: Any, reader: str) -> Optional[str]:
 def _columns_from_dict(obj: "dict | qcache.FlatDict", source: str, what: str,
                        value_name: str) -> Tuple[CodedIds, np.ndarray, np.ndarray]:
     """(CodedIds, doc ids, values) from a dict of dicts (or its flat copy, :class:`.qcache.FlatDict`): one
-    pass in C over the keys and values, the query ids interned once per query (no per-row Python)."""
+    pass in C over the keys and values, the query ids interned once per query (no per-row Python). A
+    missing query or document id is an error naming the query and the key (:func:`_no_missing_keys`,
+    :func:`_no_missing_docs`)."""
     if isinstance(obj, qcache.FlatDict):            # a copy of a dict of dicts (checked when it was made)
         lens = np.array(obj.lengths, dtype=np.int64)
         n = int(lens.sum())
-        codes = np.repeat(_key_codes(obj.queries), lens)
-        docs = _id_column(lambda: iter(obj.docs), n)
+        codes = np.repeat(_key_codes(obj.queries, source, what), lens)
+        flat = obj
+
+        def docs_of():
+            return iter(flat.docs)
+        docs = _id_column(docs_of, n)
+        _no_missing_docs(docs, docs_of, lens, obj.queries, source, what)
         return CodedIds(codes), docs, _listed_values(obj.values, n, what)
     for qid, docs in obj.items():
         if not isinstance(docs, dict):
@@ -246,17 +263,55 @@ def _columns_from_dict(obj: "dict | qcache.FlatDict", source: str, what: str,
     # qrels' check does, was measured 5% faster on 860 rows but 6% slower on 5,400 and 17% on 43,000)
     lens = np.fromiter(map(len, obj.values()), dtype=np.int64, count=len(obj))
     n = int(lens.sum())
-    codes = np.repeat(_key_codes(obj.keys()), lens)
-    docs = _id_column(lambda: chain.from_iterable(obj.values()), n)
+    codes = np.repeat(_key_codes(obj.keys(), source, what), lens)
+    inner = obj.values()
+
+    def doc_ids():
+        return chain.from_iterable(inner)
+    docs = _id_column(doc_ids, n)
+    _no_missing_docs(docs, doc_ids, lens, obj, source, what)
     values = _values(lambda: chain.from_iterable(map(dict.values, obj.values())), n, what)
     return CodedIds(codes), docs, values
 
 
-def _key_codes(keys) -> np.ndarray:
+def _key_codes(keys, source: str, what: str) -> np.ndarray:
     """The interned code of each of a dict's query ids, one per key (as text, :func:`query_text`; ``str`` ids
-    as they are); not :func:`.tables._query_codes`, which takes a row column and gives a code per row."""
+    as they are; a missing one is an error, :func:`_no_missing_keys`); not :func:`.tables._query_codes`, which
+    takes a row column and gives a code per row."""
     keys = list(keys)
-    return QUERY_IDS.encode(keys if countOf(map(type, keys), str) == len(keys) else map(query_text, keys))
+    if countOf(map(type, keys), str) == len(keys):
+        return QUERY_IDS.encode(keys)
+    _no_missing_keys(keys, source, what)
+    return QUERY_IDS.encode(map(query_text, keys))
+
+
+_NEEDS_IDS = "every row needs a query id and a document id"
+
+
+def _no_missing_keys(keys: list, source: str, what: str) -> None:
+    """An ``InputFormatError`` naming the key when a query id of a dict (its keys, some not ``str``) is missing
+    (None, NaN, pandas' NA, NaT: :func:`.idcolumns.first_missing`, as for a DataFrame column): it would
+    otherwise become the query "None" or "nan", or be left out as a query the qrels lack."""
+    row = first_missing(np.fromiter(keys, dtype=object, count=len(keys)))
+    if row is not None:
+        raise InputFormatError(f"{source}: the {what} dict has no query id at key {row} "
+                               f"({_show(keys[row])!r}): {_NEEDS_IDS}")
+
+
+def _no_missing_docs(docs: np.ndarray, make_items, lens: np.ndarray, queries, source: str, what: str) -> None:
+    """An ``InputFormatError`` naming the query and the key when a document id of a dict of dicts is missing
+    (:func:`.idcolumns.first_missing_id` of the column :func:`_id_column` made; ``lens``: each query's number
+    of documents, ``queries``: the query ids, in order)."""
+    row = first_missing_id(docs, make_items)
+    if row is None:
+        return
+    ends = np.cumsum(lens)
+    q = int(np.searchsorted(ends, row, side="right"))
+    qid = next(islice(iter(queries), q, None))
+    at = row - int(ends[q] - lens[q])
+    value = next(islice(make_items(), row, None))
+    raise InputFormatError(f"{source}: query {_show(qid)!r} of the {what} dict has no document id at key {at} "
+                           f"({_show(value)!r}): {_NEEDS_IDS}")
 
 
 def _values(make_items, n: int, what: str) -> np.ndarray:

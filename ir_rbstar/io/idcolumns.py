@@ -1,6 +1,7 @@
 """Id columns made in C passes: pyarrow string arrays as interned query ids or as a bytes (``S``) array
-read from arrow's buffers, and document ids from an iterable or an object array as bytes. Shared by the
-DataFrame and dict conversions (:mod:`.convert`) and the namedtuple one (:mod:`.records`)."""
+read from arrow's buffers, and document ids from an iterable or an object array as bytes, and where such
+a column came from a missing id (:func:`first_missing_id`). Shared by the DataFrame and dict conversions
+(:mod:`.convert`) and the namedtuple one (:mod:`.records`)."""
 from __future__ import annotations
 
 from itertools import islice
@@ -136,14 +137,15 @@ def _id_column(make_items, n: int) -> np.ndarray:
         if n == 0:
             return ids
         cols = ids.view(np.uint8).reshape(n, width)
-        if cols[:, -1].any():                                         # some id fills the width
+        # (np.count_nonzero: half the time of .any() on these strided columns, 4 against 8 us on 4,000 ids)
+        if np.count_nonzero(cols[:, -1]):                             # some id fills the width
             if objects is not None:
                 return objects.astype("S")
             width = max(map(len, make_items()))
             return np.fromiter(make_items(), dtype=f"S{max(width, 1)}", count=n)
         if width == 1:
             return ids
-        if width > 2 and not cols[:, width - 2].any():                # ids that ended in NUL bytes
+        if width > 2 and not np.count_nonzero(cols[:, width - 2]):    # ids that ended in NUL bytes
             return _narrowed(ids)
         return ids.astype(f"S{width - 1}")
     except (TypeError, ValueError, UnicodeError):
@@ -160,3 +162,54 @@ def _narrowed(ids: np.ndarray) -> np.ndarray:
     used = np.flatnonzero(ids.view(np.uint8).reshape(len(ids), -1).any(axis=0))
     width = int(used[-1]) + 1 if len(used) else 1
     return ids.astype(f"S{width}") if width < ids.dtype.itemsize else ids
+
+
+#: a missing id (None, a float NaN, pandas' NA or NaT) as numpy writes it into a bytes (``S``) column: its ``str``
+_MISSING_TEXT = np.array([b"None", b"nan", b"NaN", b"<NA>", b"NaT"])
+
+
+def first_missing(values: np.ndarray) -> Optional[int]:
+    """The first row of an object array whose value is missing as pandas decides (``pandas.isna``: None, a
+    float NaN of any type, pandas' NA, NaT): the DataFrame door's test (``Series.isna``); None when none is."""
+    import pandas as pd
+    hits = np.flatnonzero(pd.isna(values))
+    return int(hits[0]) if len(hits) else None
+
+
+def first_missing_id(ids: np.ndarray, make_items) -> Optional[int]:
+    """The first row whose document id was missing (:func:`first_missing`), of a column :func:`_id_column`
+    made from ``make_items`` (the same argument). An object column is searched whole (the general path); a
+    bytes column, where numpy wrote a missing value as its text ("None", "nan", ...), only at the rows that
+    spell one (:func:`_spelled_missing`: one search of the ids' first bytes when none begins as one does),
+    whose values are then looked up (an id that is the text "None" is an id)."""
+    if ids.dtype.kind != "S":
+        return first_missing(ids)
+    rows = _spelled_missing(ids)
+    if not len(rows):
+        return None
+    objects = make_items if isinstance(make_items, np.ndarray) else \
+        np.fromiter(make_items(), dtype=object, count=len(ids))
+    hit = first_missing(objects[rows])
+    return None if hit is None else int(rows[hit])
+
+
+def _spelled_missing(ids: np.ndarray) -> np.ndarray:
+    """The rows of a bytes (``S``) column whose id is one of :data:`_MISSING_TEXT`: none when no id begins with
+    "N", "n" or "<" (the ids' first bytes searched as one bytes object, by ``memchr``: about 5 us for 4,000
+    ids, a third of numpy's comparisons on the same strided column), else the ids of 3 or 4 bytes that do,
+    compared in full."""
+    n, width = len(ids), ids.dtype.itemsize
+    if n == 0 or width < 3:
+        return np.empty(0, dtype=np.intp)            # no room for one
+    if not ids.flags.c_contiguous:
+        return np.flatnonzero(np.isin(ids, _MISSING_TEXT))
+    table = ids.view(np.uint8).reshape(n, width)
+    heads = table[:, 0].tobytes()
+    if b"N" not in heads and b"n" not in heads and b"<" not in heads:
+        return np.empty(0, dtype=np.intp)
+    first = np.frombuffer(heads, dtype=np.uint8)
+    maybe = ((first | 32) == ord("n")) | (first == ord("<"))        # "N" or "n" (bit 5 is case), or "<"
+    if width > 4:
+        maybe &= table[:, 4] == 0                    # ids of at most 4 bytes
+    rows = np.flatnonzero(maybe)
+    return rows[np.isin(ids[rows], _MISSING_TEXT)] if len(rows) else rows

@@ -11,8 +11,8 @@ from typing import AbstractSet, Any, Callable, Iterable, List, Optional, Sequenc
 import numpy as np
 
 from ..errors import InputFormatError
-from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column, _narrowed
-from .ids import QUERY_IDS, CodedIds, query_text
+from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column, _narrowed, first_missing, first_missing_id
+from .ids import QUERY_IDS, CodedIds, _show, query_text
 from .tables import _block_firsts
 
 def _materialised(items: Iterable) -> list:
@@ -28,12 +28,15 @@ def _materialised(items: Iterable) -> list:
             gc.enable()
 
 
-def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Optional[AbstractSet[str]]):
+def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Optional[AbstractSet[str]],
+                          fields: Sequence[str], source: str):
     """Three columns from a list of tuples of one type (its fields ``at`` in order): one C pass copies
     every field into an object array (rows x fields; each tuple is visited once, which is what costs
     on millions of tuples scattered in memory), whose columns numpy then casts. Query ids are
-    interned per block of equal ids; with ``queries``, the rows of other queries are left out by block."""
-    blocks = None
+    interned per block of equal ids; with ``queries``, the rows of other queries are left out by block.
+    A missing query id (of any row) or document id (of a row kept) is an error naming the item
+    (:func:`_no_missing`); ``fields``: the fields' names, ``source``: the input's, for it."""
+    whole, blocks = items, None
     if queries is not None and isinstance(items[0][at[0]], str):
         # a few items spread over the list: when one is of a query left out, many may be (e.g. a run's
         # unjudged queries), and dropping them before the copy is cheaper than copying them
@@ -62,13 +65,25 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
     n, width = len(items), len(items[0])
     flat = np.fromiter(chain.from_iterable(items), dtype=object, count=n * width)
     table = flat.reshape(n, width)
-    qids = table[:, at[0]]
-    starts = _blocks(qids)
+    qids, full = table[:, at[0]], table
+
+    def check(values: np.ndarray, rows: np.ndarray, field: int) -> None:
+        _no_missing(values, rows, full[:, at[0]], whole, items, fields[field], source, what)
+    try:
+        starts = _blocks(qids)
+    except TypeError:                   # an id compared as pandas' NA (no truth value): named here
+        check(qids, np.arange(n), 0)
+        raise
     heads = qids[starts]
+    if countOf(map(type, heads.tolist()), str) != len(heads):
+        # the first of a run of missing ids starts a block (it equals no id before it): the heads hold it
+        check(heads, starts, 0)
+    kept = None
     if queries is not None and len(heads):
         keep = np.fromiter(map(queries.__contains__, map(query_text, heads.tolist())), dtype=bool, count=len(heads))
         if not keep.all():
             rows = np.repeat(keep, np.diff(np.append(starts, n)))
+            kept = np.flatnonzero(rows)
             table, n = table[rows], int(rows.sum())
             qids, starts = table[:, at[0]], _blocks(table[:, at[0]])
             heads = qids[starts]
@@ -85,7 +100,29 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
             values = np.ascontiguousarray(values)
     else:
         values = np.ascontiguousarray(values)
-    return query_column, _id_column(table[:, at[1]], n), values
+    docs = table[:, at[1]]
+    doc_ids = _id_column(docs, n)
+    row = first_missing_id(doc_ids, docs)
+    if row is not None:
+        check(docs[row:row + 1], np.array([row if kept is None else kept[row]]), 1)
+    return query_column, doc_ids, values
+
+
+def _no_missing(values: np.ndarray, rows: np.ndarray, qids: np.ndarray, whole: Sequence, items: Sequence,
+                field: str, source: str, what: str) -> None:
+    """An ``InputFormatError`` naming the item (its place in ``whole``, the items given) and the field when
+    one of ``values`` (the field's values at ``rows`` of ``items``, which may be some of ``whole``; ``qids``:
+    the items' query ids) is missing (None, NaN, pandas' NA, NaT: :func:`.idcolumns.first_missing`, as for a
+    DataFrame column); a document id's message also names its query."""
+    hit = first_missing(values)
+    if hit is None:
+        return
+    row = int(rows[hit])
+    item = items[row]
+    place = row if items is whole else next(i for i, x in enumerate(whole) if x is item)
+    query = "" if field == "query_id" else f" (query {_show(qids[row])!r})"
+    raise InputFormatError(f"{source}: item {place} of the {what}{query} has no {field} "
+                           f"({_show(values[hit])!r}): every row needs a query id and a document id")
 
 
 def _judged_blocks(items: Sequence, qid: Callable,
@@ -98,15 +135,18 @@ def _judged_blocks(items: Sequence, qid: Callable,
     heads: List[str] = []
     lengths: List[int] = []
     budget = max(256, len(items) // 16)
-    for k, block in groupby(items, qid):
-        if type(k) is not str or budget == 0:
-            return None
-        budget -= 1
-        if k in queries:
-            before = len(kept)
-            kept.extend(block)
-            heads.append(k)
-            lengths.append(len(kept) - before)
+    try:
+        for k, block in groupby(items, qid):
+            if type(k) is not str or budget == 0:
+                return None
+            budget -= 1
+            if k in queries:
+                before = len(kept)
+                kept.extend(block)
+                heads.append(k)
+                lengths.append(len(kept) - before)
+    except TypeError:           # an id compared as pandas' NA (no truth value): the general path names it
+        return None
     return kept, heads, lengths
 
 
@@ -223,7 +263,7 @@ def columns_from_tuples(items: Iterable, fields, source: str, what: str,
         # these fields is checked item by item, as the flat copy would shift fields otherwise
         plain = kind.__iter__ is tuple.__iter__ and kind.__len__ is tuple.__len__
         if plain and (hasattr(kind, "_make") or countOf(map(len, items), len(first)) == len(items)):
-            return _columns_from_records(items, [names.index(f) for f in fields], what, queries)
+            return _columns_from_records(items, [names.index(f) for f in fields], what, queries, fields, source)
     cols: Tuple[List[Any], List[Any], List[Any]] = ([], [], [])
     for i, item in enumerate(items):
         if isinstance(item, str):
@@ -235,4 +275,11 @@ def columns_from_tuples(items: Iterable, fields, source: str, what: str,
         except AttributeError:
             raise InputFormatError(f"{source}: item {i} of the {what} has no field {f!r} "
                                    f"(expected namedtuples with fields {fields})") from None
-    return (np.array(cols[0], dtype=object), np.array(cols[1], dtype=object), np.array(cols[2], dtype=object))
+    columns = tuple(np.array(c, dtype=object) for c in cols)
+    for field, column in zip(fields[:2], columns[:2], strict=True):
+        row = first_missing(column)
+        if row is not None:
+            query = "" if field == fields[0] else f" (query {_show(columns[0][row])!r})"
+            raise InputFormatError(f"{source}: item {row} of the {what}{query} has no {field} "
+                                   f"({_show(column[row])!r}): every row needs a query id and a document id")
+    return columns

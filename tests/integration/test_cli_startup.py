@@ -3,6 +3,7 @@ process, in force while numpy loads, undone when ``import ir_rbstar`` ends; a pr
 package keeps its environment and its garbage collector as they were."""
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -97,3 +98,42 @@ def test_the_users_variable_wins():
     seen, after, gc_after = _spy(["-m"], [sys.executable, "-m", "ir_rbstar"], env_value="20")
     assert seen == {"env": "20", "gc": False}
     assert after == "20" and gc_after is True
+
+
+def test_the_settings_are_undone_when_the_import_fails(monkeypatch):
+    monkeypatch.delenv(_startup.VARIABLE, raising=False)
+    try:
+        assert _startup.begin(["-m"], ["python", "-m", "ir_rbstar"], {})    # as before numpy loads
+        assert os.environ[_startup.VARIABLE] == _startup.IDLE_WAIT and not gc.isenabled()
+        with pytest.raises(ImportError, match="broken"):
+            with _startup.loading():
+                raise ImportError("broken")
+        assert _startup.VARIABLE not in os.environ and gc.isenabled() and _startup._STATE == [None, False]
+    finally:
+        _startup.finish()
+        gc.enable()
+
+
+# the command's process, where a module ``import ir_rbstar`` loads fails: the settings are undone all the same
+_FAIL = """
+import gc, json, os, sys
+class Broken:
+    def find_spec(self, name, path=None, target=None):
+        if name == "ir_rbstar.parsing":
+            raise ImportError("broken")
+        return None
+sys.meta_path.insert(0, Broken())
+sys.argv[:] = ["-m"]
+sys.orig_argv[:] = [sys.executable, "-m", "ir_rbstar"]
+try:
+    import ir_rbstar
+except ImportError as e:
+    print(json.dumps([str(e), os.environ.get("OPENBLAS_THREAD_TIMEOUT"), gc.isenabled()]))
+"""
+
+
+def test_a_failed_import_in_the_command_leaves_no_setting_behind():
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    done = subprocess.run([sys.executable, "-c", _FAIL], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == ["broken", None, True]
