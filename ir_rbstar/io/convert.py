@@ -25,7 +25,7 @@ _RUN_COLS = (("query_id", "qid"), ("doc_id", "docno"), ("score",))
 _QREL_COLS = (("query_id", "qid"), ("doc_id", "docno"), ("relevance", "label"))
 
 
-def _pick(df: pd.DataFrame, options, source: str, what: str) -> Any:
+def _pick(df: pd.DataFrame, options, source: str, what: str, rows: Optional[np.ndarray] = None) -> Any:
     for name in options:
         if name in df.columns:
             col = df[name]
@@ -33,7 +33,7 @@ def _pick(df: pd.DataFrame, options, source: str, what: str) -> Any:
                 fast = _arrow_ids(col, query=name in ("query_id", "qid"))
                 if fast is not None:
                     return fast
-                _no_missing_ids(col, name, source, what)
+                _no_missing_ids(col, name, source, what, rows)
             return col.to_numpy(dtype=object) if name != "score" and col.dtype.kind not in "SO" else col.to_numpy()
     raise InputFormatError(f"{source}: {what} DataFrame has no column {options[0]!r} "
                            f"(columns found: {list(df.columns)})")
@@ -63,10 +63,11 @@ def _is_arrow_string(col: pd.Series) -> bool:
     return isinstance(col.dtype, pd.StringDtype) and getattr(col.dtype, "storage", None) == "pyarrow"
 
 
-def _no_missing_ids(col: pd.Series, name: str, source: str, what: str) -> None:
+def _no_missing_ids(col: pd.Series, name: str, source: str, what: str, rows: Optional[np.ndarray] = None) -> None:
     """An ``InputFormatError`` naming the column, the row and its index label when an id of ``col`` is
     missing (None, NaN, pandas' NA): the row would otherwise become the id "nan", "None" or "<NA>", or be
-    left out as a query the qrels lack. Integer columns cannot hold one; arrow counts its nulls."""
+    left out as a query the qrels lack. Integer columns cannot hold one; arrow counts its nulls. ``rows``:
+    the row in the user's frame of each row of ``col`` (``col`` is of the rows a query filter kept)."""
     if col.dtype.kind in "iub":
         return
     if _is_arrow_string(col):
@@ -74,29 +75,32 @@ def _no_missing_ids(col: pd.Series, name: str, source: str, what: str) -> None:
             return
     elif not col.hasnans:
         return
-    row = int(np.flatnonzero(col.isna().to_numpy())[0])
-    label = col.index[row]
+    at = int(np.flatnonzero(col.isna().to_numpy())[0])
+    label = col.index[at]
+    row = at if rows is None else int(rows[at])
     label = label.item() if isinstance(label, np.generic) else label
     raise InputFormatError(f"{source}: {what} DataFrame column {name!r} has no value at row {row} "
                            f"(index {label!r}): every row needs a query id and a document id")
 
 
-def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str], source: str, what: str) -> pd.DataFrame:
-    """The rows of ``df`` whose query id (as text) is one of ``queries``: one vectorised ``isin`` before
-    any column is converted (``df`` itself when every row is kept or the query column is missing). A
+def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str], source: str,
+                what: str) -> Tuple[pd.DataFrame, Optional[np.ndarray]]:
+    """(the rows of ``df`` whose query id (as text) is one of ``queries``, their row numbers in ``df`` or
+    None when every row is kept): one vectorised ``isin`` before any column is converted (``df`` itself
+    when every row is kept or the query column is missing). A
     missing query id is an error, not a query left out: a text column's rows left out are searched for
     one here (a missing id is never text, so it is among the rows decided one by one), the rows kept by
     :func:`_pick`, each row once; a number column whole, before its NaN becomes the text "nan"."""
     name = next((c for c in options if c in df.columns), None)
     if name is None:
-        return df
+        return df, None
     col = given = df[name]
     if not (col.dtype.kind in "OTU" or isinstance(col.dtype, pd.StringDtype)):
         _no_missing_ids(col, name, source, what)
         col = col.astype(str)
     keep = col.isin(list(queries)).to_numpy()
     if keep.all():
-        return df
+        return df, None
     if col.dtype.kind != "O":
         _no_missing_ids(given, name, source, what)
     else:
@@ -109,7 +113,7 @@ def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str], source: st
             if pd.isna(values[odd]).any():           # (its text, "None" or "nan", may be a query's id)
                 _no_missing_ids(given, name, source, what)
             keep[odd] = [query_text(v) in queries for v in values[odd].tolist()]
-    return df if keep.all() else df[keep]
+    return (df, None) if keep.all() else (df[keep], np.flatnonzero(keep))
 
 
 def _is_path(obj: Any) -> bool:
@@ -164,8 +168,10 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
     if isinstance(obj, pd.DataFrame):
         src = source or f"<{kind.name} DataFrame>"
         if queries is not None:
-            obj = _frame_rows(obj, kind.frame_columns[0], queries, src, kind.name)
-        cols = [_pick(obj, c, src, kind.name) for c in kind.frame_columns]
+            obj, kept = _frame_rows(obj, kind.frame_columns[0], queries, src, kind.name)
+        else:
+            kept = None
+        cols = [_pick(obj, c, src, kind.name, kept) for c in kind.frame_columns]
         if kind is _RUN and isinstance(cols[1], np.ndarray) and cols[1].dtype.kind == "S" \
                 and _is_arrow_string(obj[next(c for c in kind.frame_columns[1] if c in obj.columns)]):
             # ids read from arrow's buffers (_ascii_bytes): a new array, which the sort may reorder in place

@@ -49,6 +49,17 @@ def test_a_missing_query_id_is_named_whether_the_filter_keeps_its_text_or_not(dt
         to_ranking(run, queries=queries)
 
 
+@pytest.mark.parametrize("dtype", STORAGES)
+def test_the_row_named_is_the_users_row_when_the_filter_left_rows_out(dtype):
+    """Rows of other queries left out before the conversion do not shift the row number in the message."""
+    frame = pd.DataFrame({"query_id": pd.array(["9", "9", "1", "1"], dtype=dtype),
+                          "doc_id": pd.array(["a", "b", "c", None], dtype=dtype),
+                          "score": [4.0, 3.0, 2.0, 1.0]}, index=[10, 11, 12, 13])
+    for queries in ({"1"}, None):
+        with pytest.raises(InputFormatError, match=re.escape("column 'doc_id' has no value at row 3 (index 13)")):
+            to_ranking(frame, queries=queries)
+
+
 def test_a_missing_number_query_id_is_named_though_its_text_is_a_query():
     run = pd.DataFrame({"query_id": [1.0, np.nan, 2.0], "doc_id": ["a", "b", "c"], "score": [1.0, 2.0, 3.0]})
     for queries in ({"2.0"}, {"nan", "2.0"}):
