@@ -156,14 +156,16 @@ class Ranking:
                 self._cache["ties"] = tie_layout(self.row_segments(), self.scores, self.row_positions())
         return self._cache["ties"]
 
-    def tie_groups_at(self, rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    def tie_groups_at(self, rows: np.ndarray, pos: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
         """``tie_groups()`` at ``rows`` only. When the sort found the ties and the columns over all rows are
-        not made, only the tied rows are visited (their groups kept); the others are their own group."""
+        not made, only the tied rows are visited (their groups kept); the others are their own group, at
+        their position: ``pos``, the rows' 0-based positions within their queries when the caller has them
+        (else one search per row among the queries' ends, the cost ``pos`` saves)."""
         if "ties" in self._cache or "same" not in self._cache:
             start, size = self.tie_groups()
             return start[rows], size[rows]
         rows = np.asarray(rows, dtype=np.int64)
-        start = self._positions_at(rows)
+        start = self._positions_at(rows) if pos is None else np.array(pos, dtype=np.int64)
         size = np.ones(len(rows), dtype=np.int64)
         if "tied rows" not in self._cache:
             at, head, sizes = _tied_rows(self._cache["same"], len(self))
