@@ -183,8 +183,10 @@ def opposite_sides(sign: np.ndarray, pair: np.ndarray) -> np.ndarray:
     are consecutive points of one query's curve). Length ``len(sign) - 1``; ``pair`` of that length.
 
     The other half of the rule is the query of one row whose curve is on the axis there: its position 1
-    is a crossing (see :func:`crossings`). Each caller states it in its own terms (a row's CRP, a row's RP,
-    whether position 1 is a step), as one more numpy call per run costs the short runs their speed goal."""
+    is a crossing (see :func:`crossings`). Each caller states that half in its own terms (a row's CRP, the
+    RP at the rows of queries of one row, whether position 1 is a step): one form for all three would add
+    numpy calls per run to the short runs' path (:func:`_dense`), whose Twist is at its speed goal without
+    margin (benchmarks/bench_native.py, row ``twist``)."""
     turn = sign[:-1] * sign[1:]
     out = turn <= 0
     out &= pair
