@@ -128,10 +128,10 @@ class RbstarEvaluator(providers.Evaluator):
         if self.qrels is not None:
             # a run's rows of other queries are not evaluated: a dict, tuples or a DataFrame leave them out
             # before they are converted (the ids kept with the qrels: a kept conversion is given again)
-            known = self.qrels._cache.get("query_ids")
-            if known is None:
-                ids = list(QUERY_IDS.decode(self.qrels.qcodes))
-                known = self.qrels._cache["query_ids"] = (ids, frozenset(map(str, ids)))
+            def ids_of(qcodes=self.qrels.qcodes):
+                ids = list(QUERY_IDS.decode(qcodes))
+                return ids, frozenset(map(str, ids))
+            known = self.qrels.kept("query_ids", ids_of)
             qids, self._queries = list(known[0]), known[1]
         # the measures by the family computing them (fixed for this evaluator: grouped once)
         self._by_family: Dict[str, list] = {}

@@ -176,18 +176,48 @@ def full_scale_space(b: Bands, length: np.ndarray):
     return rb * (m - rb) + b.fs_rest, b.fs_minus
 
 
+def opposite_sides(sign: np.ndarray, pair: np.ndarray) -> np.ndarray:
+    """Def. 3's test on consecutive entries, the one statement of Twist's crossing rule: entry i and
+    entry i + 1 of ``sign`` (the signs of CRP at consecutive points of the curves) lie on opposite sides of
+    zero, zero counting as both sides (``sign[i] * sign[i + 1] <= 0``), and ``pair[i]`` holds (the two
+    are consecutive points of one query's curve). Length ``len(sign) - 1``; ``pair`` of that length.
+
+    The other half of the rule is the query of one row whose curve is on the axis there: its position 1
+    is a crossing (see :func:`crossings`). Each caller states that half in its own terms (a row's CRP, the
+    RP at the rows of queries of one row, whether position 1 is a step): one form for all three would add
+    numpy calls per run to the short runs' path (:func:`_dense`), whose Twist is at its speed goal without
+    margin (benchmarks/bench_native.py, row ``twist``)."""
+    turn = sign[:-1] * sign[1:]
+    out = turn <= 0
+    out &= pair
+    return out
+
+
+def first_of_each(qs: np.ndarray, at: np.ndarray):
+    """(query, position) of the first of each query's flagged positions, given the flagged positions
+    ``at`` (ascending, grouped by query) and their queries ``qs``."""
+    once = np.empty(len(at), dtype=bool)            # the first flagged position of its query
+    if len(at):
+        once[0] = True
+        np.not_equal(qs[1:], qs[:-1], out=once[1:])
+    return qs[once], at[once]
+
+
 def crossings(seg: np.ndarray, crp: np.ndarray) -> np.ndarray:
     """Whether each row's position j is a crossing (Def. 3): CRP[j] and CRP[j+1] (the next row of the
-    same query) lie on opposite sides of zero, zero counting as both sides. One addition: the last row
-    of a query whose curve ends on the axis without a crossing before counts too. That can only happen
-    when the query has one row (otherwise CRP[N-1] and CRP[N] = 0 already make a crossing), and it
-    gives the ideal run of one document rho = 1, as the paper states for every ideal run."""
-    sign = np.sign(crp)
+    same query) lie on opposite sides of zero, zero counting as both sides (:func:`opposite_sides`). One
+    addition: the last row of a query whose curve ends on the axis without a crossing before counts too.
+    That can only happen when the query has one row (otherwise CRP[N-1] and CRP[N] = 0 already make a
+    crossing), and it gives the ideal run of one document rho = 1, as the paper states for every ideal run.
+
+    This is the definition; :func:`twist` takes each query's first crossing by the same two rules on
+    every row's CRP (short runs) or on the steps of the curve (:class:`_Curve`), and the tests compare
+    both with this function."""
     out = np.zeros(len(crp), dtype=bool)
     if len(crp) == 0:
         return out
     same = seg[:-1] == seg[1:]
-    out[:-1] = same & (sign[:-1] * sign[1:] <= 0)
+    out[:-1] = opposite_sides(np.sign(crp), same)
     single = np.r_[True, ~same] & np.r_[~same, True]        # the only row of its query
     out |= single & (crp == 0)
     return out
@@ -276,22 +306,10 @@ def _dense(rp: np.ndarray, seg: np.ndarray, starts: np.ndarray, length: np.ndarr
     spaces as sums of the positive and negative RP (integers, so the float64 sums are exact)."""
     total = rp.cumsum()
     crp = total - (total - rp)[starts[seg]]
-    sign = np.sign(crp)
-    m = len(rp)
-    cross = np.zeros(m, dtype=bool)
-    if m > 1:
-        turn = sign[:-1] * sign[1:] <= 0
-        turn &= seg[:-1] == seg[1:]                 # both rows of one query
-        cross[:-1] = turn
-    at = cross.nonzero()[0]
-    qs = seg[at]
-    once = np.empty(len(at), dtype=bool)            # the first crossing of its query
-    if len(at):
-        once[0] = True
-        np.not_equal(qs[1:], qs[:-1], out=once[1:])
+    at = opposite_sides(np.sign(crp), seg[:-1] == seg[1:]).nonzero()[0]
     first = np.zeros(n, dtype=np.int64)
-    qs = qs[once]
-    first[qs] = at[once] - starts[qs] + 1
+    qs, at = first_of_each(seg[at], at)
+    first[qs] = at - starts[qs] + 1
     single = (length == 1).nonzero()[0]             # the only row of its query, on the axis: a crossing
     if len(single):
         first[single[rp[starts[single]] == 0]] = 1
@@ -347,15 +365,11 @@ class _Curve:
         opened = seg[heads[local[heads] == 0]]                 # the queries whose row 0 is a step
         first[opened] = 0
         is_open = first == 0
-        sign = np.sign(crp)
-        turn = sign[:-1] * sign[1:] <= 0
-        turn &= is_open[seg[1:]]
-        turn &= ~head[1:]
-        flip = turn.nonzero()[0] + 1
-        qs = seg[flip]
-        once = np.ones(len(flip), dtype=bool)                  # the first such step of its query
-        once[1:] = qs[1:] != qs[:-1]
-        first[qs[once]] = local[flip[once]]
+        pair = is_open[seg[1:]]                                # both steps of one open query
+        pair &= ~head[1:]
+        flip = opposite_sides(np.sign(crp), pair).nonzero()[0] + 1
+        qs, flip = first_of_each(seg[flip], flip)              # the first such step of its query
+        first[qs] = local[flip]
         return first
 
 

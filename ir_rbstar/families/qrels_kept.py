@@ -39,12 +39,11 @@ def kept(ctx: RunContext, kind: Hashable, make: Callable[[], Any]) -> Any:
         qrels = ctx.qrels
         if qrels is None:
             return make()
-        slot = ("kept by family", kind)
         universe = ctx.universe.tobytes()
-        entry = qrels._cache.get(slot)
-        if entry is not None and entry[0] == universe:
-            return entry[1]
+        slot = qrels.kept(("kept by family", kind), lambda: [None, None])     # [universe, value], one per kind
+        if slot[0] == universe:
+            return slot[1]
         value = _freeze(make())
-        qrels._cache[slot] = (universe, value)
+        slot[:] = [universe, value]
         return value
     return ctx.cached(("kept by family", kind), find)

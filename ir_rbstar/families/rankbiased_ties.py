@@ -12,7 +12,7 @@ from typing import Dict, Tuple
 
 import numpy as np
 
-from ..context import RunContext, ranges
+from ..context import RunContext
 from ..core import rankbiased as K
 from ..core import rankbiased_ties as T
 from ..core.rankbiased import _expected_pair_sum
@@ -112,22 +112,10 @@ def _shared(m, ctx: RunContext, tied) -> Tuple[Ranking, np.ndarray, np.ndarray]:
 
 def _reference_items(m, ctx: RunContext):
     """(rows per universe query, document hashes, row in the reference or None when they are its rows in
-    place) of the reference: the context's gathered rows when made already, else only the hashes (no copy
-    of the ids: they are read at the matched rows only, when they are longer than their hashes)."""
-    ref, rel = m["ref"], m["rel"]
-    if ctx.is_cached(("ref", ref, rel)):
-        r = ctx.reference_rows(ref, rel, m)
-        return r.lens, r.docs, None if r.identity else r.src
-
-    def make():
-        reference = ctx.reference(ref, rel, m)
-        if np.array_equal(ctx.universe, reference.qcodes):            # every row, in place
-            return reference.segment_lengths(), reference.docs, None
-        start, lens = ranges(reference, ctx.universe)
-        total = int(lens.sum())
-        src = np.repeat(start - (np.cumsum(lens) - lens), lens) + np.arange(total, dtype=np.int64)
-        return lens, reference.docs[src], src
-    return ctx.cached(("rbo reference items", ref, rel), make)
+    place) of the reference: its gathered rows (only the hashes and rows are gathered for them; the ids
+    are read at the matched rows only, when they are longer than their hashes)."""
+    r = ctx.reference_rows(m["ref"], m["rel"], m)
+    return r.lens, r.docs, None if r.identity else r.src
 
 
 def _rbo_family(m, ctx: RunContext, tied, cache: dict):
@@ -140,45 +128,18 @@ def _rbo_family(m, ctx: RunContext, tied, cache: dict):
     if key not in cache:
         reference, at, src = _shared(m, ctx, tied)
         b = tied.rows
-        seg = _segments_of_sorted(b.lens, at)
+        seg = b.seg_at_ascending(at)
         if b.identity and not tied.straddles:                 # B is the run: its rows are the run's
-            start, size = _groups_at(ctx.run, at, at - (np.cumsum(b.lens) - b.lens)[seg])
+            start, size = ctx.run.tie_groups_at(at, pos=at - (np.cumsum(b.lens) - b.lens)[seg])
             kept = size
         else:
             start, size, kept = tied.groups_at(at)
         # (only the shared rows' groups; a pair's reference row is of the same query)
-        rstart, rsize = _groups_at(reference, src, src - ranges(reference, ctx.universe)[0][seg])
+        rstart, rsize = reference.tie_groups_at(src, pos=src - ctx.reference_ranges(ref, rel, m)[0][seg])
         family, x_l = T.rbo_family_tied(ctx.n, p, tied.blen, _reference_items(m, ctx)[0], seg, start,
                                         size, kept, rstart, rsize, ctx.kernels())
         cache[key] = family, x_l, at
     return cache[key]
-
-
-def _segments_of_sorted(lens: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """The query (segment) of each of ``rows``, ascending rows of a layout of ``lens`` rows per query: one
-    search per query among the rows and a repeat (a search per row among the queries' ends, numpy's
-    ``searchsorted``, took 3-5 times as long on 17,000 rows of 200 queries, measured)."""
-    cut = np.searchsorted(rows, np.cumsum(lens))
-    return np.repeat(np.arange(len(lens), dtype=np.int64), np.diff(cut, prepend=0))
-
-
-def _groups_at(ranking: Ranking, rows: np.ndarray, pos: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """``ranking.tie_groups_at(rows)`` given the rows' 0-based positions within their queries: a row that
-    ties with no neighbour (the sort's tie flags) is its own group, at its position; the ranking is asked
-    for the tied rows only (its search of each row's query among the queries' ends is the cost saved)."""
-    flags = ranking.tie_flags()
-    if flags is None or len(rows) == 0:
-        return ranking.tie_groups_at(rows)
-    start = np.array(pos, dtype=np.int64)
-    size = np.ones(len(rows), dtype=np.int64)
-    if flags.any():
-        tied = np.zeros(len(flags) + 1, dtype=bool)
-        tied[:-1] = flags
-        tied[1:] |= flags
-        hit = np.flatnonzero(tied[rows])
-        if len(hit):
-            start[hit], size[hit] = ranking.tie_groups_at(rows[hit])
-    return start, size
 
 
 def _joined_by_kernel(m, ctx: RunContext, tied) -> bool:
@@ -195,7 +156,7 @@ def _rbo_family_compiled(m, ctx: RunContext, tied):
     """(family, x_l) of :func:`_rbo_family` by the compiled engine's ``rbo_tied_join``."""
     reference = ctx.reference(m["ref"], m["rel"], m)
     b = tied.rows
-    r_first, r_len = ranges(reference, ctx.universe)
+    r_first, r_len = ctx.reference_ranges(m["ref"], m["rel"], m)
     kernels = ctx.kernels()
     b_same, r_same = ctx.run.tie_flags(), reference.tie_flags()
     if b.identity and not tied.straddles and b_same is not None and r_same is not None:

@@ -280,5 +280,5 @@ def qrels_from_columns(qids, dids, grades, source: str, line_of=None, dhash: Opt
     # the queries in first-seen order: of the first row of each block of equal codes (the same order)
     qorder = pd.unique(qc[_block_firsts(qc)]) if len(qc) else np.empty(0, dtype=np.int64)
     qrels = Qrels(qcodes=np.asarray(qorder, dtype=np.int64), rowq=qc, rowd=dh, rowb=dbytes, grades=g, source=source)
-    qrels._cache["index"] = index
+    qrels.kept("index", lambda: index)
     return qrels

@@ -4,7 +4,7 @@ descending)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional, Tuple
+from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -66,8 +66,24 @@ def _tied_rows(same: np.ndarray, n: int) -> Tuple[np.ndarray, np.ndarray, np.nda
     return rows, first[gid], np.diff(np.append(first, len(rows))).astype(np.int64)[gid]
 
 
+class KeepsDerived:
+    """An object that does not change, keeping what is derived from it (in its ``_cache`` dict) for the
+    next use: :meth:`kept` is the one way other modules read and fill that store."""
+
+    _cache: dict
+
+    def kept(self, key: Any, make: Callable[[], Any]) -> Any:
+        """The value kept with this object under ``key``, made by ``make()`` on first use. It is only right
+        while the object does not change (its arrays are never written after it is made); a mutable value
+        (e.g. a list) kept here may serve as a slot the caller replaces."""
+        cache = self._cache
+        if key not in cache:
+            cache[key] = make()
+        return cache[key]
+
+
 @dataclass
-class Ranking:
+class Ranking(KeepsDerived):
     """A run in columnar form: one segment per query, rows in trec_eval order."""
 
     qcodes: np.ndarray      # query code of each segment (unique)
@@ -156,14 +172,16 @@ class Ranking:
                 self._cache["ties"] = tie_layout(self.row_segments(), self.scores, self.row_positions())
         return self._cache["ties"]
 
-    def tie_groups_at(self, rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    def tie_groups_at(self, rows: np.ndarray, pos: Optional[np.ndarray] = None) -> Tuple[np.ndarray, np.ndarray]:
         """``tie_groups()`` at ``rows`` only. When the sort found the ties and the columns over all rows are
-        not made, only the tied rows are visited (their groups kept); the others are their own group."""
+        not made, only the tied rows are visited (their groups kept); the others are their own group, at
+        their position: ``pos``, the rows' 0-based positions within their queries when the caller has them
+        (else one search per row among the queries' ends, the cost ``pos`` saves)."""
         if "ties" in self._cache or "same" not in self._cache:
             start, size = self.tie_groups()
             return start[rows], size[rows]
         rows = np.asarray(rows, dtype=np.int64)
-        start = self._positions_at(rows)
+        start = self._positions_at(rows) if pos is None else np.array(pos, dtype=np.int64)
         size = np.ones(len(rows), dtype=np.int64)
         if "tied rows" not in self._cache:
             at, head, sizes = _tied_rows(self._cache["same"], len(self))
@@ -217,11 +235,11 @@ class Ranking:
 
 
 @dataclass
-class Qrels:
+class Qrels(KeepsDerived):
     """Relevance judgments, one row per (query, document), in input order. The arrays are made read-only:
     what is derived from them (the document index, values the measure families keep for the next
-    evaluation) is kept with the object, so the object must not change; ``dataclasses.replace`` makes a
-    new object with an empty store."""
+    evaluation) is kept with the object (:meth:`kept`), so the object must not change;
+    ``dataclasses.replace`` makes a new object with an empty store."""
 
     qcodes: np.ndarray      # unique query codes, in first-seen order
     rowq: np.ndarray        # query code of each row
@@ -252,19 +270,16 @@ class Qrels:
     def find_rows(self, qcodes: np.ndarray, dhash: np.ndarray) -> np.ndarray:
         """The qrels row of each (query code, document hash) pair, -1 where there is none; the document
         ids are not verified here (:meth:`lookup` does, and callers that already used it may skip it)."""
-        if "index" not in self._cache:
-            self._cache["index"] = judgment_index(self.rowq, self.rowd)
-        return self._cache["index"].lookup(qcodes, dhash)
+        return self.kept("index", lambda: judgment_index(self.rowq, self.rowd)).lookup(qcodes, dhash)
 
     def as_ranking(self, rel: int) -> Ranking:
         """The reference ranking derived from the judgments: grade >= rel, grade descending, equal grades tied."""
-        key = ("ranking", rel)
-        if key not in self._cache:
+        def make() -> Ranking:
             keep = self.grades >= rel
-            self._cache[key] = _build_ranking(self.rowq[keep], self.rowb[keep], self.rowd[keep],
-                                              self.grades[keep].astype(np.float64), f"{self.source} (grade >= {rel})",
-                                              qorder=self.qcodes, break_ties=False)
-        return self._cache[key]
+            return _build_ranking(self.rowq[keep], self.rowb[keep], self.rowd[keep],
+                                  self.grades[keep].astype(np.float64), f"{self.source} (grade >= {rel})",
+                                  qorder=self.qcodes, break_ties=False)
+        return self.kept(("ranking", rel), make)
 
     def frame(self) -> pd.DataFrame:
         """The judgments as a DataFrame ``query_id, doc_id, relevance``."""

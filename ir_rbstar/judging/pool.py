@@ -18,6 +18,7 @@ import numpy as np
 from ..errors import GradeScaleError, ParameterError, RbstarError
 from ..io import QUERY_IDS, Qrels, Ranking, to_ranking
 from ..io.ids import _to_str
+from ..io.tables import KeepsDerived
 
 __all__ = ["Weights", "Pool", "weights_of", "build_pool", "MAX_CELLS"]
 
@@ -114,7 +115,7 @@ def weights_of(measure: Any) -> Weights:
 
 
 @dataclass
-class Pool:
+class Pool(KeepsDerived):
     """Candidates (one per query and document) and the runs' weights for them.
 
     ``runs`` are the run names in the order of the names (whatever order they were given in: every sum over
@@ -142,10 +143,10 @@ class Pool:
 
     def min_rank(self) -> np.ndarray:
         """The best (smallest) rank of each candidate over the runs."""
-        if "minrank" not in self._cache:
+        def make() -> np.ndarray:
             r = np.where(self.rank > 0, self.rank, np.iinfo(np.int64).max)
-            self._cache["minrank"] = r.min(axis=0) if len(self.runs) else np.zeros(0, dtype=np.int64)
-        return self._cache["minrank"]
+            return r.min(axis=0) if len(self.runs) else np.zeros(0, dtype=np.int64)
+        return self.kept("minrank", make)
 
     def doc_ids(self, index: np.ndarray) -> np.ndarray:
         return _to_str(self.cand_doc[index])

@@ -96,11 +96,9 @@ class Choice:
 
 
 def _query_matrix(pool: Pool) -> scipy.sparse.csr_matrix:
-    if "qmat" not in pool._cache:
-        n = pool.n_candidates
-        pool._cache["qmat"] = scipy.sparse.csr_matrix(
-            (np.ones(n), (np.arange(n), pool.cand_query)), shape=(n, len(pool.queries)))
-    return pool._cache["qmat"]
+    n = pool.n_candidates
+    return pool.kept("qmat", lambda: scipy.sparse.csr_matrix(
+        (np.ones(n), (np.arange(n), pool.cand_query)), shape=(n, len(pool.queries))))
 
 
 def run_values(pool: Pool, judged: np.ndarray, grades: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -277,16 +275,13 @@ def _position_in_query(pool: Pool, score: np.ndarray) -> np.ndarray:
 
 
 def _static_priority(pool: Pool, strategy: str) -> np.ndarray:
-    key = f"prio:{strategy}"
-    if key not in pool._cache:
+    def make() -> np.ndarray:
         if strategy == "depth":
-            prio = -pool.min_rank().astype(np.float64)
-        elif strategy == "residual":
-            prio = pool.W.sum(axis=0) / len(pool.queries)
-        else:
-            prio = -_position_in_query(pool, _rbp_pool_scores(pool, strategy[4:])).astype(np.float64)
-        pool._cache[key] = prio
-    return pool._cache[key]
+            return -pool.min_rank().astype(np.float64)
+        if strategy == "residual":
+            return pool.W.sum(axis=0) / len(pool.queries)
+        return -_position_in_query(pool, _rbp_pool_scores(pool, strategy[4:])).astype(np.float64)
+    return pool.kept(f"prio:{strategy}", make)
 
 
 def _top(pool: Pool, prio: np.ndarray, eligible: np.ndarray, k: int, per_query: Optional[np.ndarray]) -> np.ndarray:
@@ -308,14 +303,13 @@ def _top(pool: Pool, prio: np.ndarray, eligible: np.ndarray, k: int, per_query: 
 
 def _lists(pool: Pool, qi: int) -> np.ndarray:
     """Runs x depth: the candidates of query qi in each run's rank order (-1 padding)."""
-    key = f"lists:{qi}"
-    if key not in pool._cache:
+    def make() -> np.ndarray:
         cols = np.flatnonzero(pool.cand_query == qi)
         out = np.full((len(pool.runs), pool.depth), -1, dtype=np.int64)
         r, c = np.nonzero(pool.rank[:, cols] > 0)
         out[r, pool.rank[r, cols[c]] - 1] = cols[c]
-        pool._cache[key] = out
-    return pool._cache[key]
+        return out
+    return pool.kept(f"lists:{qi}", make)
 
 
 def _sequential(pool: Pool, strategy: str, judged: np.ndarray, relevant: np.ndarray, eligible: np.ndarray,

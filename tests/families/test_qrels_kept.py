@@ -99,3 +99,28 @@ def test_kept_bands_follow_the_universe(case, rel):
         table = twist.twist_table(shared, run, rel=rel)
         fresh = twist.twist_table(to_qrels(qrels), run, rel=rel)
         assert table.equals(fresh)
+
+
+def test_kept_makes_once_and_is_the_one_store_of_qrels_rankings_and_pools():
+    """``kept(key, make)``: ``make`` runs on the first use of a key only, and the same object comes back
+    after; Qrels, Ranking and the judging Pool keep derived values through it (the modules that fill
+    their stores call it rather than writing into the store)."""
+    from ir_rbstar.io import to_qrels, to_ranking
+    from ir_rbstar.io.tables import KeepsDerived
+    from ir_rbstar.judging.pool import Pool
+    qrels = to_qrels({"q1": {"d1": 1, "d2": 0}})
+    calls = []
+
+    def make():
+        calls.append(1)
+        return np.arange(3)
+    first = qrels.kept(("test", 1), make)
+    assert qrels.kept(("test", 1), make) is first and len(calls) == 1
+    assert qrels.kept(("test", 2), make) is not first and len(calls) == 2
+    # the judgments' index made by the conversion is the one the look-ups use (no second index)
+    index = qrels.kept("index", lambda: pytest.fail("the conversion keeps its index"))
+    assert qrels.find_rows(qrels.rowq, qrels.rowd).tolist() == [0, 1] and qrels.kept("index", make) is index
+    assert qrels.as_ranking(1) is qrels.as_ranking(1)
+    ranking = to_ranking({"q1": {"d1": 1.0}})
+    assert ranking.kept("x", make) is ranking.kept("x", make) and len(calls) == 3
+    assert issubclass(Pool, KeepsDerived)

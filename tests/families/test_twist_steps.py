@@ -34,9 +34,32 @@ def test_steps_give_the_dense_curve(data):
             expected[s] = mine[0] - starts[s] + 1
     curve = K._Curve(rp, seg, starts)
     assert curve.first_crossings(lens, n).tolist() == expected.tolist()
+    # the short runs' way (every row's CRP at once) too
+    assert K._dense(rp, seg, starts, lens, n)[0].tolist() == expected.tolist()
     rows = np.arange(len(rp))
     assert curve.at(rows, seg).tolist() == crp.tolist()
     assert np.bincount(curve.seg, minlength=n).tolist() == np.bincount(seg[rp != 0], minlength=n).tolist()
+
+
+def test_opposite_sides_is_def_3():
+    """The crossing rule's one statement: two consecutive points of one curve lie on opposite sides of
+    zero, zero counting as both sides; points of two curves never cross."""
+    values = [-2, -1, 0, 1, 3]
+    for a in values:
+        for b in values:
+            want = (a <= 0 <= b) or (a >= 0 >= b)
+            sign = np.sign(np.array([a, b]))
+            assert K.opposite_sides(sign, np.array([True])).tolist() == [want], (a, b)
+            assert K.opposite_sides(sign, np.array([False])).tolist() == [False]
+    assert K.opposite_sides(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)).tolist() == []
+    assert K.opposite_sides(np.zeros(1, dtype=np.int64), np.zeros(0, dtype=bool)).tolist() == []
+
+
+def test_first_of_each_takes_each_querys_first_flag():
+    qs, at = K.first_of_each(np.array([0, 0, 2, 5, 5, 5]), np.array([1, 4, 9, 12, 13, 20]))
+    assert qs.tolist() == [0, 2, 5] and at.tolist() == [1, 9, 12]
+    qs, at = K.first_of_each(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    assert qs.tolist() == [] and at.tolist() == []
 
 
 def _drawn_case(queries, rel, rnd):

@@ -153,15 +153,16 @@ def test_moves_leave_a_column_of_equal_moved_values_alone():
 @SETTINGS
 @given(frames(), st.data())
 def test_groups_at_from_positions_are_the_rankings_tie_groups(a, data):
-    """The RBO join's tie groups at the shared rows (families/rankbiased_ties.py ``_groups_at``, from the
-    rows' positions and the sort's tie flags) and their queries (``_segments_of_sorted``) are those of
+    """The RBO join's tie groups at the shared rows (``Ranking.tie_groups_at`` given the rows' positions,
+    from the sort's tie flags) and their queries (``Rows.seg_at_ascending``) are those of
     ``Ranking.tie_groups()`` and of a search per row among the queries' ends, at any ascending rows."""
-    from ir_rbstar.families import rankbiased_ties as FT
+    from ir_rbstar.context import gather
     run = to_ranking(a)
     rows = np.array(sorted(data.draw(st.sets(st.integers(0, len(run) - 1)))), dtype=np.int64)
     lens = run.segment_lengths()
-    seg = FT._segments_of_sorted(lens, rows)
+    seg = gather(run, run.qcodes).seg_at_ascending(rows)
     assert np.array_equal(seg, np.searchsorted(np.cumsum(lens), rows, side="right"))
-    start, size = FT._groups_at(run, rows, rows - run.offsets[seg])
+    start, size = run.tie_groups_at(rows, pos=rows - run.offsets[seg])
     want_start, want_size = to_ranking(a).tie_groups()
     assert np.array_equal(start, want_start[rows]) and np.array_equal(size, want_size[rows])
+    assert start.dtype == want_start.dtype and size.dtype == want_size.dtype

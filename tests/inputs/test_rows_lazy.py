@@ -23,9 +23,9 @@ def runs(draw):
     return out
 
 
-@given(runs(), st.integers(0, 3), st.sampled_from([None, 1, 3]), st.booleans())
+@given(runs(), st.integers(0, 3), st.sampled_from([None, 1, 3]), st.booleans(), st.booleans())
 @settings(max_examples=examples(60), deadline=None)
-def test_lazy_rows_equal_the_eager_columns(run, drop, cutoff, positions_first):
+def test_lazy_rows_equal_the_eager_columns(run, drop, cutoff, positions_first, lean):
     ranking = to_ranking(run)
     if positions_first:                    # the positions kept before the tie groups are made: copied
         ranking.row_positions()
@@ -37,7 +37,7 @@ def test_lazy_rows_equal_the_eager_columns(run, drop, cutoff, positions_first):
     universe = ranking.qcodes[drop:] if drop < len(ranking.qcodes) else ranking.qcodes[:1]
     universe = np.append(universe, QUERY_IDS.encode(["a query of no run"]))
     for u in (ranking.qcodes, universe):
-        rows = gather(ranking, u, cutoff)
+        rows = gather(ranking, u, cutoff, lean=lean)      # lean: seg, rank and ids made when read
         seg = np.repeat(np.arange(len(u)), rows.lens)
         within = np.arange(len(seg)) - np.repeat(np.cumsum(rows.lens) - rows.lens, rows.lens)
         found = ranking.segment_of(u)
@@ -46,9 +46,10 @@ def test_lazy_rows_equal_the_eager_columns(run, drop, cutoff, positions_first):
         picked = np.arange(len(seg))[::2]
         assert np.array_equal(rows.seg_at(picked), seg[picked])       # before seg is made, and after
         assert np.array_equal(rows.seg, seg) and np.array_equal(rows.seg_at(picked[::-1]), seg[picked[::-1]])
-        assert np.array_equal(rows.rank, within + 1)
-        assert np.array_equal(rows.src, src)
+        assert np.array_equal(rows.rank, within + 1) and rows.rank.dtype == np.int64
+        assert np.array_equal(rows.src, src) and rows.src.dtype == np.int64
         assert np.array_equal(rows.docs, ranking.docs[src]) and np.array_equal(rows.dbytes, ranking.dbytes[src])
+        assert np.array_equal(rows.seg_at_ascending(picked), seg[picked]) and rows.seg.dtype == np.int64
 
 
 def test_rows_need_their_columns_unless_they_are_the_sources_own():
