@@ -170,7 +170,7 @@ def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: O
         if index.clashes is not None and len(index.clashes[0]):
             _check_duplicates(index.clashes, qc, _input_order(dbytes, ranking, order), "run", source, line_of)
         # kept for joins (judgments, references): built on the input order, answering in the ranked one
-        ranking._cache["index"] = index if order is None else MovedIndex(index, order)
+        ranking.kept("index", lambda: index if order is None else MovedIndex(index, order))
         return ranking
     # compiled: sort first, then look for duplicates query by query (rows of a query are contiguous)
     ranking, order = _build_ranking(qc, dbytes, dh, scores, source, with_order=True, inplace=own)
