@@ -235,8 +235,10 @@ def test_dict_grades_of_every_numeric_type_convert_to_the_same_integers(values, 
 @pytest.mark.parametrize("kept, changed", [(2049, np.float16(2048)), (2 ** 24 + 1, np.float32(2 ** 24)),
                                            (2 ** 62 + 1, np.float64(2 ** 62)), (-2049, np.float16(-2048))])
 def test_a_big_grade_changed_to_a_numpy_float_that_numpy_finds_equal_is_converted_again(kept, changed):
-    # numpy compares a float with a Python int in the float's own type: np.float16(2048) == 2049
-    assert changed == kept
+    # numpy 2 compares a float with a Python int in the float's own type (NEP 50): np.float16(2048) == 2049;
+    # numpy 1 promoted the int first (the two differ there, and the changed grade is plainly a new one)
+    if int(np.__version__.split(".")[0]) >= 2:
+        assert changed == kept
     qrels = {"q1": {"a": kept, "b": 1}}
     to_qrels(qrels)
     to_qrels(qrels)
