@@ -66,9 +66,10 @@ def _is_arrow_string(col: pd.Series) -> bool:
 def _no_missing_ids(col: pd.Series, name: str, source: str, what: str, rows: Optional[np.ndarray] = None) -> None:
     """An ``InputFormatError`` naming the column, the row and its index label when an id of ``col`` is
     missing (None, NaN, pandas' NA): the row would otherwise become the id "nan", "None" or "<NA>", or be
-    left out as a query the qrels lack. Integer columns cannot hold one; arrow counts its nulls. ``rows``:
+    left out as a query the qrels lack. numpy's integer and boolean columns cannot hold one (pandas' nullable
+``Int64`` and ``boolean`` can: their kind is the same); arrow counts its nulls. ``rows``:
     the row in the user's frame of each row of ``col`` (``col`` is of the rows a query filter kept)."""
-    if col.dtype.kind in "iub":
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iub":
         return
     if _is_arrow_string(col):
         if not col.array.__arrow_array__().null_count:
