@@ -89,9 +89,10 @@ def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str], source: st
     """(the rows of ``df`` whose query id (as text) is one of ``queries``, their row numbers in ``df`` or
     None when every row is kept): one vectorised ``isin`` before any column is converted (``df`` itself
     when every row is kept or the query column is missing). A
-    missing query id is an error, not a query left out: a text column's rows left out are searched for
+    missing query id is an error, not a query left out: an object column's rows left out are searched for
     one here (a missing id is never text, so it is among the rows decided one by one), the rows kept by
-    :func:`_pick`, each row once; a number column whole, before its NaN becomes the text "nan"."""
+    :func:`_pick`, each row once; a string column (text or missing values only) by its null count when rows
+    are left out; a number column whole, before its NaN becomes the text "nan"."""
     name = next((c for c in options if c in df.columns), None)
     if name is None:
         return df, None
