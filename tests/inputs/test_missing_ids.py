@@ -281,3 +281,20 @@ def test_every_ir_measures_call_gives_the_same_error(door, call):
             list(ir_measures.iter_calc(MEASURES, qrels, run))
         else:
             ir_measures.evaluator(MEASURES, qrels).calc_aggregate(run)
+
+
+@pytest.mark.parametrize("dtype", ["Int64", "UInt8", "boolean"])
+@pytest.mark.parametrize("column", ["query_id", "doc_id"])
+def test_a_missing_id_in_a_nullable_integer_column_is_named(dtype, column):
+    # pandas' nullable integers (and booleans) share numpy's dtype kind but hold NA: not "cannot hold one"
+    values = [True, None, False] if dtype == "boolean" else [1, None, 2]
+    ids = {"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"]}
+    ids[column] = pd.array(values, dtype=dtype)
+    run = pd.DataFrame({**ids, "score": [1.0, 2.0, 3.0]}, index=[10, 11, 12])
+    texts = {str(v) for v in ids["query_id"]}
+    for queries in (None, texts, texts | {"<NA>"}):
+        with pytest.raises(InputFormatError, match=rf"column '{column}' has no value at row 1 \(index 11\)"):
+            to_ranking(run, queries=queries)
+    qrels = pd.DataFrame({**ids, "relevance": [1, 0, 1]})
+    with pytest.raises(InputFormatError, match=rf"qrels DataFrame column '{column}' has no value at row 1"):
+        to_qrels(qrels)
