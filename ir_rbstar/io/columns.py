@@ -170,7 +170,7 @@ def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: O
         if index.clashes is not None and len(index.clashes[0]):
             _check_duplicates(index.clashes, qc, _input_order(dbytes, ranking, order), "run", source, line_of)
         # kept for joins (judgments, references): built on the input order, answering in the ranked one
-        ranking.kept("index", lambda: index if order is None else MovedIndex(index, order))
+        ranking.keep("index", index if order is None else MovedIndex(index, order))
         return ranking
     # compiled: sort first, then look for duplicates query by query (rows of a query are contiguous)
     ranking, order = _build_ranking(qc, dbytes, dh, scores, source, with_order=True, inplace=own)
@@ -280,5 +280,5 @@ def qrels_from_columns(qids, dids, grades, source: str, line_of=None, dhash: Opt
     # the queries in first-seen order: of the first row of each block of equal codes (the same order)
     qorder = pd.unique(qc[_block_firsts(qc)]) if len(qc) else np.empty(0, dtype=np.int64)
     qrels = Qrels(qcodes=np.asarray(qorder, dtype=np.int64), rowq=qc, rowd=dh, rowb=dbytes, grades=g, source=source)
-    qrels.kept("index", lambda: index)
+    qrels.keep("index", index)
     return qrels

@@ -81,6 +81,11 @@ class KeepsDerived:
             cache[key] = make()
         return cache[key]
 
+    def keep(self, key: Any, value: Any) -> None:
+        """Keep ``value`` under ``key``: for the maker of the object, which derived it while making it (e.g.
+        the index built for the duplicate check), before anything has read that key."""
+        self._cache[key] = value
+
 
 @dataclass
 class Ranking(KeepsDerived):
@@ -386,9 +391,9 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
     # (the query of every row is not kept: row_queries() makes it from the offsets when a join needs it,
     # and a measure that does not frees its memory for the rest of the evaluation)
     if same is not None:
-        ranking._cache["same"] = same          # tie groups, for the measures that need them
+        ranking.keep("same", same)             # tie groups, for the measures that need them
     if index is not None:
-        ranking._cache["index"] = index        # built once for the duplicate check; reused for joins
+        ranking.keep("index", index)           # built once for the duplicate check; reused for joins
     return (ranking, order) if with_order else ranking
 
 
