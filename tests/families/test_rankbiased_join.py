@@ -74,3 +74,21 @@ def test_join_by_sort_and_by_index_equal_a_dict(runs, cutoff, with_index, own_qu
             np.testing.assert_array_equal(r_in_b, want_r)
     finally:
         unregister_run("join-test-ref")
+
+
+@settings(max_examples=examples(60))
+@given(_runs(), st.sampled_from([None, 1, 3]), st.booleans(), st.permutations(["q1", "q2", "q3", "q4"]))
+def test_lean_rows_are_the_gathered_rows(runs, cutoff, own_queries, order):
+    """Rows gathered lean (documents and source rows now) read the same queries, ranks and ids, when first
+    read, as rows gathered whole, and the same through seg_at, seg_rank_at and seg_at_ascending."""
+    from ir_rbstar.context import gather
+    ranking = to_ranking(runs[0])
+    universe = ranking.qcodes if own_queries else QUERY_IDS.encode(order)
+    whole = gather(ranking, universe, cutoff)
+    lean = gather(ranking, universe, cutoff, lean=True)
+    rows = np.arange(len(whole.docs), dtype=np.int64)[::2]
+    assert lean.seg_at(rows).tolist() == whole.seg[rows].tolist()
+    assert lean.seg_at_ascending(rows).tolist() == whole.seg[rows].tolist()
+    assert [a.tolist() for a in lean.seg_rank_at(rows)] == [whole.seg[rows].tolist(), whole.rank[rows].tolist()]
+    for name in ("lens", "docs", "src", "seg", "rank", "dbytes"):
+        assert getattr(lean, name).tolist() == getattr(whole, name).tolist(), name
