@@ -349,10 +349,12 @@ class RunContext:
                 seg, rank, at = kernels.match_ranges(b_off[:-1], b.lens, b.docs.view(np.int64),
                                                      r_off[:-1], r.lens, r.docs.view(np.int64))
                 rows = b_off[seg] + rank - 1
-                if b.dbytes.dtype.itemsize > 8 or r.dbytes.dtype.itemsize > 8:
-                    verify_matches(r.dbytes[at], b.dbytes[rows], reference.source)
+                found = r.src[at]                       # the matched rows in the reference
+                # (the reference's own ids at those rows: the lean rows' ids are not gathered for this)
+                if b.dbytes.dtype.itemsize > 8 or reference.dbytes.dtype.itemsize > 8:
+                    verify_matches(reference.dbytes[found], b.dbytes[rows], reference.source)
                 b_in_r = np.full(len(b.docs), -1, dtype=np.int64)
-                b_in_r[rows] = r.src[at]
+                b_in_r[rows] = found
                 r_in_b = np.zeros(len(r.docs), dtype=bool)
                 r_in_b[at] = True
             elif reference.has_index():           # kept with a reference (e.g. for the judgments' joins)

@@ -16,10 +16,8 @@ from ..context import RunContext
 from ..core import rankbiased as K
 from ..core import rankbiased_ties as T
 from ..core.rankbiased import _expected_pair_sum
-from ..core.rbo_variants import match_counted
 from ..core.segments import seg_sum
 from ..io import Ranking
-from ..io.docindex import verify_matches
 
 __all__ = ["compute_tied"]
 
@@ -75,47 +73,13 @@ def compute_tied(m, ctx: RunContext, cache: dict) -> np.ndarray:
     return _rbo_res_open(m, ctx, tied, matched, b_in_r, rs, rg, r.lens, family)
 
 
-#: bits of the int64 that packs (row, reference row) when the join's pairs are put in row order (an argsort
-#: of the rows when they do not fit)
-_PACKED_BITS = 63
-
-
 def _shared(m, ctx: RunContext, tied) -> Tuple[Ranking, np.ndarray, np.ndarray]:
     """(reference, at, src): the rows of the tied observation found in the reference (ascending) and their
-    rows there. The context's join when it is made already (another measure of the evaluation asked for
-    it) or the compiled engine serves the evaluation; else one sort of both sides' (query, document) keys
-    (:func:`~ir_rbstar.core.rbo_variants.match_counted`), which needs no hash index of the reference."""
-    cutoff, ref, rel = m.params.get("cutoff"), m["ref"], m["rel"]
-    if ctx.is_cached(("match", cutoff, ref, rel, tied.straddles)) or ctx.kernels():
-        reference, b_in_r, _ = ctx.match(cutoff, ref, rel, m, tied=True)
-        at = np.flatnonzero(b_in_r >= 0)
-        return reference, at, b_in_r[at]
-
-    def make():
-        reference = ctx.reference(ref, rel, m)
-        b = tied.rows
-        r_lens, r_docs, r_src = _reference_items(m, ctx)
-        ib, ir = match_counted(b.lens, b.docs.view(np.int64), r_lens, r_docs.view(np.int64))
-        src = ir if r_src is None else r_src[ir]
-        if b.dbytes.dtype.itemsize > 8 or reference.dbytes.dtype.itemsize > 8:   # longer ids: equal hashes, equal ids?
-            verify_matches(reference.dbytes[src], b.dbytes[ib], reference.source)
-        # the pairs in the order of the observation's rows: one sort of (row, reference row) packed in an
-        # int64 (no column over all rows)
-        shift = max(int(len(reference)).bit_length(), 1)
-        if len(b.docs).bit_length() + shift <= _PACKED_BITS:
-            packed = np.sort((ib << shift) | src)
-            return reference, packed >> shift, packed & ((1 << shift) - 1)
-        order = np.argsort(ib)
-        return reference, ib[order], src[order]
-    return ctx.cached(("rbo join", cutoff, ref, rel, tied.straddles), make)
-
-
-def _reference_items(m, ctx: RunContext):
-    """(rows per universe query, document hashes, row in the reference or None when they are its rows in
-    place) of the reference: its gathered rows (only the hashes and rows are gathered for them; the ids
-    are read at the matched rows only, when they are longer than their hashes)."""
-    r = ctx.reference_rows(m["ref"], m["rel"], m)
-    return r.lens, r.docs, None if r.identity else r.src
+    rows there, from the context's join (:meth:`~ir_rbstar.context.RunContext.match`, made once for every
+    measure of the evaluation)."""
+    reference, b_in_r, _ = ctx.match(m.params.get("cutoff"), m["ref"], m["rel"], m, tied=True)
+    at = np.flatnonzero(b_in_r >= 0)
+    return reference, at, b_in_r[at]
 
 
 def _rbo_family(m, ctx: RunContext, tied, cache: dict):
@@ -136,7 +100,7 @@ def _rbo_family(m, ctx: RunContext, tied, cache: dict):
             start, size, kept = tied.groups_at(at)
         # (only the shared rows' groups; a pair's reference row is of the same query)
         rstart, rsize = reference.tie_groups_at(src, pos=src - ctx.reference_ranges(ref, rel, m)[0][seg])
-        family, x_l = T.rbo_family_tied(ctx.n, p, tied.blen, _reference_items(m, ctx)[0], seg, start,
+        family, x_l = T.rbo_family_tied(ctx.n, p, tied.blen, ctx.reference_rows(ref, rel, m).lens, seg, start,
                                         size, kept, rstart, rsize, ctx.kernels())
         cache[key] = family, x_l, at
     return cache[key]
@@ -188,7 +152,7 @@ def _rbo(m, ctx: RunContext, tied, cache: dict) -> np.ndarray:
         at = _shared(m, ctx, tied)[1]
     matched = np.zeros(len(tied.rows.docs), dtype=bool)
     matched[at] = True
-    return _rbo_res_run(m["p"], tied, matched, _reference_items(m, ctx)[0], x_l, ctx.n)
+    return _rbo_res_run(m["p"], tied, matched, ctx.reference_rows(m["ref"], m["rel"], m).lens, x_l, ctx.n)
 
 
 def _mix(groups: _Groups, n: int, kind: np.ndarray):

@@ -48,28 +48,6 @@ def test_blocked_sums_give_the_same_doubles(pair, block, cutoff):
         assert a.tobytes() == b.tobytes(), (m, a, b)
 
 
-@given(run_pairs(), st.sampled_from(["", "@4"]))
-@settings(max_examples=examples(30), deadline=None)
-def test_pairs_in_row_order_by_argsort_when_they_do_not_pack(pair, cutoff):
-    """The join's pairs put in the observation's row order by an argsort (rows too many to pack two row
-    numbers in an int64) give the values of the packed sort, bit for bit."""
-    from ir_rbstar.families import rankbiased_ties as FT
-    run, ref = pair
-    ms = ir_rbstar.parse(f"RBO(p=0.8,ref='pairs'){cutoff} RBO_ext(p=0.8,ref='pairs'){cutoff} "
-                         f"RBO_res(p=0.8,ref='pairs'){cutoff}")
-    values = []
-    before = FT._PACKED_BITS
-    with engine.using("numpy"):
-        for bits in (before, 0):
-            FT._PACKED_BITS = bits
-            try:
-                got = PROVIDER.evaluator(ms, None, runs={"pairs": ref}).values(run)
-            finally:
-                FT._PACKED_BITS = before
-            values.append({str(m): np.asarray(got[m]).tobytes() for m in ms})
-    assert values[0] == values[1]
-
-
 @given(st.lists(st.tuples(st.integers(0, 30), st.integers(1, 4), st.integers(1, 4), st.integers(0, 30),
                           st.integers(1, 4), st.integers(0, 40), st.integers(0, 40)), min_size=1, max_size=40),
        st.sampled_from([0.5, 0.9, 0.99]))
