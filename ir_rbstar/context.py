@@ -50,10 +50,7 @@ class Rows:
     def seg(self) -> np.ndarray:
         """The universe index of each row."""
         if self._seg is None:
-            if self.identity:
-                self._seg = cast(Ranking, self._source).row_segments()
-            else:
-                self._seg = np.repeat(np.arange(len(self.lens), dtype=np.int64), self.lens)
+            self._seg = cast(Ranking, self._source).row_segments() if self.identity else _segments(self.lens)
         return self._seg
 
     def seg_at(self, rows: np.ndarray) -> np.ndarray:
@@ -89,11 +86,7 @@ class Rows:
     def rank(self) -> np.ndarray:
         """The 1-based rank of each row within its query."""
         if self._rank is None:
-            if self.identity:
-                self._rank = cast(Ranking, self._source).row_ranks()
-            else:
-                lens = self.lens
-                self._rank = np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens) + 1
+            self._rank = cast(Ranking, self._source).row_ranks() if self.identity else _positions(self.lens) + 1
         return self._rank
 
     @property
@@ -199,11 +192,19 @@ def gather(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None,
         total = int(lens.sum())
         src = np.repeat(starts - (np.cumsum(lens) - lens), lens) + np.arange(total, dtype=np.int64)
         return Rows(seg=None, rank=None, docs=ranking.docs[src], dbytes=None, src=src, lens=lens, source=ranking)
-    n = len(universe)
-    seg = np.repeat(np.arange(n, dtype=np.int64), lens)
-    pos = np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+    seg, pos = _segments(lens), _positions(lens)
     src = starts[seg] + pos
     return Rows(seg=seg, rank=pos + 1, docs=ranking.docs[src], dbytes=ranking.dbytes[src], src=src, lens=lens)
+
+
+def _segments(lens: np.ndarray) -> np.ndarray:
+    """The segment (universe query) of each row of a layout of ``lens[i]`` rows per query."""
+    return np.repeat(np.arange(len(lens), dtype=np.int64), lens)
+
+
+def _positions(lens: np.ndarray) -> np.ndarray:
+    """The 0-based position of each row within its query, for a layout of ``lens[i]`` rows per query."""
+    return np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
 
 
 def _offsets(lens: np.ndarray) -> np.ndarray:

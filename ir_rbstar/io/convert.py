@@ -67,8 +67,8 @@ def _no_missing_ids(col: pd.Series, name: str, source: str, what: str, rows: Opt
     """An ``InputFormatError`` naming the column, the row and its index label when an id of ``col`` is
     missing (None, NaN, pandas' NA): the row would otherwise become the id "nan", "None" or "<NA>", or be
     left out as a query the qrels lack. numpy's integer and boolean columns cannot hold one (pandas' nullable
-``Int64`` and ``boolean`` can: their kind is the same); arrow counts its nulls. ``rows``:
-    the row in the user's frame of each row of ``col`` (``col`` is of the rows a query filter kept)."""
+    ``Int64`` and ``boolean`` can: their kind is the same); arrow counts its nulls. ``rows``: the row in the
+    user's frame of each row of ``col`` (``col`` is of the rows a query filter kept)."""
     if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iub":
         return
     if _is_arrow_string(col):
@@ -103,13 +103,12 @@ def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str], source: st
     keep = col.isin(list(queries)).to_numpy()
     if keep.all():
         return df, None
-    if col is not given:
-        pass                                         # numbers as their text (checked above): text ids only
-    elif col.dtype.kind != "O" or isinstance(col.dtype, pd.StringDtype):
+    # (numbers made text above were checked there: text ids only)
+    if col is given and (col.dtype.kind != "O" or isinstance(col.dtype, pd.StringDtype)):
         # a string column holds text or missing values (named here), never another type: no Python object
         # per row to find the ids that are not text (about half the time of this filter on 1M arrow rows)
         _no_missing_ids(given, name, source, what)
-    else:
+    elif col is given:
         # ids that are not text (bytes, numbers, missing values in an object column) are decided by their
         # text, as the other doors do (query_text); text ids are decided above
         values = col.to_numpy()

@@ -276,10 +276,7 @@ def columns_from_tuples(items: Iterable, fields, source: str, what: str,
             raise InputFormatError(f"{source}: item {i} of the {what} has no field {f!r} "
                                    f"(expected namedtuples with fields {fields})") from None
     columns = tuple(np.array(c, dtype=object) for c in cols)
+    every = np.arange(len(items))
     for field, column in zip(fields[:2], columns[:2], strict=True):
-        row = first_missing(column)
-        if row is not None:
-            query = "" if field == fields[0] else f" (query {_show(columns[0][row])!r})"
-            raise InputFormatError(f"{source}: item {row} of the {what}{query} has no {field} "
-                                   f"({_show(column[row])!r}): every row needs a query id and a document id")
+        _no_missing(column, every, columns[0], items, items, field, source, what)
     return columns
