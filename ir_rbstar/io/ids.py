@@ -208,9 +208,18 @@ def _to_str(values: np.ndarray) -> np.ndarray:
         return np.array([v.decode("utf-8") for v in values.tolist()], dtype=object)
 
 
+class _Shown(str):
+    """Text that a message shows as it is (its ``repr`` without quotes)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 def _show(v: Any) -> Any:
     """A value for a message: a numpy scalar as the Python value it holds (numpy 2's reprs, such as
-    ``np.float64(nan)``, never reach a message), bytes as text."""
+    ``np.float64(nan)``, never reach a message; numpy's NaT, whose value is None, as NaT), bytes as text."""
+    if isinstance(v, (np.datetime64, np.timedelta64)) and np.isnat(v):
+        return _Shown("NaT")
     if isinstance(v, np.generic):
         v = v.item()
     return v.decode("utf-8", "replace") if isinstance(v, bytes) else v

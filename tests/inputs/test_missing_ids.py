@@ -3,6 +3,7 @@ column and the row, in every string storage pandas offers, for runs and qrels, w
 evaluator's query filter, and through ir_measures; it never becomes the id "nan", "None" or "<NA>" nor a
 query left out because the qrels lack it."""
 import re
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
@@ -92,6 +93,13 @@ def test_ids_present_in_every_storage_evaluate_alike():
 
 MISSING = [None, float("nan"), np.float32("nan"), pd.NA, pd.NaT]
 SHOWN = {None: "None", pd.NA: "<NA>", pd.NaT: "NaT"}
+#: more values pandas calls missing (``pd.isna``), each with the text numpy writes for it into a bytes column
+#: ("NaT", "(nan+0j)", "nanj", "(1+nanj)", "NaN", "-NaN", "NaN5") and how a message shows it: the dict and
+#: namedtuple doors read every id as such text past their first 1,000 ids (the DataFrame door asks pandas)
+MORE_MISSING = {np.datetime64("NaT"): "NaT", np.timedelta64("NaT"): "NaT", complex("nan"): "(nan+0j)",
+                complex(0, float("nan")): "nanj", np.complex64(complex(1, float("nan"))): "(1+nanj)",
+                Decimal("NaN"): "Decimal('NaN')", Decimal("-NaN"): "Decimal('-NaN')",
+                Decimal("NaN5"): "Decimal('NaN5')"}
 NEEDS = "every row needs a query id and a document id"
 MEASURES = ir_rbstar.parse("RBP(p=0.8,max_rel=3) nDCG_TA@10")
 # ids spelled as missing values are written to a bytes column as: they are ids like any other
@@ -130,6 +138,9 @@ def _convert(kind, obj, queries=None):
 
 
 def _shown(missing):
+    for value, shown in MORE_MISSING.items():
+        if value is missing:
+            return shown
     return SHOWN.get(missing, "nan")
 
 
@@ -160,7 +171,7 @@ def _expected(door, kind, column, row, key, q, at_doc, missing):
 
 
 @pytest.mark.parametrize("late", [False, True], ids=["early", "late"])
-@pytest.mark.parametrize("missing", MISSING, ids=repr)
+@pytest.mark.parametrize("missing", MISSING + list(MORE_MISSING), ids=repr)
 @pytest.mark.parametrize("column", ["query_id", "doc_id"])
 @pytest.mark.parametrize("kind", ["run", "qrels"])
 @pytest.mark.parametrize("door", ["dict", "tuples"])
@@ -209,7 +220,8 @@ def test_the_kept_qrels_are_never_given_for_qrels_with_a_missing_id(door):
     qcache.clear()
 
 
-_IDS = ["1", "2", "q", "None", "nan", "NaN", "<NA>", "NaT", "N", "n", "<N", "Nonesuch", "nan7", "d1234"]
+_IDS = ["1", "2", "q", "None", "nan", "NaN", "<NA>", "NaT", "N", "n", "<N", "Nonesuch", "nan7", "d1234",
+        "(nan+0j)", "nanj", "-NaN", "NaN5", "(1+2j)"]
 
 
 @st.composite
@@ -245,17 +257,21 @@ def test_property_one_missing_id_is_named_and_the_valid_input_evaluates_as_a_dat
 
 
 def _is_missing(v):
-    """Missing by definition (the values MISSING holds), written out without pandas."""
-    return v is None or v is pd.NA or v is pd.NaT or (isinstance(v, (float, np.floating)) and v != v)
+    """Missing by definition (the values MISSING and MORE_MISSING hold), written out without pandas."""
+    return v is None or v is pd.NA or v is pd.NaT or (isinstance(v, (float, np.floating)) and v != v) \
+        or (isinstance(v, (complex, np.complexfloating)) and v != v) or (isinstance(v, Decimal) and v.is_nan()) \
+        or (isinstance(v, (np.datetime64, np.timedelta64)) and np.isnat(v))
 
 
 @settings(max_examples=examples(150), deadline=None)
-@given(ids=st.lists(st.one_of(st.text("Nno<NAaTe", min_size=0, max_size=6), st.sampled_from(_IDS),
-                              st.sampled_from(MISSING)), max_size=30),
+@given(ids=st.lists(st.one_of(st.text("Nno<NAaTe(-j5", min_size=0, max_size=6), st.sampled_from(_IDS),
+                              st.sampled_from(MISSING + list(MORE_MISSING))), max_size=30),
        pad=st.sampled_from([0, 1000]), as_array=st.booleans())
 @example(ids=["Nonesuch", "None", None], pad=0, as_array=False)       # 3- and 4-byte texts in wider columns
 @example(ids=["Nonesuch", "nan", pd.NA, "<NA>", "NaT", float("nan")], pad=1000, as_array=False)
 @example(ids=["NaN", "NaT", "None", pd.NaT], pad=0, as_array=True)
+@example(ids=["nanj", "(nan", "-NaN", "NaN5", complex("nan")], pad=1000, as_array=False)
+@example(ids=["x", Decimal("-NaN")], pad=1000, as_array=False)
 def test_property_first_missing_id_agrees_with_the_definition(ids, pad, as_array):
     # the bytes column read in one pass (the width guessed from the first 1,000 ids) or from an object
     # array; the ids' texts include "None", "nan", "<NA>" and their prefixes, which are ids
