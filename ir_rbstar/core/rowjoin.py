@@ -1,0 +1,136 @@
+"""Sorts and joins of rows laid out query after query, done one query per row of a 2-D table.
+
+numpy's sort of a long 1-D array of random 64-bit keys costs more per key as the array grows (its
+quicksort's comparisons and branch misses: about 7 ns a key on 100 keys, 29 ns on 20,000, 40 ns on
+100,000 on the machine measured), while ``np.sort(table, axis=1)`` sorts each row of a table on its own,
+at the per-key cost of the row's length. Rows of a query need only be compared with rows of the same
+query (a duplicate document, a document in both rankings), so a table with one query per row, padded to
+the longest query with a key above every real one, does the work of one sort of all keys about ten
+times faster for queries of 100 rows (0.04 against 0.6 ms on 20,000 keys) and three times for queries of
+1,000. Padding costs a key per empty cell: these functions decline (return None) when the table would
+be much larger than the rows, and the caller then takes its 1-D way.
+
+Internal.
+"""
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+import numpy as np
+
+__all__ = ["PAD_ROOM", "table_fits", "any_equal_in_blocks", "match_by_query"]
+
+#: the most cells a table may have beyond its rows: ``PAD_ROOM`` times the rows, plus a little
+PAD_ROOM = 1.0
+_PAD_SLACK = 4096
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_GOLD = np.uint64(0x9E3779B97F4A7C15)           # odd: multiplying by it permutes the 64-bit codes
+
+
+def table_fits(counts: np.ndarray, rows: int) -> bool:
+    """Whether a table of ``len(counts)`` rows as wide as the largest count holds ``rows`` keys with
+    little padding (at most ``PAD_ROOM`` empty cells per key, plus a few thousand)."""
+    if len(counts) == 0:
+        return False
+    return len(counts) * int(counts.max()) <= (1.0 + PAD_ROOM) * rows + _PAD_SLACK
+
+
+def _table(values: np.ndarray, counts: np.ndarray, width: int) -> np.ndarray:
+    """``values`` (uint64, ``counts[i]`` of them for row i, one row after the other) in a table of
+    ``len(counts)`` rows and ``width`` columns, each row's values first, then :data:`_ALL`."""
+    n = len(counts)
+    if len(values) == n * width:                 # every row full: the values themselves, reshaped
+        return values.reshape(n, width).copy()
+    table = np.full((n, width), _ALL, dtype=np.uint64)
+    table[np.arange(width) < counts[:, None]] = values
+    return table
+
+
+def any_equal_in_blocks(values: np.ndarray, counts: np.ndarray) -> Optional[bool]:
+    """Whether two of the ``counts[i]`` values of some block i are equal (blocks one after the other in
+    ``values``, any 64-bit integers); None when the blocks do not fit a table (:func:`table_fits`)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    if not table_fits(counts, len(values)):
+        return None
+    width = int(counts.max())
+    if width < 2:
+        return False
+    table = _table(np.ascontiguousarray(values).view(np.uint64), counts, width)
+    table.sort(axis=1)
+    # equal neighbours within each row's own values (its padding, all of one value, left out: a real
+    # value equal to the padding sorts among the row's own values all the same)
+    equal = table[:, 1:] == table[:, :-1]
+    equal &= np.arange(1, width) < counts[:, None]
+    return bool(equal.any())
+
+
+def match_by_query(x_lens: np.ndarray, x_item: np.ndarray, y_lens: np.ndarray,
+                   y_item: np.ndarray) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """The rows (ix, iy) of X and Y holding the same item of the same query, as
+    :func:`~ir_rbstar.core.rbo_variants.match_counted` gives them (rows laid out query after query,
+    ``x_lens[i]`` rows of query i in X, likewise Y; int64 item codes, unique within a ranking of a
+    query), in no particular order; None when the queries do not fit a table (:func:`table_fits`) or
+    some key is shared by more than one row of X or of Y (practically never: the caller's exact
+    join then answers).
+
+    Query i is row i of a table: its X rows, then its Y rows. Each cell holds the high bits of the item
+    times an odd constant and, in the low bits, the row (X's rows numbered first, then Y's: X's row
+    comes before Y's on equal high bits); one sort along the table's rows puts a shared item's two
+    cells side by side. Equal high bits of different items are told apart by comparing the items."""
+    x_lens = np.asarray(x_lens, dtype=np.int64)
+    y_lens = np.asarray(y_lens, dtype=np.int64)
+    nx, ny = len(x_item), len(y_item)
+    none = np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if nx == 0 or ny == 0:
+        return none
+    counts = x_lens + y_lens
+    if not table_fits(counts, nx + ny):
+        return None
+    n, width = len(counts), int(counts.max())
+    if width < 2:                                # no query with two rows: nothing to match
+        return none
+    row_bits = np.uint64((nx + ny).bit_length())  # a row < nx + ny <= 2**row_bits - 1: never all ones
+    row_mask = (np.uint64(1) << row_bits) - np.uint64(1)
+    table = np.empty((n, width), dtype=np.uint64)
+    lx, ly = int(x_lens.max()), int(y_lens.max())
+    full = int(x_lens.min()) == lx and int(y_lens.min()) == ly
+    if not full:
+        table.fill(_ALL)
+        # each row's cell: its query's row of the table, then its place among the query's X rows, or the
+        # query's X count plus its place among its Y rows
+        cell = np.arange(nx + ny, dtype=np.int64)
+        base = np.arange(0, n * width, width, dtype=np.int64)
+        cell[:nx] -= np.repeat(np.cumsum(x_lens) - x_lens - base, x_lens)
+        cell[nx:] -= np.repeat(nx + np.cumsum(y_lens) - y_lens - x_lens - base, y_lens)
+    with np.errstate(over="ignore"):
+        for part, item, first in ((slice(None, lx), x_item, 0), (slice(lx, None), y_item, nx)):
+            key = np.multiply(np.asarray(item, dtype=np.int64).view(np.uint64), _GOLD)
+            key >>= row_bits
+            key <<= row_bits
+            key |= np.arange(first, first + len(key), dtype=np.uint64)
+            if full:                             # every query as long on each side: the keys reshaped
+                table[:, part] = key.reshape(n, -1)
+            else:
+                table.reshape(-1)[cell[first:first + len(key)]] = key
+    table.sort(axis=1)
+    flat = table.reshape(-1)
+    high = flat >> row_bits
+    equal = np.empty(n * width, dtype=bool)
+    np.equal(high[1:], high[:-1], out=equal[:-1])
+    equal.reshape(n, width)[:, -1] = False      # (the last cell of a query and the first of the next)
+    low = flat[1:] & row_mask
+    equal[:-1] &= low != row_mask               # padding: all ones
+    at = np.flatnonzero(equal)
+    if len(at) == 0:
+        return none
+    if len(at) > 1 and bool((at[1:] == at[:-1] + 1).any()):
+        return None                              # three rows or more with one key
+    left = (flat[at] & row_mask).astype(np.int64)
+    right = low[at].astype(np.int64)
+    if bool((left >= nx).any()) or bool((right < nx).any()):
+        return None                              # two rows of one side with one key
+    right -= nx
+    same = np.asarray(x_item)[left] == np.asarray(y_item)[right]
+    if not same.all():
+        left, right = left[same], right[same]
+    return left, right

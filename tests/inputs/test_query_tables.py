@@ -1,0 +1,123 @@
+"""Sorts one query per row of a table (ir_rbstar/core/rowjoin.py): the duplicate check of rows that come in
+query blocks and the join of two rankings give what a dict gives, and decline (None) where the
+caller's one sort over all rows must decide: queries too unequal for a table, or high bits shared by
+more than two rows (made here on purpose with the inverse of the odd multiplier)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from ir_rbstar.core.rbo_variants import match_counted
+from ir_rbstar.core.rowjoin import _GOLD, any_equal_in_blocks, match_by_query
+from ir_rbstar.io.docindex import sorted_clashes
+
+from tests.conftest import examples
+
+_INV = pow(int(_GOLD), -1, 2 ** 64)          # multiplying by it undoes the multiplier
+_BIG = [0, 1, 2 ** 63, 2 ** 64 - 1, 2 ** 64 - 2, 12345678901234567]
+
+
+def _blocks(draw, most: int = 6):
+    """(values as uint64, counts): a few blocks of small or extreme values, repeats possible."""
+    counts = draw(st.lists(st.integers(0, most), min_size=1, max_size=6))
+    values = draw(st.lists(st.sampled_from(list(range(8)) + _BIG), min_size=sum(counts), max_size=sum(counts)))
+    return np.array(values, dtype=np.uint64), np.array(counts, dtype=np.int64)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.data())
+def test_any_equal_in_blocks_is_a_repeat_within_a_block(data):
+    values, counts = _blocks(data.draw)
+    got = any_equal_in_blocks(values, counts)
+    at = np.concatenate(([0], np.cumsum(counts)))
+    want = any(len(set(values[a:b].tolist())) < b - a for a, b in zip(at[:-1], at[1:], strict=True))
+    assert got is want
+
+
+def test_blocks_too_unequal_for_a_table_are_declined():
+    counts = np.array([6000] + [1] * 20, dtype=np.int64)
+    assert any_equal_in_blocks(np.arange(int(counts.sum()), dtype=np.uint64), counts) is None
+    lens = np.array([6000] + [1] * 20, dtype=np.int64)
+    items = np.arange(int(lens.sum()), dtype=np.int64)
+    assert match_by_query(lens, items, lens, items) is None
+    ix, iy = match_counted(lens, items, lens, items)          # (the caller's way then)
+    assert sorted(ix.tolist()) == sorted(iy.tolist()) == list(range(len(items)))
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.data())
+def test_sorted_clashes_of_query_blocks_name_the_repeated_rows(data):
+    values, counts = _blocks(data.draw)
+    counts = counts[counts > 0]
+    if len(counts) == 0:
+        return
+    q = np.repeat(np.arange(10, 10 + len(counts), dtype=np.int64), counts)     # one block per query
+    got = sorted_clashes(q, values)
+    pairs = list(zip(q.tolist(), values.tolist(), strict=True))
+    want = {i for i, p in enumerate(pairs) if pairs.count(p) > 1}
+    rows = set() if got is None else set(np.concatenate(got).tolist())
+    assert rows == want
+
+
+def _oracle(x_lens, x_item, y_lens, y_item):
+    where, out, xa, ya = {}, set(), 0, 0
+    for i, (lx, ly) in enumerate(zip(x_lens.tolist(), y_lens.tolist(), strict=True)):
+        for k in range(ya, ya + ly):
+            where[(i, int(y_item[k]))] = k
+        for k in range(xa, xa + lx):
+            if (i, int(x_item[k])) in where:
+                out.add((k, where[(i, int(x_item[k]))]))
+        xa, ya = xa + lx, ya + ly
+    return out
+
+
+@st.composite
+def _two_rankings(draw):
+    n = draw(st.integers(1, 6))
+    same = draw(st.booleans())                  # every query as long on each side (the reshaped table)
+    lx = [draw(st.integers(0, 7))] * n if same else draw(st.lists(st.integers(0, 7), min_size=n, max_size=n))
+    ly = [draw(st.integers(0, 7))] * n if same else draw(st.lists(st.integers(0, 7), min_size=n, max_size=n))
+    pool = list(range(-3, 9)) + [2 ** 63 - 1, -(2 ** 63), 4242424242424242]
+    xs, ys = [], []
+    for a, b in zip(lx, ly, strict=True):
+        xs += draw(st.lists(st.sampled_from(pool), min_size=a, max_size=a, unique=True))
+        ys += draw(st.lists(st.sampled_from(pool), min_size=b, max_size=b, unique=True))
+    return (np.array(lx, dtype=np.int64), np.array(xs, dtype=np.int64),
+            np.array(ly, dtype=np.int64), np.array(ys, dtype=np.int64))
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(_two_rankings())
+def test_match_by_query_gives_the_pairs_of_a_dict(rankings):
+    got = match_by_query(*rankings)
+    assert got is not None
+    pairs = set(zip(got[0].tolist(), got[1].tolist(), strict=True))
+    assert len(pairs) == len(got[0])
+    assert pairs == _oracle(*rankings)
+    if len(rankings[1]) and len(rankings[3]):
+        ix, iy = match_counted(*rankings)
+        assert pairs == set(zip(ix.tolist(), iy.tolist(), strict=True))
+
+
+def _twin(item: int) -> int:
+    """An int64 item whose product with the multiplier differs from ``item``'s in the lowest bit only."""
+    product = (item * int(_GOLD) % 2 ** 64) ^ 1
+    return np.array([product * _INV % 2 ** 64], dtype=np.uint64).view(np.int64)[0]
+
+
+def test_equal_high_bits_of_different_items_are_no_match():
+    a = 7
+    b = _twin(a)
+    lens = np.array([2], dtype=np.int64)
+    ix, iy = match_by_query(lens, np.array([a, 100], dtype=np.int64), lens, np.array([b, 100], dtype=np.int64))
+    assert list(zip(ix.tolist(), iy.tolist(), strict=True)) == [(1, 1)]          # 100 with 100; a is not b
+
+
+@pytest.mark.parametrize("x, y", [([7, "t"], [7]), ([7], [7, "t"]), ([7, "t"], [5])])
+def test_high_bits_shared_within_one_side_are_declined(x, y):
+    """Two rows of one ranking of a query whose items share the high bits: the exact join must decide."""
+    items = [[_twin(7) if v == "t" else v for v in side] for side in (x, y)]
+    got = match_by_query(np.array([len(x)]), np.array(items[0], dtype=np.int64),
+                         np.array([len(y)]), np.array(items[1], dtype=np.int64))
+    assert got is None
