@@ -64,8 +64,14 @@ def any_equal_in_blocks(values: np.ndarray, counts: np.ndarray) -> Optional[bool
     return bool(equal.any())
 
 
-def match_by_query(x_lens: np.ndarray, x_item: np.ndarray, y_lens: np.ndarray,
-                   y_item: np.ndarray) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+#: cells of the table of :func:`match_by_query` sorted at a time (a few dozen queries of 100 rows a side):
+#: the table and its temporaries stay below the 128 KiB from which glibc's malloc maps each new array afresh,
+#: with its page faults (one table of all queries cost about twice as much in a whole evaluation)
+CHUNK_CELLS = 12_000
+
+
+def match_by_query(x_lens: np.ndarray, x_item: np.ndarray, y_lens: np.ndarray, y_item: np.ndarray,
+                   chunk: int = CHUNK_CELLS) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """The rows (ix, iy) of X and Y holding the same item of the same query, as
     :func:`~ir_rbstar.core.rbo_variants.match_counted` gives them (rows laid out query after query,
     ``x_lens[i]`` rows of query i in X, likewise Y; int64 item codes, unique within a ranking of a
@@ -76,7 +82,8 @@ def match_by_query(x_lens: np.ndarray, x_item: np.ndarray, y_lens: np.ndarray,
     Query i is row i of a table: its X rows, then its Y rows. Each cell holds the high bits of the item
     times an odd constant and, in the low bits, the row (X's rows numbered first, then Y's: X's row
     comes before Y's on equal high bits); one sort along the table's rows puts a shared item's two
-    cells side by side. Equal high bits of different items are told apart by comparing the items."""
+    cells side by side. Equal high bits of different items are told apart by comparing the items. The
+    table is made and sorted ``chunk`` cells at a time (whole queries)."""
     x_lens = np.asarray(x_lens, dtype=np.int64)
     y_lens = np.asarray(y_lens, dtype=np.int64)
     nx, ny = len(x_item), len(y_item)
@@ -89,48 +96,82 @@ def match_by_query(x_lens: np.ndarray, x_item: np.ndarray, y_lens: np.ndarray,
     n, width = len(counts), int(counts.max())
     if width < 2:                                # no query with two rows: nothing to match
         return none
-    row_bits = np.uint64((nx + ny).bit_length())  # a row < nx + ny <= 2**row_bits - 1: never all ones
-    row_mask = (np.uint64(1) << row_bits) - np.uint64(1)
-    table = np.empty((n, width), dtype=np.uint64)
+    bits = np.uint64((nx + ny).bit_length())    # a row < nx + ny <= 2**bits - 1: never all ones
+    x_item = np.asarray(x_item, dtype=np.int64).view(np.uint64)
+    y_item = np.asarray(y_item, dtype=np.int64).view(np.uint64)
     lx, ly = int(x_lens.max()), int(y_lens.max())
     full = int(x_lens.min()) == lx and int(y_lens.min()) == ly
     if not full:
-        table.fill(_ALL)
-        # each row's cell: its query's row of the table, then its place among the query's X rows, or the
-        # query's X count plus its place among its Y rows
-        cell = np.arange(nx + ny, dtype=np.int64)
-        base = np.arange(0, n * width, width, dtype=np.int64)
-        cell[:nx] -= np.repeat(np.cumsum(x_lens) - x_lens - base, x_lens)
-        cell[nx:] -= np.repeat(nx + np.cumsum(y_lens) - y_lens - x_lens - base, y_lens)
+        x_at = np.concatenate(([0], np.cumsum(x_lens)))
+        y_at = np.concatenate(([0], np.cumsum(y_lens)))
+    per = max(1, chunk // width)
+    found = []
     with np.errstate(over="ignore"):
-        for part, item, first in ((slice(None, lx), x_item, 0), (slice(lx, None), y_item, nx)):
-            key = np.multiply(np.asarray(item, dtype=np.int64).view(np.uint64), _GOLD)
-            key >>= row_bits
-            key <<= row_bits
-            key |= np.arange(first, first + len(key), dtype=np.uint64)
-            if full:                             # every query as long on each side: the keys reshaped
-                table[:, part] = key.reshape(n, -1)
+        for qa in range(0, n, per):
+            qb = min(n, qa + per)
+            table = np.empty((qb - qa, width), dtype=np.uint64)
+            if full:                             # every query as long on each side: the items reshaped
+                parts = ((table[:, :lx], x_item[qa * lx:qb * lx], qa * lx),
+                         (table[:, lx:], y_item[qa * ly:qb * ly], nx + qa * ly))
+                for cells, item, first in parts:
+                    np.multiply(item.reshape(cells.shape), _GOLD, out=cells)
+                    cells >>= bits
+                    cells <<= bits
+                    cells |= np.arange(first, first + item.size, dtype=np.uint64).reshape(cells.shape)
             else:
-                table.reshape(-1)[cell[first:first + len(key)]] = key
-    table.sort(axis=1)
-    flat = table.reshape(-1)
-    high = flat >> row_bits
-    equal = np.empty(n * width, dtype=bool)
-    np.equal(high[1:], high[:-1], out=equal[:-1])
-    equal.reshape(n, width)[:, -1] = False      # (the last cell of a query and the first of the next)
-    low = flat[1:] & row_mask
-    equal[:-1] &= low != row_mask               # padding: all ones
-    at = np.flatnonzero(equal)
-    if len(at) == 0:
-        return none
-    if len(at) > 1 and bool((at[1:] == at[:-1] + 1).any()):
-        return None                              # three rows or more with one key
-    left = (flat[at] & row_mask).astype(np.int64)
-    right = low[at].astype(np.int64)
+                _fill(table, bits, qa, qb, x_item, x_at, y_item, y_at, nx)
+            pairs = _sorted_pairs(table, bits)
+            if pairs is None:
+                return None
+            found.append(pairs)
+    left = np.concatenate([f[0] for f in found])
+    right = np.concatenate([f[1] for f in found])
     if bool((left >= nx).any()) or bool((right < nx).any()):
         return None                              # two rows of one side with one key
     right -= nx
-    same = np.asarray(x_item)[left] == np.asarray(y_item)[right]
+    same = x_item[left] == y_item[right]
     if not same.all():
         left, right = left[same], right[same]
     return left, right
+
+
+def _fill(table: np.ndarray, bits: np.uint64, qa: int, qb: int, x_item: np.ndarray, x_at: np.ndarray,
+          y_item: np.ndarray, y_at: np.ndarray, nx: int) -> None:
+    """The rows of :func:`match_by_query`'s table for the queries qa .. qb - 1 (rows of X at
+    x_at[q] .. x_at[q + 1] - 1, likewise Y) when they are not all as long: each query's X keys, its Y
+    keys, then padding (all ones)."""
+    table.fill(_ALL)
+    width = table.shape[1]
+    base = np.arange(0, (qb - qa) * width, width, dtype=np.int64)
+    xl, yl = np.diff(x_at[qa:qb + 1]), np.diff(y_at[qa:qb + 1])
+    flat = table.reshape(-1)
+    for item, at, lens, first, before in ((x_item, x_at, xl, 0, 0), (y_item, y_at, yl, nx, xl)):
+        a, b = int(at[qa]), int(at[qb])
+        key = np.multiply(item[a:b], _GOLD)
+        key >>= bits
+        key <<= bits
+        key |= np.arange(first + a, first + b, dtype=np.uint64)
+        # each row's cell: its query's row of the table, after the query's X keys for a row of Y
+        cell = np.arange(a, b, dtype=np.int64)
+        cell -= np.repeat(at[qa:qb] - base - before, lens)
+        flat[cell] = key
+
+
+def _sorted_pairs(table: np.ndarray, bits: np.uint64) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """Sorted along its rows, the (left, right) low bits of the neighbours in a row of ``table`` with
+    equal high bits (padding, all ones, left out); None when three neighbours or more share them."""
+    table.sort(axis=1)
+    flat = table.reshape(-1)
+    step = np.bitwise_xor(flat[1:], flat[:-1])
+    step >>= bits
+    equal = step == 0
+    equal[table.shape[1] - 1::table.shape[1]] = False       # (the last cell of a query and the first of the next)
+    at = np.flatnonzero(equal)
+    right = flat[at + 1]
+    real = right != _ALL
+    if not real.all():
+        at, right = at[real], right[real]
+    if len(at) > 1 and bool((at[1:] == at[:-1] + 1).any()):
+        return None                              # three rows or more with one key
+    mask = (np.uint64(1) << bits) - np.uint64(1)
+    return (flat[at] & mask).astype(np.int64), (right & mask).astype(np.int64)

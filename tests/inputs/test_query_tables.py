@@ -88,9 +88,10 @@ def _two_rankings(draw):
 
 
 @settings(max_examples=examples(300), deadline=None)
-@given(_two_rankings())
-def test_match_by_query_gives_the_pairs_of_a_dict(rankings):
-    got = match_by_query(*rankings)
+@given(_two_rankings(), st.sampled_from([1, 5, 16, 12_000]))
+def test_match_by_query_gives_the_pairs_of_a_dict(rankings, chunk):
+    """Whatever the number of cells sorted at a time (a query at least)."""
+    got = match_by_query(*rankings, chunk=chunk)
     assert got is not None
     pairs = set(zip(got[0].tolist(), got[1].tolist(), strict=True))
     assert len(pairs) == len(got[0])
