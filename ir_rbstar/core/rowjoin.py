@@ -1,14 +1,14 @@
-"""Sorts and joins of rows laid out query after query, done one query per row of a 2-D table.
+"""The join of two rankings whose rows are laid out query after query, done one query per row of a 2-D table.
 
 numpy's sort of a long 1-D array of random 64-bit keys costs more per key as the array grows (its
 quicksort's comparisons and branch misses: about 7 ns a key on 100 keys, 29 ns on 20,000, 40 ns on
 100,000 on the machine measured), while ``np.sort(table, axis=1)`` sorts each row of a table on its own,
 at the per-key cost of the row's length. Rows of a query need only be compared with rows of the same
-query (a duplicate document, a document in both rankings), so a table with one query per row, padded to
+query (a document in both rankings), so a table with one query per row, padded to
 the longest query with a key above every real one, does the work of one sort of all keys about ten
 times faster for queries of 100 rows (0.04 against 0.6 ms on 20,000 keys) and three times for queries of
-1,000. Padding costs a key per empty cell: these functions decline (return None) when the table would
-be much larger than the rows, and the caller then takes its 1-D way.
+1,000. Padding costs a key per empty cell: :func:`match_by_query` declines (returns None) when the
+table would be much larger than the rows, and the caller then takes its 1-D way.
 
 Internal.
 """
@@ -18,7 +18,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-__all__ = ["PAD_ROOM", "table_fits", "any_equal_in_blocks", "match_by_query"]
+__all__ = ["PAD_ROOM", "CHUNK_CELLS", "table_fits", "match_by_query"]
 
 #: the most cells a table may have beyond its rows: ``PAD_ROOM`` times the rows, plus a little
 PAD_ROOM = 1.0
@@ -33,35 +33,6 @@ def table_fits(counts: np.ndarray, rows: int) -> bool:
     if len(counts) == 0:
         return False
     return len(counts) * int(counts.max()) <= (1.0 + PAD_ROOM) * rows + _PAD_SLACK
-
-
-def _table(values: np.ndarray, counts: np.ndarray, width: int) -> np.ndarray:
-    """``values`` (uint64, ``counts[i]`` of them for row i, one row after the other) in a table of
-    ``len(counts)`` rows and ``width`` columns, each row's values first, then :data:`_ALL`."""
-    n = len(counts)
-    if len(values) == n * width:                 # every row full: the values themselves, reshaped
-        return values.reshape(n, width).copy()
-    table = np.full((n, width), _ALL, dtype=np.uint64)
-    table[np.arange(width) < counts[:, None]] = values
-    return table
-
-
-def any_equal_in_blocks(values: np.ndarray, counts: np.ndarray) -> Optional[bool]:
-    """Whether two of the ``counts[i]`` values of some block i are equal (blocks one after the other in
-    ``values``, any 64-bit integers); None when the blocks do not fit a table (:func:`table_fits`)."""
-    counts = np.asarray(counts, dtype=np.int64)
-    if not table_fits(counts, len(values)):
-        return None
-    width = int(counts.max())
-    if width < 2:
-        return False
-    table = _table(np.ascontiguousarray(values).view(np.uint64), counts, width)
-    table.sort(axis=1)
-    # equal neighbours within each row's own values (its padding, all of one value, left out: a real
-    # value equal to the padding sorts among the row's own values all the same)
-    equal = table[:, 1:] == table[:, :-1]
-    equal &= np.arange(1, width) < counts[:, None]
-    return bool(equal.any())
 
 
 #: cells of the table of :func:`match_by_query` sorted at a time (a few dozen queries of 100 rows a side):

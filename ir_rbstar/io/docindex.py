@@ -6,7 +6,6 @@ from typing import List, Optional, Tuple, cast
 
 import numpy as np
 
-from ..core.rowjoin import any_equal_in_blocks
 from ..errors import RbstarError
 from .ids import _GOLD, _mix
 
@@ -58,29 +57,12 @@ def sorted_clashes(qcodes: np.ndarray, dhash: np.ndarray) -> Optional[Tuple[np.n
         return None
     q = np.asarray(qcodes, dtype=np.int64)
     h = np.ascontiguousarray(dhash, dtype=np.uint64)
-    if _no_clash_in_blocks(q, h):
-        return None
     ordered = _pair_keys(q, h)
     ordered.sort()                  # (in place: the keys in row order are made again in the rare case below)
     equal = ordered[1:] == ordered[:-1]
     if not equal.any():
         return None
     return _same_pairs(np.flatnonzero(np.isin(_pair_keys(q, h), ordered[1:][equal])), q, h)
-
-
-def _no_clash_in_blocks(q: np.ndarray, h: np.ndarray) -> bool:
-    """Whether the rows come in blocks of one query each (no query in two blocks), as TREC files and
-    most frames have them, and no block holds a document hash twice: the hashes sorted block by block,
-    one block per row of a table (:func:`~ir_rbstar.core.rowjoin.any_equal_in_blocks`, several times
-    faster than one sort of all rows). False when some block does, or when the blocks do not make a
-    table (then the one sort over all rows decides)."""
-    cuts = np.flatnonzero(q[1:] != q[:-1])
-    cuts += 1
-    heads = q[np.concatenate(([0], cuts))]
-    if len(np.unique(heads)) != len(heads):
-        return False
-    counts = np.diff(np.concatenate(([0], cuts, [len(q)])))
-    return any_equal_in_blocks(h, counts) is False
 
 
 def _same_pairs(rows: np.ndarray, q: np.ndarray, h: np.ndarray) -> Optional[Tuple[np.ndarray, np.ndarray]]:

@@ -1,7 +1,7 @@
-"""Sorts one query per row of a table (ir_rbstar/core/rowjoin.py): the duplicate check of rows that come in
-query blocks and the join of two rankings give what a dict gives, and decline (None) where the
-caller's one sort over all rows must decide: queries too unequal for a table, or high bits shared by
-more than two rows (made here on purpose with the inverse of the odd multiplier)."""
+"""The join of two rankings by a table with one query per row, sorted along its rows (ir_rbstar/core/rowjoin.py):
+the pairs a dict gives, whatever the chunk of queries sorted at a time; None where the caller's exact
+join must decide: queries too unequal for a table, or high bits shared by more than two rows (made here
+on purpose with the inverse of the odd multiplier)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,55 +9,19 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ir_rbstar.core.rbo_variants import match_counted
-from ir_rbstar.core.rowjoin import _GOLD, any_equal_in_blocks, match_by_query
-from ir_rbstar.io.docindex import sorted_clashes
+from ir_rbstar.core.rowjoin import _GOLD, match_by_query
 
 from tests.conftest import examples
 
 _INV = pow(int(_GOLD), -1, 2 ** 64)          # multiplying by it undoes the multiplier
-_BIG = [0, 1, 2 ** 63, 2 ** 64 - 1, 2 ** 64 - 2, 12345678901234567]
 
 
-def _blocks(draw, most: int = 6):
-    """(values as uint64, counts): a few blocks of small or extreme values, repeats possible."""
-    counts = draw(st.lists(st.integers(0, most), min_size=1, max_size=6))
-    values = draw(st.lists(st.sampled_from(list(range(8)) + _BIG), min_size=sum(counts), max_size=sum(counts)))
-    return np.array(values, dtype=np.uint64), np.array(counts, dtype=np.int64)
-
-
-@settings(max_examples=examples(200), deadline=None)
-@given(st.data())
-def test_any_equal_in_blocks_is_a_repeat_within_a_block(data):
-    values, counts = _blocks(data.draw)
-    got = any_equal_in_blocks(values, counts)
-    at = np.concatenate(([0], np.cumsum(counts)))
-    want = any(len(set(values[a:b].tolist())) < b - a for a, b in zip(at[:-1], at[1:], strict=True))
-    assert got is want
-
-
-def test_blocks_too_unequal_for_a_table_are_declined():
-    counts = np.array([6000] + [1] * 20, dtype=np.int64)
-    assert any_equal_in_blocks(np.arange(int(counts.sum()), dtype=np.uint64), counts) is None
+def test_queries_too_unequal_for_a_table_are_declined():
     lens = np.array([6000] + [1] * 20, dtype=np.int64)
     items = np.arange(int(lens.sum()), dtype=np.int64)
     assert match_by_query(lens, items, lens, items) is None
     ix, iy = match_counted(lens, items, lens, items)          # (the caller's way then)
     assert sorted(ix.tolist()) == sorted(iy.tolist()) == list(range(len(items)))
-
-
-@settings(max_examples=examples(150), deadline=None)
-@given(st.data())
-def test_sorted_clashes_of_query_blocks_name_the_repeated_rows(data):
-    values, counts = _blocks(data.draw)
-    counts = counts[counts > 0]
-    if len(counts) == 0:
-        return
-    q = np.repeat(np.arange(10, 10 + len(counts), dtype=np.int64), counts)     # one block per query
-    got = sorted_clashes(q, values)
-    pairs = list(zip(q.tolist(), values.tolist(), strict=True))
-    want = {i for i, p in enumerate(pairs) if pairs.count(p) > 1}
-    rows = set() if got is None else set(np.concatenate(got).tolist())
-    assert rows == want
 
 
 def _oracle(x_lens, x_item, y_lens, y_item):
