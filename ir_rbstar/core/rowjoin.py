@@ -14,7 +14,7 @@ Internal.
 """
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Optional, Tuple, cast
 
 import numpy as np
 
@@ -50,47 +50,45 @@ def match_by_query(x_lens: np.ndarray, x_item: np.ndarray, y_lens: np.ndarray, y
     some key is shared by more than one row of X or of Y (practically never: the caller's exact
     join then answers).
 
-    Query i is row i of a table: its X rows, then its Y rows. Each cell holds the high bits of the item
-    times an odd constant and, in the low bits, the row (X's rows numbered first, then Y's: X's row
-    comes before Y's on equal high bits); one sort along the table's rows puts a shared item's two
-    cells side by side. Equal high bits of different items are told apart by comparing the items. The
-    table is made and sorted ``chunk`` cells at a time (whole queries)."""
+    Query i is row i of a table: its X rows in the first ``max(x_lens)`` columns, its Y rows in the
+    next ``max(y_lens)`` (padding, all ones, after a shorter query's rows). Each cell holds the high
+    bits of the item times an odd constant and, in the low bits, the row (X's rows numbered first, then
+    Y's: X's row comes before Y's on equal high bits); one sort along the table's rows puts a shared
+    item's two cells side by side. Equal high bits of different items are told apart by comparing the
+    items. The table is made and sorted ``chunk`` cells at a time (whole queries)."""
     x_lens = np.asarray(x_lens, dtype=np.int64)
     y_lens = np.asarray(y_lens, dtype=np.int64)
     nx, ny = len(x_item), len(y_item)
     none = np.zeros(0, np.int64), np.zeros(0, np.int64)
     if nx == 0 or ny == 0:
         return none
-    counts = x_lens + y_lens
-    if not table_fits(counts, nx + ny):
+    n, lx, ly = len(x_lens), int(x_lens.max()), int(y_lens.max())
+    width = lx + ly
+    if not table_fits(np.array([width]).repeat(n), nx + ny):
         return None
-    n, width = len(counts), int(counts.max())
-    if width < 2:                                # no query with two rows: nothing to match
-        return none
     bits = np.uint64((nx + ny).bit_length())    # a row < nx + ny <= 2**bits - 1: never all ones
-    x_item = np.asarray(x_item, dtype=np.int64).view(np.uint64)
-    y_item = np.asarray(y_item, dtype=np.int64).view(np.uint64)
-    lx, ly = int(x_lens.max()), int(y_lens.max())
-    full = int(x_lens.min()) == lx and int(y_lens.min()) == ly
-    if not full:
-        x_at = np.concatenate(([0], np.cumsum(x_lens)))
-        y_at = np.concatenate(([0], np.cumsum(y_lens)))
+    sides = []
+    for item, lens, most, first, column in ((x_item, x_lens, lx, 0, 0), (y_item, y_lens, ly, nx, lx)):
+        even = int(lens.min()) == most          # every query as long: the side's items reshaped
+        at = None if even else np.concatenate(([0], np.cumsum(lens)))
+        sides.append((np.asarray(item, dtype=np.int64).view(np.uint64), lens, most, first, column, even, at))
     per = max(1, chunk // width)
     found = []
     with np.errstate(over="ignore"):
         for qa in range(0, n, per):
             qb = min(n, qa + per)
             table = np.empty((qb - qa, width), dtype=np.uint64)
-            if full:                             # every query as long on each side: the items reshaped
-                parts = ((table[:, :lx], x_item[qa * lx:qb * lx], qa * lx),
-                         (table[:, lx:], y_item[qa * ly:qb * ly], nx + qa * ly))
-                for cells, item, first in parts:
-                    np.multiply(item.reshape(cells.shape), _GOLD, out=cells)
+            for item, lens, most, first, column, even, at in sides:
+                cells = table[:, column:column + most]
+                if even:
+                    a, b = qa * most, qb * most
+                    np.multiply(item[a:b].reshape(cells.shape), _GOLD, out=cells)
                     cells >>= bits
                     cells <<= bits
-                    cells |= np.arange(first, first + item.size, dtype=np.uint64).reshape(cells.shape)
-            else:
-                _fill(table, bits, qa, qb, x_item, x_at, y_item, y_at, nx)
+                    cells |= np.arange(first + a, first + b, dtype=np.uint64).reshape(cells.shape)
+                else:
+                    cells.fill(_ALL)
+                    _scatter(table, bits, qa, qb, item, cast(np.ndarray, at), lens[qa:qb], first, column)
             pairs = _sorted_pairs(table, bits)
             if pairs is None:
                 return None
@@ -100,32 +98,25 @@ def match_by_query(x_lens: np.ndarray, x_item: np.ndarray, y_lens: np.ndarray, y
     if bool((left >= nx).any()) or bool((right < nx).any()):
         return None                              # two rows of one side with one key
     right -= nx
-    same = x_item[left] == y_item[right]
+    same = sides[0][0][left] == sides[1][0][right]
     if not same.all():
         left, right = left[same], right[same]
     return left, right
 
 
-def _fill(table: np.ndarray, bits: np.uint64, qa: int, qb: int, x_item: np.ndarray, x_at: np.ndarray,
-          y_item: np.ndarray, y_at: np.ndarray, nx: int) -> None:
-    """The rows of :func:`match_by_query`'s table for the queries qa .. qb - 1 (rows of X at
-    x_at[q] .. x_at[q + 1] - 1, likewise Y) when they are not all as long: each query's X keys, its Y
-    keys, then padding (all ones)."""
-    table.fill(_ALL)
-    width = table.shape[1]
-    base = np.arange(0, (qb - qa) * width, width, dtype=np.int64)
-    xl, yl = np.diff(x_at[qa:qb + 1]), np.diff(y_at[qa:qb + 1])
-    flat = table.reshape(-1)
-    for item, at, lens, first, before in ((x_item, x_at, xl, 0, 0), (y_item, y_at, yl, nx, xl)):
-        a, b = int(at[qa]), int(at[qb])
-        key = np.multiply(item[a:b], _GOLD)
-        key >>= bits
-        key <<= bits
-        key |= np.arange(first + a, first + b, dtype=np.uint64)
-        # each row's cell: its query's row of the table, after the query's X keys for a row of Y
-        cell = np.arange(a, b, dtype=np.int64)
-        cell -= np.repeat(at[qa:qb] - base - before, lens)
-        flat[cell] = key
+def _scatter(table: np.ndarray, bits: np.uint64, qa: int, qb: int, item: np.ndarray, at: np.ndarray,
+             lens: np.ndarray, first: int, column: int) -> None:
+    """The keys of one side's rows of the queries qa .. qb - 1 (rows at[q] .. at[q + 1] - 1 of ``item``,
+    numbered from ``first``) into :func:`match_by_query`'s table (row q - qa), from ``column`` on."""
+    a, b = int(at[qa]), int(at[qb])
+    key = np.multiply(item[a:b], _GOLD)
+    key >>= bits
+    key <<= bits
+    key |= np.arange(first + a, first + b, dtype=np.uint64)
+    # each row's cell: its query's row of the table, its place among the query's rows after ``column``
+    cell = np.arange(a, b, dtype=np.int64)
+    cell -= np.repeat(at[qa:qb] - np.arange(0, (qb - qa) * table.shape[1], table.shape[1]) - column, lens)
+    table.reshape(-1)[cell] = key
 
 
 def _sorted_pairs(table: np.ndarray, bits: np.uint64) -> Optional[Tuple[np.ndarray, np.ndarray]]:
@@ -134,8 +125,7 @@ def _sorted_pairs(table: np.ndarray, bits: np.uint64) -> Optional[Tuple[np.ndarr
     table.sort(axis=1)
     flat = table.reshape(-1)
     step = np.bitwise_xor(flat[1:], flat[:-1])
-    step >>= bits
-    equal = step == 0
+    equal = step < np.uint64(1) << bits         # equal high bits
     equal[table.shape[1] - 1::table.shape[1]] = False       # (the last cell of a query and the first of the next)
     at = np.flatnonzero(equal)
     right = flat[at + 1]

@@ -39,9 +39,9 @@ def _oracle(x_lens, x_item, y_lens, y_item):
 @st.composite
 def _two_rankings(draw):
     n = draw(st.integers(1, 6))
-    same = draw(st.booleans())                  # every query as long on each side (the reshaped table)
-    lx = [draw(st.integers(0, 7))] * n if same else draw(st.lists(st.integers(0, 7), min_size=n, max_size=n))
-    ly = [draw(st.integers(0, 7))] * n if same else draw(st.lists(st.integers(0, 7), min_size=n, max_size=n))
+    # on each side, every query as long (the side's items reshaped into the table) or not (scattered)
+    lx, ly = ([draw(st.integers(0, 7))] * n if draw(st.booleans())
+              else draw(st.lists(st.integers(0, 7), min_size=n, max_size=n)) for _ in range(2))
     pool = list(range(-3, 9)) + [2 ** 63 - 1, -(2 ** 63), 4242424242424242]
     xs, ys = [], []
     for a, b in zip(lx, ly, strict=True):
