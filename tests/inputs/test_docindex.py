@@ -2,7 +2,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from tests.conftest import examples
 
@@ -254,9 +254,23 @@ def test_the_large_run_path_gives_the_same_ranking_error_and_joins(rows, probes)
     assert small.find(pq, ph, pb).tolist() == large.find(pq, ph, pb).tolist()
 
 
-@settings(max_examples=examples(100), deadline=None)
-@given(st.lists(st.tuples(st.binary(max_size=17), st.binary(max_size=17)), max_size=12),
-       st.integers(1, 20), st.integers(1, 20))
+@st.composite
+def _near_pair(draw):
+    """Two ids: the same one, or one byte changed, cut or NUL-extended (anywhere: past the first word too)."""
+    a = draw(st.binary(max_size=17))
+    b, how = bytearray(a), draw(st.sampled_from(["same", "byte", "cut", "nul"]))
+    if how == "byte" and b:
+        b[draw(st.integers(0, len(b) - 1))] ^= draw(st.integers(1, 255))
+    elif how == "cut" and b:
+        del b[draw(st.integers(0, len(b) - 1)):]
+    elif how == "nul":
+        b += b"\x00"
+    return a, bytes(b)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(_near_pair(), max_size=12), st.integers(1, 20), st.integers(1, 20))
+@example([(b"document-0001", b"document-0002"), (b"ab\x00c", b"ab")], 16, 13)
 def test_matched_ids_compare_as_numpy_compares_them(pairs, width_a, width_b):
     """verify_matches compares ids as 8-byte words: the rows numpy's comparison finds different, whatever
     the two columns' widths (ids cut to them, NUL bytes inside or at the end)."""
