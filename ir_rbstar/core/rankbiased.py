@@ -178,9 +178,9 @@ def rbo_family(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray,
     s = np.minimum(len_b, len_r)
     l = np.maximum(len_b, len_r)
     _, H, G = tables = rbo_tables(p, int(l.max(initial=0)))
-    size = com_size.astype(np.int64)
-    start = com_start.astype(np.int64)
-    d0 = np.maximum(com_rank_b.astype(np.int64), start + 1)        # first depth where f_e > 0
+    size = com_size.astype(np.int64, copy=False)       # (read only: no copy of what is int64 already)
+    start = com_start.astype(np.int64, copy=False)
+    d0 = np.maximum(com_rank_b.astype(np.int64, copy=False), start + 1)        # first depth where f_e > 0
     d1 = start + size                                               # f_e = 1 from here on
     l_e, s_e = l[com_seg], s[com_seg]
     ramp = d1 > d0

@@ -287,11 +287,23 @@ def verify_ids(table_ids: np.ndarray, rows: np.ndarray, ids: np.ndarray, source:
 
 def verify_matches(bytes_a: np.ndarray, bytes_b: np.ndarray, source: str) -> None:
     """Rows matched by (query, document hash) must hold the same document id."""
-    bad = bytes_a != bytes_b
+    bad = _differ(bytes_a, bytes_b)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise RbstarError(f"{source}: 64-bit hash collision between document ids {bytes(bytes_a[i])!r} and "
                           f"{bytes(bytes_b[i])!r}; please report this (it should practically never happen)")
+
+
+def _differ(bytes_a: np.ndarray, bytes_b: np.ndarray) -> np.ndarray:
+    """``bytes_a != bytes_b`` for two bytes (``S``) columns: compared as 8-byte words (NUL-padded to a
+    common width of whole words), some twenty times faster than numpy's comparison of byte strings on ids
+    of 16 bytes; numpy's comparison for other columns."""
+    if bytes_a.dtype.kind != "S" or bytes_b.dtype.kind != "S" or len(bytes_a) != len(bytes_b):
+        return bytes_a != bytes_b
+    words = -(-max(bytes_a.dtype.itemsize, bytes_b.dtype.itemsize, 1) // 8)
+    a, b = (np.ascontiguousarray(x.astype(f"S{8 * words}", copy=False)).view(np.uint64).reshape(len(x), words)
+            for x in (bytes_a, bytes_b))
+    return (a != b).any(axis=1)
 
 
 #: the most judgments of qrels indexed by a :class:`JudgmentIndex` rather than a :class:`DocIndex`

@@ -2,7 +2,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from tests.conftest import examples
 
@@ -10,7 +10,7 @@ import ir_measures
 import ir_rbstar
 from ir_rbstar import io as rio
 from ir_rbstar.errors import DuplicateDocumentError, RbstarError
-from ir_rbstar.io.docindex import JudgmentIndex, SortedIndex, judgment_index
+from ir_rbstar.io.docindex import JudgmentIndex, SortedIndex, _differ, judgment_index, verify_matches
 
 # Hashes that share their low bits (they all want the same slots of a query's table) but differ above:
 # they exercise the overflow levels of the index, which uniform hashes rarely reach on small inputs.
@@ -252,3 +252,38 @@ def test_the_large_run_path_gives_the_same_ranking_error_and_joins(rows, probes)
     pb = np.array([d.encode() for _, d in probes], dtype="S10") if probes else np.empty(0, dtype="S1")
     ph = rio.hash_ids(pb)
     assert small.find(pq, ph, pb).tolist() == large.find(pq, ph, pb).tolist()
+
+
+@st.composite
+def _near_pair(draw):
+    """Two ids: the same one, or one byte changed, cut or NUL-extended (anywhere: past the first word too)."""
+    a = draw(st.binary(max_size=17))
+    b, how = bytearray(a), draw(st.sampled_from(["same", "byte", "cut", "nul"]))
+    if how == "byte" and b:
+        b[draw(st.integers(0, len(b) - 1))] ^= draw(st.integers(1, 255))
+    elif how == "cut" and b:
+        del b[draw(st.integers(0, len(b) - 1)):]
+    elif how == "nul":
+        b += b"\x00"
+    return a, bytes(b)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(_near_pair(), max_size=12), st.integers(1, 20), st.integers(1, 20))
+@example([(b"document-0001", b"document-0002"), (b"ab\x00c", b"ab")], 16, 13)
+def test_matched_ids_compare_as_numpy_compares_them(pairs, width_a, width_b):
+    """verify_matches compares ids as 8-byte words: the rows numpy's comparison finds different, whatever
+    the two columns' widths (ids cut to them, NUL bytes inside or at the end)."""
+    a = np.array([p[0] for p in pairs], dtype=f"S{width_a}")
+    b = np.array([p[1] for p in pairs], dtype=f"S{width_b}")
+    np.testing.assert_array_equal(_differ(a, b), a != b)
+    np.testing.assert_array_equal(_differ(a, a.copy()), np.zeros(len(a), dtype=bool))
+
+
+def test_a_mismatched_pair_names_both_ids():
+    a = np.array([b"clueweb09-en0000-00-00001", b"same-long-document-id-0001"])
+    b = np.array([b"clueweb09-en0000-00-00001", b"same-long-document-id-0002"])
+    verify_matches(a[:1], b[:1], "src")
+    with pytest.raises(RbstarError, match="src: 64-bit hash collision between document ids "
+                                          "b'same-long-document-id-0001' and b'same-long-document-id-0002'"):
+        verify_matches(a, b, "src")
