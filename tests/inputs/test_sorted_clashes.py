@@ -41,3 +41,50 @@ def test_a_key_shared_across_queries_is_no_duplicate():
     assert sorted_clashes(q[:2], np.array([h1, h2])) is None
     a, b = sorted_clashes(q, np.array([h1, h2, h1]))
     assert a.tolist() == [0] and b.tolist() == [2]
+
+
+_TOP = 2 ** 64 - 1
+
+
+@st.composite
+def _grouped(draw):
+    """Rows laid out query after query (a query's rows together, as runs come), of uneven lengths, with
+    hashes among few values, some at the top of the range (where the 2-D sort pads short queries), and
+    sometimes a query's rows split into two blocks."""
+    lens = draw(st.lists(st.integers(1, 9), min_size=1, max_size=6))
+    hashes = st.sampled_from([0, 1, 7, _TOP, _TOP - 1, _TOP - 2, _TOP - 8])
+    q, h = [], []
+    for code, n in enumerate(lens):
+        q += [code] * n
+        h += draw(st.lists(hashes, min_size=n, max_size=n))
+    if draw(st.booleans()) and len(lens) > 1:         # the first query again, in a block of its own
+        extra = draw(st.integers(1, 3))
+        q += [0] * extra
+        h += draw(st.lists(hashes, min_size=extra, max_size=extra))
+    return np.array(q, dtype=np.int64), np.array(h, dtype=np.uint64)
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(_grouped())
+def test_the_sort_query_by_query_finds_what_the_definition_finds(rows):
+    from ir_rbstar.io.docindex import no_clash_by_query
+    q, h = rows
+    keys = list(zip(q.tolist(), h.tolist(), strict=True))
+    expected = {i for i, k in enumerate(keys) if keys.count(k) > 1}
+    if no_clash_by_query(q, h):                        # "none" must be true; "maybe" is looked at exactly
+        assert not expected
+    assert _repeated_rows(sorted_clashes(q, h)) == expected
+
+
+def test_the_sort_query_by_query_is_used_and_says_none_or_maybe():
+    from ir_rbstar.io.docindex import no_clash_by_query
+    q = np.repeat(np.arange(3), [4, 3, 4])
+    h = np.arange(11, dtype=np.uint64)
+    assert no_clash_by_query(q, h)                     # one table, one row padded
+    h[9] = h[8]
+    assert not no_clash_by_query(q, h)
+    assert not no_clash_by_query(np.array([0, 1, 0]), np.arange(3, dtype=np.uint64))   # query 0 twice
+    assert not no_clash_by_query(np.repeat([0, 1], [1, 9]), np.arange(10, dtype=np.uint64))  # too uneven
+    h = np.arange(11, dtype=np.uint64)
+    h[4] = np.uint64(_TOP - 3)                         # query 1's row equals the padding value of its slot 3
+    assert not no_clash_by_query(q, h) and sorted_clashes(q, h) is None
