@@ -1,13 +1,14 @@
 """ir_datasets ids as qrels and reference runs (ir_rbstar.datasets), offline.
 
 The offline tests build an ``IR_DATASETS_HOME`` in a temporary folder with files placed at the cache
-paths of real dataset ids (the official TREC DL 2019 passage qrels, shipped in tests/fixtures/irds,
-and small generated scoreddocs), then run ir_rbstar in a new process with that home and with every
-socket call replaced by one that records the attempt and fails: a test passes only if ir_datasets
-used the placed files and never tried to download. The processes are forks of one interpreter started
-for the module (sockets blocked, then the imports every test's code makes), so each test's code starts
-from what a new interpreter has after those imports, without paying the start-up six times. Expected values come from the plain files (read here with
-plain Python or ir_measures) or from closed forms, never from the id path itself.
+paths of real dataset ids (the official TREC DL 2019 passage qrels, shipped in tests/fixtures/irds, and
+small generated scoreddocs), then run ir_rbstar in a new process with that home and with every socket
+call replaced by one that records the attempt and fails: a test passes only if ir_datasets used the
+placed files and never tried to download. The processes are forks of one interpreter started for the
+module (sockets blocked, then the imports every test's code makes), so each test's code starts from what
+a new interpreter has after those imports, without paying the start-up six times. Expected values come
+from the plain files (read here with plain Python or ir_measures) or from closed forms, never from the
+id path itself.
 """
 import contextlib
 import doctest
