@@ -43,7 +43,7 @@ THOROUGH = PROFILE == "thorough"
 def examples(n: int) -> int:
     """Random examples for a property test: ``n`` in the thorough profile, ``max(10, n // 10)`` in the quick
     default (a fifth until 2026-11-27: the suite's 160 property tests took 36-37 s of CPU in one process
-    with a fifth, 23-24 s with a tenth, derandomized; the thorough profile is unchanged)."""
+    with a fifth, 24-29 s with a tenth, derandomized; the thorough profile is unchanged)."""
     return n if THOROUGH else max(10, n // 10)
 
 
