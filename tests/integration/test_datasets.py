@@ -4,11 +4,9 @@ The offline tests build an ``IR_DATASETS_HOME`` in a temporary folder with files
 paths of real dataset ids (the official TREC DL 2019 passage qrels, shipped in tests/fixtures/irds, and
 small generated scoreddocs), then run ir_rbstar in a new process with that home and with every socket
 call replaced by one that records the attempt and fails: a test passes only if ir_datasets used the
-placed files and never tried to download. The processes are forks of one interpreter started for the
-module (sockets blocked, then the imports every test's code makes), so each test's code starts from what
-a new interpreter has after those imports, without paying the start-up six times. Expected values come
-from the plain files (read here with plain Python or ir_measures) or from closed forms, never from the
-id path itself.
+placed files and never tried to download (each in a fork of one interpreter started for the module,
+sockets blocked and the common imports made: the start-up is paid once). Expected values come from the
+plain files (read here with plain Python or ir_measures) or from closed forms, never from the id path.
 """
 import contextlib
 import doctest
@@ -55,11 +53,10 @@ socket.getaddrinfo = _blocked
 OUT = {}
 '''
 
-# The module's interpreter: the prelude, the imports every test's code makes (ir_rbstar imports ir_datasets
-# when it first reads an id; neither matplotlib nor pyterrier: whether they are loaded changes what other
-# code does), then one fork per test: the child runs the test's code in a copy of this module's namespace
-# in the folder it is given, its stdout and stderr to a file, and writes OUT (and NET, with any attempt
-# the imports made) to another; the parent answers with the child's exit status.
+# The module's interpreter: the prelude, the imports every test's code makes (not matplotlib or pyterrier:
+# whether they are loaded changes what other code does), then a fork per test that runs its code in a copy
+# of this namespace, in its folder, output to a file, and writes OUT and NET to another; the parent answers
+# with the child's exit status.
 SERVER = PRELUDE + '''
 import os, sys, traceback
 import pandas, ir_measures, ir_rbstar, ir_datasets
@@ -72,8 +69,7 @@ for line in sys.stdin:
         status = 1
         try:
             log = os.open(job["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-            os.dup2(log, 1)
-            os.dup2(log, 2)
+            os.dup2(log, 1), os.dup2(log, 2)
             os.chdir(job["cwd"])
             scope = dict(BASE, CONST=job["const"])
             exec(compile(job["code"], "<test code>", "exec"), scope)
@@ -83,8 +79,7 @@ for line in sys.stdin:
         except BaseException:
             traceback.print_exc()
         finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
+            sys.stdout.flush(), sys.stderr.flush()
             os._exit(status)
     print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
 '''
@@ -173,9 +168,8 @@ def offline(tmp_path_factory):
 
 def offline_python(offline, code: str, cwd=None, network_attempts: bool = False) -> dict:
     """Run ``code`` (which fills the dict OUT) in a new process (a fork of the module's interpreter) with
-    the test's IR_DATASETS_HOME and no network; returns OUT. Fails if any network access was attempted
-    (unless ``network_attempts``) or if a file appeared in the home (a download or a conversion that
-    should not have happened)."""
+    the test's IR_DATASETS_HOME and no network; returns OUT. Fails on any network access (unless
+    ``network_attempts``) or a file that appeared in the home (a download or conversion)."""
     import select
     server, n = offline["server"], len(list(offline["root"].glob("job*.log")))
     out_file, log_file = offline["root"] / f"job{n}.out", offline["root"] / f"job{n}.log"
