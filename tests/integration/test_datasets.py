@@ -1,11 +1,12 @@
 """ir_datasets ids as qrels and reference runs (ir_rbstar.datasets), offline.
 
 The offline tests build an ``IR_DATASETS_HOME`` in a temporary folder with files placed at the cache
-paths of real dataset ids (the official TREC DL 2019 passage qrels, shipped in tests/fixtures/irds,
-and small generated scoreddocs), then run ir_rbstar in a subprocess with that home and with every
-socket call replaced by one that records the attempt and fails: a test passes only if ir_datasets
-used the placed files and never tried to download. Expected values come from the plain files (read
-here with plain Python or ir_measures) or from closed forms, never from the id path itself.
+paths of real dataset ids (the official TREC DL 2019 passage qrels, shipped in tests/fixtures/irds, and
+small generated scoreddocs), then run ir_rbstar in a new process with that home and with every socket
+call replaced by one that records the attempt and fails: a test passes only if ir_datasets used the
+placed files and never tried to download (each in a fork of one interpreter started for the module,
+sockets blocked and the common imports made: the start-up is paid once). Expected values come from the
+plain files (read here with plain Python or ir_measures) or from closed forms, never from the id path.
 """
 import contextlib
 import doctest
@@ -50,6 +51,37 @@ socket.socket.connect_ex = _blocked
 socket.create_connection = _blocked
 socket.getaddrinfo = _blocked
 OUT = {}
+'''
+
+# The module's interpreter: the prelude, the imports every test's code makes (not matplotlib or pyterrier:
+# whether they are loaded changes what other code does), then a fork per test that runs its code in a copy
+# of this namespace, in its folder, output to a file, and writes OUT and NET to another; the parent answers
+# with the child's exit status.
+SERVER = PRELUDE + '''
+import os, sys, traceback
+import pandas, ir_measures, ir_rbstar, ir_datasets
+from ir_rbstar import cli
+BASE = dict(globals())
+for line in sys.stdin:
+    job = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            log = os.open(job["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            os.dup2(log, 1), os.dup2(log, 2)
+            os.chdir(job["cwd"])
+            scope = dict(BASE, CONST=job["const"])
+            exec(compile(job["code"], "<test code>", "exec"), scope)
+            with open(job["out"], "w") as f:
+                json.dump(dict(scope["OUT"], net=scope["NET"]), f)
+            status = 0
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush(), sys.stderr.flush()
+            os._exit(status)
+    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
 '''
 
 
@@ -119,7 +151,10 @@ def offline(tmp_path_factory):
         _write(path, data)
     env = dict(os.environ, IR_DATASETS_HOME=str(home), IR_DATASETS_TMP=str(root / "tmp"), IR_DATASETS_DL_TRIES="1",
                PYTHONPATH=os.pathsep.join([str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
-    return {
+    server = subprocess.Popen([sys.executable, "-c", SERVER], cwd=root, env=env, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    yield {
+        "server": server,
         "root": root, "home": home, "env": env, "placed": set(placed), "qrels": qrels, "ref_docs": ref_docs,
         "run_docs": run_docs,
         "qrels_file": str(_write(files / "dl19.qrels", qrels_bytes)),
@@ -127,18 +162,25 @@ def offline(tmp_path_factory):
         "doc_ref_file": str(_write(files / "doc19-scoreddocs.run", doc_run)),
         "run_file": str(_write(files / "test.run", "".join(run_lines))),
     }
+    server.stdin.close()
+    server.wait(timeout=60)
 
 
 def offline_python(offline, code: str, cwd=None, network_attempts: bool = False) -> dict:
-    """Run ``code`` (which fills the dict OUT) in a subprocess with the test's IR_DATASETS_HOME and no
-    network; returns OUT. Fails if any network access was attempted (unless ``network_attempts``) or if
-    a file appeared in the home (a download or a conversion that should not have happened)."""
-    script = PRELUDE + "CONST = " + repr({k: v for k, v in offline.items() if isinstance(v, str)}) + "\n" \
-        + textwrap.dedent(code) + "\nprint('\\nOUT=' + json.dumps(dict(OUT, net=NET)))\n"
-    proc = subprocess.run([sys.executable, "-c", script], cwd=cwd or offline["root"], env=offline["env"],
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    out = json.loads(proc.stdout.rsplit("\nOUT=", 1)[1])
+    """Run ``code`` (which fills the dict OUT) in a new process (a fork of the module's interpreter) with
+    the test's IR_DATASETS_HOME and no network; returns OUT. Fails on any network access (unless
+    ``network_attempts``) or a file that appeared in the home (a download or conversion)."""
+    import select
+    server, n = offline["server"], len(list(offline["root"].glob("job*.log")))
+    out_file, log_file = offline["root"] / f"job{n}.out", offline["root"] / f"job{n}.log"
+    job = {"code": textwrap.dedent(code), "cwd": str(cwd or offline["root"]), "out": str(out_file),
+           "log": str(log_file), "const": {k: v for k, v in offline.items() if isinstance(v, str)}}
+    server.stdin.write(json.dumps(job) + "\n")
+    server.stdin.flush()
+    assert select.select([server.stdout], [], [], 600)[0], "no answer in 10 minutes"
+    status = server.stdout.readline().strip()
+    assert status == "0", f"exit status {status or server.wait()}: " + log_file.read_text()[-4000:]
+    out = json.loads(out_file.read_text())
     if not network_attempts:
         assert out["net"] == [], f"network access attempted: {out['net']}"
     present = {p for p in offline["home"].rglob("*") if p.is_file()}
