@@ -347,7 +347,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     with interrupts():
         try:
             return _main(argv)
-        except (KeyboardInterrupt, SystemError) as e:
+        except (KeyboardInterrupt, Exception) as e:
             signum = interrupt_of(e)
             if signum is None:
                 raise
@@ -378,6 +378,8 @@ def _main(argv: List[str]) -> int:
             return (judging_cli.judge_main if argv[0] == "judge" else judging_cli.simulate_main)(argv[1:])
         return run_measures(argv)
     except (errors.RbstarError, FileNotFoundError, NameError) as e:
+        if interrupt_of(e) is not None:          # an interrupt that some code turned into an error
+            raise
         print(f"ir-rbstar: error: {e}{_partial()}", file=sys.stderr)
         return 2
     except BrokenPipeError:
