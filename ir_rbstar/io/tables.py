@@ -81,6 +81,10 @@ class KeepsDerived:
             cache[key] = make()
         return cache[key]
 
+    def held(self, key: Any) -> Any:
+        """The value kept under ``key``, or None when nothing is (nothing is made)."""
+        return self._cache.get(key)
+
     def keep(self, key: Any, value: Any) -> None:
         """Keep ``value`` under ``key``: for the maker of the object, which derived it while making it (e.g.
         the index built for the duplicate check), before anything has read that key."""
