@@ -9,7 +9,7 @@ equal high bits sit side by side once the row is sorted. Internal.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional, Tuple
+from typing import Any, Callable, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -120,49 +120,58 @@ CHUNK_CELLS = 12_000
 def kept_pairs(x: Any, y: Any) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """:func:`merge_by_query` of two rankings (every row of both; the same queries in the same order, as
     the caller knows) from the tables their conversions kept (:data:`KEPT`): the rows (ix, iy) of X and Y
-    with the same document. None when either kept none (rows moved by the sort, other doors) or the
+    with the same document. None when either kept none (other doors, or queries too uneven), the
     tables' keys do not compare alike, or :func:`merge_by_query` declines."""
     tx, ty = x.held(KEPT), y.held(KEPT)
     if tx is None or ty is None or tx.shift != ty.shift or len(tx.table) != len(ty.table):
         return None
-    pairs = merge_by_query(tx, ty)
-    if pairs is None:
-        return None
-    ix, iy = _ranked(pairs[0], tx.order, len(x.docs)), _ranked(pairs[1], ty.order, len(y.docs))  # (keys: input rows)
-    same = x.docs[ix] == y.docs[iy]              # equal high bits of different documents: no pair
-    if not same.all():
-        ix, iy = ix[same], iy[same]
-    return ix, iy
+    # (the keys hold input rows: the ranked rows of those the sort moved looked up, then the hashes compared)
+    rank_x, rank_y = _ranks(tx.order, len(x.docs)), _ranks(ty.order, len(y.docs))
+    x_docs, y_docs = x.docs, y.docs
+
+    def finish(ix: np.ndarray, iy: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        if rank_x is not None:
+            ix = rank_x[ix]
+        if rank_y is not None:
+            iy = rank_y[iy]
+        same = x_docs[ix] == y_docs[iy]          # equal high bits of different documents: no pair
+        return (ix, iy) if same.all() else (ix[same], iy[same])
+    return merge_by_query(tx, ty, finish=finish)
 
 
-def _ranked(rows: np.ndarray, order: Any, n: int) -> np.ndarray:
-    """The ranked row of each input row ``rows`` of a ranking of ``n`` rows (``order``:
-    :attr:`QueryTable.order`), by a table of every row's (a searchsorted of many rows among many moved
-    ones costs several times as much)."""
+def _ranks(order: Any, n: int) -> Optional[np.ndarray]:
+    """The ranked row of every input row of a ranking of ``n`` rows (``order``: :attr:`QueryTable.order`),
+    None when no row moved. (A table of every row: a searchsorted of many rows among the moved ones cost
+    10-30 times as much; int32 when it fits, half the memory.)"""
     if order is None:
-        return rows
+        return None
+    kind = np.int32 if n < 2 ** 31 else np.int64
     if hasattr(order, "src"):                    # a few rows moved (Moves)
-        ranked = np.arange(n, dtype=np.int64)
+        ranked = np.arange(n, dtype=kind)
         ranked[order.src] = order.rows
     else:
-        ranked = np.empty(n, dtype=np.int64)
-        ranked[order] = np.arange(n, dtype=np.int64)
-    return ranked[rows]
+        ranked = np.empty(n, dtype=kind)
+        ranked[order] = np.arange(n, dtype=kind)
+    return ranked
 
 
-def merge_by_query(x: QueryTable, y: QueryTable, chunk: int = CHUNK_CELLS) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+def merge_by_query(x: QueryTable, y: QueryTable, chunk: int = CHUNK_CELLS,
+                   finish: Optional[Callable[[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray]]] = None
+                   ) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """The rows (ix, iy) of X and Y (as numbered in the keys) whose hashes have the same high bits, in the
-    same query, in no particular order (the caller compares their hashes: equal high bits of different
-    hashes are no pair), from each side's :class:`QueryTable` (row i of both the same query, the same
-    shift). The sorted halves of each row of a joint table (X's keys, then Y's with their low bit set)
-    are merged by numpy's stable sort (a merge of two runs: about a quarter of the time of sorting the
-    row afresh, 249 queries x 2,000 keys 1.8 against 8.3 ms); a shared hash's two cells are then
-    neighbours with equal high bits. Padding (at or above a side's floor) and neighbours of one side are
-    no pair. None when three neighbours or more share their high bits (practically never: the caller's
-    other join answers)."""
+    same query, in no particular order (equal high bits of different hashes are no pair: the caller
+    compares the hashes, by ``finish``, given each chunk's rows and returning the pairs kept), from each
+    side's :class:`QueryTable` (row i of both the same query, the same shift); int32 rows when they fit.
+    The sorted halves of each row of a joint table (X's keys, then Y's with their low bit set) are
+    merged by numpy's stable sort (a merge of two runs: about a quarter of the time of sorting the row
+    afresh, 249 queries x 2,000 keys 1.8 against 8.3 ms); a shared hash's two cells are then neighbours
+    with equal high bits. Padding (at or above a side's floor) and neighbours of one side are no pair.
+    Everything is done ``chunk`` cells at a time (small arrays, no page faults). None when three
+    neighbours or more share their high bits (practically never: the caller's other join answers)."""
     n, lx, ly = len(x.table), x.table.shape[1], y.table.shape[1]
+    kind = np.int32 if x.shift <= 32 else np.int64
     if n == 0 or lx == 0 or ly == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return np.zeros(0, kind), np.zeros(0, kind)
     width = lx + ly
     per = max(1, chunk // width)
     low = np.uint64((1 << x.shift) - 1)
@@ -180,12 +189,12 @@ def merge_by_query(x: QueryTable, y: QueryTable, chunk: int = CHUNK_CELLS) -> Op
         at = np.flatnonzero(equal)
         if len(at) > 1 and bool((at[1:] == at[:-1] + 1).any()):
             return None                          # three cells or more with the same high bits
-        found.append((flat[at], flat[at + 1]))
-    left = np.concatenate([f[0] for f in found])
-    right = np.concatenate([f[1] for f in found])
-    flip = (left & one).astype(bool)             # Y's cell first
-    xc, yc = np.where(flip, right, left), np.where(flip, left, right)
-    pair = ((left ^ right) & one).astype(bool)   # one cell of each side, ...
-    pair &= xc < x.floor                         # ... neither of them padding
-    pair &= yc < y.floor
-    return ((xc[pair] & low) >> one).astype(np.int64), ((yc[pair] & low) >> one).astype(np.int64)
+        left, right = flat[at], flat[at + 1]
+        flip = (left & one).astype(bool)         # Y's cell first
+        xc, yc = np.where(flip, right, left), np.where(flip, left, right)
+        pair = ((left ^ right) & one).astype(bool)   # one cell of each side, ...
+        pair &= xc < x.floor                     # ... neither of them padding
+        pair &= yc < y.floor
+        rows = ((xc[pair] & low) >> one).astype(kind), ((yc[pair] & low) >> one).astype(kind)
+        found.append(rows if finish is None else finish(*rows))
+    return np.concatenate([f[0] for f in found]), np.concatenate([f[1] for f in found])
