@@ -26,15 +26,18 @@ _EVEN_TOP = np.uint64(2 ** 64 - 2)
 
 #: the fewest low bits of a key given to its row: the same for every table of fewer than 2^20 rows (every
 #: conversion that sorts to find duplicates), so that two tables' keys, their padding included, compare
-#: alike in a join; 43 high bits of the hash are left (two of 1,000 rows share them with odds of 6e-8)
-MIN_SHIFT = 21
+#: alike in a join; 42 high bits of the hash are left (two of 1,000 rows share them with odds of 1e-7)
+MIN_SHIFT = 22
+
+#: cells of the table whose neighbours :func:`sorted_by_query` compares at a time (small temporaries)
+_CHECK_CELLS = 16_384
 
 
 class QueryTable(NamedTuple):
     """Query i's rows in row i of ``table`` (uint64, each row ascending): a row r with document hash h is the
     cell ``(h >> shift << shift) | (r << 1)`` (the low bit left 0: the join marks one side's cells with it).
-    A short query's row is filled with padding, ``2^64 - 2 - (column << shift)`` (even, and distinct in
-    its high bits); every real cell is below ``floor``, every padding cell at or above it. ``order``: when
+    A short query's row is filled with padding: the high bits of ``2^64 - 2 - (column << shift)``
+    (distinct), low bits even; every real cell is below ``floor``, every padding cell at or above it. ``order``: when
     the rows were then sorted (a ranking's conversion), the input row of each ranked row (an array, or a
     :class:`.docindex.Moves`), None when no row moved: the keys hold input rows."""
 
@@ -62,22 +65,30 @@ def sorted_by_query(q: np.ndarray, h: np.ndarray) -> Optional[QueryTable]:
     width = int(lens.max())
     if blocks * width > (1 + _PADDING) * n:
         return None
-    shift = max(MIN_SHIFT, (2 * n - 1).bit_length())  # room for the row shifted by one
+    # room for the rows numbered in the table's cells, shifted by one (< 2 (n + width) <= 4n)
+    shift = max(MIN_SHIFT, (4 * n - 1).bit_length())
     if width << shift >= 2 ** 62:
         return None
     low = np.uint64((1 << shift) - 1)
     floor = (_EVEN_TOP - np.uint64((width - 1) << shift)) & ~low
-    keys = np.bitwise_and(h, ~low)
-    if keys.max() >= floor:
-        return None
-    keys |= np.arange(0, 2 * n, 2, dtype=np.uint64)
+    if h.max() >= floor:
+        return None                                  # a hash with the padding's high bits
     if blocks * width == n:
-        table = keys.reshape(blocks, width)
+        table = np.bitwise_and(h, ~low).reshape(blocks, width)
     else:
-        table = _padded(keys, firsts, lens, width, _EVEN_TOP - (np.arange(width, dtype=np.uint64) << np.uint64(shift)))
+        table = _padded(h, firsts, lens, width, _EVEN_TOP - (np.arange(width, dtype=np.uint64) << np.uint64(shift)))
+        table &= ~low
+    # each cell's row, doubled, added into the cleared low bits (in place: a row and a column broadcast);
+    # padding gets the row its cell would have, below 2 (n + width)
+    table += np.arange(0, 2 * width, 2, dtype=np.uint64)
+    table += (2 * firsts.astype(np.uint64))[:, None]
     table.sort(axis=1)
-    if width > 1 and bool(np.any((table[:, 1:] ^ table[:, :-1]) <= low)):
-        return None                                  # equal high bits in a query
+    if width > 1:
+        per = max(1, _CHECK_CELLS // width)
+        for a in range(0, blocks, per):
+            part = table[a:a + per]
+            if bool(np.any(np.bitwise_xor(part[:, 1:], part[:, :-1]) <= low)):
+                return None                          # equal high bits in a query
     return QueryTable(table, shift, floor)
 
 
