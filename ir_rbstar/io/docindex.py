@@ -8,7 +8,7 @@ import numpy as np
 
 from ..errors import RbstarError
 from .ids import _GOLD, _mix
-from .querytable import QueryTable, sorted_by_query
+from .querytable import QueryTable, checked_by_query
 from .querytable import no_clash_by_query as no_clash_by_query     # (its tests import it from here)
 
 
@@ -57,15 +57,15 @@ def sorted_clashes(qcodes: np.ndarray, dhash: np.ndarray) -> Optional[Tuple[np.n
 def clashes_by_sort(qcodes: np.ndarray, dhash: np.ndarray
                     ) -> Tuple[Optional[Tuple[np.ndarray, np.ndarray]], Optional[QueryTable]]:
     """(:func:`sorted_clashes`, the :class:`.querytable.QueryTable` that found none, or None): first each
-    query's rows sorted in a row of a 2-D table (:func:`.querytable.sorted_by_query`), which a conversion
-    keeps for the joins; when that may have found one (or the rows do not fit it), one sort of a 64-bit key
-    per row (:func:`_pair_keys`), and on the rare equal keys their rows grouped by (query, hash) exactly.
-    About half the cost of the index, for inputs whose joins do not need one (an index is built later, on
-    first use)."""
+    query's rows sorted in a row of a 2-D table (:func:`.querytable.checked_by_query`: of long queries, a
+    table a conversion keeps for the joins); when that may have found one (or the rows do not fit it), one
+    sort of a 64-bit key per row (:func:`_pair_keys`), and on the rare equal keys their rows grouped by
+    (query, hash) exactly. About half the cost of the index, for inputs whose joins do not need one (an
+    index is built later, on first use)."""
     q = np.asarray(qcodes, dtype=np.int64)
     h = np.ascontiguousarray(dhash, dtype=np.uint64)
-    table = sorted_by_query(q, h)
-    if table is not None or len(q) < 2:
+    sure, table = checked_by_query(q, h)
+    if sure or len(q) < 2:
         return None, table
     ordered = _pair_keys(q, h)
     ordered.sort()                  # (in place: the keys in row order are made again in the rare case below)

@@ -1,9 +1,12 @@
-"""The duplicate check's table of each query's sorted keys (ir_rbstar/io/querytable.py), kept by a conversion and
-merged by the run-reference join: the table holds every row once, in its query's row, below the padding;
-a table means no repeated (query, hash); the merged join gives the pairs a dict gives, whatever rows the
-conversion's sort moved; equal high bits of different hashes are no pair; the RBO family's values are
-the same with the merge as without it."""
+"""The duplicate check's table of each query's sorted keys (ir_rbstar/io/querytable.py), kept by a conversion of
+long queries and merged by the run-reference join: the table holds every row once, in its query's row,
+below the padding; a table means no repeated (query, hash); the merged join gives the pairs a dict gives,
+whatever rows the conversion's sort moved; equal high bits of different hashes are no pair; the RBO
+family's values are the same with the merge as without it. (Tables are kept here from queries of any
+length, :func:`_keeping_every_table`, so that small examples take the merge.)"""
 from __future__ import annotations
+
+from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -18,6 +21,24 @@ from ir_rbstar.io.querytable import MIN_SHIFT, kept_pairs, merge_by_query, sorte
 from tests.conftest import examples
 
 _TOP = 2 ** 64 - 1
+
+
+@contextmanager
+def _keeping_every_table():
+    """Conversions keep a table whatever their queries' lengths (not from :data:`querytable.KEEP_WIDTH` on)."""
+    kept = querytable.KEEP_WIDTH
+    querytable.KEEP_WIDTH = 1
+    try:
+        yield
+    finally:
+        querytable.KEEP_WIDTH = kept
+
+
+def test_only_long_queries_keep_a_table():
+    rows = [(f"q{q}", f"d{d}", float(-d)) for q in range(3) for d in range(querytable.KEEP_WIDTH)]
+    long = to_ranking(pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]))
+    short = to_ranking(pd.DataFrame(rows[:-1][:querytable.KEEP_WIDTH - 1], columns=["query_id", "doc_id", "score"]))
+    assert long.held(querytable.KEPT) is not None and short.held(querytable.KEPT) is None
 
 
 @st.composite
@@ -101,7 +122,8 @@ def _frames(draw):
 @settings(max_examples=examples(150), deadline=None)
 @given(_frames())
 def test_the_merged_join_gives_the_pairs_of_a_dict(frames):
-    x, y = (to_ranking(f) for f in frames)
+    with _keeping_every_table():
+        x, y = (to_ranking(f) for f in frames)
     got = kept_pairs(x, y)
     if got is None:                               # queries too uneven for a table: the other join answers
         assert x.held(querytable.KEPT) is None or y.held(querytable.KEPT) is None
@@ -158,6 +180,7 @@ def test_the_rbo_family_is_the_same_with_the_merged_join(monkeypatch):
             ir_rbstar.unregister_run("kept_ref")
     merged = querytable.kept_pairs
     monkeypatch.setattr(querytable, "kept_pairs", lambda x, y: calls.append(merged(x, y)) or calls[-1])
+    monkeypatch.setattr(querytable, "KEEP_WIDTH", 1)
     with_merge = values()
     assert calls and all(c is not None for c in calls)    # the join took the kept tables
     monkeypatch.setattr(querytable, "kept_pairs", lambda x, y: None)

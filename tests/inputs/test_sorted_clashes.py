@@ -79,20 +79,12 @@ def test_the_sort_query_by_query_finds_what_the_definition_finds(rows):
 def test_the_sort_query_by_query_is_used_and_says_none_or_maybe():
     from ir_rbstar.io.docindex import no_clash_by_query
     q = np.repeat(np.arange(3), [4, 3, 4])
-    # hashes as hashes are, spread over the 64 bits (the keys compare their high bits: 0, 1, 2, ... share
-    # theirs, which says "maybe")
-    h = _spread(11)
+    h = np.arange(11, dtype=np.uint64)
     assert no_clash_by_query(q, h)                     # one table, one row padded
     h[9] = h[8]
     assert not no_clash_by_query(q, h)
-    assert not no_clash_by_query(np.array([0, 1, 0]), _spread(3))   # query 0 twice
-    assert not no_clash_by_query(np.repeat([0, 1], [1, 9]), _spread(10))  # too uneven
-    small = np.arange(11, dtype=np.uint64)            # distinct, with the same high bits: maybe, and none exactly
-    assert not no_clash_by_query(q, small) and sorted_clashes(q, small) is None
-    h = _spread(11)
-    h[4] = np.uint64(_TOP - 3)                         # query 1's row at the top of the range, where the padding is
+    assert not no_clash_by_query(np.array([0, 1, 0]), np.arange(3, dtype=np.uint64))   # query 0 twice
+    assert not no_clash_by_query(np.repeat([0, 1], [1, 9]), np.arange(10, dtype=np.uint64))  # too uneven
+    h = np.arange(11, dtype=np.uint64)
+    h[4] = np.uint64(_TOP - 3)                         # query 1's row equals the padding value of its slot 3
     assert not no_clash_by_query(q, h) and sorted_clashes(q, h) is None
-
-
-def _spread(n: int) -> np.ndarray:
-    return np.array([0x9E3779B97F4A7C15 * k % 2 ** 64 for k in range(1, n + 1)], dtype=np.uint64)
