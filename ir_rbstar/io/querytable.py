@@ -67,7 +67,7 @@ def _layout(q: np.ndarray) -> Optional[_Layout]:
     cuts = np.flatnonzero(q[1:] != q[:-1]) + 1
     blocks = len(cuts) + 1
     firsts = np.concatenate(([0], cuts))
-    if blocks > 1 and len(np.unique(q[firsts])) < blocks:
+    if blocks > 1 and len(set(q[firsts].tolist())) < blocks:     # (a set: a fifth of np.unique's time on 200)
         return None                                  # a query in two blocks
     lens = np.diff(np.append(firsts, n))
     width = int(lens.max())
