@@ -63,14 +63,19 @@ _GOLD = np.uint64(0x9E3779B97F4A7C15)
 
 _BLOCK = 1 << 20
 
+#: the block of :func:`hash_ids`'s mixing of later words: its temporary (64 KiB) comes from the heap, not
+#: from pages mapped afresh for each call
+_SCRATCH = 1 << 13
+
 
 def _mix(h: np.ndarray, scratch: Optional[np.ndarray] = None) -> np.ndarray:
     """splitmix64 finaliser (a bijection on uint64), in place on ``h`` (which it returns); a block at a
     time, so that its temporaries are small and reused rather than new memory the size of ``h``
     (``scratch``: a uint64 array of at least ``min(len(h), _BLOCK)`` cells to use for them)."""
     t = np.empty(min(len(h), _BLOCK), dtype=np.uint64) if scratch is None else scratch
-    for i in range(0, len(h), _BLOCK):
-        b = h[i:i + _BLOCK]
+    step = max(len(t), 1)
+    for i in range(0, len(h), step):
+        b = h[i:i + step]
         u = t[:len(b)]
         np.right_shift(b, np.uint64(30), out=u)
         b ^= u
@@ -109,13 +114,18 @@ def hash_ids(ids: np.ndarray) -> np.ndarray:
             if some == 0:
                 continue
             if scratch is None:
-                scratch = np.empty(min(n, _BLOCK), dtype=np.uint64)
+                scratch = np.empty(min(n, _SCRATCH), dtype=np.uint64)
             if some == n:                            # every id reaches this word: in place
                 h ^= col
                 _mix(h, scratch)
-            elif some > n // 4:                      # (the same operations on every row, kept where they apply:
-                mixed = np.bitwise_xor(h, col)       # fewer temporaries than gathering the rows, measured)
-                np.copyto(h, _mix(mixed, scratch), where=nz)
+            elif some > n // 2:
+                # most ids do: every row mixed in place, the others' hashes put back (no temporaries of
+                # the column's size, whose fresh pages cost more than the few rows' gather and scatter)
+                rest = np.flatnonzero(~nz)
+                kept = h[rest]
+                h ^= col
+                _mix(h, scratch)
+                h[rest] = kept
             else:
                 h[nz] = _mix(h[nz] ^ col[nz], scratch)
         return h
