@@ -193,8 +193,7 @@ class Moves:
 
     def __init__(self, rows: np.ndarray, src: np.ndarray):
         self.rows, self.src = rows, src
-        by_src = np.argsort(src)
-        self._src_sorted, self._rows_by_src = src[by_src], rows[by_src]
+        self._by_src: Optional[Tuple[np.ndarray, np.ndarray]] = None     # (src sorted, their rows): on first use
 
     def input_of(self, ranked: np.ndarray) -> np.ndarray:
         """The input row of each ranked row."""
@@ -202,7 +201,10 @@ class Moves:
 
     def ranked_of(self, inputs: np.ndarray) -> np.ndarray:
         """The ranked row of each input row."""
-        return _remap(inputs, self._src_sorted, self._rows_by_src)
+        if self._by_src is None:            # (an argsort of the moved rows: 0.9 ms for Robust04's 24,000)
+            by_src = np.argsort(self.src)
+            self._by_src = self.src[by_src], self.rows[by_src]
+        return _remap(inputs, *self._by_src)
 
     def apply(self, values: np.ndarray, inplace: bool = False) -> np.ndarray:
         """``values`` (one per input row) in ranked order: a copy with the moved rows moved, or, with
