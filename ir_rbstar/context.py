@@ -19,7 +19,7 @@ from .errors import GradeScaleError, MissingQrelsError
 from .core.rbo_variants import match_counted
 from .core.rowjoin import match_by_query
 from .core.segments import seg_cumcount
-from .io import QUERY_IDS, Qrels, Ranking, tie_layout, verify_matches
+from .io import QUERY_IDS, Qrels, Ranking, querytable, tie_layout, verify_matches
 from .references import resolve_run
 
 __all__ = ["Rows", "TiedRows", "RankedRows", "RunContext"]
@@ -369,7 +369,10 @@ class RunContext:
                 # one sort of both sides' (query, document) keys, block by block: no hash index to build
                 # (building one and looking B up took 1.3-2 times as long on TREC runs, measured)
                 # (a table with one query per row, sorted along its rows, when the queries fit one)
-                pairs = match_by_query(b.lens, b.docs.view(np.int64), r.lens, r.docs.view(np.int64))
+                # (merged from the tables of sorted keys both conversions kept, when B and R are all their rows)
+                pairs = querytable.kept_pairs(self.run, reference) if b.identity and r.identity else None
+                if pairs is None:
+                    pairs = match_by_query(b.lens, b.docs.view(np.int64), r.lens, r.docs.view(np.int64))
                 ib, ir = pairs if pairs is not None else \
                     match_counted(b.lens, b.docs.view(np.int64), r.lens, r.docs.view(np.int64))
                 at = ir if r.identity else r.src[ir]          # the matched rows in the reference

@@ -9,7 +9,8 @@ import pandas as pd
 
 from ..engine import compiled
 from ..errors import DuplicateDocumentError, InputFormatError, RbstarError
-from .docindex import MovedIndex, Moves, SortedIndex, input_rows, judgment_index, sorted_clashes
+from . import querytable
+from .docindex import MovedIndex, Moves, SortedIndex, clashes_by_sort, input_rows, judgment_index
 from .ids import QUERY_IDS, CodedIds, _raw, _show, _to_str, check_utf8, doc_bytes, hash_ids
 from .tables import Qrels, Ranking, _block_firsts, _build_ranking, _query_codes
 
@@ -157,8 +158,12 @@ def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: O
         if len(qc) < _PARALLEL_ROWS:
             # duplicates by one sort; the hash index is built on first use (references of the RBO family
             # and runs joined from their rows' side never need it)
-            _check_duplicates(sorted_clashes(qc, dh), qc, dbytes, "run", source, line_of)
-            return _build_ranking(qc, dbytes, dh, scores, source, inplace=own)
+            clashes, table = clashes_by_sort(qc, dh)
+            _check_duplicates(clashes, qc, dbytes, "run", source, line_of)
+            ranking, order = _build_ranking(qc, dbytes, dh, scores, source, with_order=True, inplace=own)
+            if table is not None:                # each query's sorted keys, for the run-reference join
+                ranking.keep(querytable.KEPT, table if order is None else table._replace(order=order))
+            return ranking
         # large inputs: the duplicate check and the sort are independent numpy work, run side by side
         # (the index reads the hashes meanwhile: they are not reordered in place)
         from concurrent.futures import ThreadPoolExecutor

@@ -25,13 +25,18 @@ _RUN_COLS = (("query_id", "qid"), ("doc_id", "docno"), ("score",))
 _QREL_COLS = (("query_id", "qid"), ("doc_id", "docno"), ("relevance", "label"))
 
 
-def _pick(df: pd.DataFrame, options, source: str, what: str, rows: Optional[np.ndarray] = None) -> Any:
+def _pick(df: pd.DataFrame, options, source: str, what: str, rows: Optional[np.ndarray] = None,
+          from_arrow: Optional[list] = None) -> Any:
+    """The column of ``df`` named by the first of ``options`` it has, converted (ids: :func:`_arrow_ids` when
+    arrow holds them; the name of such a column is appended to ``from_arrow``)."""
     for name in options:
         if name in df.columns:
             col = df[name]
             if name in ("query_id", "qid", "doc_id", "docno"):
                 fast = _arrow_ids(col, query=name in ("query_id", "qid"))
                 if fast is not None:
+                    if from_arrow is not None:
+                        from_arrow.append(name)
                     return fast
                 _no_missing_ids(col, name, source, what, rows)
             return col.to_numpy(dtype=object) if name != "score" and col.dtype.kind not in "SO" else col.to_numpy()
@@ -176,9 +181,10 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
             obj, kept = _frame_rows(obj, kind.frame_columns[0], queries, src, kind.name)
         else:
             kept = None
-        cols = [_pick(obj, c, src, kind.name, kept) for c in kind.frame_columns]
+        from_arrow: list = []
+        cols = [_pick(obj, c, src, kind.name, kept, from_arrow) for c in kind.frame_columns]
         if kind is _RUN and isinstance(cols[1], np.ndarray) and cols[1].dtype.kind == "S" \
-                and _is_arrow_string(obj[next(c for c in kind.frame_columns[1] if c in obj.columns)]):
+                and any(c in from_arrow for c in kind.frame_columns[1]):
             # ids read from arrow's buffers (_ascii_bytes): a new array, which the sort may reorder in place
             # (the frame's scores are its own: never)
             return kind.from_columns(*cols, src, fresh_ids=True)

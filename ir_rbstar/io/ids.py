@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, Dict, Iterable, List
+from typing import Any, Dict, Iterable, List, Optional
 
 import numpy as np
 
@@ -63,13 +63,19 @@ _GOLD = np.uint64(0x9E3779B97F4A7C15)
 
 _BLOCK = 1 << 20
 
+#: the block of :func:`hash_ids`'s mixing of later words: its temporary (64 KiB) comes from the heap, not
+#: from pages mapped afresh for each call
+_SCRATCH = 1 << 13
 
-def _mix(h: np.ndarray) -> np.ndarray:
+
+def _mix(h: np.ndarray, scratch: Optional[np.ndarray] = None) -> np.ndarray:
     """splitmix64 finaliser (a bijection on uint64), in place on ``h`` (which it returns); a block at a
-    time, so that its temporaries are small and reused rather than new memory the size of ``h``."""
-    t = np.empty(min(len(h), _BLOCK), dtype=np.uint64)
-    for i in range(0, len(h), _BLOCK):
-        b = h[i:i + _BLOCK]
+    time, so that its temporaries are small and reused rather than new memory the size of ``h``
+    (``scratch``: a uint64 array of at least ``min(len(h), _BLOCK)`` cells to use for them)."""
+    t = np.empty(min(len(h), _BLOCK), dtype=np.uint64) if scratch is None else scratch
+    step = max(len(t), 1)
+    for i in range(0, len(h), step):
+        b = h[i:i + step]
         u = t[:len(b)]
         np.right_shift(b, np.uint64(30), out=u)
         b ^= u
@@ -99,12 +105,29 @@ def hash_ids(ids: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
         # a bijection: ids of up to 8 bytes never collide (mixed in place when the padded copy is one word)
         h = _mix(w[:, 0] if own and words == 1 else w[:, 0].copy())
+        scratch = None
         for j in range(1, words):
             col = w[:, j]
             # all-zero words are padding (ids hold no NUL bytes): skipping them makes the width irrelevant
             nz = col != 0
-            if nz.any():
-                h[nz] = _mix(h[nz] ^ col[nz])
+            some = int(np.count_nonzero(nz))
+            if some == 0:
+                continue
+            if scratch is None:
+                scratch = np.empty(min(n, _SCRATCH), dtype=np.uint64)
+            if some == n:                            # every id reaches this word: in place
+                h ^= col
+                _mix(h, scratch)
+            elif some > n // 2:
+                # most ids do: every row mixed in place, the others' hashes put back (no temporaries of
+                # the column's size, whose fresh pages cost more than the few rows' gather and scatter)
+                rest = np.flatnonzero(~nz)
+                kept = h[rest]
+                h ^= col
+                _mix(h, scratch)
+                h[rest] = kept
+            else:
+                h[nz] = _mix(h[nz] ^ col[nz], scratch)
         return h
 
 

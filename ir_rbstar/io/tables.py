@@ -81,6 +81,10 @@ class KeepsDerived:
             cache[key] = make()
         return cache[key]
 
+    def held(self, key: Any) -> Any:
+        """The value kept under ``key``, or None when nothing is (nothing is made)."""
+        return self._cache.get(key)
+
     def keep(self, key: Any, value: Any) -> None:
         """Keep ``value`` under ``key``: for the maker of the object, which derived it while making it (e.g.
         the index built for the duplicate check), before anything has read that key."""
@@ -446,8 +450,11 @@ def _break_ties_by_docid(order: Optional[np.ndarray], same: np.ndarray, dbytes: 
     opens = np.concatenate(([True], ~same[rows[1:] - 1]))   # a tied row not tied with the one before opens a group
     src = rows if order is None else order[rows]
     words = -(-dbytes.dtype.itemsize // 8)
-    ids = np.zeros(len(rows), dtype=f"S{8 * words}")                # NUL padding keeps the byte order
-    ids[...] = dbytes[src]
+    if dbytes.dtype.itemsize == 8 * words:
+        ids = dbytes[src]                                            # whole words already (a new array)
+    else:
+        ids = np.zeros(len(rows), dtype=f"S{8 * words}")            # NUL padding keeps the byte order
+        ids[...] = dbytes[src]
     w = ids.view(">u8").reshape(len(rows), words).astype(np.uint64)
     starts = np.flatnonzero(opens)
     sizes = np.diff(np.append(starts, len(rows)))

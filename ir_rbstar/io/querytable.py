@@ -1,0 +1,266 @@
+"""Each query's rows sorted in a row of a 2-D table: the duplicate check of a conversion
+(:func:`.docindex.sorted_clashes`), whose table a ranking of long queries keeps for the run-reference join
+(:func:`kept_pairs`, :func:`merge_by_query`: two tables sorted already are merged, not sorted again; used by
+:meth:`ir_rbstar.context.RunContext.match`).
+
+numpy sorts many short rows several times faster than one long array of all the keys (200 queries x 100
+rows 0.05 against 0.6 ms, 249 x 1,000 3 against 12 ms). A kept table's cell holds a row's key: the high
+bits of its document hash, then its row number shifted left by one (:class:`QueryTable`); two rows of a
+query with equal high bits sit side by side once the row is sorted. Internal.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple, Optional, Tuple
+
+import numpy as np
+
+__all__ = ["QueryTable", "KEPT", "MIN_SHIFT", "KEEP_WIDTH", "checked_by_query", "sorted_by_query", "no_clash_by_query",
+           "kept_pairs", "merge_by_query"]
+
+#: the key under which a ranking keeps the :class:`QueryTable` of its conversion (rows in the ranked order)
+KEPT = "rows by query"
+
+#: the most padding :func:`sorted_by_query` accepts, as a share of the rows (the queries' rows are sorted in
+#: one table as wide as the longest query)
+_PADDING = 0.5
+
+_EVEN_TOP = np.uint64(2 ** 64 - 2)
+
+#: the fewest low bits of a key given to its row: the same for every table of fewer than 2^20 rows (every
+#: conversion that sorts to find duplicates), so that two tables' keys, their padding included, compare
+#: alike in a join; 42 high bits of the hash are left (two of 1,000 rows share them with odds of 1e-7)
+MIN_SHIFT = 22
+
+#: cells of the table whose neighbours :func:`sorted_by_query` compares at a time (small temporaries)
+_CHECK_CELLS = 16_384
+
+
+class QueryTable(NamedTuple):
+    """Query i's rows in row i of ``table`` (uint64, each row ascending): a row r with document hash h is the
+    cell ``(h >> shift << shift) | (r << 1)`` (the low bit left 0: the join marks one side's cells with it).
+    A short query's row is filled with padding: the high bits of ``2^64 - 2 - (column << shift)``
+    (distinct), low bits even; every real cell is below ``floor``, every padding cell at or above it. ``order``: when
+    the rows were then sorted (a ranking's conversion), the input row of each ranked row (an array, or a
+    :class:`.docindex.Moves`), None when no row moved: the keys hold input rows."""
+
+    table: np.ndarray
+    shift: int
+    floor: np.uint64
+    order: Any = None
+
+
+#: the length of the longest query from which a conversion keeps a :class:`QueryTable` (:func:`checked_by_query`):
+#: merging two sorted halves beats sorting a row afresh on long rows (Robust04, 1,000 rows a query: the
+#: join 11-17 -> 4.5-7 ms), not on short ones, where the keys' extra operations cost more than they save
+#: (DL19 runs of 100 rows a query: 0.05-0.1 ms slower a call, measured)
+KEEP_WIDTH = 256
+
+
+_Layout = Tuple[np.ndarray, np.ndarray, int]
+
+
+def _layout(q: np.ndarray) -> Optional[_Layout]:
+    """(each block's first row, its length, the longest) of rows grouped by query, each query in one block,
+    whose blocks fit one table (:data:`_PADDING`); None for other rows."""
+    n = len(q)
+    if n == 0:
+        return None
+    cuts = np.flatnonzero(q[1:] != q[:-1]) + 1
+    blocks = len(cuts) + 1
+    firsts = np.concatenate(([0], cuts))
+    if blocks > 1 and len(set(q[firsts].tolist())) < blocks:     # (a set: a fifth of np.unique's time on 200)
+        return None                                  # a query in two blocks
+    lens = np.diff(np.append(firsts, n))
+    width = int(lens.max())
+    if blocks * width > (1 + _PADDING) * n:
+        return None
+    return firsts, lens, width
+
+
+def checked_by_query(q: np.ndarray, h: np.ndarray) -> Tuple[bool, Optional[QueryTable]]:
+    """(whether no two rows surely hold the same query code and document hash, the :class:`QueryTable` to
+    keep or None): by :func:`sorted_by_query` for queries of :data:`KEEP_WIDTH` rows or more, else by
+    :func:`no_clash_by_query`, which keeps nothing. False: some may (the caller then looks exactly)."""
+    layout = _layout(q)
+    if layout is None:
+        return False, None
+    if layout[2] >= KEEP_WIDTH:
+        table = sorted_by_query(q, h, layout)
+        return table is not None, table
+    return no_clash_by_query(q, h, layout), None
+
+
+def sorted_by_query(q: np.ndarray, h: np.ndarray, layout: Optional[_Layout] = None) -> Optional[QueryTable]:
+    """The :class:`QueryTable` of rows with query codes ``q`` and document hashes ``h`` (uint64) when no two
+    rows of a query have hashes with the same high bits (so no two hold the same query code and document
+    hash); None when some may (the caller then looks exactly), when the rows do not fit a table
+    (:func:`_layout`, given as ``layout`` when the caller has it), or when a hash's high bits reach the
+    padding's (a 64-bit coincidence, as equal high bits are)."""
+    layout = _layout(q) if layout is None else layout
+    if layout is None:
+        return None
+    firsts, lens, width = layout
+    n, blocks = len(q), len(firsts)
+    # room for the rows numbered in the table's cells, shifted by one (< 2 (n + width) <= 4n)
+    shift = max(MIN_SHIFT, (4 * n - 1).bit_length())
+    if width << shift >= 2 ** 62:
+        return None
+    low = np.uint64((1 << shift) - 1)
+    floor = (_EVEN_TOP - np.uint64((width - 1) << shift)) & ~low
+    if h.max() >= floor:
+        return None                                  # a hash with the padding's high bits
+    if blocks * width == n:
+        table = np.bitwise_and(h, ~low).reshape(blocks, width)
+    else:
+        table = _padded(h, firsts, lens, width, _EVEN_TOP - (np.arange(width, dtype=np.uint64) << np.uint64(shift)))
+        table &= ~low
+    # each cell's row, doubled, added into the cleared low bits (in place: a row and a column broadcast);
+    # padding gets the row its cell would have, below 2 (n + width)
+    table += np.arange(0, 2 * width, 2, dtype=np.uint64)
+    table += (2 * firsts.astype(np.uint64))[:, None]
+    table.sort(axis=1)
+    if width > 1:
+        per = max(1, _CHECK_CELLS // width)
+        for a in range(0, blocks, per):
+            part = table[a:a + per]
+            if bool(np.any(np.bitwise_xor(part[:, 1:], part[:, :-1]) <= low)):
+                return None                          # equal high bits in a query
+    return QueryTable(table, shift, floor)
+
+
+def no_clash_by_query(q: np.ndarray, h: np.ndarray, layout: Optional[_Layout] = None) -> bool:
+    """True when no two rows hold the same query code and document hash, found by sorting each query's
+    hashes in a row of its own of a 2-D table (numpy sorts many short rows several times faster than one
+    long array of all the keys: 200 queries x 100 rows 0.05 against 0.6 ms, 249 x 1,000 3 against 12 ms);
+    False when some may (the caller then looks exactly) or when the rows do not fit a table
+    (:func:`_layout`, given as ``layout`` when the caller has it). Short queries are padded with distinct
+    values from the top of the range, which a hash equals only by a 64-bit coincidence (then False, and
+    the exact look finds nothing)."""
+    q = np.asarray(q)
+    h = np.ascontiguousarray(h, dtype=np.uint64)
+    layout = _layout(q) if layout is None else layout
+    if layout is None:
+        return False
+    firsts, lens, width = layout
+    if width < 2:
+        return True
+    blocks = len(firsts)
+    if blocks * width == len(q):
+        table = h.reshape(blocks, width)
+    else:
+        table = _padded(h, firsts, lens, width, np.uint64(2 ** 64 - 1) - np.arange(width, dtype=np.uint64))
+    table = np.sort(table, axis=1)
+    return not np.any(table[:, 1:] == table[:, :-1])
+
+
+def _padded(h: np.ndarray, firsts: np.ndarray, lens: np.ndarray, width: int, pad: np.ndarray) -> np.ndarray:
+    """The blocks of ``h`` (starting at ``firsts``, of ``lens`` rows) as the rows of a 2-D table ``width``
+    wide, each short row ended by ``pad`` (the value of each column). The rows between two short blocks
+    are one slice of both ``h`` and the table: copied by slices (a few microseconds each) unless the short
+    blocks are many for the rows (tiny queries), then by one scatter (about 9 ns a row: 2.2 ms for
+    250,000 rows, against 0.1 ms by slices with 64 blocks short)."""
+    blocks = len(lens)
+    table = np.empty((blocks, width), dtype=np.uint64)
+    flat = table.reshape(-1)
+    short = np.flatnonzero(lens < width)
+    if len(short) > max(64, len(h) // 256):
+        table[:] = pad
+        flat[np.arange(len(h), dtype=np.int64) + np.repeat(np.arange(blocks) * width - firsts, lens)] = h
+        return table
+    src = dst = 0
+    for b in short.tolist():
+        end = int(firsts[b] + lens[b])
+        flat[dst:dst + end - src] = h[src:end]
+        table[b, int(lens[b]):] = pad[int(lens[b]):]
+        src, dst = end, (b + 1) * width
+    flat[dst:] = h[src:]
+    return table
+
+
+#: cells of :func:`merge_by_query`'s joint table sorted at a time (whole queries), as for
+#: :func:`ir_rbstar.core.rowjoin.match_by_query`: the table and its temporaries stay below the 128 KiB from
+#: which glibc's malloc maps each new array afresh, with its page faults
+CHUNK_CELLS = 12_000
+
+
+def kept_pairs(x: Any, y: Any) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """:func:`merge_by_query` of two rankings (every row of both; the same queries in the same order, as
+    the caller knows) from the tables their conversions kept (:data:`KEPT`): the rows (ix, iy) of X and Y
+    with the same document. None when either kept none (other doors, or queries too uneven), the
+    tables' keys do not compare alike, or :func:`merge_by_query` declines."""
+    tx, ty = x.held(KEPT), y.held(KEPT)
+    if tx is None or ty is None or tx.shift != ty.shift or len(tx.table) != len(ty.table):
+        return None
+    # (the keys hold input rows: the ranked rows of those the sort moved looked up, then the hashes compared)
+    rank_x, rank_y = _ranks(tx.order, len(x.docs)), _ranks(ty.order, len(y.docs))
+    x_docs, y_docs = x.docs, y.docs
+
+    def finish(ix: np.ndarray, iy: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        if rank_x is not None:
+            ix = rank_x[ix]
+        if rank_y is not None:
+            iy = rank_y[iy]
+        same = x_docs[ix] == y_docs[iy]          # equal high bits of different documents: no pair
+        return (ix, iy) if same.all() else (ix[same], iy[same])
+    return merge_by_query(tx, ty, finish=finish)
+
+
+def _ranks(order: Any, n: int) -> Optional[np.ndarray]:
+    """The ranked row of every input row of a ranking of ``n`` rows (``order``: :attr:`QueryTable.order`),
+    None when no row moved. (A table of every row: a searchsorted of many rows among the moved ones cost
+    10-30 times as much; int32 when it fits, half the memory.)"""
+    if order is None:
+        return None
+    kind = np.int32 if n < 2 ** 31 else np.int64
+    if hasattr(order, "src"):                    # a few rows moved (Moves)
+        ranked = np.arange(n, dtype=kind)
+        ranked[order.src] = order.rows
+    else:
+        ranked = np.empty(n, dtype=kind)
+        ranked[order] = np.arange(n, dtype=kind)
+    return ranked
+
+
+def merge_by_query(x: QueryTable, y: QueryTable, chunk: int = CHUNK_CELLS,
+                   finish: Optional[Callable[[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray]]] = None
+                   ) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """The rows (ix, iy) of X and Y (as numbered in the keys) whose hashes have the same high bits, in the
+    same query, in no particular order (equal high bits of different hashes are no pair: the caller
+    compares the hashes, by ``finish``, given each chunk's rows and returning the pairs kept), from each
+    side's :class:`QueryTable` (row i of both the same query, the same shift); int32 rows when they fit.
+    The sorted halves of each row of a joint table (X's keys, then Y's with their low bit set) are
+    merged by numpy's stable sort (a merge of two runs: about a quarter of the time of sorting the row
+    afresh, 249 queries x 2,000 keys 1.8 against 8.3 ms); a shared hash's two cells are then neighbours
+    with equal high bits. Padding (at or above a side's floor) and neighbours of one side are no pair.
+    Everything is done ``chunk`` cells at a time (small arrays, no page faults). None when three
+    neighbours or more share their high bits (practically never: the caller's other join answers)."""
+    n, lx, ly = len(x.table), x.table.shape[1], y.table.shape[1]
+    kind = np.int32 if x.shift <= 32 else np.int64
+    if n == 0 or lx == 0 or ly == 0:
+        return np.zeros(0, kind), np.zeros(0, kind)
+    width = lx + ly
+    per = max(1, chunk // width)
+    low = np.uint64((1 << x.shift) - 1)
+    one = np.uint64(1)
+    found = []
+    for qa in range(0, n, per):
+        qb = min(n, qa + per)
+        table = np.empty((qb - qa, width), dtype=np.uint64)
+        table[:, :lx] = x.table[qa:qb]
+        np.bitwise_or(y.table[qa:qb], one, out=table[:, lx:])
+        table.sort(axis=1, kind="stable")
+        flat = table.reshape(-1)
+        equal = np.bitwise_xor(flat[1:], flat[:-1]) <= low       # equal high bits
+        equal[width - 1::width] = False          # (the last cell of a query and the first of the next)
+        at = np.flatnonzero(equal)
+        if len(at) > 1 and bool((at[1:] == at[:-1] + 1).any()):
+            return None                          # three cells or more with the same high bits
+        left, right = flat[at], flat[at + 1]
+        flip = (left & one).astype(bool)         # Y's cell first
+        xc, yc = np.where(flip, right, left), np.where(flip, left, right)
+        pair = ((left ^ right) & one).astype(bool)   # one cell of each side, ...
+        pair &= xc < x.floor                     # ... neither of them padding
+        pair &= yc < y.floor
+        rows = ((xc[pair] & low) >> one).astype(kind), ((yc[pair] & low) >> one).astype(kind)
+        found.append(rows if finish is None else finish(*rows))
+    return np.concatenate([f[0] for f in found]), np.concatenate([f[1] for f in found])

@@ -1,0 +1,53 @@
+"""The document hash (ir_rbstar/io/ids.py::hash_ids) equals its definition id by id, whichever share of the ids
+reaches each later 8-byte word (all of them: mixed in place; most: mixed whole and kept where they apply;
+few: gathered), and whatever the padded width of the column."""
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from ir_rbstar.io.ids import hash_ids
+
+from tests.conftest import examples
+
+_M1, _M2, _MASK = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 2 ** 64 - 1
+
+
+def _mix(z: int) -> int:
+    z ^= z >> 30
+    z = z * _M1 & _MASK
+    z ^= z >> 27
+    z = z * _M2 & _MASK
+    return z ^ (z >> 31)
+
+
+def _defined(ident: bytes) -> int:
+    """The first word mixed; each later word that is not all padding xor-ed in and mixed (little-endian)."""
+    padded = ident + b"\0" * (-len(ident) % 8 or (8 if not ident else 0))
+    words = [int.from_bytes(padded[i:i + 8], "little") for i in range(0, len(padded), 8)]
+    h = _mix(words[0])
+    for w in words[1:]:
+        if w:
+            h = _mix(h ^ w)
+    return h
+
+
+_ID = st.binary(min_size=1, max_size=30).map(lambda b: bytes(c or 1 for c in b))     # no NUL bytes
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.lists(_ID, min_size=1, max_size=40), st.sampled_from(["any", "long", "short"]), st.integers(0, 9))
+def test_the_hash_is_its_definition_id_by_id(ids, mix, extra):
+    if mix == "long":                               # every id, or most, past 16 bytes
+        ids = [i + b"x" * 17 for i in ids[:-1]] + ids[-1:]
+    elif mix == "short":                            # few reach a second word
+        ids = [i[:8] for i in ids[:-1]] + [ids[-1] + b"y" * 9]
+    col = np.array(ids, dtype=f"S{max(map(len, ids)) + extra}")
+    assert hash_ids(col).tolist() == [_defined(i) for i in ids]
+
+
+def test_every_branch_of_the_later_words():
+    base = [b"a" * 9, b"b" * 10, b"c" * 11, b"d" * 12]
+    for ids in (base, base[:3] + [b"e"], [b"f"] * 3 + [b"g" * 9]):       # all, most, few past 8 bytes
+        col = np.array(ids, dtype="S16")
+        assert hash_ids(col).tolist() == [_defined(i) for i in ids]
