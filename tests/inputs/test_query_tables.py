@@ -86,3 +86,17 @@ def test_high_bits_shared_within_one_side_are_declined(x, y):
     got = match_by_query(np.array([len(x)]), np.array(items[0], dtype=np.int64),
                          np.array([len(y)]), np.array(items[1], dtype=np.int64))
     assert got is None
+
+
+def test_an_item_last_in_one_query_and_first_in_the_next_is_no_pair():
+    """Full rows of the table (no padding): the last cell of query 0's row and the first of query 1's are
+    neighbours in the flat table; an item that is X's largest key in query 0 and Y's smallest in query 1
+    joins nothing (the queries differ)."""
+    pool = [3, 4, 5, 6, 7, 8]
+    bits = 3                                           # (4 rows: the keys keep the item's high bits above 3)
+    low, mid, high = sorted(pool, key=lambda v: (v * int(_GOLD) % 2 ** 64) >> bits)[:3]
+    lens = np.array([1, 1], dtype=np.int64)
+    x, y = np.array([mid, high], dtype=np.int64), np.array([low, mid], dtype=np.int64)
+    got = match_by_query(lens, x, lens, y)
+    assert got is not None and len(got[0]) == len(got[1]) == 0
+    assert _oracle(lens, x, lens, y) == set()
