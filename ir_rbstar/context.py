@@ -336,7 +336,9 @@ class RunContext:
     def match(self, cutoff: Optional[int], ref: Optional[str], rel: int, measure, tied: bool = False):
         """Join B and R once: for each B row its row in the reference (-1 if absent), and for each
         gathered R row whether it is in B: by the compiled engine when it serves the evaluation, by the
-        reference's hash index when it has one already, else by one sort of both sides' keys. ``tied``: the rows of
+        reference's hash index when it has one already, else by merging the tables of sorted keys both
+        conversions kept (:func:`.io.querytable.kept_pairs`, B and R all their rows), by a table of one query a
+        row (:func:`.core.rowjoin.match_by_query`), or by one sort of both sides' keys. ``tied``: the rows of
         :meth:`tied_observation` instead of B."""
         if tied and not self.tied_observation(cutoff).straddles:
             return self.match(cutoff, ref, rel, measure)
