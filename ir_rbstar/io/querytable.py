@@ -222,7 +222,8 @@ def _ranks(order: Any, n: int) -> Optional[np.ndarray]:
 
 
 def merge_by_query(x: QueryTable, y: QueryTable, chunk: int = CHUNK_CELLS,
-                   finish: Optional[Callable[[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray]]] = None
+                   finish: Optional[Callable[[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray]]] = None,
+                   y_rows: Optional[np.ndarray] = None, y_lens: Optional[np.ndarray] = None
                    ) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """The rows (ix, iy) of X and Y (as numbered in the keys) whose hashes have the same high bits, in the
     same query, in no particular order (equal high bits of different hashes are no pair: the caller
@@ -233,21 +234,35 @@ def merge_by_query(x: QueryTable, y: QueryTable, chunk: int = CHUNK_CELLS,
     afresh, 249 queries x 2,000 keys 1.8 against 8.3 ms); a shared hash's two cells are then neighbours
     with equal high bits. Padding (at or above a side's floor) and neighbours of one side are no pair.
     Everything is done ``chunk`` cells at a time (small arrays, no page faults). None when three
-    neighbours or more share their high bits (practically never: the caller's other join answers)."""
+    neighbours or more share their high bits (practically never: the caller's other join answers).
+    ``y_rows``: the row of Y's table that holds X's query i, for each i (when Y's rows are numbered
+    otherwise, e.g. kept judgments with a padding row for queries they lack); by default row i.
+    ``y_lens``: the real cells of each row of Y's table (the rest padding), when its rows are uneven: the
+    queries are then merged longest first, each chunk only as wide as it needs."""
     n, lx, ly = len(x.table), x.table.shape[1], y.table.shape[1]
     kind = np.int32 if x.shift <= 32 else np.int64
     if n == 0 or lx == 0 or ly == 0:
         return np.zeros(0, kind), np.zeros(0, kind)
-    width = lx + ly
-    per = max(1, chunk // width)
     low = np.uint64((1 << x.shift) - 1)
     one = np.uint64(1)
     found = []
-    for qa in range(0, n, per):
-        qb = min(n, qa + per)
+    ys = np.arange(n) if y_rows is None else y_rows
+    # with ``y_lens``: the queries by Y's length, longest first, each chunk as wide as its first needs
+    xs = None if y_lens is None else np.argsort(-y_lens[ys], kind="stable")
+    qa = 0
+    while qa < n:
+        lyc = ly if xs is None or y_lens is None else max(1, int(y_lens[ys[xs[qa]]]))
+        width = lx + lyc
+        qb = min(n, qa + max(1, chunk // width))
         table = np.empty((qb - qa, width), dtype=np.uint64)
-        table[:, :lx] = x.table[qa:qb]
-        np.bitwise_or(y.table[qa:qb], one, out=table[:, lx:])
+        if xs is None:
+            table[:, :lx] = x.table[qa:qb]
+            np.bitwise_or(y.table[qa:qb] if y_rows is None else y.table[ys[qa:qb]], one, out=table[:, lx:])
+        else:
+            part = xs[qa:qb]
+            table[:, :lx] = x.table[part]
+            np.bitwise_or(y.table[ys[part], :lyc], one, out=table[:, lx:])
+        qa = qb
         table.sort(axis=1, kind="stable")
         flat = table.reshape(-1)
         equal = np.bitwise_xor(flat[1:], flat[:-1]) <= low       # equal high bits
