@@ -76,11 +76,21 @@ def judgment_table(rowq: np.ndarray, rowd: np.ndarray, rowb: np.ndarray, grades:
 def judgments_by_tables(run: Any, qrels: Any, b: Any) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """(grade, judged) of every row of ``b`` (a :class:`ir_rbstar.context.Rows` of ``run``, a
     :class:`.tables.Ranking`; ``qrels`` a :class:`.tables.Qrels`) from the run's kept table merged with
-    the judgments' :class:`JudgmentTable`; None when either has none, their keys do not compare alike, the
-    rows are a small part of the run (a cutoff: looking them up is cheaper), or the merge declines."""
+    the judgments' :class:`JudgmentTable`, merging only B's queries; None when either has none, their keys
+    do not compare alike, B's rows are a small part of its queries' (a cutoff: looking them up is
+    cheaper), or the merge declines."""
     x = run.held(KEPT)
-    if x is None or 2 * len(b.docs) < len(run):
+    if x is None:
         return None
+    # the run's queries in B (each B query's first row), and the rows they hold in the run
+    lens = np.diff(run.offsets)
+    if b.identity:
+        queries = np.flatnonzero(lens)
+    else:
+        starts = np.cumsum(b.lens) - b.lens
+        queries = np.searchsorted(run.offsets, b.src[starts[b.lens > 0]], side="right") - 1
+    if 2 * len(b.docs) < int(lens[queries].sum()):
+        return None                      # a cutoff: merging whole queries costs more than the lookup
     kept = qrels.kept(TABLE_KEY, lambda: judgment_table(qrels.rowq, qrels.rowd, qrels.rowb, qrels.grades))
     if kept is None or kept.table.shift != x.shift:
         return None
@@ -91,8 +101,15 @@ def judgments_by_tables(run: Any, qrels: Any, b: Any) -> Optional[Tuple[np.ndarr
     if rank is not None:
         first = rank[first]
     codes = run.qcodes[np.searchsorted(run.offsets, first, side="right") - 1]
+    if len(codes) != len(run.qcodes):
+        return None                      # (a table row for every query of the run, as conversions keep)
     row_of = kept.row_of
     y_rows = np.where(codes < len(row_of), row_of[np.minimum(codes, len(row_of) - 1)], len(y.table) - 1)
+    # the table rows of B's queries with judgments (the others match nothing)
+    table_row = np.full(int(codes.max()) + 1, -1, dtype=np.intp)
+    table_row[codes] = np.arange(len(codes))
+    x_rows = table_row[run.qcodes[queries]]
+    x_rows = x_rows[y_rows[x_rows] != len(y.table) - 1]
     docs, judged_docs = run.docs, kept.docs
 
     def finish(ix: np.ndarray, iy: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -100,13 +117,13 @@ def judgments_by_tables(run: Any, qrels: Any, b: Any) -> Optional[Tuple[np.ndarr
             ix = rank[ix]
         same = docs[ix] == judged_docs[iy]       # equal high bits of different documents: no pair
         return (ix, iy) if same.all() else (ix[same], iy[same])
-    pairs = merge_by_query(x, y, CHUNK, finish=finish, y_rows=y_rows, y_lens=kept.lens)
+    pairs = merge_by_query(x, y, CHUNK, finish=finish, y_rows=y_rows, y_lens=kept.lens, x_rows=x_rows)
     if pairs is None:
         return None
     row, judgment = pairs
     if run.dbytes.dtype.itemsize > 8 or kept.ids.dtype.itemsize > 8:
         verify_matches(kept.ids[judgment], run.dbytes[row], qrels.source)
-    if not b.identity:                   # run rows -> rows of B (-1: outside the universe)
+    if not b.identity:                   # run rows -> rows of B (-1: past a cutoff)
         at = np.full(len(run), -1, dtype=np.int64)
         at[b.src] = np.arange(len(b.docs), dtype=np.int64)
         row = at[row]

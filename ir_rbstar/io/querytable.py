@@ -223,8 +223,8 @@ def _ranks(order: Any, n: int) -> Optional[np.ndarray]:
 
 def merge_by_query(x: QueryTable, y: QueryTable, chunk: int = CHUNK_CELLS,
                    finish: Optional[Callable[[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray]]] = None,
-                   y_rows: Optional[np.ndarray] = None, y_lens: Optional[np.ndarray] = None
-                   ) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+                   y_rows: Optional[np.ndarray] = None, y_lens: Optional[np.ndarray] = None,
+                   x_rows: Optional[np.ndarray] = None) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """The rows (ix, iy) of X and Y (as numbered in the keys) whose hashes have the same high bits, in the
     same query, in no particular order (equal high bits of different hashes are no pair: the caller
     compares the hashes, by ``finish``, given each chunk's rows and returning the pairs kept), from each
@@ -238,7 +238,8 @@ def merge_by_query(x: QueryTable, y: QueryTable, chunk: int = CHUNK_CELLS,
     ``y_rows``: the row of Y's table that holds X's query i, for each i (when Y's rows are numbered
     otherwise, e.g. kept judgments with a padding row for queries they lack); by default row i.
     ``y_lens``: the real cells of each row of Y's table (the rest padding), when its rows are uneven: the
-    queries are then merged longest first, each chunk only as wide as it needs."""
+    queries are then merged longest first, each chunk only as wide as it needs, and ``x_rows`` (with
+    ``y_lens``) names the rows of X's table to merge (the queries asked for; by default all)."""
     n, lx, ly = len(x.table), x.table.shape[1], y.table.shape[1]
     kind = np.int32 if x.shift <= 32 else np.int64
     if n == 0 or lx == 0 or ly == 0:
@@ -248,12 +249,14 @@ def merge_by_query(x: QueryTable, y: QueryTable, chunk: int = CHUNK_CELLS,
     found = []
     ys = np.arange(n) if y_rows is None else y_rows
     # with ``y_lens``: the queries by Y's length, longest first, each chunk as wide as its first needs
-    xs = None if y_lens is None else np.argsort(-y_lens[ys], kind="stable")
-    qa = 0
-    while qa < n:
+    xs = None if y_lens is None else (np.arange(n) if x_rows is None else x_rows)
+    if xs is not None and y_lens is not None:
+        xs = xs[np.argsort(-y_lens[ys[xs]], kind="stable")]
+    qa, m = 0, n if xs is None else len(xs)
+    while qa < m:
         lyc = ly if xs is None or y_lens is None else max(1, int(y_lens[ys[xs[qa]]]))
         width = lx + lyc
-        qb = min(n, qa + max(1, chunk // width))
+        qb = min(m, qa + max(1, chunk // width))
         table = np.empty((qb - qa, width), dtype=np.uint64)
         if xs is None:
             table[:, :lx] = x.table[qa:qb]
@@ -278,4 +281,6 @@ def merge_by_query(x: QueryTable, y: QueryTable, chunk: int = CHUNK_CELLS,
         pair &= yc < y.floor
         rows = ((xc[pair] & low) >> one).astype(kind), ((yc[pair] & low) >> one).astype(kind)
         found.append(rows if finish is None else finish(*rows))
+    if not found:
+        return np.zeros(0, kind), np.zeros(0, kind)
     return np.concatenate([f[0] for f in found]), np.concatenate([f[1] for f in found])
