@@ -24,8 +24,9 @@ TABLE_KEY = "judgments by query"
 _MOST_CELLS = 4
 
 
-#: cells of the joint table merged at a time (:func:`.querytable.merge_by_query`): Robust04's join took
-#: 12.4-13.6 ms (medians) with 12,000, 12.1-12.4 with 24,000 to 200,000
+#: cells of the joint table merged at a time (:func:`.querytable.merge_by_query`): above the run-reference
+#: join's 12,000 (past glibc's 128 KiB threshold), as Robust04's join measured 12.4-13.6 ms (medians) with
+#: 12,000 and 12.1-12.4 with 24,000 to 200,000 (its rows are wider: 1,000 run rows and up to 2,992 judgments)
 CHUNK = 48_000
 
 

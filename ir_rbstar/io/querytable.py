@@ -1,7 +1,7 @@
 """Each query's rows sorted in a row of a 2-D table: the duplicate check of a conversion
 (:func:`.docindex.sorted_clashes`), whose table a ranking of long queries keeps for the run-reference join
 (:func:`kept_pairs`, :func:`merge_by_query`: two tables sorted already are merged, not sorted again; used by
-:meth:`ir_rbstar.context.RunContext.match`).
+:meth:`ir_rbstar.context.RunContext.match`) and for the run-qrels join (:mod:`.judgmenttable`).
 
 numpy sorts many short rows several times faster than one long array of all the keys (200 queries x 100
 rows 0.05 against 0.6 ms, 249 x 1,000 3 against 12 ms). A kept table's cell holds a row's key: the high
