@@ -11,7 +11,7 @@ from typing import Any, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-from .docindex import verify_matches
+from .docindex import _differ, verify_matches
 from .querytable import KEPT, QueryTable, _ranks, merge_by_query, sorted_by_query
 
 __all__ = ["JudgmentTable", "judgment_table", "judgments_by_tables"]
@@ -112,18 +112,26 @@ def judgments_by_tables(run: Any, qrels: Any, b: Any) -> Optional[Tuple[np.ndarr
     x_rows = table_row[run.qcodes[queries]]
     x_rows = x_rows[y_rows[x_rows] != len(y.table) - 1]
     docs, judged_docs = run.docs, kept.docs
+    long_ids = run.dbytes.dtype.itemsize > 8 or kept.ids.dtype.itemsize > 8
 
     def finish(ix: np.ndarray, iy: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         if rank is not None:
             ix = rank[ix]
+        if long_ids:                             # (the ids are compared below, the hashes where they differ)
+            return ix, iy
         same = docs[ix] == judged_docs[iy]       # equal high bits of different documents: no pair
         return (ix, iy) if same.all() else (ix[same], iy[same])
     pairs = merge_by_query(x, y, CHUNK, finish=finish, y_rows=y_rows, y_lens=kept.lens, x_rows=x_rows)
     if pairs is None:
         return None
     row, judgment = pairs
-    if run.dbytes.dtype.itemsize > 8 or kept.ids.dtype.itemsize > 8:
-        verify_matches(kept.ids[judgment], run.dbytes[row], qrels.source)
+    if long_ids:
+        differ = _differ(kept.ids[judgment], run.dbytes[row])
+        if differ.any():                         # equal high bits of different documents: no pair, unless
+            bad = np.flatnonzero(differ)         # the hashes are equal too (a collision: reported)
+            bad = bad[docs[row[bad]] == judged_docs[judgment[bad]]]
+            verify_matches(kept.ids[judgment[bad]], run.dbytes[row[bad]], qrels.source)
+            row, judgment = row[~differ], judgment[~differ]
     if not b.identity:                   # run rows -> rows of B (-1: past a cutoff)
         at = np.full(len(run), -1, dtype=np.int64)
         at[b.src] = np.arange(len(b.docs), dtype=np.int64)

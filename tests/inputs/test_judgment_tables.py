@@ -143,6 +143,14 @@ def test_equal_high_bits_of_different_hashes_are_no_match():
     assert grade.tolist() == [0, 2] and judged.tolist() == [False, True]
 
 
+def test_equal_high_bits_of_different_long_ids_are_no_match_and_no_collision():
+    a, b = 0x9E3779B97F4A7C15, 0x3C6EF372FE94F82A
+    run = _Run([a ^ 2, b], [b"a-long-document-1", b"a-long-document-2"])
+    qrels = _Qrels([a, b], [b"a-long-document-3", b"a-long-document-2"], [3, 2])
+    grade, judged = judgments_by_tables(run, qrels, _All(run))
+    assert grade.tolist() == [0, 2] and judged.tolist() == [False, True]
+
+
 def test_a_hash_collision_of_long_ids_is_reported():
     a, b = 0x9E3779B97F4A7C15, 0x3C6EF372FE94F82A
     run = _Run([a, b], [b"a-long-document-1", b"y"])
