@@ -20,6 +20,7 @@ from .core.rbo_variants import match_counted
 from .core.rowjoin import match_by_query
 from .core.segments import seg_cumcount
 from .io import QUERY_IDS, Qrels, Ranking, querytable, tie_layout, verify_matches
+from .io.judgmenttable import judgments_by_tables
 from .references import resolve_run
 
 __all__ = ["Rows", "TiedRows", "RankedRows", "RunContext"]
@@ -221,6 +222,9 @@ def join_judgments(run: Ranking, qrels: Qrels, b: Rows, queries: Callable[[], np
     ``side="rows"`` looks each row up in the judgments; ``side="judgments"`` looks each judgment up in
     the run (its index); both give the same arrays. By default the run's side is taken when the run keeps
     an index (from its duplicate check) and the judgments are far fewer than the rows."""
+    found = judgments_by_tables(run, qrels, b) if side is None else None     # (both kept sorted keys)
+    if found is not None:
+        return found
     if side is None:
         side = "judgments" if run.has_index() and 4 * len(qrels.rowq) < len(b.docs) else "rows"
     if side == "rows":

@@ -1,7 +1,7 @@
 """Each query's rows sorted in a row of a 2-D table: the duplicate check of a conversion
 (:func:`.docindex.sorted_clashes`), whose table a ranking of long queries keeps for the run-reference join
 (:func:`kept_pairs`, :func:`merge_by_query`: two tables sorted already are merged, not sorted again; used by
-:meth:`ir_rbstar.context.RunContext.match`).
+:meth:`ir_rbstar.context.RunContext.match`) and for the run-qrels join (:mod:`.judgmenttable`).
 
 numpy sorts many short rows several times faster than one long array of all the keys (200 queries x 100
 rows 0.05 against 0.6 ms, 249 x 1,000 3 against 12 ms). A kept table's cell holds a row's key: the high
@@ -222,8 +222,9 @@ def _ranks(order: Any, n: int) -> Optional[np.ndarray]:
 
 
 def merge_by_query(x: QueryTable, y: QueryTable, chunk: int = CHUNK_CELLS,
-                   finish: Optional[Callable[[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray]]] = None
-                   ) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+                   finish: Optional[Callable[[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray]]] = None,
+                   y_rows: Optional[np.ndarray] = None, y_lens: Optional[np.ndarray] = None,
+                   x_rows: Optional[np.ndarray] = None) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """The rows (ix, iy) of X and Y (as numbered in the keys) whose hashes have the same high bits, in the
     same query, in no particular order (equal high bits of different hashes are no pair: the caller
     compares the hashes, by ``finish``, given each chunk's rows and returning the pairs kept), from each
@@ -233,21 +234,38 @@ def merge_by_query(x: QueryTable, y: QueryTable, chunk: int = CHUNK_CELLS,
     afresh, 249 queries x 2,000 keys 1.8 against 8.3 ms); a shared hash's two cells are then neighbours
     with equal high bits. Padding (at or above a side's floor) and neighbours of one side are no pair.
     Everything is done ``chunk`` cells at a time (small arrays, no page faults). None when three
-    neighbours or more share their high bits (practically never: the caller's other join answers)."""
+    neighbours or more share their high bits (practically never: the caller's other join answers).
+    ``y_rows``: the row of Y's table that holds X's query i, for each i (when Y's rows are numbered
+    otherwise, e.g. kept judgments with a padding row for queries they lack); by default row i.
+    ``y_lens``: the real cells of each row of Y's table (the rest padding), when its rows are uneven: the
+    queries are then merged longest first, each chunk only as wide as it needs, and ``x_rows`` (with
+    ``y_lens``) names the rows of X's table to merge (the queries asked for; by default all)."""
     n, lx, ly = len(x.table), x.table.shape[1], y.table.shape[1]
     kind = np.int32 if x.shift <= 32 else np.int64
     if n == 0 or lx == 0 or ly == 0:
         return np.zeros(0, kind), np.zeros(0, kind)
-    width = lx + ly
-    per = max(1, chunk // width)
     low = np.uint64((1 << x.shift) - 1)
     one = np.uint64(1)
     found = []
-    for qa in range(0, n, per):
-        qb = min(n, qa + per)
+    ys = np.arange(n) if y_rows is None else y_rows
+    # with ``y_lens``: the queries by Y's length, longest first, each chunk as wide as its first needs
+    xs = None if y_lens is None else (np.arange(n) if x_rows is None else x_rows)
+    if xs is not None and y_lens is not None:
+        xs = xs[np.argsort(-y_lens[ys[xs]], kind="stable")]
+    qa, m = 0, n if xs is None else len(xs)
+    while qa < m:
+        lyc = ly if xs is None or y_lens is None else max(1, int(y_lens[ys[xs[qa]]]))
+        width = lx + lyc
+        qb = min(m, qa + max(1, chunk // width))
         table = np.empty((qb - qa, width), dtype=np.uint64)
-        table[:, :lx] = x.table[qa:qb]
-        np.bitwise_or(y.table[qa:qb], one, out=table[:, lx:])
+        if xs is None:
+            table[:, :lx] = x.table[qa:qb]
+            np.bitwise_or(y.table[qa:qb] if y_rows is None else y.table[ys[qa:qb]], one, out=table[:, lx:])
+        else:
+            part = xs[qa:qb]
+            table[:, :lx] = x.table[part]
+            np.bitwise_or(y.table[ys[part], :lyc], one, out=table[:, lx:])
+        qa = qb
         table.sort(axis=1, kind="stable")
         flat = table.reshape(-1)
         equal = np.bitwise_xor(flat[1:], flat[:-1]) <= low       # equal high bits
@@ -263,4 +281,6 @@ def merge_by_query(x: QueryTable, y: QueryTable, chunk: int = CHUNK_CELLS,
         pair &= yc < y.floor
         rows = ((xc[pair] & low) >> one).astype(kind), ((yc[pair] & low) >> one).astype(kind)
         found.append(rows if finish is None else finish(*rows))
+    if not found:
+        return np.zeros(0, kind), np.zeros(0, kind)
     return np.concatenate([f[0] for f in found]), np.concatenate([f[1] for f in found])
