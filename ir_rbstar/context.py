@@ -20,6 +20,7 @@ from .core.rbo_variants import match_counted
 from .core.rowjoin import match_by_query
 from .core.segments import seg_cumcount
 from .io import QUERY_IDS, Qrels, Ranking, querytable, tie_layout, verify_matches
+from .io.tables import KeepsDerived
 from .io.judgmenttable import judgments_by_tables
 from .references import resolve_run
 
@@ -244,7 +245,7 @@ def join_judgments(run: Ranking, qrels: Qrels, b: Rows, queries: Callable[[], np
     return grade, judged
 
 
-class RunContext:
+class RunContext(KeepsDerived):
     """One run evaluated over a query universe, with cached derived arrays."""
 
     def __init__(self, run: Ranking, qrels: Optional[Qrels], universe: np.ndarray):
@@ -260,11 +261,8 @@ class RunContext:
         for measures that use it, and every measure of the evaluation runs on the same engine."""
         return self.cached(("engine",), lambda: compiled(len(self.run)))
 
-    def cached(self, key, make):
-        """The value stored under ``key`` for this run, made by ``make()`` the first time."""
-        if key not in self._cache:
-            self._cache[key] = make()
-        return self._cache[key]
+    #: the value stored under ``key`` for this run, made by ``make()`` the first time
+    cached = KeepsDerived.kept
 
     def is_cached(self, key) -> bool:
         """Whether a value is stored under ``key`` for this run."""

@@ -207,8 +207,9 @@ def _weights_at(ctx: RunContext, b, key, p: float, rows: np.ndarray) -> Tuple[np
     """(query, RBP weight) of B's ``rows``: the weights RBP_res cached for the whole of B when it has, else
     the same doubles made at these rows alone (RBP reads only the rows with a gain, usually few: no
     full-length rank, query or weight column of B is made for it)."""
-    if ctx.is_cached(key):
-        return b.seg_at(rows), cast(np.ndarray, ctx.cached(key, None))[rows]
+    weights = ctx.held(key)
+    if weights is not None:
+        return b.seg_at(rows), cast(np.ndarray, weights)[rows]
     seg, rank = b.seg_rank_at(rows)
     return seg, K.rank_weights_at(rank, p, int(b.lens.max(initial=0)))
 
