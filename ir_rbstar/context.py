@@ -21,7 +21,7 @@ from .core.rowjoin import match_by_query
 from .core.segments import seg_cumcount
 from .io import QUERY_IDS, Qrels, Ranking, querytable, tie_layout, verify_matches
 from .io.tables import KeepsDerived
-from .io.judgmenttable import judgments_by_tables
+from .io.judgmenttable import grades_of_rows, judgments_by_tables
 from .references import resolve_run
 
 __all__ = ["Rows", "TiedRows", "RankedRows", "RunContext"]
@@ -232,17 +232,7 @@ def join_judgments(run: Ranking, qrels: Qrels, b: Rows, queries: Callable[[], np
         return qrels.lookup(queries(), b.docs, b.dbytes)
     run_row = run.find(qrels.rowq, qrels.rowd, qrels.rowb)
     judgment = np.flatnonzero(run_row >= 0)
-    row = run_row[judgment]
-    if not b.identity:                   # run rows -> rows of B (-1: outside the universe or the cutoff)
-        at = np.full(len(run), -1, dtype=np.int64)
-        at[b.src] = np.arange(len(b.docs), dtype=np.int64)
-        row = at[row]
-        judgment, row = judgment[row >= 0], row[row >= 0]
-    grade = np.zeros(len(b.docs), dtype=np.int64)
-    judged = np.zeros(len(b.docs), dtype=bool)
-    grade[row] = qrels.grades[judgment]
-    judged[row] = True
-    return grade, judged
+    return grades_of_rows(b, len(run), run_row[judgment], qrels.grades[judgment])
 
 
 class RunContext(KeepsDerived):

@@ -81,3 +81,16 @@ def run_command(args, cwd):
     finally:
         os.chdir(here)
     return rc, out.getvalue(), err.getvalue()
+
+
+@contextlib.contextmanager
+def keeping_every_table():
+    """Conversions keep a table of sorted keys whatever their queries' lengths (not only from
+    ``ir_rbstar.io.querytable.KEEP_WIDTH`` rows on), so that small examples take the joins that merge them."""
+    from ir_rbstar.io import querytable
+    kept = querytable.KEEP_WIDTH
+    querytable.KEEP_WIDTH = 1
+    try:
+        yield
+    finally:
+        querytable.KEEP_WIDTH = kept

@@ -132,13 +132,21 @@ def judgments_by_tables(run: Any, qrels: Any, b: Any) -> Optional[Tuple[np.ndarr
             bad = bad[docs[row[bad]] == judged_docs[judgment[bad]]]
             verify_matches(kept.ids[judgment[bad]], run.dbytes[row[bad]], qrels.source)
             row, judgment = row[~differ], judgment[~differ]
-    if not b.identity:                   # run rows -> rows of B (-1: past a cutoff)
-        at = np.full(len(run), -1, dtype=np.int64)
+    return grades_of_rows(b, len(run), row, kept.grades[judgment])
+
+
+def grades_of_rows(b, run_rows: int, row: np.ndarray, grades: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(grade, judged) of every row of ``b`` (rows of a run of ``run_rows`` rows), from the run rows ``row``
+    found judged and their ``grades``; the run rows outside ``b`` (past a cutoff, outside the universe)
+    are left out."""
+    if not b.identity:                   # run rows -> rows of B (-1: outside B)
+        at = np.full(run_rows, -1, dtype=np.int64)
         at[b.src] = np.arange(len(b.docs), dtype=np.int64)
         row = at[row]
-        judgment, row = judgment[row >= 0], row[row >= 0]
+        inside = row >= 0
+        row, grades = row[inside], grades[inside]
     grade = np.zeros(len(b.docs), dtype=np.int64)
     judged = np.zeros(len(b.docs), dtype=bool)
-    grade[row] = kept.grades[judgment]
+    grade[row] = grades
     judged[row] = True
     return grade, judged

@@ -6,7 +6,6 @@ reported; and the measures' values are the same with the merge as without it. (T
 queries of any length, so that small examples take the merge.)"""
 from __future__ import annotations
 
-from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -24,17 +23,7 @@ from ir_rbstar.io.judgmenttable import judgment_table, judgments_by_tables
 from ir_rbstar.io.querytable import sorted_by_query
 
 from tests.conftest import examples
-
-@contextmanager
-def _keeping_every_table():
-    """Conversions keep a table whatever their queries' lengths (not from :data:`querytable.KEEP_WIDTH` on)."""
-    kept = querytable.KEEP_WIDTH
-    querytable.KEEP_WIDTH = 1
-    try:
-        yield
-    finally:
-        querytable.KEEP_WIDTH = kept
-
+from tests.helpers import keeping_every_table
 
 _DOCS = [f"d{k}" for k in range(8)] + [f"a-long-document-{k}" for k in range(6)]
 
@@ -74,7 +63,7 @@ def _oracle(run, b, qrels: pd.DataFrame):
 @given(_inputs(), st.sampled_from(["all", "some queries", "cutoff"]))
 def test_the_merged_join_gives_the_grades_of_a_dict(inputs, rows):
     frame, judged = inputs
-    with _keeping_every_table():
+    with keeping_every_table():
         run = to_ranking(frame)
     qrels = to_qrels(judged) if len(judged) else None
     if qrels is None:

@@ -3,10 +3,9 @@ long queries and merged by the run-reference join: the table holds every row onc
 below the padding; a table means no repeated (query, hash); the merged join gives the pairs a dict gives,
 whatever rows the conversion's sort moved; equal high bits of different hashes are no pair; the RBO
 family's values are the same with the merge as without it. (Tables are kept here from queries of any
-length, :func:`_keeping_every_table`, so that small examples take the merge.)"""
+length, :func:`keeping_every_table`, so that small examples take the merge.)"""
 from __future__ import annotations
 
-from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -19,19 +18,9 @@ from ir_rbstar.io.convert import to_ranking
 from ir_rbstar.io.querytable import MIN_SHIFT, kept_pairs, merge_by_query, sorted_by_query
 
 from tests.conftest import examples
+from tests.helpers import keeping_every_table
 
 _TOP = 2 ** 64 - 1
-
-
-@contextmanager
-def _keeping_every_table():
-    """Conversions keep a table whatever their queries' lengths (not from :data:`querytable.KEEP_WIDTH` on)."""
-    kept = querytable.KEEP_WIDTH
-    querytable.KEEP_WIDTH = 1
-    try:
-        yield
-    finally:
-        querytable.KEEP_WIDTH = kept
 
 
 def test_only_long_queries_keep_a_table():
@@ -129,7 +118,7 @@ def _frames(draw):
 @settings(max_examples=examples(150), deadline=None)
 @given(_frames())
 def test_the_merged_join_gives_the_pairs_of_a_dict(frames):
-    with _keeping_every_table():
+    with keeping_every_table():
         x, y = (to_ranking(f) for f in frames)
     got = kept_pairs(x, y)
     if got is None:                               # queries too uneven for a table: the other join answers
