@@ -273,10 +273,9 @@ def _columns_from_dict(obj: "dict | qcache.FlatDict", source: str, what: str,
         docs = _id_column(docs_of, n)
         _no_missing_docs(docs, docs_of, lens, obj.queries, source, what)
         return CodedIds(codes), docs, _listed_values(obj.values, n, what)
-    if countOf(map(type, obj.values()), dict) != len(obj):      # (one C pass when every one is a dict)
-        for qid, docs in obj.items():
-            if not isinstance(docs, dict):
-                raise InputFormatError(f"{source}: {what}[{qid!r}] must be a dict of doc_id -> {value_name}")
+    for qid, docs in obj.items():
+        if not isinstance(docs, dict):
+            raise InputFormatError(f"{source}: {what}[{qid!r}] must be a dict of doc_id -> {value_name}")
     # (the ids and values are read through itertools.chain: gathering them into lists first, as the kept
     # qrels' check does, was measured 5% faster on 860 rows but 6% slower on 5,400 and 17% on 43,000)
     lens = np.fromiter(map(len, obj.values()), dtype=np.int64, count=len(obj))

@@ -134,13 +134,10 @@ class RbstarMeasure(Measure):
     def check_required(self) -> None:
         """Raise if a required parameter (such as the cutoff of ``P_TA``) is missing; prototypes such as
         ``P_TA`` may exist without it, but cannot be evaluated."""
-        if self.__dict__.get("_complete"):          # (checked at every evaluator built: once is enough, as
-            return                                  # for validate_params and the repr, the params being fixed)
         for name, info in self.SUPPORTED_PARAMS.items():
             if info.required and self.params.get(name) is None:
                 hint = f", e.g. {self.NAME}@10" if name == self.AT_PARAM else ""
                 raise ParameterError(f"{self.NAME}: parameter {name} is required{hint}")
-        self.__dict__["_complete"] = True
 
     def _check_text(self, name: str, hint: str = "") -> None:
         """A string parameter (a run name, path or glob) that is given must not be blank."""
@@ -188,9 +185,5 @@ class RbstarMeasure(Measure):
     def __str__(self) -> str:
         return repr(self)
 
-    def __hash__(self) -> int:
-        # ir_measures' hash (of the repr) without its extra call: a measure is hashed in each dict and set
-        # of an evaluation, about 18 times per call of ir_measures.calc_aggregate on three measures
-        return hash(self.__repr__())
-
+    __hash__ = Measure.__hash__
     __eq__ = Measure.__eq__

@@ -111,21 +111,3 @@ def test_the_report_describes_columns_from_the_declarations():
         assert family_label(m) == FAMILIES[m.FAMILY].label
     assert family_label(ir_measures.nDCG @ 10) == "trec_eval (ir_measures)"
     assert "trec_eval" in about(ir_measures.nDCG @ 10)
-
-
-def test_hash_is_ir_measures_hash_and_a_missing_parameter_fails_at_every_check():
-    # the hash is hash(repr) as ir_measures' (an ir_rbstar measure and its parsed twin are one dict key);
-    # check_required remembers a measure it passed, never one it failed
-    m = ir_rbstar.P_TA @ 10
-    assert hash(m) == hash(repr(m)) == hash(ir_rbstar.parse_measure("P_TA@10"))
-    assert {m: 1}[ir_rbstar.parse_measure("P_TA@10")] == 1
-    m.check_required()
-    m.check_required()
-    for _ in range(2):
-        with pytest.raises(ir_rbstar.ParameterError, match="cutoff is required"):
-            ir_rbstar.P_TA.check_required()
-    nrg = ir_rbstar.parse_measure("NRG(prior='a',base='P')") if hasattr(ir_rbstar, "NRG") else None
-    if nrg is not None:                        # NRG's own check runs after the remembered one
-        for _ in range(2):
-            with pytest.raises(ir_rbstar.ParameterError, match="needs a cutoff"):
-                nrg.check_required()
