@@ -54,17 +54,18 @@ def sorted_clashes(qcodes: np.ndarray, dhash: np.ndarray) -> Optional[Tuple[np.n
     return clashes_by_sort(qcodes, dhash)[0]
 
 
-def clashes_by_sort(qcodes: np.ndarray, dhash: np.ndarray
+def clashes_by_sort(qcodes: np.ndarray, dhash: np.ndarray, layout=None
                     ) -> Tuple[Optional[Tuple[np.ndarray, np.ndarray]], Optional[QueryTable]]:
     """(:func:`sorted_clashes`, the :class:`.querytable.QueryTable` that found none, or None): first each
     query's rows sorted in a row of a 2-D table (:func:`.querytable.checked_by_query`: of long queries, a
     table a conversion keeps for the joins); when that may have found one (or the rows do not fit it), one
     sort of a 64-bit key per row (:func:`_pair_keys`), and on the rare equal keys their rows grouped by
     (query, hash) exactly. About half the cost of the index, for inputs whose joins do not need one (an
-    index is built later, on first use)."""
+    index is built later, on first use). ``layout``: the rows' :func:`.querytable.wide_layout`, when the
+    caller has it."""
     q = np.asarray(qcodes, dtype=np.int64)
     h = np.ascontiguousarray(dhash, dtype=np.uint64)
-    sure, table = checked_by_query(q, h)
+    sure, table = checked_by_query(q, h, layout)
     if sure or len(q) < 2:
         return None, table
     ordered = _pair_keys(q, h)

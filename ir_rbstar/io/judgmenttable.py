@@ -12,11 +12,13 @@ from typing import Any, NamedTuple, Optional, Tuple
 import numpy as np
 
 from .docindex import _differ, verify_matches
-from .querytable import KEPT, QueryTable, _ranks, merge_by_query, sorted_by_query
+from .querytable import KEPT, MIN_SHIFT, QueryTable, _ranks, merge_by_query, sorted_by_query
 
 __all__ = ["JudgmentTable", "judgment_table", "judgments_by_tables"]
 
-#: the key under which judgments keep their :class:`JudgmentTable` (None when they have none)
+#: the key under which judgments keep their :class:`JudgmentTable` (None when they have none), with the
+#: table's shift: a run of more than 2^20 rows keeps a table of a larger shift (:func:`.querytable.sorted_by_query`),
+#: and the judgments keep one of that shift too, to be merged with it
 TABLE_KEY = "judgments by query"
 
 #: the most cells a judgments' table may have for each judgment (its width is the longest query's:
@@ -46,12 +48,12 @@ class JudgmentTable(NamedTuple):
     grades: np.ndarray
 
 
-def judgment_table(rowq: np.ndarray, rowd: np.ndarray, rowb: np.ndarray, grades: np.ndarray
-                   ) -> Optional[JudgmentTable]:
+def judgment_table(rowq: np.ndarray, rowd: np.ndarray, rowb: np.ndarray, grades: np.ndarray,
+                   shift: int = MIN_SHIFT) -> Optional[JudgmentTable]:
     """The :class:`JudgmentTable` of judgments with query codes ``rowq``, document hashes ``rowd``, ids
     ``rowb`` and ``grades``; None when there are none, when the queries are too uneven for a table
     (:data:`_MOST_CELLS`), or when two judgments of a query have hashes with the same high bits
-    (:func:`.querytable.sorted_by_query`)."""
+    (:func:`.querytable.sorted_by_query`). ``shift``: the fewest low bits of a key (the run's table's)."""
     n = len(rowq)
     if n == 0:
         return None
@@ -66,7 +68,7 @@ def judgment_table(rowq: np.ndarray, rowd: np.ndarray, rowb: np.ndarray, grades:
     if len(firsts) * width > _MOST_CELLS * n:
         return None
     # one more block, empty: a row of padding only, for the queries without judgments
-    table = sorted_by_query(q, h, (np.append(firsts, n), np.append(lens, 0), width))
+    table = sorted_by_query(q, h, (np.append(firsts, n), np.append(lens, 0), width), shift)
     if table is None:
         return None
     row_of = np.full(int(q[-1]) + 1, len(firsts), dtype=np.intp)
@@ -92,7 +94,8 @@ def judgments_by_tables(run: Any, qrels: Any, b: Any) -> Optional[Tuple[np.ndarr
         queries = np.searchsorted(run.offsets, b.src[starts[b.lens > 0]], side="right") - 1
     if 2 * len(b.docs) < int(lens[queries].sum()):
         return None                      # a cutoff: merging whole queries costs more than the lookup
-    kept = qrels.kept(TABLE_KEY, lambda: judgment_table(qrels.rowq, qrels.rowd, qrels.rowb, qrels.grades))
+    kept = qrels.kept((TABLE_KEY, x.shift),
+                      lambda: judgment_table(qrels.rowq, qrels.rowd, qrels.rowb, qrels.grades, x.shift))
     if kept is None or kept.table.shift != x.shift:
         return None
     y = kept.table

@@ -14,8 +14,8 @@ from typing import Any, Callable, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["QueryTable", "KEPT", "MIN_SHIFT", "KEEP_WIDTH", "checked_by_query", "sorted_by_query", "no_clash_by_query",
-           "kept_pairs", "merge_by_query"]
+__all__ = ["QueryTable", "KEPT", "MIN_SHIFT", "KEEP_WIDTH", "wide_layout", "checked_by_query", "sorted_by_query",
+           "no_clash_by_query", "kept_pairs", "merge_by_query"]
 
 #: the key under which a ranking keeps the :class:`QueryTable` of its conversion (rows in the ranked order)
 KEPT = "rows by query"
@@ -77,11 +77,20 @@ def _layout(q: np.ndarray) -> Optional[_Layout]:
     return firsts, lens, width
 
 
-def checked_by_query(q: np.ndarray, h: np.ndarray) -> Tuple[bool, Optional[QueryTable]]:
+def wide_layout(q: np.ndarray) -> Optional[_Layout]:
+    """The layout of rows grouped by query (:func:`_layout`) when they fit a table and its longest query has
+    :data:`KEEP_WIDTH` rows or more (a table is then kept: :func:`checked_by_query`); else None."""
+    layout = _layout(q)
+    return layout if layout is not None and layout[2] >= KEEP_WIDTH else None
+
+
+def checked_by_query(q: np.ndarray, h: np.ndarray, layout: Optional[_Layout] = None
+                     ) -> Tuple[bool, Optional[QueryTable]]:
     """(whether no two rows surely hold the same query code and document hash, the :class:`QueryTable` to
     keep or None): by :func:`sorted_by_query` for queries of :data:`KEEP_WIDTH` rows or more, else by
-    :func:`no_clash_by_query`, which keeps nothing. False: some may (the caller then looks exactly)."""
-    layout = _layout(q)
+    :func:`no_clash_by_query`, which keeps nothing. False: some may (the caller then looks exactly).
+    ``layout``: the rows' :func:`_layout`, when the caller has it."""
+    layout = _layout(q) if layout is None else layout
     if layout is None:
         return False, None
     if layout[2] >= KEEP_WIDTH:
@@ -90,19 +99,21 @@ def checked_by_query(q: np.ndarray, h: np.ndarray) -> Tuple[bool, Optional[Query
     return no_clash_by_query(q, h, layout), None
 
 
-def sorted_by_query(q: np.ndarray, h: np.ndarray, layout: Optional[_Layout] = None) -> Optional[QueryTable]:
+def sorted_by_query(q: np.ndarray, h: np.ndarray, layout: Optional[_Layout] = None,
+                    shift: int = MIN_SHIFT) -> Optional[QueryTable]:
     """The :class:`QueryTable` of rows with query codes ``q`` and document hashes ``h`` (uint64) when no two
     rows of a query have hashes with the same high bits (so no two hold the same query code and document
     hash); None when some may (the caller then looks exactly), when the rows do not fit a table
     (:func:`_layout`, given as ``layout`` when the caller has it), or when a hash's high bits reach the
-    padding's (a 64-bit coincidence, as equal high bits are)."""
+    padding's (a 64-bit coincidence, as equal high bits are). ``shift``: the fewest low bits a key gives to
+    its row (more when the rows need them), for a table to be merged with another of that shift."""
     layout = _layout(q) if layout is None else layout
     if layout is None:
         return None
     firsts, lens, width = layout
     n, blocks = len(q), len(firsts)
     # room for the rows numbered in the table's cells, shifted by one (< 2 (n + width) <= 4n)
-    shift = max(MIN_SHIFT, (4 * n - 1).bit_length())
+    shift = max(MIN_SHIFT, shift, (4 * n - 1).bit_length())
     if width << shift >= 2 ** 62:
         return None
     low = np.uint64((1 << shift) - 1)

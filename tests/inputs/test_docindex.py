@@ -5,10 +5,12 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from tests.conftest import examples
+from tests.helpers import keeping_every_table
 
 import ir_measures
 import ir_rbstar
 from ir_rbstar import io as rio
+from ir_rbstar.io import querytable
 from ir_rbstar.errors import DuplicateDocumentError, RbstarError
 from ir_rbstar.io.docindex import JudgmentIndex, SortedIndex, _differ, judgment_index, verify_matches
 
@@ -226,7 +228,8 @@ def test_a_run_in_score_order_with_ties_moves_only_the_tied_rows(tmp_path, engin
                 max_size=10))
 def test_the_large_run_path_gives_the_same_ranking_error_and_joins(rows, probes):
     """Runs of a million rows or more check for duplicates with the sorted index built beside the sort
-    (ranking_from_columns' large-input path): the same Ranking, the same error and the same joins as the
+    (ranking_from_columns' large-input path), or, when their queries are long, by the table of each query's
+    sorted rows (kept for the joins): the same Ranking, the same error and the same joins as the
     small-input path, here forced onto the same small inputs."""
     from ir_rbstar.io import columns
 
@@ -242,16 +245,21 @@ def test_the_large_run_path_gives_the_same_ranking_error_and_joins(rows, probes)
 
     small, small_error = convert(10 ** 9)
     large, large_error = convert(0)
-    assert small_error == large_error
+    with keeping_every_table():          # long queries (here: of any length): their table kept, no index
+        long, long_error = convert(0)
+    assert small_error == large_error == long_error
     if small is None:
         return
     assert isinstance(large._cache["index"], (SortedIndex, rio.MovedIndex))
+    with keeping_every_table():                  # an index only where the rows do not fit a table
+        fits = querytable.wide_layout(rio.QUERY_IDS.encode([r[0] for r in rows])) is not None
+    assert ("index" in long._cache) == (not fits)
     for name in ("qcodes", "offsets", "dbytes", "docs", "scores"):
-        assert getattr(small, name).tobytes() == getattr(large, name).tobytes(), name
+        assert getattr(small, name).tobytes() == getattr(large, name).tobytes() == getattr(long, name).tobytes(), name
     pq = rio.QUERY_IDS.encode([q for q, _ in probes])
     pb = np.array([d.encode() for _, d in probes], dtype="S10") if probes else np.empty(0, dtype="S1")
     ph = rio.hash_ids(pb)
-    assert small.find(pq, ph, pb).tolist() == large.find(pq, ph, pb).tolist()
+    assert small.find(pq, ph, pb).tolist() == large.find(pq, ph, pb).tolist() == long.find(pq, ph, pb).tolist()
 
 
 @st.composite

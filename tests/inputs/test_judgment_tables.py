@@ -60,11 +60,20 @@ def _oracle(run, b, qrels: pd.DataFrame):
 
 
 @settings(max_examples=examples(200), deadline=None)
-@given(_inputs(), st.sampled_from(["all", "some queries", "cutoff"]))
-def test_the_merged_join_gives_the_grades_of_a_dict(inputs, rows):
+@given(_inputs(), st.sampled_from(["all", "some queries", "cutoff"]), st.sampled_from([None, 25, 31]))
+def test_the_merged_join_gives_the_grades_of_a_dict(inputs, rows, shift):
+    """``shift``: the run's table keys give its rows more low bits than the judgments' would (as a run of more
+    than 2^20 rows does): the judgments keep a table of the run's shift to merge with it."""
     frame, judged = inputs
+    least = querytable.MIN_SHIFT
     with keeping_every_table():
-        run = to_ranking(frame)
+        querytable.MIN_SHIFT = shift or least
+        try:
+            run = to_ranking(frame)
+        finally:
+            querytable.MIN_SHIFT = least
+    if shift is not None and run.held(querytable.KEPT) is not None:
+        assert run.held(querytable.KEPT).shift == shift
     qrels = to_qrels(judged) if len(judged) else None
     if qrels is None:
         return
@@ -74,7 +83,9 @@ def test_the_merged_join_gives_the_grades_of_a_dict(inputs, rows):
     want = _oracle(run, b, judged)
     assert grade.tolist() == want[0].tolist() and flag.tolist() == want[1].tolist()
     merged = judgments_by_tables(run, qrels, b)
-    if rows != "cutoff" and run.held(querytable.KEPT) is not None and qrels.kept(judgmenttable.TABLE_KEY, list):
+    x = run.held(querytable.KEPT)
+    if rows != "cutoff" and x is not None \
+            and judgment_table(qrels.rowq, qrels.rowd, qrels.rowb, qrels.grades, x.shift) is not None:
         assert merged is not None                 # the tables answered when both sides have one
     if merged is not None:
         assert merged[0].tolist() == want[0].tolist() and merged[1].tolist() == want[1].tolist()
