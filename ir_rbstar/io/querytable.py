@@ -59,19 +59,22 @@ KEEP_WIDTH = 256
 _Layout = Tuple[np.ndarray, np.ndarray, int]
 
 
-def _layout(q: np.ndarray) -> Optional[_Layout]:
+def _layout(q: np.ndarray, min_width: int = 0) -> Optional[_Layout]:
     """(each block's first row, its length, the longest) of rows grouped by query, each query in one block,
-    whose blocks fit one table (:data:`_PADDING`); None for other rows."""
+    whose blocks fit one table (:data:`_PADDING`); None for other rows, and when the longest block is
+    shorter than ``min_width``."""
     n = len(q)
     if n == 0:
         return None
     cuts = np.flatnonzero(q[1:] != q[:-1]) + 1
     blocks = len(cuts) + 1
     firsts = np.concatenate(([0], cuts))
-    if blocks > 1 and len(set(q[firsts].tolist())) < blocks:     # (a set: a fifth of np.unique's time on 200)
-        return None                                  # a query in two blocks
     lens = np.diff(np.append(firsts, n))
     width = int(lens.max())
+    if width < min_width:
+        return None
+    if blocks > 1 and len(set(q[firsts].tolist())) < blocks:     # (a set: a fifth of np.unique's time on 200)
+        return None                                  # a query in two blocks
     if blocks * width > (1 + _PADDING) * n:
         return None
     return firsts, lens, width
@@ -80,8 +83,7 @@ def _layout(q: np.ndarray) -> Optional[_Layout]:
 def wide_layout(q: np.ndarray) -> Optional[_Layout]:
     """The layout of rows grouped by query (:func:`_layout`) when they fit a table and its longest query has
     :data:`KEEP_WIDTH` rows or more (a table is then kept: :func:`checked_by_query`); else None."""
-    layout = _layout(q)
-    return layout if layout is not None and layout[2] >= KEEP_WIDTH else None
+    return _layout(q, KEEP_WIDTH)
 
 
 def checked_by_query(q: np.ndarray, h: np.ndarray, layout: Optional[_Layout] = None

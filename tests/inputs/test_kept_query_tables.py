@@ -30,6 +30,18 @@ def test_only_long_queries_keep_a_table():
     assert long.held(querytable.KEPT) is not None and short.held(querytable.KEPT) is None
 
 
+def test_a_wide_layout_is_one_of_long_queries_each_in_one_block():
+    """``wide_layout`` (which large conversions ask before keeping a table): the layout of rows grouped by
+    query whose longest query has KEEP_WIDTH rows or more, None for shorter queries or a query in two blocks."""
+    w = querytable.KEEP_WIDTH
+    wide = np.repeat(np.arange(3), [w, 2, w - 1])
+    firsts, lens, width = querytable.wide_layout(wide)
+    assert firsts.tolist() == [0, w, w + 2] and lens.tolist() == [w, 2, w - 1] and width == w
+    assert querytable.wide_layout(np.repeat(np.arange(3), w - 1)) is None            # every query too short
+    assert querytable.wide_layout(np.concatenate([wide, [0]])) is None               # query 0 in two blocks
+    assert querytable._layout(np.repeat(np.arange(3), w - 1)) is not None            # (a table, but none kept)
+
+
 @st.composite
 def _grouped(draw):
     """Rows laid out query after query, of uneven lengths, with hashes from a pool holding repeats, pairs
