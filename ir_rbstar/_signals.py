@@ -17,9 +17,10 @@ class Interrupted(KeyboardInterrupt):
         self.signum = signum
 
 
-#: the signal received in the current :func:`interrupts` block, if any: some C code that calls back into Python
-#: replaces the exception raised there with one of its own (numpy's ``fromfile``, interrupted while it asks the
-#: file object for its descriptor, raises a TypeError without the interrupt as its cause)
+#: the signal received in the current :func:`interrupts` block, if any (cleared when a block starts and when it
+#: ends): some C code that calls back into Python replaces the exception raised there with one of its own (numpy's
+#: ``fromfile``, interrupted while it asks the file object for its descriptor, raises a TypeError without the
+#: interrupt as its cause)
 _received: list = []
 
 
@@ -44,6 +45,7 @@ def interrupts() -> Iterator[None]:
     finally:
         for s, h in handlers.items():
             signal.signal(s, h)
+        _received.clear()                  # (read inside the block only: by the command's handlers)
 
 
 def interrupt_of(error: Optional[BaseException]) -> Optional[int]:

@@ -254,10 +254,6 @@ class RunContext(KeepsDerived):
     #: the value stored under ``key`` for this run, made by ``make()`` the first time
     cached = KeepsDerived.kept
 
-    def is_cached(self, key) -> bool:
-        """Whether a value is stored under ``key`` for this run."""
-        return key in self._cache
-
     def require_qrels(self, measure) -> Qrels:
         if self.qrels is None:
             raise MissingQrelsError(f"{measure} needs relevance judgments, but no qrels were given")

@@ -111,7 +111,7 @@ def _joined_by_kernel(m, ctx: RunContext, tied) -> bool:
     not joined these rankings already (for another measure), and document ids are at most 8 bytes (their
     64-bit hashes are then the ids themselves: no matched pair needs checking)."""
     cutoff, ref, rel = m.params.get("cutoff"), m["ref"], m["rel"]
-    if not ctx.kernels() or ctx.is_cached(("match", cutoff, ref, rel, tied.straddles)):
+    if not ctx.kernels() or ctx.held(("match", cutoff, ref, rel, tied.straddles)) is not None:
         return False
     return tied.rows.dbytes.dtype.itemsize <= 8 and ctx.reference(ref, rel, m).dbytes.dtype.itemsize <= 8
 

@@ -36,6 +36,7 @@ def test_an_interrupt_replaced_by_an_error_ends_with_its_line_and_status(monkeyp
     err = capsys.readouterr().err
     assert err.startswith("ir-rbstar: interrupted by SIGTERM; temporary files removed") and err.count("\n") == 1
     assert signal.getsignal(signal.SIGTERM) is before        # the handlers in place before come back
+    assert _signals.interrupt_of(error) is None              # the signal is forgotten once the command ends
 
 
 def test_an_error_without_a_signal_is_not_taken_for_one(monkeypatch, capsys):
