@@ -12,7 +12,7 @@ from typing import Any, NamedTuple, Optional, Tuple
 import numpy as np
 
 from .docindex import _differ, verify_matches
-from .querytable import KEPT, MIN_SHIFT, QueryTable, _ranks, merge_by_query, sorted_by_query
+from .querytable import KEPT, MIN_SHIFT, QueryTable, _ranks, least_shift, merge_by_query, sorted_by_query
 
 __all__ = ["JudgmentTable", "judgment_table", "judgments_by_tables"]
 
@@ -80,7 +80,8 @@ def judgments_by_tables(run: Any, qrels: Any, b: Any) -> Optional[Tuple[np.ndarr
     """(grade, judged) of every row of ``b`` (a :class:`ir_rbstar.context.Rows` of ``run``, a
     :class:`.tables.Ranking`; ``qrels`` a :class:`.tables.Qrels`) from the run's kept table merged with
     the judgments' :class:`JudgmentTable`, merging only B's queries; None when either has none, their keys
-    do not compare alike, B's rows are a small part of its queries' (a cutoff: looking them up is
+    do not compare alike (the judgments number their rows in more bits than the run's keys give theirs:
+    no table is then made), B's rows are a small part of its queries' (a cutoff: looking them up is
     cheaper), or the merge declines."""
     x = run.held(KEPT)
     if x is None:
@@ -94,6 +95,8 @@ def judgments_by_tables(run: Any, qrels: Any, b: Any) -> Optional[Tuple[np.ndarr
         queries = np.searchsorted(run.offsets, b.src[starts[b.lens > 0]], side="right") - 1
     if 2 * len(b.docs) < int(lens[queries].sum()):
         return None                      # a cutoff: merging whole queries costs more than the lookup
+    if least_shift(len(qrels.rowq)) > x.shift:
+        return None                      # more than 2^20 judgments, a smaller run: their keys cannot compare
     kept = qrels.kept((TABLE_KEY, x.shift),
                       lambda: judgment_table(qrels.rowq, qrels.rowd, qrels.rowb, qrels.grades, x.shift))
     if kept is None or kept.table.shift != x.shift:

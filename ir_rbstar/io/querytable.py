@@ -14,8 +14,8 @@ from typing import Any, Callable, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["QueryTable", "KEPT", "MIN_SHIFT", "KEEP_WIDTH", "wide_layout", "checked_by_query", "sorted_by_query",
-           "no_clash_by_query", "kept_pairs", "merge_by_query"]
+__all__ = ["QueryTable", "KEPT", "MIN_SHIFT", "KEEP_WIDTH", "least_shift", "wide_layout", "checked_by_query",
+           "sorted_by_query", "no_clash_by_query", "kept_pairs", "merge_by_query"]
 
 #: the key under which a ranking keeps the :class:`QueryTable` of its conversion (rows in the ranked order)
 KEPT = "rows by query"
@@ -30,6 +30,14 @@ _EVEN_TOP = np.uint64(2 ** 64 - 2)
 #: conversion that sorts to find duplicates), so that two tables' keys, their padding included, compare
 #: alike in a join; 42 high bits of the hash are left (two of 1,000 rows share them with odds of 1e-7)
 MIN_SHIFT = 22
+
+
+def least_shift(n: int) -> int:
+    """The fewest low bits a key of :func:`sorted_by_query`'s table of ``n`` rows gives to its row:
+    :data:`MIN_SHIFT`, or more for the rows numbered in its cells, shifted by one (padding included: below
+    2 (n + width) <= 4n): 23 from 2^20 + 1 rows on."""
+    return max(MIN_SHIFT, (4 * n - 1).bit_length())
+
 
 #: cells of the table whose neighbours :func:`sorted_by_query` compares at a time (small temporaries)
 _CHECK_CELLS = 16_384
@@ -114,8 +122,7 @@ def sorted_by_query(q: np.ndarray, h: np.ndarray, layout: Optional[_Layout] = No
         return None
     firsts, lens, width = layout
     n, blocks = len(q), len(firsts)
-    # room for the rows numbered in the table's cells, shifted by one (< 2 (n + width) <= 4n)
-    shift = max(MIN_SHIFT, shift, (4 * n - 1).bit_length())
+    shift = max(shift, least_shift(n))
     if width << shift >= 2 ** 62:
         return None
     low = np.uint64((1 << shift) - 1)

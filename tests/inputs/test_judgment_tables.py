@@ -91,6 +91,53 @@ def test_the_merged_join_gives_the_grades_of_a_dict(inputs, rows, shift):
         assert merged[0].tolist() == want[0].tolist() and merged[1].tolist() == want[1].tolist()
 
 
+
+def test_one_qrels_merges_with_runs_of_two_shifts():
+    """The judgments keep a table for each shift asked (a run of fewer than 2^20 rows, then one of more):
+    both runs' joins are merges, against the same qrels, with a dict's grades."""
+    frame = pd.DataFrame([(f"q{q}", d, float(len(_DOCS) - k)) for q in range(3) for k, d in enumerate(_DOCS)],
+                         columns=["query_id", "doc_id", "score"])
+    judged = pd.DataFrame([(f"q{q}", d, (q + k) % 4) for q in range(4) for k, d in enumerate(_DOCS[q::2])],
+                          columns=["query_id", "doc_id", "relevance"])
+    qrels = to_qrels(judged)
+    least = querytable.MIN_SHIFT
+    for shift in (least, 25, least):
+        with keeping_every_table():
+            querytable.MIN_SHIFT = shift
+            try:
+                run = to_ranking(frame)
+            finally:
+                querytable.MIN_SHIFT = least
+        assert run.held(querytable.KEPT).shift == shift
+        b = gather(run, run.qcodes)
+        merged = judgments_by_tables(run, qrels, b)
+        want = _oracle(run, b, judged)
+        assert merged is not None and merged[0].tolist() == want[0].tolist() and merged[1].tolist() == want[1].tolist()
+    assert qrels.held((judgmenttable.TABLE_KEY, least)).table.shift == least
+    assert qrels.held((judgmenttable.TABLE_KEY, 25)).table.shift == 25
+
+
+def test_judgments_needing_more_bits_than_the_run_keep_no_table():
+    """More than 2^20 judgments number their rows in 23 low bits of a key; a run of fewer rows gives its
+    rows 22: the keys do not compare, so the join declines (the lookup answers) without making a table
+    that could not serve (tens of MB for such judgments); a run whose keys give 23 bits merges with them."""
+    n = 2 ** 20 + 1
+    h = np.arange(1, n + 1, dtype=np.uint64) << np.uint64(30)            # distinct high bits at any shift here
+    ids = h.view("S8")
+    qrels = _Qrels(h, ids, np.arange(n) % 4)
+    run = _Run(h[[5, 7, n - 1]], ids[[5, 7, n - 1]])
+    assert run.held(querytable.KEPT).shift == querytable.MIN_SHIFT == 22
+    assert judgments_by_tables(run, qrels, _All(run)) is None
+    assert qrels._kept == {}                                             # no table made
+    least = querytable.MIN_SHIFT
+    querytable.MIN_SHIFT = 23
+    try:
+        wide = _Run(h[[5, 7, n - 1]], ids[[5, 7, n - 1]])
+    finally:
+        querytable.MIN_SHIFT = least
+    grade, judged = judgments_by_tables(wide, qrels, _All(wide))
+    assert grade.tolist() == [5 % 4, 7 % 4, (n - 1) % 4] and judged.all()
+
 def test_only_judgments_that_fit_a_table_keep_one():
     rowq = np.repeat(np.arange(5), [1, 1, 1, 1, 40])            # one query far longer than the others
     rowd = np.arange(1, 45, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
