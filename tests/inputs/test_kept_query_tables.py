@@ -30,6 +30,16 @@ def test_only_long_queries_keep_a_table():
     assert long.held(querytable.KEPT) is not None and short.held(querytable.KEPT) is None
 
 
+def test_one_document_last_in_a_query_and_first_in_the_next_makes_a_table():
+    """The same hash in two queries (a document retrieved for both), the largest of the first and the smallest of
+    the second: neighbours across the end of a row of the table, not a repeat within a query."""
+    a, b, c = (np.uint64(k) << np.uint64(50) for k in (1, 2, 3))
+    table = sorted_by_query(np.array([0, 0, 1, 1]), np.array([b, a, c, b], dtype=np.uint64))
+    assert table is not None
+    assert (table.table >> np.uint64(table.shift)).tolist() == [[int(a) >> table.shift, int(b) >> table.shift],
+                                                                [int(b) >> table.shift, int(c) >> table.shift]]
+
+
 def test_a_wide_layout_is_one_of_long_queries_each_in_one_block():
     """``wide_layout`` (which large conversions ask before keeping a table): the layout of rows grouped by
     query whose longest query has KEEP_WIDTH rows or more, None for shorter queries or a query in two blocks."""
