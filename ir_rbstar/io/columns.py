@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import Any, Optional, Tuple
 
 import numpy as np
-import pandas as pd
 
 from ..engine import compiled
 from ..errors import DuplicateDocumentError, InputFormatError, RbstarError
 from . import querytable
 from .docindex import MovedIndex, Moves, SortedIndex, clashes_by_sort, input_rows, judgment_index
 from .ids import QUERY_IDS, CodedIds, _raw, _show, _to_str, check_utf8, doc_bytes, hash_ids
-from .tables import Qrels, Ranking, _block_firsts, _build_ranking, _query_codes
+from .tables import Qrels, Ranking, _block_firsts, _build_ranking, _query_codes, first_seen
 
 
 def _check_duplicates(clashes: Optional[Tuple[np.ndarray, np.ndarray]], qcodes: np.ndarray, dbytes: np.ndarray,
@@ -114,6 +113,7 @@ def _as_float(scores: Any, qids, dids, source: str, line_of=None) -> np.ndarray:
                 raise ValueError("an underscore in a number")
         return np.asarray(scores, dtype=np.float64)
     except (TypeError, ValueError):
+        import pandas as pd                # (the error's path: the row to name)
         raw = np.asarray(scores, dtype=object)
         conv = np.array(pd.to_numeric(pd.Series(raw), errors="coerce"), dtype=np.float64)
         if isinstance(scores, np.ndarray) and scores.dtype.kind == "S":
@@ -276,6 +276,7 @@ def _grade_floats(raw: np.ndarray) -> np.ndarray:
     try:                                   # Python numbers (a dict of dicts): one C pass
         return raw.astype(np.float64)
     except (TypeError, ValueError, OverflowError):
+        import pandas as pd
         return pd.to_numeric(pd.Series(raw, dtype=object).map(_show), errors="coerce").to_numpy(dtype=np.float64)
 
 
@@ -289,7 +290,7 @@ def qrels_from_columns(qids, dids, grades, source: str, line_of=None, dhash: Opt
     index = judgment_index(qc, dh)
     _check_duplicates(index.clashes, qc, dbytes, "qrels", source, line_of)
     # the queries in first-seen order: of the first row of each block of equal codes (the same order)
-    qorder = pd.unique(qc[_block_firsts(qc)]) if len(qc) else np.empty(0, dtype=np.int64)
+    qorder = first_seen(qc[_block_firsts(qc)]) if len(qc) else np.empty(0, dtype=np.int64)
     qrels = Qrels(qcodes=np.asarray(qorder, dtype=np.int64), rowq=qc, rowd=dh, rowb=dbytes, grades=g, source=source)
     qrels.keep("index", index)
     return qrels

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import inspect
 import os
+import sys
 from itertools import chain, compress, islice
 from operator import countOf
 from dataclasses import dataclass
-from typing import AbstractSet, Any, Callable, Dict, Optional, Tuple, cast
+from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Dict, Optional, Tuple, cast
 
 import numpy as np
-import pandas as pd
 
 from ..errors import InputFormatError
 from . import qcache
@@ -20,6 +20,9 @@ from .records import _materialised, columns_from_tuples
 from .ids import QUERY_IDS, CodedIds, _show, query_text
 from .tables import Qrels, Ranking
 from .trec import read_trec_qrels, read_trec_run
+
+if TYPE_CHECKING:             # (not imported here: a DataFrame given means pandas is; other doors need none)
+    import pandas as pd
 
 _RUN_COLS = (("query_id", "qid"), ("doc_id", "docno"), ("score",))
 _QREL_COLS = (("query_id", "qid"), ("doc_id", "docno"), ("relevance", "label"))
@@ -65,6 +68,7 @@ def _arrow_ids(col: pd.Series, query: bool) -> Any:
 
 def _is_arrow_string(col: pd.Series) -> bool:
     """Whether a column is text held by pyarrow (pandas' default string type with pyarrow installed)."""
+    import pandas as pd
     return isinstance(col.dtype, pd.StringDtype) and getattr(col.dtype, "storage", None) == "pyarrow"
 
 
@@ -98,6 +102,7 @@ def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str], source: st
     one here (a missing id is never text, so it is among the rows decided one by one), the rows kept by
     :func:`_pick`, each row once; a string column (text or missing values only) by its null count when rows
     are left out; a number column whole, before its NaN becomes the text "nan"."""
+    import pandas as pd
     name = next((c for c in options if c in df.columns), None)
     if name is None:
         return df, None
@@ -124,6 +129,12 @@ def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str], source: st
                 _no_missing_ids(given, name, source, what)
             keep[odd] = [query_text(v) in queries for v in values[odd].tolist()]
     return (df, None) if keep.all() else (df[keep], np.flatnonzero(keep))
+
+
+def _is_frame(obj: Any) -> bool:
+    """Whether ``obj`` is a pandas DataFrame, without importing pandas (a DataFrame exists only once it is)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(obj, pd.DataFrame)
 
 
 def _is_path(obj: Any) -> bool:
@@ -175,7 +186,7 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
     ``queries``, only the rows of those queries (of a DataFrame, dict or iterable)."""
     if _is_path(obj):
         return kind.read_file(obj)
-    if isinstance(obj, pd.DataFrame):
+    if _is_frame(obj):
         src = source or f"<{kind.name} DataFrame>"
         if queries is not None:
             obj, kept = _frame_rows(obj, kind.frame_columns[0], queries, src, kind.name)

@@ -4,13 +4,21 @@ descending)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
 
 import numpy as np
-import pandas as pd
 
 from .docindex import DocIndex, MovedIndex, Moves, _find, judgment_index, rows_of_segments, verify_ids
 from .ids import QUERY_IDS, _to_str, query_text
+
+if TYPE_CHECKING:                       # (pandas is imported where a DataFrame is made: not by the other doors)
+    import pandas as pd
+
+
+def first_seen(values: np.ndarray) -> np.ndarray:
+    """The distinct values of ``values`` in the order they first appear (as ``pandas.unique`` gives them)."""
+    _, at = np.unique(values, return_index=True)
+    return values[np.sort(at)]
 
 
 def segment_ids(offsets: np.ndarray) -> np.ndarray:
@@ -290,8 +298,9 @@ class Qrels(KeepsDerived):
                                   qorder=self.qcodes, break_ties=False)
         return self.kept(("ranking", rel), make)
 
-    def frame(self) -> pd.DataFrame:
+    def frame(self) -> "pd.DataFrame":
         """The judgments as a DataFrame ``query_id, doc_id, relevance``."""
+        import pandas as pd
         return pd.DataFrame({"query_id": QUERY_IDS.decode(self.rowq), "doc_id": _to_str(self.rowb),
                              "relevance": self.grades})
 
@@ -366,7 +375,7 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
     if qorder is None:
         # segments in order of first appearance in the input (the blocks' queries, when no query has two)
         heads = qcodes[first]
-        qorder = heads if len(set(heads.tolist())) == len(heads) else pd.unique(heads)
+        qorder = heads if len(set(heads.tolist())) == len(heads) else first_seen(heads)
     same = _in_order_ties(qcodes, scores, qorder, first)
     if same is not None:
         order = None            # already in (query, score descending) order, as TREC files usually are

@@ -5,10 +5,9 @@ from __future__ import annotations
 import gzip
 import os
 import zlib
-from typing import Any, Dict, Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Tuple
 
 import numpy as np
-import pandas as pd
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..engine import compiled
@@ -17,6 +16,9 @@ from .arrowscan import arrow_columns, str_array
 from .columns import _POW10, _as_float, _check_scores, qrels_from_columns, ranking_from_columns, underscored
 from .ids import QUERY_IDS, _to_str, doc_bytes
 from .tables import Qrels, Ranking
+
+if TYPE_CHECKING:                   # (pandas is imported where a DataFrame is made)
+    import pandas as pd
 
 _CHUNK = 1 << 24
 
@@ -323,7 +325,7 @@ def column_order_hint(docs: np.ndarray) -> str:
             f"({shown}): are the columns in the order query_id iteration doc_id relevance?")
 
 
-def read_run_frame(path: str) -> pd.DataFrame:
+def read_run_frame(path: str) -> "pd.DataFrame":
     """Read and validate a TREC run file into a DataFrame ``query_id, doc_id, score``.
 
     Checks the column count, that every score is a finite number and that no document appears twice
@@ -333,8 +335,9 @@ def read_run_frame(path: str) -> pd.DataFrame:
     return ranking_frame(ranking)
 
 
-def ranking_frame(ranking: Ranking) -> pd.DataFrame:
+def ranking_frame(ranking: Ranking) -> "pd.DataFrame":
     """A :class:`Ranking` as a DataFrame ``query_id, doc_id, score`` (rows in trec_eval order)."""
+    import pandas as pd
     docs = str_array(ranking.dbytes)       # pandas' arrow strings straight from the bytes, when it uses them
     queries = QUERY_IDS.decode(ranking.qcodes)
     if docs is None:

@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from ir_rbstar.errors import DuplicateDocumentError
 from ir_rbstar.io import columns, docindex, ranking_from_columns, to_ranking
+from ir_rbstar.io.tables import first_seen
 
 from tests.conftest import examples
 
@@ -93,3 +94,12 @@ def test_dataframes_and_dicts_given_are_not_changed():
     pd.testing.assert_frame_equal(frame, copy)
     assert run == {"q": {"a": 2.0, "b": 2.0, "c": 1.0, "d": 1.0}}
     assert r1.dbytes.tolist() == r2.dbytes.tolist() == [b"b", b"a", b"d", b"c"]
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.integers(-3, 40), max_size=60))
+def test_first_seen_is_pandas_unique(values):
+    """The queries' order of a conversion (first appearance), made without pandas: pandas.unique's order."""
+    a = np.array(values, dtype=np.int64)
+    got = first_seen(a)
+    assert got.dtype == np.int64 and got.tolist() == pd.unique(a).tolist()
