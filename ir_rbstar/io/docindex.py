@@ -9,7 +9,6 @@ import numpy as np
 from ..errors import RbstarError
 from .ids import _GOLD, _mix
 from .querytable import QueryTable, checked_by_query
-from .querytable import no_clash_by_query as no_clash_by_query     # (its tests import it from here)
 
 
 def _find(sorted_keys: np.ndarray, perm: Optional[np.ndarray], keys: np.ndarray) -> np.ndarray:

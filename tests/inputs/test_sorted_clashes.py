@@ -67,7 +67,7 @@ def _grouped(draw):
 @settings(max_examples=examples(150), deadline=None)
 @given(_grouped())
 def test_the_sort_query_by_query_finds_what_the_definition_finds(rows):
-    from ir_rbstar.io.docindex import no_clash_by_query
+    from ir_rbstar.io.querytable import no_clash_by_query
     q, h = rows
     keys = list(zip(q.tolist(), h.tolist(), strict=True))
     expected = {i for i, k in enumerate(keys) if keys.count(k) > 1}
@@ -77,7 +77,7 @@ def test_the_sort_query_by_query_finds_what_the_definition_finds(rows):
 
 
 def test_the_sort_query_by_query_is_used_and_says_none_or_maybe():
-    from ir_rbstar.io.docindex import no_clash_by_query
+    from ir_rbstar.io.querytable import no_clash_by_query
     q = np.repeat(np.arange(3), [4, 3, 4])
     h = np.arange(11, dtype=np.uint64)
     assert no_clash_by_query(q, h)                     # one table, one row padded
