@@ -115,12 +115,10 @@ def hash_ids(ids: np.ndarray) -> np.ndarray:
                 continue
             if scratch is None:
                 scratch = np.empty(min(n, _SCRATCH), dtype=np.uint64)
-            if some == n:                            # every id reaches this word: in place
-                h ^= col
-                _mix(h, scratch)
-            elif some > n // 2:
-                # most ids do: every row mixed in place, the others' hashes put back (no temporaries of
-                # the column's size, whose fresh pages cost more than the few rows' gather and scatter)
+            if some > n // 2:
+                # most ids reach this word: every row mixed in place, the others' hashes put back (none when
+                # all do; no temporaries of the column's size, whose fresh pages cost more than the few rows'
+                # gather and scatter)
                 rest = np.flatnonzero(~nz)
                 kept = h[rest]
                 h ^= col
