@@ -31,7 +31,11 @@ rounds do not. Inputs are built before the clock starts, in each tool's own form
 * ``rbo``: ``RBO(p=0.9) + RBO_ext(p=0.9)`` of the run against a reference, both DataFrames (registering
   the reference is timed), against PyPI ``rbo``'s ``RankingSimilarity(S, T).rbo_ext(p=0.9)`` per query on
   id lists in trec_eval order (built beforehand; the constructor is not timed); absent when ``rbo`` is not
-  installed (it pins numpy < 2: see benchmarks/README.md for its venv);
+  installed (it pins numpy < 2: see benchmarks/README.md for its venv). Ours keeps the reference's conversion
+  while its columns are unchanged (ir_rbstar/io/framecache.py), as the peer's id lists of the reference
+  are built once, while each call is given a run frame of new columns (as each
+  run of an experiment is: converted every call, :func:`renewed_frames`); ``rbo-cold`` (information): the
+  reference's conversion dropped too before each call of ours, i.e. a first call;
 * ``pt``: ``pt.Experiment`` of 5 runs (DataFrames) with ``[nDCG@10]`` against the same with ``nDCG@10
   RBP(p=0.8,max_rel=3) nDCG_TA@10 RBO(p=0.9,ref=...)``; the ratio is the package's part, (ours - base) /
   ours; needs PyTerrier;
@@ -44,6 +48,7 @@ rounds do not. Inputs are built before the clock starts, in each tool's own form
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import resource
 import statistics
@@ -59,7 +64,7 @@ else:
     import _harness as h  # type: ignore[no-redef]
 
 ROWS = ("cli1", "cli10", "tuples", "dict", "tuples-cold", "dict-cold", "frame",
-        "ties", "ties-irm", "twist", "twist-irm", "rbo", "pt", "read")
+        "ties", "ties-irm", "twist", "twist-irm", "rbo", "rbo-cold", "pt", "read")
 GOALS = {"cli1": 1.0, "cli10": 1.0, "tuples": 0.5, "dict": 0.5, "ties": 0.7, "twist": 0.7, "rbo": 0.3, "pt": 0.25}
 GOALS["read"] = 1.0              # issue 28: reading a run no slower than pandas reads its three columns
 DL = os.path.join(h.SHARED_DATA, "dl19-passage")
@@ -205,17 +210,22 @@ def measure_rows(rows: List[str], qrels_path: str, run_paths: List[str], ref_pat
                     per_q = pytrec_eval.RelevanceEvaluator(inp["qd"], names).evaluate(inp["rd"])
                     return {n: np.mean([v[n] for v in per_q.values()]) for n in names}
                 res = cpu_median(lambda: ir_measures.calc_aggregate(ours_ms, inp["qd"], inp["rd"]), peer, repeat)
-        elif row == "rbo":
+        elif row in ("rbo", "rbo-cold"):
             if inp["ref"] is None:
                 continue
             import pandas as pd
             ref_frame = pd.DataFrame(inp["ref"], columns=["query_id", "doc_id", "score"])
             ms = ir_rbstar.parse("RBO(p=0.9,ref='bench_native_ref') RBO_ext(p=0.9,ref='bench_native_ref')")
 
-            def ours():
+            runs = itertools.cycle(renewed_frames(inp["rf"], repeat + 1))
+
+            def ours(cold=row == "rbo-cold"):
+                if cold:
+                    from ir_rbstar.io import framecache
+                    framecache.clear()
                 ir_rbstar.register_run("bench_native_ref", ref_frame)
                 try:
-                    return ir_measures.calc_aggregate(ms, None, inp["rf"])
+                    return ir_measures.calc_aggregate(ms, None, next(runs))
                 finally:
                     ir_rbstar.unregister_run("bench_native_ref")
             if not h.have_module("rbo"):
@@ -244,6 +254,18 @@ def measure_rows(rows: List[str], qrels_path: str, run_paths: List[str], ref_pat
         res.setdefault("ratio", res["ours"] / res["peer"] if res["peer"] else None)
         out[row] = res
     return out
+
+
+def renewed_frames(frame, count: int) -> list:
+    """``count`` copies of a run DataFrame holding the same rows in columns of their own (new arrays, as a
+    new run's frame has: ours converts each, where it would keep the conversion of the same columns given
+    again, ir_rbstar/io/framecache.py), built before any clock starts; the frame itself when its
+    conversion is not kept anyway (more rows than framecache.MAX_ROWS)."""
+    from ir_rbstar.io import framecache
+    if len(frame) > framecache.MAX_ROWS:
+        return [frame]
+    ids = [c for c in ("query_id", "doc_id") if c in frame.columns]
+    return [frame.astype({c: object for c in ids}).astype({c: frame[c].dtype for c in ids}) for _ in range(count)]
 
 
 def pandas_reader(path: str) -> Callable:
@@ -385,9 +407,11 @@ PEERS = {"cli1": "python -m ir_measures QRELS RUN 'nDCG@10 AP'",
          "frame": "ir_measures nDCG@10, DataFrames", "ties": "pytrec_eval P_10 map ndcg_cut_10 on dicts",
          "ties-irm": "ir_measures P@10 AP nDCG@10 from DataFrames", "twist": "pytrec_eval map on dicts",
          "twist-irm": "ir_measures AP from DataFrames", "rbo": "PyPI rbo rbo_ext loop on id lists",
+         "rbo-cold": "PyPI rbo rbo_ext loop on id lists (ours converting the reference every call too)",
          "pt": "pt.Experiment [nDCG@10] (ratio: the package's part of the experiment)",
          "read": "pandas.read_csv(sep=' ' or '\\t', usecols, dtype str/str/float)"}
-DISTS = {"ties": ["pytrec_eval-terrier"], "twist": ["pytrec_eval-terrier"], "rbo": ["rbo"], "pt": ["pyterrier"],
+DISTS = {"ties": ["pytrec_eval-terrier"], "twist": ["pytrec_eval-terrier"], "rbo": ["rbo"], "rbo-cold": ["rbo"],
+         "pt": ["pyterrier"],
          "read": ["pandas"]}
 for _row in ("cli1", "cli10", "tuples", "dict", "tuples-cold", "dict-cold", "frame", "ties-irm", "twist-irm"):
     DISTS[_row] = ["ir_measures", "pytrec_eval-terrier"]

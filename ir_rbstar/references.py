@@ -289,11 +289,13 @@ def _scoped_names() -> set:
 
 
 def clear_cache() -> None:
-    """Drop the cached conversions of reference run files, and the last qrels kept converted from
-    namedtuples and from a dict of dicts (:mod:`ir_rbstar.io.qcache`)."""
-    from .io import qcache
+    """Drop the cached conversions of reference run files, the last qrels kept converted from
+    namedtuples and from a dict of dicts (:mod:`ir_rbstar.io.qcache`) and the last DataFrames kept
+    converted (:mod:`ir_rbstar.io.framecache`)."""
+    from .io import framecache, qcache
     _FILE_CACHE.clear()
     qcache.clear()
+    framecache.clear()
 
 
 def _prepared(ranking: Ranking) -> Ranking:

@@ -86,11 +86,15 @@ def run_command(args, cwd):
 @contextlib.contextmanager
 def keeping_every_table():
     """Conversions keep a table of sorted keys whatever their queries' lengths (not only from
-    ``ir_rbstar.io.querytable.KEEP_WIDTH`` rows on), so that small examples take the joins that merge them."""
-    from ir_rbstar.io import querytable
+    ``ir_rbstar.io.querytable.KEEP_WIDTH`` rows on), so that small examples take the joins that merge them.
+    The DataFrames kept converted (:mod:`ir_rbstar.io.framecache`) are dropped on entry and exit: they were
+    made, or are made inside, under the other setting."""
+    from ir_rbstar.io import framecache, querytable
     kept = querytable.KEEP_WIDTH
     querytable.KEEP_WIDTH = 1
+    framecache.clear()
     try:
         yield
     finally:
         querytable.KEEP_WIDTH = kept
+        framecache.clear()

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Dict, Optional, Tu
 import numpy as np
 
 from ..errors import InputFormatError
-from . import qcache
+from . import framecache, qcache
 from .columns import qrels_from_columns, ranking_from_columns
 from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column, first_missing, first_missing_id
 from .records import _materialised, columns_from_tuples
@@ -34,17 +34,28 @@ def _pick(df: pd.DataFrame, options, source: str, what: str, rows: Optional[np.n
     arrow holds them; the name of such a column is appended to ``from_arrow``)."""
     for name in options:
         if name in df.columns:
-            col = df[name]
-            if name in ("query_id", "qid", "doc_id", "docno"):
-                fast = _arrow_ids(col, query=name in ("query_id", "qid"))
-                if fast is not None:
-                    if from_arrow is not None:
-                        from_arrow.append(name)
-                    return fast
-                _no_missing_ids(col, name, source, what, rows)
-            return col.to_numpy(dtype=object) if name != "score" and col.dtype.kind not in "SO" else col.to_numpy()
+            return _column(df[name], name, source, what, rows, from_arrow)
     raise InputFormatError(f"{source}: {what} DataFrame has no column {options[0]!r} "
                            f"(columns found: {list(df.columns)})")
+
+
+def _column(col: pd.Series, name: str, source: str, what: str, rows: Optional[np.ndarray] = None,
+            from_arrow: Optional[list] = None) -> Any:
+    """A DataFrame's column ``name`` converted, as :func:`_pick` gives it."""
+    if name in ("query_id", "qid", "doc_id", "docno"):
+        fast = _arrow_ids(col, query=name in ("query_id", "qid"))
+        if fast is not None:
+            if from_arrow is not None:
+                from_arrow.append(name)
+            return fast
+        _no_missing_ids(col, name, source, what, rows)
+    return col.to_numpy(dtype=object) if name != "score" and col.dtype.kind not in "SO" else col.to_numpy()
+
+
+def _numpy_values(values: np.ndarray, name: str) -> np.ndarray:
+    """A numpy column's values (a copy of them) as :func:`_column` gives them: scores as they are, grades as
+    Python numbers (their checks and casts are the general ones)."""
+    return values if name == "score" else values.astype(object)
 
 
 def _arrow_ids(col: pd.Series, query: bool) -> Any:
@@ -102,17 +113,24 @@ def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str], source: st
     one here (a missing id is never text, so it is among the rows decided one by one), the rows kept by
     :func:`_pick`, each row once; a string column (text or missing values only) by its null count when rows
     are left out; a number column whole, before its NaN becomes the text "nan"."""
-    import pandas as pd
     name = next((c for c in options if c in df.columns), None)
     if name is None:
         return df, None
-    col = given = df[name]
+    keep = _kept_rows(df[name], name, queries, source, what)
+    return (df, None) if keep is None else (df[keep], np.flatnonzero(keep))
+
+
+def _kept_rows(given: pd.Series, name: str, queries: AbstractSet[str], source: str, what: str) -> Optional[np.ndarray]:
+    """Which rows of a DataFrame whose query id column ``name`` is ``given`` :func:`_frame_rows` keeps (a
+    boolean mask), or None when it keeps every row."""
+    import pandas as pd
+    col = given
     if not (col.dtype.kind in "OTU" or isinstance(col.dtype, pd.StringDtype)):
         _no_missing_ids(col, name, source, what)
         col = col.astype(str)
     keep = col.isin(list(queries)).to_numpy()
     if keep.all():
-        return df, None
+        return None
     # (numbers made text above were checked there: text ids only)
     if col is given and (col.dtype.kind != "O" or isinstance(col.dtype, pd.StringDtype)):
         # a string column holds text or missing values (named here), never another type: no Python object
@@ -128,7 +146,7 @@ def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str], source: st
             if pd.isna(values[odd]).any():           # (its text, "None" or "nan", may be a query's id)
                 _no_missing_ids(given, name, source, what)
             keep[odd] = [query_text(v) in queries for v in values[odd].tolist()]
-    return (df, None) if keep.all() else (df[keep], np.flatnonzero(keep))
+    return None if keep.all() else keep
 
 
 def _is_frame(obj: Any) -> bool:
@@ -181,6 +199,45 @@ _QRELS = _Kind("qrels", read_trec_qrels, "read_trec_qrels", _QREL_COLS, ("query_
                qrels_from_columns, {})
 
 
+def _from_frame(df: pd.DataFrame, src: str, kind: _Kind, queries: Optional[AbstractSet[str]]):
+    """A run or qrels from a DataFrame (with ``queries``, only the rows of those queries)."""
+    if queries is not None:
+        df, kept = _frame_rows(df, kind.frame_columns[0], queries, src, kind.name)
+    else:
+        kept = None
+    from_arrow: list = []
+    cols = [_pick(df, c, src, kind.name, kept, from_arrow) for c in kind.frame_columns]
+    if kind is _RUN and isinstance(cols[1], np.ndarray) and cols[1].dtype.kind == "S" \
+            and any(c in from_arrow for c in kind.frame_columns[1]):
+        # ids read from arrow's buffers (_ascii_bytes): a new array, which the sort may reorder in place
+        # (the frame's scores are its own: never)
+        return kind.from_columns(*cols, src, fresh_ids=True)
+    return kind.from_columns(*cols, src)
+
+
+def _from_key(key: framecache.Key, src: str, kind: _Kind, queries: Optional[AbstractSet[str]]):
+    """:func:`_from_frame` of the columns :func:`.framecache.key` read (the very columns the key holds, the
+    numpy values its own copy: the conversion is of what the key is checked against, whatever happens to the
+    frame meanwhile)."""
+    cols = list(key.series)
+    values = key.values if isinstance(key.values, np.ndarray) else None
+    rows = None
+    if queries is not None:
+        keep = _kept_rows(cols[0], key.names[0], queries, src, kind.name)
+        if keep is not None:
+            rows = np.flatnonzero(keep)
+            cols = [c[keep] for c in cols]
+            values = values[rows] if values is not None else None
+    from_arrow: list = []
+    out = [_column(c, n, src, kind.name, rows, from_arrow) for c, n in zip(cols[:2], key.names[:2])]
+    out.append(_column(cols[2], key.names[2], src, kind.name, rows) if values is None
+               else _numpy_values(values, key.names[2]))
+    key.series = None                           # (the kept key holds no column of the user's frame)
+    if kind is _RUN and isinstance(out[1], np.ndarray) and out[1].dtype.kind == "S" and key.names[1] in from_arrow:
+        return kind.from_columns(*out, src, fresh_ids=True)
+    return kind.from_columns(*out, src)
+
+
 def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[AbstractSet[str]] = None):
     """A run or qrels (``kind``) from a path, a DataFrame, a dict of dicts or an iterable of tuples; with
     ``queries``, only the rows of those queries (of a DataFrame, dict or iterable)."""
@@ -188,18 +245,15 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
         return kind.read_file(obj)
     if _is_frame(obj):
         src = source or f"<{kind.name} DataFrame>"
-        if queries is not None:
-            obj, kept = _frame_rows(obj, kind.frame_columns[0], queries, src, kind.name)
-        else:
-            kept = None
-        from_arrow: list = []
-        cols = [_pick(obj, c, src, kind.name, kept, from_arrow) for c in kind.frame_columns]
-        if kind is _RUN and isinstance(cols[1], np.ndarray) and cols[1].dtype.kind == "S" \
-                and any(c in from_arrow for c in kind.frame_columns[1]):
-            # ids read from arrow's buffers (_ascii_bytes): a new array, which the sort may reorder in place
-            # (the frame's scores are its own: never)
-            return kind.from_columns(*cols, src, fresh_ids=True)
-        return kind.from_columns(*cols, src)
+        # the same unchanged columns as a recent call's: its conversion (io/framecache.py)
+        key = framecache.key(obj, kind.name, kind.frame_columns, src, queries)
+        if key is None:
+            return _from_frame(obj, src, kind, queries)
+        done = framecache.cached(key)
+        if done is None:
+            done = _from_key(key, src, kind, queries)
+            framecache.keep(key, done)
+        return done
     if isinstance(obj, dict):
         src = source or f"<{kind.name} dict>"
         if queries is not None:

@@ -1,0 +1,210 @@
+"""DataFrames converted are kept for a next call only while they cannot be stale (ir_rbstar/io/framecache.py):
+the same arrow arrays for the ids, the same bits of the scores, the same columns, source and queries."""
+import ir_measures
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ir_rbstar
+from ir_rbstar.io import QUERY_IDS, framecache, to_qrels, to_ranking
+
+pytest.importorskip("pyarrow")
+ARROW = "string[pyarrow]"
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    framecache.clear()
+    yield
+    framecache.clear()
+
+
+def run_frame(rows=None, dtype=ARROW):
+    rows = rows or [("q1", "a", 3.0), ("q1", "b", 2.0), ("q1", "c", 1.0), ("q2", "a", 1.0), ("q2", "d", 5.0)]
+    df = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+    return df.astype({"query_id": dtype, "doc_id": dtype})
+
+
+def content(r):
+    """A converted run as plain values: each query's id with its documents and scores in ranked order."""
+    qids = QUERY_IDS.decode(r.qcodes).tolist()
+    docs, scores = r.dbytes.tolist(), r.scores.tolist()
+    return [(q, docs[a:b], scores[a:b]) for q, a, b in zip(qids, r.offsets[:-1].tolist(), r.offsets[1:].tolist(),
+                                                           strict=True)]
+
+
+def fresh(df, **kw):
+    """The conversion of ``df`` with nothing kept (the oracle of a kept one)."""
+    framecache.clear()
+    try:
+        return to_ranking(df, **kw)
+    finally:
+        framecache.clear()
+
+
+def test_the_same_frame_gives_the_kept_conversion():
+    df = run_frame()
+    first = to_ranking(df)
+    assert to_ranking(df) is first
+    assert to_ranking(df[["query_id", "doc_id", "score"]]) is first     # a new frame holding the same columns
+    assert to_ranking(df, source="other") is not first                  # another source name (for messages)
+    assert to_ranking(df, queries={"q1"}) is not first                  # rows filtered to other queries
+    assert content(to_ranking(df, queries={"q1"})) == content(fresh(df, queries={"q1"}))
+
+
+@pytest.mark.parametrize("change", ["doc", "query", "score", "row_dropped", "new_column", "qid_name"])
+def test_a_changed_frame_is_converted_again(change):
+    df = run_frame()
+    first = to_ranking(df)
+    before = content(first)
+    if change == "doc":
+        df.loc[1, "doc_id"] = "z"
+    elif change == "query":
+        df.loc[4, "query_id"] = "q3"
+    elif change == "score":
+        df.iloc[0, 2] = 0.5                       # in place, in the frame's own numpy block
+    elif change == "row_dropped":
+        df = df.drop(index=2)
+    elif change == "new_column":
+        df["doc_id"] = df["doc_id"].str.upper()
+    else:                                         # the query ids under another accepted name
+        df = df.rename(columns={"query_id": "qid"})
+    again = to_ranking(df)
+    assert content(again) == content(fresh(df))
+    if change != "qid_name":
+        assert content(again) != before
+    assert again is not first
+
+
+def test_a_score_made_invalid_in_place_is_an_error_not_the_kept_conversion():
+    df = run_frame()
+    to_ranking(df)
+    df.iloc[0, 2] = np.nan
+    with pytest.raises(ir_rbstar.errors.InputFormatError, match="not a finite number"):
+        to_ranking(df)
+
+
+def test_the_values_follow_an_in_place_change_of_the_scores():
+    qrels = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
+    run = run_frame([("q1", "a", 1.0), ("q1", "b", 2.0)])
+    measure = ir_rbstar.parse("RBP(p=0.5)")
+    assert ir_measures.calc_aggregate(measure, qrels, run)[measure[0]] == pytest.approx(0.25)   # a at rank 2
+    run.iloc[0, 2] = 3.0
+    assert ir_measures.calc_aggregate(measure, qrels, run)[measure[0]] == pytest.approx(0.5)    # a at rank 1
+
+
+def test_qrels_frames_are_kept_and_follow_a_change_of_a_grade():
+    qf = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "a"], "relevance": [1, 0, 2]})
+    qf = qf.astype({"query_id": ARROW, "doc_id": ARROW})
+    first = to_qrels(qf)
+    assert to_qrels(qf) is first
+    qf.iloc[1, 2] = 3
+    again = to_qrels(qf)
+    assert again is not first and again.grades.tolist() == [1, 3, 2]
+
+
+def test_frames_of_python_objects_are_never_kept():
+    df = run_frame(dtype=object)
+    assert framecache.key(df, "run", (("query_id",), ("doc_id",), ("score",)), "<run DataFrame>", None) is None
+    first = to_ranking(df)
+    assert to_ranking(df) is not first and content(to_ranking(df)) == content(first)
+
+
+def test_frames_above_the_row_limit_are_not_kept(monkeypatch):
+    monkeypatch.setattr(framecache, "MAX_ROWS", 4)
+    df = run_frame()                              # 5 rows
+    assert to_ranking(df) is not to_ranking(df)
+    small = run_frame([("q1", "a", 1.0)])
+    assert to_ranking(small) is to_ranking(small)
+
+
+def test_the_oldest_frames_are_dropped_beyond_the_total_rows(monkeypatch):
+    monkeypatch.setattr(framecache, "TOTAL_ROWS", 6)
+    five, two = run_frame(), run_frame([("q1", "a", 1.0), ("q1", "b", 2.0)])
+    first = to_ranking(five)
+    assert to_ranking(two) is to_ranking(two)                 # 7 rows in all: the five-row frame dropped
+    assert to_ranking(five) is not first
+
+
+def test_only_the_last_slots_are_kept_and_clear_cache_drops_them():
+    frames = [run_frame([("q1", f"d{i}", 1.0)]) for i in range(framecache.SLOTS + 1)]
+    first = [to_ranking(f) for f in frames]
+    assert to_ranking(frames[-1]) is first[-1]
+    assert to_ranking(frames[0]) is not first[0]                # pushed out by the later ones
+    ir_rbstar.references.clear_cache()
+    assert to_ranking(frames[-1]) is not first[-1]
+
+
+@pytest.mark.parametrize("column", ["score", "doc_id"])
+def test_a_frame_changed_while_it_is_converted_keeps_the_conversion_of_what_its_key_holds(monkeypatch, column):
+    """The conversion reads the columns the key was read from (and its copy of the scores), not the frame
+    again: a change made meanwhile (as by another thread) cannot leave a conversion kept under a key it
+    does not match."""
+    df = run_frame()
+    original = framecache.cached
+
+    def changing(key):
+        found = original(key)
+        df.loc[0, column] = 7.0 if column == "score" else "z"      # after the key was read, before converting
+        return found
+    monkeypatch.setattr(framecache, "cached", changing)
+    first = to_ranking(df)
+    monkeypatch.setattr(framecache, "cached", original)
+    assert content(first) == content(fresh(run_frame()))           # what the key holds
+    assert content(to_ranking(df)) == content(fresh(df))            # the change, converted again
+    df.loc[0, column] = 3.0 if column == "score" else "a"          # back to the key's values
+    assert content(to_ranking(df)) == content(fresh(df))
+
+
+def test_a_registered_frame_is_converted_once_and_rbo_against_it_is_unchanged():
+    ref = run_frame([("q1", "b", 3.0), ("q1", "a", 2.0), ("q2", "d", 1.0)])
+    run = run_frame()
+    measure = ir_rbstar.parse("RBO(p=0.9,ref='framecache_ref')")
+    try:
+        ir_rbstar.register_run("framecache_ref", ref)
+        first = ir_measures.calc_aggregate(measure, None, run)
+        kept = ir_rbstar.references._REGISTERED["framecache_ref"]
+        ir_rbstar.register_run("framecache_ref", ref)
+        assert ir_rbstar.references._REGISTERED["framecache_ref"] is kept
+        assert ir_measures.calc_aggregate(measure, None, run) == first
+        ir_rbstar.register_run("framecache_ref", ref.astype({"doc_id": object}))   # same ids, not kept
+        assert ir_measures.calc_aggregate(measure, None, run) == first
+    finally:
+        ir_rbstar.unregister_run("framecache_ref")
+
+
+_ROW = st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.sampled_from(["a", "b", "c", "d", "e"]),
+                 st.sampled_from([0.0, 1.0, 1.5, 2.0, -1.0]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(_ROW, min_size=1, max_size=8, unique_by=lambda r: (r[0], r[1])),
+       change=st.sampled_from(["none", "doc", "query", "score", "reorder", "copy", "subset"]),
+       at=st.integers(0, 7), value=st.sampled_from(["a", "z", "q2", "q9"]), score=st.floats(-2, 2),
+       queries=st.one_of(st.none(), st.sets(st.sampled_from(["q1", "q2", "q3", "q9"]))))
+def test_a_kept_conversion_always_equals_a_fresh_one(rows, change, at, value, score, queries):
+    df = run_frame(rows)
+    to_ranking(df, queries=queries)
+    i = at % len(df)
+    if change == "doc":
+        df.loc[i, "doc_id"] = value
+    elif change == "query":
+        df.loc[i, "query_id"] = value
+    elif change == "score":
+        df.iloc[i, 2] = score
+    elif change == "reorder":
+        df = df.iloc[::-1]
+    elif change == "copy":
+        df = df.copy()
+    elif change == "subset":
+        df = df.iloc[:i + 1]
+    try:
+        expected = content(fresh(df, queries=queries))
+    except ir_rbstar.errors.InputFormatError:     # e.g. a document twice in a query after the change
+        with pytest.raises(ir_rbstar.errors.InputFormatError):
+            to_ranking(df, queries=queries)
+        return
+    assert content(to_ranking(df, queries=queries)) == expected
+    assert content(to_ranking(df, queries=queries)) == expected    # and from what was kept
