@@ -229,7 +229,7 @@ def _from_key(key: framecache.Key, src: str, kind: _Kind, queries: Optional[Abst
             cols = [c[keep] for c in cols]
             values = values[rows] if values is not None else None
     from_arrow: list = []
-    out = [_column(c, n, src, kind.name, rows, from_arrow) for c, n in zip(cols[:2], key.names[:2])]
+    out = [_column(c, n, src, kind.name, rows, from_arrow) for c, n in zip(cols[:2], key.names[:2], strict=True)]
     out.append(_column(cols[2], key.names[2], src, kind.name, rows) if values is None
                else _numpy_values(values, key.names[2]))
     key.series = None                           # (the kept key holds no column of the user's frame)

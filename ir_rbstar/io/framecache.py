@@ -56,7 +56,7 @@ class Key:
         same bits of a numpy value column."""
         if self.kind != other.kind or self.source != other.source or self.names != other.names \
                 or self.queries != other.queries or len(self.arrays) != len(other.arrays) \
-                or any(a is not b for a, b in zip(self.arrays, other.arrays)):
+                or any(a is not b for a, b in zip(self.arrays, other.arrays, strict=True)):
             return False
         a, b = self.values, other.values
         if not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray):
