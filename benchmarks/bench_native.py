@@ -21,8 +21,10 @@ rounds do not. Inputs are built before the clock starts, in each tool's own form
   by ir_rbstar) against ``nDCG@10`` (pytrec_eval through ir_measures, which converts the input itself),
   on lists of ``ir_measures`` namedtuples, dicts of dicts and DataFrames; called again and again on the
   same qrels, as a loop over runs does, so ours meets the qrels it converted the call before (kept while
-  unchanged: ir_rbstar/io/qcache.py); ``tuples-cold`` / ``dict-cold`` (information): the same with that
-  kept conversion dropped before each call of ours, i.e. a first call;
+  unchanged: ir_rbstar/io/qcache.py and framecache.py; ``frame`` and the ``*-irm`` rows give ours a run
+  frame of new columns each call, as a new run's is: :func:`renewed_frames`); ``tuples-cold`` /
+  ``dict-cold`` (information): the same with that kept conversion dropped before each call of ours, i.e.
+  a first call;
 * ``ties``: ``P_TA@10 AP_TA nDCG_TA@10`` against ``pytrec_eval.RelevanceEvaluator(qrels, {P_10, map,
   ndcg_cut_10}).evaluate(run)`` on dicts (the peer's native input; its evaluator is built in the timed
   part, as ir_rbstar's is); ``ties-irm``: the same peer measures through ``ir_measures`` from DataFrames
@@ -183,10 +185,14 @@ def measure_rows(rows: List[str], qrels_path: str, run_paths: List[str], ref_pat
                     env_pyc = dict(env, PYTHONPYCACHEPREFIX=pyc)
                     res = children_median(children_cpu(ours_cmd, env_pyc), children_cpu(peer_cmds, env_pyc), repeat)
             res["what"] = f"{len(runs)} run(s)"
-        elif row in ("tuples", "dict", "frame"):
-            qq, rr = {"tuples": ("q", "r"), "dict": ("qd", "rd"), "frame": ("qf", "rf")}[row]
+        elif row in ("tuples", "dict"):
+            qq, rr = {"tuples": ("q", "r"), "dict": ("qd", "rd")}[row]
             res = cpu_median(lambda: ir_measures.calc_aggregate(rbp, inp[qq], inp[rr]),
                              lambda: ir_measures.calc_aggregate(ndcg, inp[qq], inp[rr]), repeat)
+        elif row == "frame":
+            frames = itertools.cycle(renewed_frames(inp["rf"], repeat + 1))      # a new run's frame each call
+            res = cpu_median(lambda: ir_measures.calc_aggregate(rbp, inp["qf"], next(frames)),
+                             lambda: ir_measures.calc_aggregate(ndcg, inp["qf"], inp["rf"]), repeat)
         elif row in ("tuples-cold", "dict-cold"):
             # as tuples / dict, but every call of ours converts the qrels (the conversion kept from the
             # call before, for the same unchanged qrels, is dropped first: ir_rbstar/io/qcache.py)
@@ -203,7 +209,8 @@ def measure_rows(rows: List[str], qrels_path: str, run_paths: List[str], ref_pat
             names = {"P_10", "map", "ndcg_cut_10"} if row.startswith("ties") else {"map"}
             if row.endswith("-irm"):
                 peer_ms = [irm(m) for m in (("P@10", "AP", "nDCG@10") if row.startswith("ties") else ("AP",))]
-                res = cpu_median(lambda: ir_measures.calc_aggregate(ours_ms, inp["qf"], inp["rf"]),
+                frames = itertools.cycle(renewed_frames(inp["rf"], repeat + 1))  # a new run's frame each call
+                res = cpu_median(lambda: ir_measures.calc_aggregate(ours_ms, inp["qf"], next(frames)),
                                  lambda: ir_measures.calc_aggregate(peer_ms, inp["qf"], inp["rf"]), repeat)
             else:
                 def peer():
