@@ -218,7 +218,7 @@ def _from_frame(df: pd.DataFrame, src: str, kind: _Kind, queries: Optional[Abstr
 def _from_key(key: framecache.Key, src: str, kind: _Kind, queries: Optional[AbstractSet[str]]):
     """:func:`_from_frame` of the columns :func:`.framecache.key` read (the very columns the key holds, the
     numpy values its own copy: the conversion is of what the key is checked against, whatever happens to the
-    frame meanwhile)."""
+    frame meanwhile, unless the columns themselves change in place: :meth:`.framecache.Key.still_read`)."""
     cols = list(key.series)
     values = key.values if isinstance(key.values, np.ndarray) else None
     rows = None
@@ -232,7 +232,6 @@ def _from_key(key: framecache.Key, src: str, kind: _Kind, queries: Optional[Abst
     out = [_column(c, n, src, kind.name, rows, from_arrow) for c, n in zip(cols[:2], key.names[:2], strict=True)]
     out.append(_column(cols[2], key.names[2], src, kind.name, rows) if values is None
                else _numpy_values(values, key.names[2]))
-    key.series = None                           # (the kept key holds no column of the user's frame)
     if kind is _RUN and isinstance(out[1], np.ndarray) and out[1].dtype.kind == "S" and key.names[1] in from_arrow:
         return kind.from_columns(*out, src, fresh_ids=True)
     return kind.from_columns(*out, src)
@@ -252,7 +251,9 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
         done = framecache.cached(key)
         if done is None:
             done = _from_key(key, src, kind, queries)
-            framecache.keep(key, done)
+            if key.still_read():            # (no column read was changed while it was converted)
+                key.series = None           # (the kept key holds no column of the user's frame)
+                framecache.keep(key, done)
         return done
     if isinstance(obj, dict):
         src = source or f"<{kind.name} dict>"

@@ -47,9 +47,19 @@ class Key:
                  arrays: Tuple[Any, ...], values: Any, series: Any = None):
         self.kind, self.source, self.queries, self.names = kind, source, queries, names
         self.arrays, self.values = arrays, values
-        #: the frame's columns read for the key (the conversion reads these; dropped once converted)
+        #: the frame's columns read for the key (the conversion reads these; dropped once converted, before
+        #: the key is kept)
         self.series = series
         self.rows = len(values)
+
+    def still_read(self) -> bool:
+        """Whether the columns read for the key still hold the key's arrow arrays. pandas with copy-on-write
+        (3.0, the default) never changes a column read; earlier versions change an arrow column's array in
+        place (``df.loc[i, "doc_id"] = ...``), which a conversion running meanwhile may have read."""
+        if self.series is None:
+            return False
+        held = (*self.arrays, *(() if isinstance(self.values, np.ndarray) else (self.values,)))
+        return all(_arrow_column(s) is a for s, a in zip(self.series[:len(held)], held, strict=True))
 
     def same(self, other: "Key") -> bool:
         """Whether ``other`` (read from a frame now) is this key: the same arrow arrays (identity) and the

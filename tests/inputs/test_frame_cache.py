@@ -158,6 +158,27 @@ def test_a_frame_changed_while_it_is_converted_keeps_the_conversion_of_what_its_
     assert content(to_ranking(df)) == content(fresh(df))
 
 
+def test_a_column_changed_in_place_while_it_is_converted_is_not_kept(monkeypatch):
+    """pandas before copy-on-write changes an arrow column's array in place, under the very column the key
+    read (simulated here on its array object): a conversion that may have read the new ids is not kept
+    under the old arrays, which a copy of the frame made before still holds."""
+    import pyarrow as pa
+    df = run_frame()
+    before = df.copy()                            # shares the arrow arrays (they cannot change)
+    original = framecache.cached
+
+    def changing(key):
+        found = original(key)
+        array = key.series[1].array
+        attr = "_pa_array" if hasattr(array, "_pa_array") else "_data"
+        setattr(array, attr, pa.chunked_array([pa.array(["z", "b", "c", "a", "d"], type=getattr(array, attr).type)]))
+        return found
+    monkeypatch.setattr(framecache, "cached", changing)
+    to_ranking(df)
+    monkeypatch.setattr(framecache, "cached", original)
+    assert content(to_ranking(before)) == content(fresh(before))
+
+
 def test_a_registered_frame_is_converted_once_and_rbo_against_it_is_unchanged():
     ref = run_frame([("q1", "b", 3.0), ("q1", "a", 2.0), ("q2", "d", 1.0)])
     run = run_frame()

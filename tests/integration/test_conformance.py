@@ -105,8 +105,10 @@ def world(tmp_path_factory):
     for name, df in runs.items():
         for m in ir_measures.iter_calc(measures, qrels, df):
             expected[(name, m.query_id, str(m.measure))] = m.value
+    arrow = {"query_id": "string[pyarrow]", "doc_id": "string[pyarrow]"}
     yield dict(tmp=tmp, runs=runs, qrels=qrels, ref=ref, measures=measures, files=files, qrels_path=qrels_path,
-               expected=expected, aux=aux, aux_path=aux_path)
+               expected=expected, aux=aux, aux_path=aux_path,
+               arrow_runs={name: df.astype(arrow) for name, df in runs.items()}, arrow_qrels=qrels.astype(arrow))
     ir_rbstar.unregister_runs(GROUP)
 
 
@@ -146,6 +148,8 @@ def _dicts(df, value):
 
 FORMS = {
     "DataFrame (shuffled rows)": (lambda w, n: w["runs"][n].sample(frac=1, random_state=3), lambda w: w["qrels"]),
+    # the same frames at every call: converted at the first, then their kept conversions (io/framecache.py)
+    "DataFrame of arrow strings, given again": (lambda w, n: w["arrow_runs"][n], lambda w: w["arrow_qrels"]),
     "dict of dicts": (lambda w, n: _dicts(w["runs"][n], "score"), lambda w: _dicts(w["qrels"], "relevance")),
     "namedtuples": (lambda w, n: _namedtuples(w["runs"][n]), lambda w: _qrels_tuples(w["qrels"])),
     "TREC files (ir_rbstar.read_run/read_qrels)": (lambda w, n: ir_rbstar.read_run(w["files"][n]),
