@@ -84,9 +84,14 @@ _kept: List[Tuple[Key, Any]] = []
 
 def _arrow_column(col: Any) -> Any:
     """The arrow array pandas holds a column in (the same object until the column is changed), or None
-    for a column that is not pyarrow-backed."""
-    arrow = getattr(getattr(col, "array", None), "__arrow_array__", None)
-    if arrow is None or not type(col.array).__module__.startswith("pandas."):
+    for a column that pandas does not hold in pyarrow (other extension arrays, such as ``string[python]``
+    or the nullable ``Int64``, make a new arrow array each time they are asked for one)."""
+    import pandas as pd
+    dtype = col.dtype
+    held = (isinstance(dtype, pd.StringDtype) and getattr(dtype, "storage", None) == "pyarrow") \
+        or isinstance(dtype, getattr(pd, "ArrowDtype", ()))
+    arrow = getattr(col.array, "__arrow_array__", None) if held else None
+    if arrow is None:
         return None
     try:
         return arrow()

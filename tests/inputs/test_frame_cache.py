@@ -95,6 +95,18 @@ def test_the_values_follow_an_in_place_change_of_the_scores():
     assert ir_measures.calc_aggregate(measure, qrels, run)[measure[0]] == pytest.approx(0.5)    # a at rank 1
 
 
+def test_arrow_scores_are_held_by_identity_and_nullable_grades_are_not_kept():
+    df = run_frame().astype({"score": "double[pyarrow]"})
+    first = to_ranking(df)
+    assert to_ranking(df) is first
+    df.loc[0, "score"] = 0.5
+    assert content(to_ranking(df)) == content(fresh(df)) != content(first)
+    qf = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
+    qf = qf.astype({"query_id": ARROW, "doc_id": ARROW, "relevance": "Int64"})
+    assert framecache.key(qf, "qrels", (("query_id",), ("doc_id",), ("relevance",)), "<qrels DataFrame>", None) is None
+    assert to_qrels(qf) is not to_qrels(qf)
+
+
 def test_qrels_frames_are_kept_and_follow_a_change_of_a_grade():
     qf = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "a"], "relevance": [1, 0, 2]})
     qf = qf.astype({"query_id": ARROW, "doc_id": ARROW})
@@ -105,8 +117,9 @@ def test_qrels_frames_are_kept_and_follow_a_change_of_a_grade():
     assert again is not first and again.grades.tolist() == [1, 3, 2]
 
 
-def test_frames_of_python_objects_are_never_kept():
-    df = run_frame(dtype=object)
+@pytest.mark.parametrize("dtype", [object, "string[python]"])
+def test_frames_of_python_objects_are_never_kept(dtype):
+    df = run_frame(dtype=dtype)
     assert framecache.key(df, "run", (("query_id",), ("doc_id",), ("score",)), "<run DataFrame>", None) is None
     first = to_ranking(df)
     assert to_ranking(df) is not first and content(to_ranking(df)) == content(first)
