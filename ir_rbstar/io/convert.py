@@ -207,10 +207,14 @@ def _from_frame(df: pd.DataFrame, src: str, kind: _Kind, queries: Optional[Abstr
         kept = None
     from_arrow: list = []
     cols = [_pick(df, c, src, kind.name, kept, from_arrow) for c in kind.frame_columns]
-    if kind is _RUN and isinstance(cols[1], np.ndarray) and cols[1].dtype.kind == "S" \
-            and any(c in from_arrow for c in kind.frame_columns[1]):
+    return _from_frame_columns(kind, cols, src, any(c in from_arrow for c in kind.frame_columns[1]))
+
+
+def _from_frame_columns(kind: _Kind, cols: list, src: str, ids_from_arrow: bool):
+    """The run or qrels of a DataFrame's three converted columns."""
+    if kind is _RUN and ids_from_arrow and isinstance(cols[1], np.ndarray) and cols[1].dtype.kind == "S":
         # ids read from arrow's buffers (_ascii_bytes): a new array, which the sort may reorder in place
-        # (the frame's scores are its own: never)
+        # (the frame's scores are its own, or the key's copy: never)
         return kind.from_columns(*cols, src, fresh_ids=True)
     return kind.from_columns(*cols, src)
 
@@ -232,9 +236,7 @@ def _from_key(key: framecache.Key, src: str, kind: _Kind, queries: Optional[Abst
     out = [_column(c, n, src, kind.name, rows, from_arrow) for c, n in zip(cols[:2], key.names[:2], strict=True)]
     out.append(_column(cols[2], key.names[2], src, kind.name, rows) if values is None
                else _numpy_values(values, key.names[2]))
-    if kind is _RUN and isinstance(out[1], np.ndarray) and out[1].dtype.kind == "S" and key.names[1] in from_arrow:
-        return kind.from_columns(*out, src, fresh_ids=True)
-    return kind.from_columns(*out, src)
+    return _from_frame_columns(kind, out, src, key.names[1] in from_arrow)
 
 
 def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[AbstractSet[str]] = None):
