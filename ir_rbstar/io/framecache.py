@@ -10,10 +10,15 @@ experiment. Converting a DataFrame of 20,000 rows costs about as much as the mea
   installed) and are **the very same arrow arrays** as those converted. pandas never writes into an arrow
   array: a change to such a column (``df.loc[i, "doc_id"] = ...``, a new column) makes a new one, so the
   same array holds the same ids. The kept entry holds the arrays, so none can be freed and another take
-  its place. Columns of Python objects (pandas' ``object`` dtype) are never kept: telling whether one
-  changed means reading every id, which is what the conversion costs;
+  its place. Only arrow arrays of text are held so (pyarrow lays text out itself: never numpy's memory,
+  unless built by hand with ``pyarrow.Array.from_buffers`` over memory written later). Id columns of Python
+  objects (pandas' ``object`` dtype) or of numbers are never kept: telling whether one changed means reading
+  every id, which is what the conversion costs;
 * the score (or relevance) column holds the same bits as a copy taken when it was converted (a numpy
-  column can be changed in place), or is the same arrow array;
+  column can be changed in place), or is the same arrow array, of text, or of numbers (without a missing
+  value) holding the same bits as a copy taken when it was converted: pyarrow makes a numeric array from
+  numpy without copying it (and pandas 1.5 its ``float64[pyarrow]`` columns), so the numpy array's owner
+  can change its numbers in place under the same arrow array;
 * the column names chosen, the source name and the queries the rows were filtered to are the same.
 
 Anything else is converted again. Only frames of at most :data:`MAX_ROWS` rows are kept, at most
@@ -41,12 +46,14 @@ _lock = threading.Lock()
 class Key:
     """What a conversion of a DataFrame depends on, as :func:`key` reads it from the frame."""
 
-    __slots__ = ("kind", "source", "queries", "names", "arrays", "values", "series", "rows")
+    __slots__ = ("kind", "source", "queries", "names", "arrays", "values", "bits", "series", "rows")
 
     def __init__(self, kind: str, source: str, queries: Optional[frozenset], names: Tuple[str, ...],
-                 arrays: Tuple[Any, ...], values: Any, series: Any = None):
+                 arrays: Tuple[Any, ...], values: Any, series: Any = None, bits: Optional[np.ndarray] = None):
         self.kind, self.source, self.queries, self.names = kind, source, queries, names
         self.arrays, self.values = arrays, values
+        #: a copy of the numbers of an arrow value column (None for a numpy or text one)
+        self.bits = bits
         #: the frame's columns read for the key (the conversion reads these; dropped once converted, before
         #: the key is kept)
         self.series = series
@@ -59,7 +66,11 @@ class Key:
         if self.series is None:
             return False
         held = (*self.arrays, *(() if isinstance(self.values, np.ndarray) else (self.values,)))
-        return all(_arrow_column(s) is a for s, a in zip(self.series[:len(held)], held, strict=True))
+        if not all(_arrow_column(s, numbers=i == 2) is a for i, (s, a) in
+                   enumerate(zip(self.series[:len(held)], held, strict=True))):
+            return False
+        # (numbers over memory that another thread may have written meanwhile: read again)
+        return self.bits is None or _same_bits(self.bits, _arrow_numbers(self.values))
 
     def same(self, other: "Key") -> bool:
         """Whether ``other`` (read from a frame now) is this key: the same arrow arrays (identity) and the
@@ -70,8 +81,16 @@ class Key:
             return False
         a, b = self.values, other.values
         if not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray):
-            return a is b
-        return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(_bits(a), _bits(b)))
+            return a is b and (self.bits is None) == (other.bits is None) \
+                and (self.bits is None or _same_bits(self.bits, other.bits))
+        return _same_bits(a, b)
+
+
+def _same_bits(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> bool:
+    """Whether two numeric columns hold the same numbers, bit for bit."""
+    if a is None or b is None:
+        return False
+    return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(_bits(a), _bits(b)))
 
 
 def _bits(values: np.ndarray) -> np.ndarray:
@@ -82,10 +101,11 @@ def _bits(values: np.ndarray) -> np.ndarray:
 _kept: List[Tuple[Key, Any]] = []
 
 
-def _arrow_column(col: Any) -> Any:
-    """The arrow array pandas holds a column in (the same object until the column is changed), or None
-    for a column that pandas does not hold in pyarrow (other extension arrays, such as ``string[python]``
-    or the nullable ``Int64``, make a new arrow array each time they are asked for one)."""
+def _arrow_column(col: Any, numbers: bool = False) -> Any:
+    """The arrow array pandas holds a column in (the same object until the column is changed), if it holds
+    text (or, with ``numbers``, numbers); None for another type or a column that pandas does not hold in
+    pyarrow (other extension arrays, such as ``string[python]`` or the nullable ``Int64``, make a new arrow
+    array each time they are asked for one)."""
     import pandas as pd
     dtype = col.dtype
     held = (isinstance(dtype, pd.StringDtype) and getattr(dtype, "storage", None) == "pyarrow") \
@@ -94,9 +114,28 @@ def _arrow_column(col: Any) -> Any:
     if arrow is None:
         return None
     try:
-        return arrow()
+        array = arrow()
     except (TypeError, ValueError):          # pragma: no cover - a pandas array that cannot give one
         return None
+    return array if _is_text(array.type) or (numbers and _is_number(array.type)) else None
+
+
+def _is_text(t: Any) -> bool:
+    import pyarrow as pa
+    return any(getattr(pa.types, f"is_{kind}", lambda _: False)(t) for kind in
+               ("string", "large_string", "string_view", "binary", "large_binary", "binary_view"))
+
+
+def _is_number(t: Any) -> bool:
+    import pyarrow as pa
+    return bool(pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t))
+
+
+def _arrow_numbers(array: Any) -> Optional[np.ndarray]:
+    """A copy of the numbers of an arrow array of numbers without a missing value, else None."""
+    if array.null_count:
+        return None
+    return np.array(array.to_numpy(), copy=True)
 
 
 def key(df: Any, kind: str, columns: Tuple[Tuple[str, ...], ...], source: str,
@@ -121,13 +160,18 @@ def key(df: Any, kind: str, columns: Tuple[Tuple[str, ...], ...], source: str,
     arrays = tuple(_arrow_column(c) for c in cols[:2])
     if any(a is None for a in arrays):
         return None
-    values: Any = _arrow_column(cols[2])
+    values: Any = _arrow_column(cols[2], numbers=True)
+    bits = None
     if values is None:
         if not (isinstance(cols[2].dtype, np.dtype) and cols[2].dtype.kind in "biuf"):
             return None
         values = cols[2].to_numpy().copy()
+    elif _is_number(values.type):
+        bits = _arrow_numbers(values)
+        if bits is None:
+            return None
     return Key(kind, source, None if queries is None else frozenset(queries), tuple(names), arrays, values,
-               tuple(cols))
+               tuple(cols), bits)
 
 
 def cached(k: Key) -> Any:

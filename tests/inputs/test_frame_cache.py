@@ -243,3 +243,42 @@ def test_a_kept_conversion_always_equals_a_fresh_one(rows, change, at, value, sc
         return
     assert content(to_ranking(df, queries=queries)) == expected
     assert content(to_ranking(df, queries=queries)) == expected    # and from what was kept
+
+
+def _arrow_over(values):
+    """An arrow-backed pandas column over the very memory of the numpy array ``values`` (pyarrow makes a
+    numeric array from numpy without copying it; pandas 1.5 does so in ``pd.array(..., "float64[pyarrow]")``)."""
+    import pyarrow as pa
+    return pd.arrays.ArrowExtensionArray(pa.array(values))
+
+
+def test_arrow_scores_over_numpy_memory_changed_in_place_are_converted_again():
+    """The arrow array is the same object, its numbers are not: a numpy array it was made from without a
+    copy (the scores of a model, a buffer reused from call to call) was written to."""
+    scores = np.array([3.0, 2.0, 1.0, 1.0, 5.0])
+    df = run_frame()
+    df["score"] = _arrow_over(scores)
+    to_ranking(df)
+    scores[0] = -7.0
+    assert content(to_ranking(df)) == content(fresh(df))
+    assert content(to_ranking(df))[0] == ("q1", [b"b", b"c", b"a"], [2.0, 1.0, -7.0])
+
+
+def test_arrow_grades_over_numpy_memory_changed_in_place_are_converted_again():
+    grades = np.array([1, 0, 2])
+    qf = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "a"]}).astype(ARROW)
+    qf["relevance"] = _arrow_over(grades)
+    to_qrels(qf)
+    grades[1] = 3
+    assert to_qrels(qf).grades.tolist() == [1, 3, 2]
+
+
+def test_numeric_arrow_ids_over_numpy_memory_are_not_held_by_identity():
+    """Query ids held in arrow as numbers may be numpy's memory, written to in place."""
+    qids = np.array([1, 1, 1, 2, 2])
+    df = run_frame()
+    df["query_id"] = _arrow_over(qids)
+    to_ranking(df)
+    qids[4] = 3
+    assert content(to_ranking(df)) == content(fresh(df))
+    assert [q for q, _, _ in content(to_ranking(df))] == ["1", "2", "3"]
