@@ -282,3 +282,26 @@ def test_numeric_arrow_ids_over_numpy_memory_are_not_held_by_identity():
     qids[4] = 3
     assert content(to_ranking(df)) == content(fresh(df))
     assert [q for q, _, _ in content(to_ranking(df))] == ["1", "2", "3"]
+
+
+def test_a_kept_run_does_not_keep_alive_the_prior_runs_it_was_compared_with():
+    """NRG compares the run with each prior run once and keeps the answer with the run: a run kept here
+    for the next call (a loop registering new priors each time) must not hold every prior of every earlier
+    call alive (a run converted at each call never lived long enough for that to matter)."""
+    import gc
+    import weakref
+    qrels = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "d"], "relevance": [1, 0, 2]})
+    run = run_frame()
+    measure = ir_rbstar.parse("NRG(prior='framecache_group')@10")
+    gone = []
+    try:
+        for i in range(3):
+            prior = run_frame([("q1", "b", 2.0), ("q1", f"x{i}", 1.0), ("q2", "d", 1.0)], dtype=object)
+            ir_rbstar.register_runs("framecache_group", {"p": prior})
+            gone.append(weakref.ref(ir_rbstar.references.resolve_runs("framecache_group").runs[0][1]))
+            value = ir_measures.calc_aggregate(measure, qrels, run)[measure[0]]      # the run kept
+            assert value == ir_measures.calc_aggregate(measure, qrels, run.astype(object))[measure[0]]
+    finally:
+        ir_rbstar.unregister_runs("framecache_group")
+    gc.collect()
+    assert len(framecache._kept) == 2 and [ref() is None for ref in gone] == [True, True, True]
