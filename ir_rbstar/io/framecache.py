@@ -22,7 +22,8 @@ experiment. Converting a DataFrame of 20,000 rows costs about as much as the mea
 * the column names chosen, the source name and the queries the rows were filtered to are the same.
 
 Anything else is converted again. Only frames of at most :data:`MAX_ROWS` rows are kept, at most
-:data:`TOTAL_ROWS` rows in all (a frame of a million rows and its conversion hold some 50-100 MB; the copy of
+:data:`TOTAL_ROWS` rows in all, and only while their arrow columns are not a few rows of much larger
+buffers (:data:`SPARE`) (a frame of a million rows and its conversion hold some 50-100 MB; the copy of
 the scores is taken at every call). :func:`clear` (and :func:`ir_rbstar.references.clear_cache`) drops them.
 """
 from __future__ import annotations
@@ -39,6 +40,11 @@ MAX_ROWS = 1_000_000
 SLOTS = 4
 #: the most rows of all the frames kept together (the oldest are dropped first)
 TOTAL_ROWS = 2_000_000
+#: a frame is kept only while its arrow columns hold at most this many times the bytes of their rows (plus
+#: :data:`SLACK` bytes): a few rows sliced from a large frame (``head``, ``iloc[a:b]``, a group of a
+#: ``groupby``: pandas does not copy them) hold all of its buffers, which a kept entry would keep alive
+SPARE = 4
+SLACK = 1 << 20
 
 _lock = threading.Lock()
 
@@ -131,6 +137,17 @@ def _is_number(t: Any) -> bool:
     return bool(pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t))
 
 
+def _compact(arrays: Tuple[Any, ...]) -> bool:
+    """Whether arrow arrays hold no more memory than :data:`SPARE` times the bytes of their rows, plus
+    :data:`SLACK` (their buffers, which a kept entry keeps alive, may be those of a larger array sliced)."""
+    try:
+        held = sum(a.get_total_buffer_size() for a in arrays)
+        own = sum(a.nbytes for a in arrays)
+    except AttributeError:                   # pragma: no cover - a pyarrow without the sizes
+        return False
+    return held <= SPARE * own + SLACK
+
+
 def _arrow_numbers(array: Any) -> Optional[np.ndarray]:
     """A copy of the numbers of an arrow array of numbers without a missing value, else None."""
     if array.null_count:
@@ -170,6 +187,9 @@ def key(df: Any, kind: str, columns: Tuple[Tuple[str, ...], ...], source: str,
         bits = _arrow_numbers(values)
         if bits is None:
             return None
+    held = (*arrays, *(() if isinstance(values, np.ndarray) else (values,)))
+    if not _compact(held):
+        return None
     return Key(kind, source, None if queries is None else frozenset(queries), tuple(names), arrays, values,
                tuple(cols), bits)
 
