@@ -206,7 +206,12 @@ def cached(k: Key) -> Any:
 
 def keep(k: Key, converted: Any) -> None:
     """Keep ``converted`` under ``k`` (the oldest dropped beyond :data:`SLOTS` entries or :data:`TOTAL_ROWS`
-    rows)."""
+    rows). Its arrays are made read-only (a Qrels' are already): every later call given the frame gets this
+    object, which no holder may change in place."""
+    for name in ("qcodes", "offsets", "dbytes", "docs", "scores"):
+        array = getattr(converted, name, None)
+        if isinstance(array, np.ndarray):
+            array.flags.writeable = False
     with _lock:
         _kept.insert(0, (k, converted))
         del _kept[SLOTS:]

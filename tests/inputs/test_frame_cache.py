@@ -323,3 +323,15 @@ def test_a_few_rows_of_a_large_frame_are_not_kept_holding_the_large_frames_memor
     assert held < 1_000_000 < big["doc_id"].array.__arrow_array__().get_total_buffer_size()
     compact = run_frame([(f"q{i // 1000}", f"document{i}", float(i)) for i in range(50)])
     assert to_ranking(compact) is to_ranking(compact)
+
+
+def test_a_kept_ranking_cannot_be_changed_in_place_by_a_caller():
+    """``to_ranking(df)`` gives every later call the conversion it keeps: a caller writing into it (e.g.
+    negating its scores) would change what the next evaluation of the frame reads. Its arrays are made
+    read-only, as a :class:`~ir_rbstar.io.Qrels`' are."""
+    df = run_frame()
+    kept = to_ranking(df)
+    for name in ("qcodes", "offsets", "dbytes", "docs", "scores"):
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(kept, name)[:1] = getattr(kept, name)[1:2]
+    assert content(to_ranking(df)) == content(fresh(df))
