@@ -335,3 +335,13 @@ def test_a_kept_ranking_cannot_be_changed_in_place_by_a_caller():
         with pytest.raises(ValueError, match="read-only"):
             getattr(kept, name)[:1] = getattr(kept, name)[1:2]
     assert content(to_ranking(df)) == content(fresh(df))
+
+
+def test_the_qrels_used_at_every_call_stay_kept_through_a_loop_over_more_runs_than_slots():
+    """The entry given again is the most recently used: a loop evaluating many run frames against one qrels
+    frame converts the qrels once (not again each time :data:`SLOTS` new runs have pushed it out)."""
+    qf = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "d"], "relevance": [1, 2]}).astype(ARROW)
+    first = to_qrels(qf)
+    for i in range(2 * framecache.SLOTS):
+        to_ranking(run_frame([("q1", f"d{i}", 1.0), ("q2", "d", 2.0)]))
+        assert to_qrels(qf) is first
