@@ -58,7 +58,8 @@ class Key:
                  arrays: Tuple[Any, ...], values: Any, series: Any = None, bits: Optional[np.ndarray] = None):
         self.kind, self.source, self.queries, self.names = kind, source, queries, names
         self.arrays, self.values = arrays, values
-        #: a copy of the numbers of an arrow value column (None for a numpy or text one)
+        #: a copy of the numbers of an arrow value column (None for a numpy or text one), which the
+        #: conversion reads (not the arrow array: it may be numpy's memory, written later)
         self.bits = bits
         #: the frame's columns read for the key (the conversion reads these; dropped once converted, before
         #: the key is kept)
@@ -72,11 +73,8 @@ class Key:
         if self.series is None:
             return False
         held = (*self.arrays, *(() if isinstance(self.values, np.ndarray) else (self.values,)))
-        if not all(_arrow_column(s, numbers=i == 2) is a for i, (s, a) in
-                   enumerate(zip(self.series[:len(held)], held, strict=True))):
-            return False
-        # (numbers over memory that another thread may have written meanwhile: read again)
-        return self.bits is None or _same_bits(self.bits, _arrow_numbers(self.values))
+        return all(_arrow_column(s, numbers=i == 2) is a for i, (s, a) in
+                   enumerate(zip(self.series[:len(held)], held, strict=True)))
 
     def same(self, other: "Key") -> bool:
         """Whether ``other`` (read from a frame now) is this key: the same arrow arrays (identity) and the

@@ -345,3 +345,15 @@ def test_the_qrels_used_at_every_call_stay_kept_through_a_loop_over_more_runs_th
     for i in range(2 * framecache.SLOTS):
         to_ranking(run_frame([("q1", f"d{i}", 1.0), ("q2", "d", 2.0)]))
         assert to_qrels(qf) is first
+
+
+def test_a_kept_ranking_does_not_share_the_memory_of_arrow_scores_made_from_numpy():
+    """The conversion kept reads the copy of the numbers its key is checked against, not the frame's
+    arrow array over numpy's memory: written to later, that memory does not change what was kept."""
+    scores = np.array([3.0, 2.0, 1.0, 5.0, 1.0])             # each query's rows already ranked
+    df = run_frame([("q1", "a", 3.0), ("q1", "b", 2.0), ("q1", "c", 1.0), ("q2", "d", 5.0), ("q2", "a", 1.0)])
+    df["score"] = _arrow_over(scores)
+    kept = to_ranking(df)
+    before = content(kept)
+    scores[:] = [0.0, 0.0, 0.0, 0.0, 0.0]
+    assert content(kept) == before
