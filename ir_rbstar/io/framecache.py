@@ -216,6 +216,7 @@ def keep(k: Key, converted: Any) -> None:
         if isinstance(array, np.ndarray):
             array.flags.writeable = False
     with _lock:
+        _kept[:] = [entry for entry in _kept if not entry[0].same(k)]     # (converted by another call at once)
         _kept.insert(0, (k, converted))
         del _kept[SLOTS:]
         while len(_kept) > 1 and sum(kept.rows for kept, _ in _kept) > TOTAL_ROWS:

@@ -357,3 +357,15 @@ def test_a_kept_ranking_does_not_share_the_memory_of_arrow_scores_made_from_nump
     before = content(kept)
     scores[:] = [0.0, 0.0, 0.0, 0.0, 0.0]
     assert content(kept) == before
+
+
+def test_a_frame_converted_by_two_calls_at_once_takes_one_slot(monkeypatch):
+    """Two threads given the same frame may both miss and both convert it: the second conversion replaces
+    the first instead of taking another of the :data:`SLOTS` (pushing out a frame still in use)."""
+    df = run_frame()
+    monkeypatch.setattr(framecache, "cached", lambda key: None)      # both calls miss, as at once
+    to_ranking(df)
+    to_ranking(df)
+    monkeypatch.undo()
+    assert len(framecache._kept) == 1
+    assert content(to_ranking(df)) == content(fresh(df))
