@@ -3,6 +3,7 @@ factor of every run row (and, for the normalisation, of every judged document) w
 per prior run, and calls the kernels."""
 from __future__ import annotations
 
+import weakref
 from typing import Dict, Iterable, List, Optional, Tuple
 
 import numpy as np
@@ -24,11 +25,19 @@ def same_per_query(a: Ranking, b: Ranking, universe: np.ndarray) -> np.ndarray:
     if a is b:
         return np.ones(len(universe), dtype=bool)
     for x, y in ((a, b), (b, a)):
-        entry = x.remembered(("same rankings", id(y)))
-        if entry is not None and entry[0] is y and np.array_equal(entry[1], universe):
+        entry = (x.remembered("same rankings") or {}).get(id(y))
+        if entry is not None and entry[0]() is y and np.array_equal(entry[1], universe):
             return entry[2]
     same = _same_per_query(a, b, universe)
-    a.remember(("same rankings", id(b)), (b, universe.copy(), same))
+    # by id, to a weak reference: a ranking outlives the others it is compared with (a registered one, a
+    # run kept by io/framecache.py for the next call while new priors are registered), which must not be
+    # kept alive by it; the entries of rankings gone are dropped here
+    kept = a.remembered("same rankings")
+    if kept is None:
+        kept = a.remember("same rankings", {})
+    for gone in [k for k, entry in list(kept.items()) if entry[0]() is None]:
+        kept.pop(gone, None)
+    kept[id(b)] = (weakref.ref(b), universe.copy(), same)
     return same
 
 

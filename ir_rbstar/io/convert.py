@@ -221,10 +221,11 @@ def _from_frame_columns(kind: _Kind, cols: list, src: str, ids_from_arrow: bool)
 
 def _from_key(key: framecache.Key, src: str, kind: _Kind, queries: Optional[AbstractSet[str]]):
     """:func:`_from_frame` of the columns :func:`.framecache.key` read (the very columns the key holds, the
-    numpy values its own copy: the conversion is of what the key is checked against, whatever happens to the
+    numbers its own copy: the conversion is of what the key is checked against, whatever happens to the
     frame meanwhile, unless the columns themselves change in place: :meth:`.framecache.Key.still_read`)."""
     cols = list(key.series)
-    values = key.values if isinstance(key.values, np.ndarray) else None
+    # (the key's copy of numbers, a numpy column's or an arrow one's: never memory the frame's owner may write)
+    values = key.values if isinstance(key.values, np.ndarray) else key.bits
     rows = None
     if queries is not None:
         keep = _kept_rows(cols[0], key.names[0], queries, src, kind.name)

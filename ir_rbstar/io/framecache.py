@@ -4,20 +4,26 @@ A program often hands the same DataFrame over again: the reference of ``RBO(ref=
 every evaluation, one run evaluated with several lists of measures, the qrels of every system of an
 experiment. Converting a DataFrame of 20,000 rows costs about as much as the measures on it (1.5 ms of the
 3 ms of RBO and RBO_ext on a run of 200 queries x 100 documents, measured). So the last
-:data:`SLOTS` conversions of DataFrames are kept and given again only while they cannot be stale:
+:data:`SLOTS` conversions of DataFrames used are kept and given again only while they cannot be stale:
 
 * the query and document id columns are held by pyarrow (pandas' default string type with pyarrow
   installed) and are **the very same arrow arrays** as those converted. pandas never writes into an arrow
   array: a change to such a column (``df.loc[i, "doc_id"] = ...``, a new column) makes a new one, so the
   same array holds the same ids. The kept entry holds the arrays, so none can be freed and another take
-  its place. Columns of Python objects (pandas' ``object`` dtype) are never kept: telling whether one
-  changed means reading every id, which is what the conversion costs;
+  its place. Only arrow arrays of text are held so (pyarrow lays text out itself: never numpy's memory,
+  unless built by hand with ``pyarrow.Array.from_buffers`` over memory written later). Id columns of Python
+  objects (pandas' ``object`` dtype) or of numbers are never kept: telling whether one changed means reading
+  every id, which is what the conversion costs;
 * the score (or relevance) column holds the same bits as a copy taken when it was converted (a numpy
-  column can be changed in place), or is the same arrow array;
+  column can be changed in place), or is the same arrow array, of text, or of numbers (without a missing
+  value) holding the same bits as a copy taken when it was converted: pyarrow makes a numeric array from
+  numpy without copying it (and pandas 1.5 its ``float64[pyarrow]`` columns), so the numpy array's owner
+  can change its numbers in place under the same arrow array;
 * the column names chosen, the source name and the queries the rows were filtered to are the same.
 
 Anything else is converted again. Only frames of at most :data:`MAX_ROWS` rows are kept, at most
-:data:`TOTAL_ROWS` rows in all (a frame of a million rows and its conversion hold some 50-100 MB; the copy of
+:data:`TOTAL_ROWS` rows in all, and only while their arrow columns are not a few rows of much larger
+buffers (:data:`SPARE`) (a frame of a million rows and its conversion hold some 50-100 MB; the copy of
 the scores is taken at every call). :func:`clear` (and :func:`ir_rbstar.references.clear_cache`) drops them.
 """
 from __future__ import annotations
@@ -34,6 +40,11 @@ MAX_ROWS = 1_000_000
 SLOTS = 4
 #: the most rows of all the frames kept together (the oldest are dropped first)
 TOTAL_ROWS = 2_000_000
+#: a frame is kept only while its arrow columns hold at most this many times the bytes of their rows (plus
+#: :data:`SLACK` bytes): a few rows sliced from a large frame (``head``, ``iloc[a:b]``, a group of a
+#: ``groupby``: pandas does not copy them) hold all of its buffers, which a kept entry would keep alive
+SPARE = 4
+SLACK = 1 << 20
 
 _lock = threading.Lock()
 
@@ -41,12 +52,15 @@ _lock = threading.Lock()
 class Key:
     """What a conversion of a DataFrame depends on, as :func:`key` reads it from the frame."""
 
-    __slots__ = ("kind", "source", "queries", "names", "arrays", "values", "series", "rows")
+    __slots__ = ("kind", "source", "queries", "names", "arrays", "values", "bits", "series", "rows")
 
     def __init__(self, kind: str, source: str, queries: Optional[frozenset], names: Tuple[str, ...],
-                 arrays: Tuple[Any, ...], values: Any, series: Any = None):
+                 arrays: Tuple[Any, ...], values: Any, series: Any = None, bits: Optional[np.ndarray] = None):
         self.kind, self.source, self.queries, self.names = kind, source, queries, names
         self.arrays, self.values = arrays, values
+        #: a copy of the numbers of an arrow value column (None for a numpy or text one), which the
+        #: conversion reads (not the arrow array: it may be numpy's memory, written later)
+        self.bits = bits
         #: the frame's columns read for the key (the conversion reads these; dropped once converted, before
         #: the key is kept)
         self.series = series
@@ -59,7 +73,8 @@ class Key:
         if self.series is None:
             return False
         held = (*self.arrays, *(() if isinstance(self.values, np.ndarray) else (self.values,)))
-        return all(_arrow_column(s) is a for s, a in zip(self.series[:len(held)], held, strict=True))
+        return all(_arrow_column(s, numbers=i == 2) is a for i, (s, a) in
+                   enumerate(zip(self.series[:len(held)], held, strict=True)))
 
     def same(self, other: "Key") -> bool:
         """Whether ``other`` (read from a frame now) is this key: the same arrow arrays (identity) and the
@@ -70,8 +85,16 @@ class Key:
             return False
         a, b = self.values, other.values
         if not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray):
-            return a is b
-        return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(_bits(a), _bits(b)))
+            return a is b and (self.bits is None) == (other.bits is None) \
+                and (self.bits is None or _same_bits(self.bits, other.bits))
+        return _same_bits(a, b)
+
+
+def _same_bits(a: Optional[np.ndarray], b: Optional[np.ndarray]) -> bool:
+    """Whether two numeric columns hold the same numbers, bit for bit."""
+    if a is None or b is None:
+        return False
+    return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(_bits(a), _bits(b)))
 
 
 def _bits(values: np.ndarray) -> np.ndarray:
@@ -82,10 +105,11 @@ def _bits(values: np.ndarray) -> np.ndarray:
 _kept: List[Tuple[Key, Any]] = []
 
 
-def _arrow_column(col: Any) -> Any:
-    """The arrow array pandas holds a column in (the same object until the column is changed), or None
-    for a column that pandas does not hold in pyarrow (other extension arrays, such as ``string[python]``
-    or the nullable ``Int64``, make a new arrow array each time they are asked for one)."""
+def _arrow_column(col: Any, numbers: bool = False) -> Any:
+    """The arrow array pandas holds a column in (the same object until the column is changed), if it holds
+    text (or, with ``numbers``, numbers); None for another type or a column that pandas does not hold in
+    pyarrow (other extension arrays, such as ``string[python]`` or the nullable ``Int64``, make a new arrow
+    array each time they are asked for one)."""
     import pandas as pd
     dtype = col.dtype
     held = (isinstance(dtype, pd.StringDtype) and getattr(dtype, "storage", None) == "pyarrow") \
@@ -94,9 +118,39 @@ def _arrow_column(col: Any) -> Any:
     if arrow is None:
         return None
     try:
-        return arrow()
+        array = arrow()
     except (TypeError, ValueError):          # pragma: no cover - a pandas array that cannot give one
         return None
+    return array if _is_text(array.type) or (numbers and _is_number(array.type)) else None
+
+
+def _is_text(t: Any) -> bool:
+    import pyarrow as pa
+    return any(getattr(pa.types, f"is_{kind}", lambda _: False)(t) for kind in
+               ("string", "large_string", "string_view", "binary", "large_binary", "binary_view"))
+
+
+def _is_number(t: Any) -> bool:
+    import pyarrow as pa
+    return bool(pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t))
+
+
+def _compact(arrays: Tuple[Any, ...]) -> bool:
+    """Whether arrow arrays hold no more memory than :data:`SPARE` times the bytes of their rows, plus
+    :data:`SLACK` (their buffers, which a kept entry keeps alive, may be those of a larger array sliced)."""
+    try:
+        held = sum(a.get_total_buffer_size() for a in arrays)
+        own = sum(a.nbytes for a in arrays)
+    except AttributeError:                   # pragma: no cover - a pyarrow without the sizes
+        return False
+    return held <= SPARE * own + SLACK
+
+
+def _arrow_numbers(array: Any) -> Optional[np.ndarray]:
+    """A copy of the numbers of an arrow array of numbers without a missing value, else None."""
+    if array.null_count:
+        return None
+    return np.array(array.to_numpy(), copy=True)
 
 
 def key(df: Any, kind: str, columns: Tuple[Tuple[str, ...], ...], source: str,
@@ -121,29 +175,48 @@ def key(df: Any, kind: str, columns: Tuple[Tuple[str, ...], ...], source: str,
     arrays = tuple(_arrow_column(c) for c in cols[:2])
     if any(a is None for a in arrays):
         return None
-    values: Any = _arrow_column(cols[2])
+    values: Any = _arrow_column(cols[2], numbers=True)
+    bits = None
     if values is None:
         if not (isinstance(cols[2].dtype, np.dtype) and cols[2].dtype.kind in "biuf"):
             return None
         values = cols[2].to_numpy().copy()
+    elif _is_number(values.type):
+        bits = _arrow_numbers(values)
+        if bits is None:
+            return None
+    held = (*arrays, *(() if isinstance(values, np.ndarray) else (values,)))
+    if not _compact(held):
+        return None
     return Key(kind, source, None if queries is None else frozenset(queries), tuple(names), arrays, values,
-               tuple(cols))
+               tuple(cols), bits)
 
 
 def cached(k: Key) -> Any:
-    """The conversion kept under a key :meth:`Key.same` as ``k``, or None."""
+    """The conversion kept under a key :meth:`Key.same` as ``k``, or None. The entry found becomes the
+    most recent (the qrels of a loop over more runs than :data:`SLOTS` stay kept)."""
     with _lock:
         entries = list(_kept)
-    for kept, converted in entries:
-        if kept.same(k):
-            return converted
+    for entry in entries:
+        if entry[0].same(k):
+            with _lock:
+                at = next((i for i, e in enumerate(_kept) if e is entry), None)
+                if at is not None:
+                    _kept.insert(0, _kept.pop(at))
+            return entry[1]
     return None
 
 
 def keep(k: Key, converted: Any) -> None:
     """Keep ``converted`` under ``k`` (the oldest dropped beyond :data:`SLOTS` entries or :data:`TOTAL_ROWS`
-    rows)."""
+    rows). Its arrays are made read-only (a Qrels' are already): every later call given the frame gets this
+    object, which no holder may change in place."""
+    for name in ("qcodes", "offsets", "dbytes", "docs", "scores"):
+        array = getattr(converted, name, None)
+        if isinstance(array, np.ndarray):
+            array.flags.writeable = False
     with _lock:
+        _kept[:] = [entry for entry in _kept if not entry[0].same(k)]     # (converted by another call at once)
         _kept.insert(0, (k, converted))
         del _kept[SLOTS:]
         while len(_kept) > 1 and sum(kept.rows for kept, _ in _kept) > TOTAL_ROWS:

@@ -243,3 +243,129 @@ def test_a_kept_conversion_always_equals_a_fresh_one(rows, change, at, value, sc
         return
     assert content(to_ranking(df, queries=queries)) == expected
     assert content(to_ranking(df, queries=queries)) == expected    # and from what was kept
+
+
+def _arrow_over(values):
+    """An arrow-backed pandas column over the very memory of the numpy array ``values`` (pyarrow makes a
+    numeric array from numpy without copying it; pandas 1.5 does so in ``pd.array(..., "float64[pyarrow]")``)."""
+    import pyarrow as pa
+    return pd.arrays.ArrowExtensionArray(pa.array(values))
+
+
+def test_arrow_scores_over_numpy_memory_changed_in_place_are_converted_again():
+    """The arrow array is the same object, its numbers are not: a numpy array it was made from without a
+    copy (the scores of a model, a buffer reused from call to call) was written to."""
+    scores = np.array([3.0, 2.0, 1.0, 1.0, 5.0])
+    df = run_frame()
+    df["score"] = _arrow_over(scores)
+    to_ranking(df)
+    scores[0] = -7.0
+    assert content(to_ranking(df)) == content(fresh(df))
+    assert content(to_ranking(df))[0] == ("q1", [b"b", b"c", b"a"], [2.0, 1.0, -7.0])
+
+
+def test_arrow_grades_over_numpy_memory_changed_in_place_are_converted_again():
+    grades = np.array([1, 0, 2])
+    qf = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "a"]}).astype(ARROW)
+    qf["relevance"] = _arrow_over(grades)
+    to_qrels(qf)
+    grades[1] = 3
+    assert to_qrels(qf).grades.tolist() == [1, 3, 2]
+
+
+def test_numeric_arrow_ids_over_numpy_memory_are_not_held_by_identity():
+    """Query ids held in arrow as numbers may be numpy's memory, written to in place."""
+    qids = np.array([1, 1, 1, 2, 2])
+    df = run_frame()
+    df["query_id"] = _arrow_over(qids)
+    to_ranking(df)
+    qids[4] = 3
+    assert content(to_ranking(df)) == content(fresh(df))
+    assert [q for q, _, _ in content(to_ranking(df))] == ["1", "2", "3"]
+
+
+def test_a_kept_run_does_not_keep_alive_the_prior_runs_it_was_compared_with():
+    """NRG compares the run with each prior run once and keeps the answer with the run: a run kept here
+    for the next call (a loop registering new priors each time) must not hold every prior of every earlier
+    call alive (a run converted at each call never lived long enough for that to matter)."""
+    import gc
+    import weakref
+    qrels = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "d"], "relevance": [1, 0, 2]})
+    run = run_frame()
+    measure = ir_rbstar.parse("NRG(prior='framecache_group')@10")
+    gone = []
+    try:
+        for i in range(3):
+            prior = run_frame([("q1", "b", 2.0), ("q1", f"x{i}", 1.0), ("q2", "d", 1.0)], dtype=object)
+            ir_rbstar.register_runs("framecache_group", {"p": prior})
+            gone.append(weakref.ref(ir_rbstar.references.resolve_runs("framecache_group").runs[0][1]))
+            value = ir_measures.calc_aggregate(measure, qrels, run)[measure[0]]      # the run kept
+            assert value == ir_measures.calc_aggregate(measure, qrels, run.astype(object))[measure[0]]
+    finally:
+        ir_rbstar.unregister_runs("framecache_group")
+    gc.collect()
+    assert any(k.kind == "run" for k, _ in framecache._kept)                # (the run is still kept)
+    assert [ref() is None for ref in gone] == [True, True, True]
+
+
+@pytest.mark.parametrize("part", ["head", "group"])
+def test_a_few_rows_of_a_large_frame_are_not_kept_holding_the_large_frames_memory(part):
+    """pandas slices an arrow column without a copy (``head``, ``iloc[a:b]``, each group of a ``groupby``):
+    the slice's array holds the whole frame's buffers. Kept, four such slices would hold four large frames
+    (or one, deleted since) alive under the limit of rows: a slice of far more memory than its rows is not
+    kept (its few rows are quickly converted again)."""
+    n = 100_000
+    big = run_frame([(f"q{i // 1000}", f"document{i}", float(i)) for i in range(n)])
+    few = big.head(50) if part == "head" else next(iter(big.groupby("query_id")))[1]
+    expected = content(fresh(few))
+    assert content(to_ranking(few)) == expected
+    held = sum(a.get_total_buffer_size() for k, _ in framecache._kept for a in k.arrays)
+    assert held < 1_000_000 < big["doc_id"].array.__arrow_array__().get_total_buffer_size()
+    compact = run_frame([(f"q{i // 1000}", f"document{i}", float(i)) for i in range(50)])
+    assert to_ranking(compact) is to_ranking(compact)
+
+
+def test_a_kept_ranking_cannot_be_changed_in_place_by_a_caller():
+    """``to_ranking(df)`` gives every later call the conversion it keeps: a caller writing into it (e.g.
+    negating its scores) would change what the next evaluation of the frame reads. Its arrays are made
+    read-only, as a :class:`~ir_rbstar.io.Qrels`' are."""
+    df = run_frame()
+    kept = to_ranking(df)
+    for name in ("qcodes", "offsets", "dbytes", "docs", "scores"):
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(kept, name)[:1] = getattr(kept, name)[1:2]
+    assert content(to_ranking(df)) == content(fresh(df))
+
+
+def test_the_qrels_used_at_every_call_stay_kept_through_a_loop_over_more_runs_than_slots():
+    """The entry given again is the most recently used: a loop evaluating many run frames against one qrels
+    frame converts the qrels once (not again each time :data:`SLOTS` new runs have pushed it out)."""
+    qf = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "d"], "relevance": [1, 2]}).astype(ARROW)
+    first = to_qrels(qf)
+    for i in range(2 * framecache.SLOTS):
+        to_ranking(run_frame([("q1", f"d{i}", 1.0), ("q2", "d", 2.0)]))
+        assert to_qrels(qf) is first
+
+
+def test_a_kept_ranking_does_not_share_the_memory_of_arrow_scores_made_from_numpy():
+    """The conversion kept reads the copy of the numbers its key is checked against, not the frame's
+    arrow array over numpy's memory: written to later, that memory does not change what was kept."""
+    scores = np.array([3.0, 2.0, 1.0, 5.0, 1.0])             # each query's rows already ranked
+    df = run_frame([("q1", "a", 3.0), ("q1", "b", 2.0), ("q1", "c", 1.0), ("q2", "d", 5.0), ("q2", "a", 1.0)])
+    df["score"] = _arrow_over(scores)
+    kept = to_ranking(df)
+    before = content(kept)
+    scores[:] = [0.0, 0.0, 0.0, 0.0, 0.0]
+    assert content(kept) == before
+
+
+def test_a_frame_converted_by_two_calls_at_once_takes_one_slot(monkeypatch):
+    """Two threads given the same frame may both miss and both convert it: the second conversion replaces
+    the first instead of taking another of the :data:`SLOTS` (pushing out a frame still in use)."""
+    df = run_frame()
+    monkeypatch.setattr(framecache, "cached", lambda key: None)      # both calls miss, as at once
+    to_ranking(df)
+    to_ranking(df)
+    monkeypatch.undo()
+    assert len(framecache._kept) == 1
+    assert content(to_ranking(df)) == content(fresh(df))
