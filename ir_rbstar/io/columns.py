@@ -141,12 +141,13 @@ _PARALLEL_ROWS = 1_000_000
 
 
 def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: Optional[np.ndarray] = None,
-                         loaded_only: bool = True, fresh: bool = False, fresh_ids: bool = False) -> Ranking:
+                         loaded_only: bool = True, fresh: bool = False, fresh_ids: bool = False,
+                         fresh_scores: bool = False) -> Ranking:
     """A :class:`Ranking` from columns (query ids or :class:`CodedIds`, document ids, scores), validated.
 
     ``fresh``: the document ids and scores are new arrays made for this call by the caller (a conversion),
     which nothing else holds, so the sort may move their rows in place; ``fresh_ids``: the document ids
-    only (a DataFrame's converted id column; its scores may be the frame's own). Ids that
+    only (a DataFrame's converted id column); ``fresh_scores``: the scores only. Ids that
     :func:`~ir_rbstar.io.ids.doc_bytes` encodes here are new arrays too."""
     given = dids
     dbytes = doc_bytes(dids if isinstance(dids, np.ndarray) else np.asarray(dids, dtype=object))
@@ -156,7 +157,7 @@ def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: O
     scores = _as_float(scores, qids, dbytes, source, line_of)
     _check_scores(scores, source, qids, dbytes, line_of)
     dh = hash_ids(dbytes) if dhash is None else dhash
-    own = (fresh_ids, dhash is None, fresh)     # which of (ids, hashes, scores) the sort may reorder in place
+    own = (fresh_ids, dhash is None, fresh or fresh_scores)   # which of (ids, hashes, scores) the sort may reorder
     kernels = compiled(len(qc), loaded_only=loaded_only)
     if kernels is None:
         layout = querytable.wide_layout(qc) if len(qc) >= _PARALLEL_ROWS else None

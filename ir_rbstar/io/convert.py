@@ -207,16 +207,23 @@ def _from_frame(df: pd.DataFrame, src: str, kind: _Kind, queries: Optional[Abstr
         kept = None
     from_arrow: list = []
     cols = [_pick(df, c, src, kind.name, kept, from_arrow) for c in kind.frame_columns]
-    return _from_frame_columns(kind, cols, src, any(c in from_arrow for c in kind.frame_columns[1]))
+    own_scores = kind is _RUN and isinstance(cols[2], np.ndarray) and cols[2].dtype == np.float64
+    if own_scores:
+        # the frame's own memory otherwise (a float64 column is taken as it is): a ranking that outlives the
+        # call (a registered reference) would change with the frame (a copy, which the sort may then reorder
+        # in place instead of gathering a new array)
+        cols[2] = cols[2].copy()
+    return _from_frame_columns(kind, cols, src, any(c in from_arrow for c in kind.frame_columns[1]), own_scores)
 
 
-def _from_frame_columns(kind: _Kind, cols: list, src: str, ids_from_arrow: bool):
-    """The run or qrels of a DataFrame's three converted columns."""
-    if kind is _RUN and ids_from_arrow and isinstance(cols[1], np.ndarray) and cols[1].dtype.kind == "S":
-        # ids read from arrow's buffers (_ascii_bytes): a new array, which the sort may reorder in place
-        # (the frame's scores are its own, or the key's copy: never)
-        return kind.from_columns(*cols, src, fresh_ids=True)
-    return kind.from_columns(*cols, src)
+def _from_frame_columns(kind: _Kind, cols: list, src: str, ids_from_arrow: bool, own_scores: bool = False):
+    """The run or qrels of a DataFrame's three converted columns (``own_scores``: the scores a copy made for
+    this conversion; never the key's copy, which the kept entry compares)."""
+    if kind is not _RUN:
+        return kind.from_columns(*cols, src)
+    # ids read from arrow's buffers (_ascii_bytes): a new array, which the sort may reorder in place
+    fresh_ids = ids_from_arrow and isinstance(cols[1], np.ndarray) and cols[1].dtype.kind == "S"
+    return kind.from_columns(*cols, src, fresh_ids=fresh_ids, fresh_scores=own_scores)
 
 
 def _from_key(key: framecache.Key, src: str, kind: _Kind, queries: Optional[AbstractSet[str]]):

@@ -369,3 +369,19 @@ def test_a_frame_converted_by_two_calls_at_once_takes_one_slot(monkeypatch):
     monkeypatch.undo()
     assert len(framecache._kept) == 1
     assert content(to_ranking(df)) == content(fresh(df))
+
+
+@pytest.mark.parametrize("dtype", [object, ARROW])
+def test_a_converted_frame_shares_no_memory_with_its_scores(dtype):
+    """A conversion outlives the call (a registered reference, a kept conversion): changing the frame's
+    scores in place afterwards must not change it, whether or not the frame is kept."""
+    df = run_frame([("q1", "a", 3.0), ("q1", "b", 2.0), ("q2", "c", 1.0)], dtype=dtype)   # already ranked
+    try:
+        ir_rbstar.register_run("framecache_scores", df)
+        ranking = ir_rbstar.references.resolve_run("framecache_scores")
+        before = ranking.scores.tolist()
+        assert not np.shares_memory(ranking.scores, df["score"].to_numpy())
+        df.iloc[0, 2] = 99.0
+        assert ranking.scores.tolist() == before == [3.0, 2.0, 1.0]
+    finally:
+        ir_rbstar.unregister_run("framecache_scores")
