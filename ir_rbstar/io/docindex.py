@@ -47,15 +47,11 @@ def _pair_keys(q: np.ndarray, h: np.ndarray) -> np.ndarray:
     return key
 
 
-def sorted_clashes(qcodes: np.ndarray, dhash: np.ndarray) -> Optional[Tuple[np.ndarray, np.ndarray]]:
-    """Pairs of rows with the same query code and document hash (None when there are none), as
-    :attr:`DocIndex.clashes` reports them, without building an index (:func:`clashes_by_sort`)."""
-    return clashes_by_sort(qcodes, dhash)[0]
-
-
 def clashes_by_sort(qcodes: np.ndarray, dhash: np.ndarray, layout=None
                     ) -> Tuple[Optional[Tuple[np.ndarray, np.ndarray]], Optional[QueryTable]]:
-    """(:func:`sorted_clashes`, the :class:`.querytable.QueryTable` that found none, or None): first each
+    """(the pairs of rows with the same query code and document hash, as :attr:`DocIndex.clashes` reports
+    them, or None when there are none; the :class:`.querytable.QueryTable` that found none, or None), without
+    building an index: first each
     query's rows sorted in a row of a 2-D table (:func:`.querytable.checked_by_query`: of long queries, a
     table a conversion keeps for the joins); when that may have found one (or the rows do not fit it), one
     sort of a 64-bit key per row (:func:`_pair_keys`), and on the rare equal keys their rows grouped by
@@ -363,7 +359,7 @@ class SortedIndex:
     half the cost to build on millions of rows (one ``np.sort`` of 64-bit integers, which numpy does with
     SIMD, against the index's scatters per level).
 
-    Each row's 64-bit key mixes its query code into its document hash (as :func:`sorted_clashes` does);
+    Each row's 64-bit key mixes its query code into its document hash (as :func:`clashes_by_sort` does);
     its high ``64 - row_bits`` bits and the row number in the low ``row_bits`` are packed into one
     integer, so sorting the packed column sorts the keys and carries the rows along (no ``argsort``).
     Rows with equal key prefixes are told apart exactly by their query code and document hash: equal

@@ -1,5 +1,5 @@
 """Each query's rows sorted in a row of a 2-D table: the duplicate check of a conversion
-(:func:`.docindex.sorted_clashes`), whose table a ranking of long queries keeps for the run-reference join
+(:func:`.docindex.clashes_by_sort`), whose table a ranking of long queries keeps for the run-reference join
 (:func:`kept_pairs`, :func:`merge_by_query`: two tables sorted already are merged, not sorted again; used by
 :meth:`ir_rbstar.context.RunContext.match`) and for the run-qrels join (:mod:`.judgmenttable`).
 

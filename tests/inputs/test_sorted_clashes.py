@@ -1,4 +1,4 @@
-"""The duplicate check by one sort (:func:`sorted_clashes`) finds the pairs the hash index reports: the
+"""The duplicate check by one sort (:func:`clashes_by_sort`) finds the pairs the hash index reports: the
 same rows with a repeated (query, document hash), none otherwise, whatever the hashes (collisions of the
 mixed key across queries included)."""
 from __future__ import annotations
@@ -6,9 +6,13 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from ir_rbstar.io.docindex import DocIndex, sorted_clashes
-
+from ir_rbstar.io.docindex import DocIndex, clashes_by_sort
 from tests.conftest import examples
+
+
+def sorted_clashes(q, h):
+    """The pairs :func:`clashes_by_sort` reports (None when there are none)."""
+    return clashes_by_sort(q, h)[0]
 
 
 def _repeated_rows(clashes):
