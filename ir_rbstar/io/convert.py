@@ -28,20 +28,19 @@ _RUN_COLS = (("query_id", "qid"), ("doc_id", "docno"), ("score",))
 _QREL_COLS = (("query_id", "qid"), ("doc_id", "docno"), ("relevance", "label"))
 
 
-def _pick(df: pd.DataFrame, options, source: str, what: str, rows: Optional[np.ndarray] = None,
-          from_arrow: Optional[list] = None) -> Any:
-    """The column of ``df`` named by the first of ``options`` it has, converted (ids: :func:`_arrow_ids` when
-    arrow holds them; the name of such a column is appended to ``from_arrow``)."""
-    for name in options:
-        if name in df.columns:
-            return _column(df[name], name, source, what, rows, from_arrow)
-    raise InputFormatError(f"{source}: {what} DataFrame has no column {options[0]!r} "
-                           f"(columns found: {list(df.columns)})")
+def _column_name(df: pd.DataFrame, options, source: str, what: str) -> str:
+    """The first of ``options`` that names a column of ``df``."""
+    name = next((c for c in options if c in df.columns), None)
+    if name is None:
+        raise InputFormatError(f"{source}: {what} DataFrame has no column {options[0]!r} "
+                               f"(columns found: {list(df.columns)})")
+    return name
 
 
 def _column(col: pd.Series, name: str, source: str, what: str, rows: Optional[np.ndarray] = None,
             from_arrow: Optional[list] = None) -> Any:
-    """A DataFrame's column ``name`` converted, as :func:`_pick` gives it."""
+    """A DataFrame's column ``name`` converted (ids: :func:`_arrow_ids` when arrow holds them; the name of such a
+    column is appended to ``from_arrow``)."""
     if name in ("query_id", "qid", "doc_id", "docno"):
         fast = _arrow_ids(col, query=name in ("query_id", "qid"))
         if fast is not None:
@@ -104,25 +103,13 @@ def _no_missing_ids(col: pd.Series, name: str, source: str, what: str, rows: Opt
                            f"(index {label!r}): every row needs a query id and a document id")
 
 
-def _frame_rows(df: pd.DataFrame, options, queries: AbstractSet[str], source: str,
-                what: str) -> Tuple[pd.DataFrame, Optional[np.ndarray]]:
-    """(the rows of ``df`` whose query id (as text) is one of ``queries``, their row numbers in ``df`` or
-    None when every row is kept): one vectorised ``isin`` before any column is converted (``df`` itself
-    when every row is kept or the query column is missing). A
-    missing query id is an error, not a query left out: an object column's rows left out are searched for
-    one here (a missing id is never text, so it is among the rows decided one by one), the rows kept by
-    :func:`_pick`, each row once; a string column (text or missing values only) by its null count when rows
-    are left out; a number column whole, before its NaN becomes the text "nan"."""
-    name = next((c for c in options if c in df.columns), None)
-    if name is None:
-        return df, None
-    keep = _kept_rows(df[name], name, queries, source, what)
-    return (df, None) if keep is None else (df[keep], np.flatnonzero(keep))
-
-
 def _kept_rows(given: pd.Series, name: str, queries: AbstractSet[str], source: str, what: str) -> Optional[np.ndarray]:
-    """Which rows of a DataFrame whose query id column ``name`` is ``given`` :func:`_frame_rows` keeps (a
-    boolean mask), or None when it keeps every row."""
+    """Which rows of a DataFrame whose query id column ``name`` is ``given`` hold a query id (as text) of
+    ``queries`` (a boolean mask), or None when every row does: one vectorised ``isin`` before any column is
+    converted. A missing query id is an error, not a query left out: an object column's rows left out are
+    searched for one here (a missing id is never text, so it is among the rows decided one by one), the rows
+    kept by :func:`_column`, each row once; a string column (text or missing values only) by its null count
+    when rows are left out; a number column whole, before its NaN becomes the text "nan"."""
     import pandas as pd
     col = given
     if not (col.dtype.kind in "OTU" or isinstance(col.dtype, pd.StringDtype)):
@@ -199,52 +186,46 @@ _QRELS = _Kind("qrels", read_trec_qrels, "read_trec_qrels", _QREL_COLS, ("query_
                qrels_from_columns, {})
 
 
-def _from_frame(df: pd.DataFrame, src: str, kind: _Kind, queries: Optional[AbstractSet[str]]):
-    """A run or qrels from a DataFrame (with ``queries``, only the rows of those queries)."""
-    if queries is not None:
-        df, kept = _frame_rows(df, kind.frame_columns[0], queries, src, kind.name)
-    else:
-        kept = None
-    from_arrow: list = []
-    cols = [_pick(df, c, src, kind.name, kept, from_arrow) for c in kind.frame_columns]
-    own_scores = kind is _RUN and isinstance(cols[2], np.ndarray) and cols[2].dtype == np.float64
-    if own_scores:
-        # the frame's own memory otherwise (a float64 column is taken as it is): a ranking that outlives the
-        # call (a registered reference) would change with the frame (a copy, which the sort may then reorder
-        # in place instead of gathering a new array)
-        cols[2] = cols[2].copy()
-    return _from_frame_columns(kind, cols, src, any(c in from_arrow for c in kind.frame_columns[1]), own_scores)
-
-
-def _from_frame_columns(kind: _Kind, cols: list, src: str, ids_from_arrow: bool, own_scores: bool = False):
-    """The run or qrels of a DataFrame's three converted columns (``own_scores``: the scores a copy made for
-    this conversion; never the key's copy, which the kept entry compares)."""
-    if kind is not _RUN:
-        return kind.from_columns(*cols, src)
-    # ids read from arrow's buffers (_ascii_bytes): a new array, which the sort may reorder in place
-    fresh_ids = ids_from_arrow and isinstance(cols[1], np.ndarray) and cols[1].dtype.kind == "S"
-    return kind.from_columns(*cols, src, fresh_ids=fresh_ids, fresh_scores=own_scores)
+def _from_frame(cols: list, names, src: str, kind: _Kind, queries: Optional[AbstractSet[str]]):
+    """A run or qrels from a DataFrame's three columns (Series) named ``names`` (with ``queries``, only the
+    rows of those queries)."""
+    # a run's float64 scores are taken as they are: the frame's own memory, which a ranking that outlives the
+    # call (a registered reference) would share, changing with the frame; so a copy, which the sort may then
+    # reorder in place instead of gathering a new array
+    own = kind is _RUN and isinstance(cols[2].dtype, np.dtype) and cols[2].dtype == np.float64
+    return _from_columns(cols, names, cols[2].to_numpy().copy() if own else None, src, kind, queries, own)
 
 
 def _from_key(key: framecache.Key, src: str, kind: _Kind, queries: Optional[AbstractSet[str]]):
     """:func:`_from_frame` of the columns :func:`.framecache.key` read (the very columns the key holds, the
     numbers its own copy: the conversion is of what the key is checked against, whatever happens to the
-    frame meanwhile, unless the columns themselves change in place: :meth:`.framecache.Key.still_read`)."""
-    cols = list(key.series)
-    # (the key's copy of numbers, a numpy column's or an arrow one's: never memory the frame's owner may write)
+    frame meanwhile, unless the columns themselves change in place: :meth:`.framecache.Key.still_read`).
+    (The key's copy of numbers, a numpy column's or an arrow one's: never memory the frame's owner may
+    write; the kept entry compares it, so the sort may not reorder it.)"""
     values = key.values if isinstance(key.values, np.ndarray) else key.bits
+    return _from_columns(list(key.series), key.names, values, src, kind, queries, False)
+
+
+def _from_columns(cols: list, names, values: Optional[np.ndarray], src: str, kind: _Kind,
+                  queries: Optional[AbstractSet[str]], own_values: bool):
+    """A run or qrels from a DataFrame's three columns (Series) named ``names``; ``values``: the numbers of the
+    third as a numpy array to take instead of the column (``own_values``: made for this conversion)."""
     rows = None
     if queries is not None:
-        keep = _kept_rows(cols[0], key.names[0], queries, src, kind.name)
+        keep = _kept_rows(cols[0], names[0], queries, src, kind.name)
         if keep is not None:
             rows = np.flatnonzero(keep)
             cols = [c[keep] for c in cols]
             values = values[rows] if values is not None else None
     from_arrow: list = []
-    out = [_column(c, n, src, kind.name, rows, from_arrow) for c, n in zip(cols[:2], key.names[:2], strict=True)]
-    out.append(_column(cols[2], key.names[2], src, kind.name, rows) if values is None
-               else _numpy_values(values, key.names[2]))
-    return _from_frame_columns(kind, out, src, key.names[1] in from_arrow)
+    out = [_column(c, n, src, kind.name, rows, from_arrow) for c, n in zip(cols[:2], names[:2], strict=True)]
+    out.append(_column(cols[2], names[2], src, kind.name, rows) if values is None
+               else _numpy_values(values, names[2]))
+    if kind is not _RUN:
+        return kind.from_columns(*out, src)
+    # ids read from arrow's buffers (_ascii_bytes): a new array, which the sort may reorder in place
+    fresh_ids = names[1] in from_arrow and isinstance(out[1], np.ndarray) and out[1].dtype.kind == "S"
+    return kind.from_columns(*out, src, fresh_ids=fresh_ids, fresh_scores=own_values)
 
 
 def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[AbstractSet[str]] = None):
@@ -254,10 +235,12 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
         return kind.read_file(obj)
     if _is_frame(obj):
         src = source or f"<{kind.name} DataFrame>"
+        names = [_column_name(obj, options, src, kind.name) for options in kind.frame_columns]
+        cols = [obj[name] for name in names]
         # the same unchanged columns as a recent call's: its conversion (io/framecache.py)
-        key = framecache.key(obj, kind.name, kind.frame_columns, src, queries)
+        key = framecache.key(cols, names, kind.name, src, queries)
         if key is None:
-            return _from_frame(obj, src, kind, queries)
+            return _from_frame(cols, names, src, kind, queries)
         done = framecache.cached(key)
         if done is None:
             done = _from_key(key, src, kind, queries)

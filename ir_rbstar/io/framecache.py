@@ -153,25 +153,15 @@ def _arrow_numbers(array: Any) -> Optional[np.ndarray]:
     return np.array(array.to_numpy(), copy=True)
 
 
-def key(df: Any, kind: str, columns: Tuple[Tuple[str, ...], ...], source: str,
-        queries: Optional[Any]) -> Optional[Key]:
-    """The key of ``df``'s conversion as a ``kind`` (its id columns the first of ``columns[0]`` and
-    ``columns[1]`` it has, its values the first of ``columns[2]``), or None when the frame is not kept:
-    more than :data:`MAX_ROWS` rows, an id column not held by pyarrow, a column missing or named twice, a
-    value column neither numeric numpy nor arrow."""
+def key(cols: List[Any], names: List[str], kind: str, source: str, queries: Optional[Any]) -> Optional[Key]:
+    """The key of the conversion as a ``kind`` of a DataFrame's three columns ``cols`` (its query and document
+    ids and its values, as read by ``frame[name]`` for ``names``), or None when the frame is not kept: no row
+    or more than :data:`MAX_ROWS`, a name given to two columns, an id column not held by pyarrow as text, a
+    value column neither numeric numpy nor arrow numbers without a missing value, arrow columns that are a
+    few rows of larger buffers."""
     import pandas as pd
-    if not 0 < len(df) <= MAX_ROWS:
-        return None
-    names, cols = [], []
-    for options in columns:
-        name = next((c for c in options if c in df.columns), None)
-        if name is None:
-            return None
-        col = df[name]
-        if not isinstance(col, pd.Series):
-            return None                                  # a name given to two columns
-        names.append(name)
-        cols.append(col)
+    if not all(isinstance(c, pd.Series) for c in cols) or not 0 < len(cols[0]) <= MAX_ROWS:
+        return None                  # (a name given to two columns reads as a DataFrame, not a Series)
     arrays = tuple(_arrow_column(c) for c in cols[:2])
     if any(a is None for a in arrays):
         return None

@@ -27,6 +27,11 @@ def run_frame(rows=None, dtype=ARROW):
     return df.astype({"query_id": dtype, "doc_id": dtype})
 
 
+def key_of(df, names, kind):
+    """framecache's key of ``df``'s columns ``names`` (None: not kept)."""
+    return framecache.key([df[n] for n in names], names, kind, f"<{kind} DataFrame>", None)
+
+
 def content(r):
     """A converted run as plain values: each query's id with its documents and scores in ranked order."""
     qids = QUERY_IDS.decode(r.qcodes).tolist()
@@ -103,7 +108,7 @@ def test_arrow_scores_are_held_by_identity_and_nullable_grades_are_not_kept():
     assert content(to_ranking(df)) == content(fresh(df)) != content(first)
     qf = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
     qf = qf.astype({"query_id": ARROW, "doc_id": ARROW, "relevance": "Int64"})
-    assert framecache.key(qf, "qrels", (("query_id",), ("doc_id",), ("relevance",)), "<qrels DataFrame>", None) is None
+    assert key_of(qf, ["query_id", "doc_id", "relevance"], "qrels") is None
     assert to_qrels(qf) is not to_qrels(qf)
 
 
@@ -120,7 +125,7 @@ def test_qrels_frames_are_kept_and_follow_a_change_of_a_grade():
 @pytest.mark.parametrize("dtype", [object, "string[python]"])
 def test_frames_of_python_objects_are_never_kept(dtype):
     df = run_frame(dtype=dtype)
-    assert framecache.key(df, "run", (("query_id",), ("doc_id",), ("score",)), "<run DataFrame>", None) is None
+    assert key_of(df, ["query_id", "doc_id", "score"], "run") is None
     first = to_ranking(df)
     assert to_ranking(df) is not first and content(to_ranking(df)) == content(first)
 
