@@ -12,7 +12,8 @@ from typing import Any, NamedTuple, Optional, Tuple
 import numpy as np
 
 from .docindex import _differ, verify_matches
-from .querytable import KEPT, MIN_SHIFT, QueryTable, _ranks, least_shift, merge_by_query, sorted_by_query
+from .querytable import (KEPT, MIN_SHIFT, QueryTable, _ranks, least_shift, merge_by_query, pair_finisher,
+                         sorted_by_query)
 
 __all__ = ["JudgmentTable", "judgment_table", "judgments_by_tables"]
 
@@ -119,14 +120,8 @@ def judgments_by_tables(run: Any, qrels: Any, b: Any) -> Optional[Tuple[np.ndarr
     x_rows = x_rows[y_rows[x_rows] != len(y.table) - 1]
     docs, judged_docs = run.docs, kept.docs
     long_ids = run.dbytes.dtype.itemsize > 8 or kept.ids.dtype.itemsize > 8
-
-    def finish(ix: np.ndarray, iy: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        if rank is not None:
-            ix = rank[ix]
-        if long_ids:                             # (the ids are compared below, the hashes where they differ)
-            return ix, iy
-        same = docs[ix] == judged_docs[iy]       # equal high bits of different documents: no pair
-        return (ix, iy) if same.all() else (ix[same], iy[same])
+    # (long ids: the ids are compared below, the hashes where they differ)
+    finish = pair_finisher(docs, None if long_ids else judged_docs, rank)
     pairs = merge_by_query(x, y, CHUNK, finish=finish, y_rows=y_rows, y_lens=kept.lens, x_rows=x_rows)
     if pairs is None:
         return None

@@ -15,7 +15,7 @@ from typing import Any, Callable, NamedTuple, Optional, Tuple
 import numpy as np
 
 __all__ = ["QueryTable", "KEPT", "MIN_SHIFT", "KEEP_WIDTH", "least_shift", "wide_layout", "checked_by_query",
-           "sorted_by_query", "no_clash_by_query", "kept_pairs", "merge_by_query"]
+           "sorted_by_query", "no_clash_by_query", "kept_pairs", "merge_by_query", "pair_finisher"]
 
 #: the key under which a ranking keeps the :class:`QueryTable` of its conversion (rows in the ranked order)
 KEPT = "rows by query"
@@ -218,26 +218,39 @@ def kept_pairs(x: Any, y: Any) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     if tx is None or ty is None or tx.shift != ty.shift or len(tx.table) != len(ty.table):
         return None
     # (the keys hold input rows: the ranked rows of those the sort moved looked up, then the hashes compared)
-    rank_x, rank_y = _ranks(tx.order, len(x.docs)), _ranks(ty.order, len(y.docs))
-    x_docs, y_docs = x.docs, y.docs
+    finish = pair_finisher(x.docs, y.docs, _ranks(tx.order, len(x.docs)), _ranks(ty.order, len(y.docs)))
+    return merge_by_query(tx, ty, finish=finish)
 
+
+_Finish = Callable[[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray]]
+
+
+def pair_finisher(x_docs: np.ndarray, y_docs: Optional[np.ndarray], rank_x: Optional[np.ndarray] = None,
+                  rank_y: Optional[np.ndarray] = None) -> _Finish:
+    """The ``finish`` of :func:`merge_by_query` for keys that hold input rows: each side's rows made ranked
+    rows (``rank_x``, ``rank_y``: :func:`_ranks`, None when no row moved), then the pairs whose document
+    hashes (``x_docs``, ``y_docs``, by ranked row) differ dropped: equal high bits of different documents are
+    no pair. ``y_docs`` None: no hashes compared (the caller compares the ids themselves)."""
     def finish(ix: np.ndarray, iy: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
         if rank_x is not None:
             ix = rank_x[ix]
         if rank_y is not None:
             iy = rank_y[iy]
-        same = x_docs[ix] == y_docs[iy]          # equal high bits of different documents: no pair
+        if y_docs is None:
+            return ix, iy
+        same = x_docs[ix] == y_docs[iy]
         return (ix, iy) if same.all() else (ix[same], iy[same])
-    return merge_by_query(tx, ty, finish=finish)
+    return finish
 
 
 def _ranks(order: Any, n: int) -> Optional[np.ndarray]:
     """The ranked row of every input row of a ranking of ``n`` rows (``order``: :attr:`QueryTable.order`),
     None when no row moved. (A table of every row: a searchsorted of many rows among the moved ones cost
-    10-30 times as much; int32 when it fits, half the memory.)"""
+    10-30 times as much. ``intp``: numpy gathers with index arrays of another type several times slower, 3-4 ms
+    a call more on Robust04's judgments with int32.)"""
     if order is None:
         return None
-    kind = np.int32 if n < 2 ** 31 else np.int64
+    kind = np.intp
     if hasattr(order, "src"):                    # a few rows moved (Moves)
         ranked = np.arange(n, dtype=kind)
         ranked[order.src] = order.rows
@@ -254,7 +267,8 @@ def merge_by_query(x: QueryTable, y: QueryTable, chunk: int = CHUNK_CELLS,
     """The rows (ix, iy) of X and Y (as numbered in the keys) whose hashes have the same high bits, in the
     same query, in no particular order (equal high bits of different hashes are no pair: the caller
     compares the hashes, by ``finish``, given each chunk's rows and returning the pairs kept), from each
-    side's :class:`QueryTable` (row i of both the same query, the same shift); int32 rows when they fit.
+    side's :class:`QueryTable` (row i of both the same query, the same shift); ``intp`` rows, which numpy gathers
+    with fastest.
     The sorted halves of each row of a joint table (X's keys, then Y's with their low bit set) are
     merged by numpy's stable sort (a merge of two runs: about a quarter of the time of sorting the row
     afresh, 249 queries x 2,000 keys 1.8 against 8.3 ms); a shared hash's two cells are then neighbours
@@ -267,7 +281,7 @@ def merge_by_query(x: QueryTable, y: QueryTable, chunk: int = CHUNK_CELLS,
     queries are then merged longest first, each chunk only as wide as it needs, and ``x_rows`` (with
     ``y_lens``) names the rows of X's table to merge (the queries asked for; by default all)."""
     n, lx, ly = len(x.table), x.table.shape[1], y.table.shape[1]
-    kind = np.int32 if x.shift <= 32 else np.int64
+    kind = np.intp
     if n == 0 or lx == 0 or ly == 0:
         return np.zeros(0, kind), np.zeros(0, kind)
     low = np.uint64((1 << x.shift) - 1)
