@@ -19,6 +19,12 @@ from tests.conftest import examples
 
 pytest.importorskip("pyarrow")
 
+
+@pytest.fixture(autouse=True)
+def _converter_taken(monkeypatch):
+    """pyarrow's converter for every run here, whatever this process has imported (records._arrow_wanted)."""
+    monkeypatch.setattr(recs, "_arrow_wanted", lambda n: True)
+
 QIDS = ["q1", "q2", "10", "é", b"q1", b"q3", 7, None]
 DOCS = ["a", "b", "ab", "D12345678", "doc-0000010", "", "é", "a\x00", b"b", b"zz", 5, None]
 SCORES = [3.0, 2.0, 2.0 + 1e-9, 1.0, -0.0, 0.0, float("nan"), 2, True, np.float32(0.1), 2 ** 60, "1.5", None]
@@ -156,3 +162,40 @@ def test_a_bytes_or_number_query_id_in_a_dataframe_is_kept_by_its_text():
     assert sorted(QUERY_IDS.decode(to_ranking(frame).qcodes).tolist()) == ["7", "q1", "q2"]
     kept = to_ranking(frame, queries={"q1", "7"})
     assert sorted(QUERY_IDS.decode(kept.qcodes).tolist()) == ["7", "q1"] and len(kept.scores) == 2
+
+
+def test_the_converter_waits_until_the_rows_read_without_it_would_have_paid_for_its_import(monkeypatch):
+    # a process without pandas: the general path, until ARROW_IMPORT_ROWS rows have been read without the
+    # converter; then (and once pyarrow and pandas are imported anyway) the converter
+    monkeypatch.undo()                                  # (the real _arrow_wanted, not this module's fixture)
+    monkeypatch.setattr(recs, "ARROW_IMPORT_ROWS", 100)
+    monkeypatch.setattr(recs, "_rows_without_arrow", 0)
+    monkeypatch.delitem(sys.modules, "pandas")
+    assert [recs._arrow_wanted(n) for n in (40, 40, 19)] == [False, False, False]
+    assert recs._rows_without_arrow == 99
+    assert recs._arrow_wanted(1) and recs._arrow_wanted(1) and recs._rows_without_arrow == 99
+    monkeypatch.setattr(recs, "_rows_without_arrow", 0)
+    monkeypatch.undo()                                  # pandas back in sys.modules
+    monkeypatch.setattr(recs, "_rows_without_arrow", 0)
+    assert recs._arrow_wanted(1) and recs._rows_without_arrow == 0
+
+
+def test_a_fresh_process_reads_namedtuples_without_importing_pyarrow_or_pandas(tmp_path):
+    # the first calc_aggregate of a script that never imported pandas pays no import of pyarrow and pandas
+    # (about 0.55 s of CPU), and its values are those of a process that has them
+    import subprocess
+    code = (
+        "import sys, ir_measures, ir_rbstar\n"
+        "S, Q = ir_measures.ScoredDoc, ir_measures.Qrel\n"
+        "run = [S(f'q{q}', f'd{d}', float((7 * d) % 13)) for q in range(5) for d in range(40)]\n"
+        "qrels = [Q(f'q{q}', f'd{d}', d % 3) for q in range(5) for d in range(0, 40, 3)]\n"
+        "ms = ir_rbstar.parse('RBP(p=0.8,max_rel=2) RBP_res(p=0.8) nDCG_TA@10')\n"
+        "if len(sys.argv) > 1: import pandas, pyarrow\n"
+        "v = ir_measures.calc_aggregate(ms, qrels, run)\n"
+        "print(sorted((str(k), float(x).hex()) for k, x in v.items()), 'pandas' in sys.modules, 'pyarrow' in sys.modules)\n")
+    script = tmp_path / "s.py"
+    script.write_text(code)
+    bare = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True).stdout.split()
+    warm = subprocess.run([sys.executable, str(script), "x"], capture_output=True, text=True, check=True).stdout.split()
+    assert bare[-2:] == ["False", "False"] and warm[-2:] == ["True", "True"]
+    assert bare[:-2] == warm[:-2]

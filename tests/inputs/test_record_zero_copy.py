@@ -12,6 +12,12 @@ from ir_rbstar.io import records as recs, to_ranking
 pytest.importorskip("pyarrow")
 
 
+@pytest.fixture(autouse=True)
+def _converter_taken(monkeypatch):
+    """pyarrow's converter for every run here, whatever this process has imported (records._arrow_wanted)."""
+    monkeypatch.setattr(recs, "_arrow_wanted", lambda n: True)
+
+
 def _items(n_queries=20, depth=50, seed=3):
     rng = np.random.default_rng(seed)
     out = []
