@@ -325,13 +325,9 @@ def _columns_from_dict(obj: "dict | qcache.FlatDict", source: str, what: str,
         lens = np.array(obj.lengths, dtype=np.int64)
         n = int(lens.sum())
         codes = np.repeat(_key_codes(obj.queries, source, what), lens)
-        flat = obj
-
-        def docs_of():
-            return iter(flat.docs)
-        docs = _id_column(docs_of, n)
-        _no_missing_docs(docs, docs_of, lens, obj.queries, source, what)
-        return CodedIds(codes), docs, _listed_values(obj.values, n, what)
+        docs = _id_column(obj.docs, n)
+        _no_missing_docs(docs, obj.docs, lens, obj.queries, source, what)
+        return CodedIds(codes), docs, _listed_values(obj.values(), n, what)
     for qid, docs in obj.items():
         if not isinstance(docs, dict):
             raise InputFormatError(f"{source}: {what}[{qid!r}] must be a dict of doc_id -> {value_name}")
