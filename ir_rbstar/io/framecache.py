@@ -66,13 +66,18 @@ class Key:
         self.series = series
         self.rows = len(values)
 
+    @property
+    def held(self) -> Tuple[Any, ...]:
+        """The arrow arrays the key holds: the id columns', and the value column's when arrow holds it."""
+        return (*self.arrays, *(() if isinstance(self.values, np.ndarray) else (self.values,)))
+
     def still_read(self) -> bool:
         """Whether the columns read for the key still hold the key's arrow arrays. pandas with copy-on-write
         (3.0, the default) never changes a column read; earlier versions change an arrow column's array in
         place (``df.loc[i, "doc_id"] = ...``), which a conversion running meanwhile may have read."""
         if self.series is None:
             return False
-        held = (*self.arrays, *(() if isinstance(self.values, np.ndarray) else (self.values,)))
+        held = self.held
         return all(_arrow_column(s, numbers=i == 2) is a for i, (s, a) in
                    enumerate(zip(self.series[:len(held)], held, strict=True)))
 
@@ -175,11 +180,9 @@ def key(cols: List[Any], names: List[str], kind: str, source: str, queries: Opti
         bits = _arrow_numbers(values)
         if bits is None:
             return None
-    held = (*arrays, *(() if isinstance(values, np.ndarray) else (values,)))
-    if not _compact(held):
-        return None
-    return Key(kind, source, None if queries is None else frozenset(queries), tuple(names), arrays, values,
-               tuple(cols), bits)
+    k = Key(kind, source, None if queries is None else frozenset(queries), tuple(names), arrays, values,
+            tuple(cols), bits)
+    return k if _compact(k.held) else None
 
 
 def cached(k: Key) -> Any:

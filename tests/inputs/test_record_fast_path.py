@@ -174,10 +174,9 @@ def test_the_converter_waits_until_the_rows_read_without_it_would_have_paid_for_
     assert [recs._arrow_wanted(n) for n in (40, 40, 19)] == [False, False, False]
     assert recs._rows_without_arrow == 99
     assert recs._arrow_wanted(1) and recs._arrow_wanted(1) and recs._rows_without_arrow == 99
+    monkeypatch.undo()                                  # pandas back in sys.modules, the count as it was
     monkeypatch.setattr(recs, "_rows_without_arrow", 0)
-    monkeypatch.undo()                                  # pandas back in sys.modules
-    monkeypatch.setattr(recs, "_rows_without_arrow", 0)
-    assert recs._arrow_wanted(1) and recs._rows_without_arrow == 0
+    assert recs._arrow_wanted(10 ** 9) and recs._rows_without_arrow == 0    # imported: taken, nothing counted
 
 
 def test_a_fresh_process_reads_namedtuples_without_importing_pyarrow_or_pandas(tmp_path):
@@ -192,7 +191,8 @@ def test_a_fresh_process_reads_namedtuples_without_importing_pyarrow_or_pandas(t
         "ms = ir_rbstar.parse('RBP(p=0.8,max_rel=2) RBP_res(p=0.8) nDCG_TA@10')\n"
         "if len(sys.argv) > 1: import pandas, pyarrow\n"
         "v = ir_measures.calc_aggregate(ms, qrels, run)\n"
-        "print(sorted((str(k), float(x).hex()) for k, x in v.items()), 'pandas' in sys.modules, 'pyarrow' in sys.modules)\n")
+        "print(sorted((str(k), float(x).hex()) for k, x in v.items()),\n"
+        "      'pandas' in sys.modules, 'pyarrow' in sys.modules)\n")
     script = tmp_path / "s.py"
     script.write_text(code)
     bare = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True).stdout.split()
