@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Regenerate tests/fixtures/trectools/rbp_pools.json: trectools' RBP-weighted pools on random runs.
+"""Regenerate tests/fixtures/trectools/rbp_pools.json: trectools' RBP-weighted and depth-k pools on random runs.
 
 The judging baselines ``rbp_sum`` and ``rbp_max`` (ir_rbstar.judging) make the pools trectools makes with
 ``TrecPoolMaker().make_pool(runs, strategy="rbp", topX=X, rbp_strategy="sum" | "max", rbp_p=p)`` (trectools:
 Palotti, Scells & Zuccon, SIGIR 2019, https://pypi.org/project/trectools/): per query, the X
-documents of largest summed (largest) RBP weight (1-p) p^(rank-1) over the runs. trectools is not in the test
+documents of largest summed (largest) RBP weight (1-p) p^(rank-1) over the runs; and the baseline ``depth``
+the depth-k pool ``make_pool(runs, strategy="topX", topX=X)``, each run's first X documents of each query (its rows
+are given to trectools in rank order, as it reads them from a file). trectools is not in the test
 extra (an old package with many dependencies), so its pools are generated once here and stored as a small
 fixture; tests/judging/test_trectools_pools.py compares the package with them (and with trectools itself
 wherever it is installed).
@@ -55,8 +57,9 @@ def cases(n: int, seed: int):
     return out
 
 
-def pool_of(case) -> dict:
-    """trectools' pool for one case: query id -> sorted document ids."""
+def pool_of(case, strategy: str = "rbp") -> dict:
+    """trectools' pool for one case (``strategy`` "rbp": the case's RBP pool; "topX": its depth-X pool):
+    query id -> sorted document ids."""
     import pandas as pd
     from trectools import TrecPoolMaker, TrecRun
     runs = []
@@ -67,7 +70,7 @@ def pool_of(case) -> dict:
         data["system"] = name
         run.run_data = data
         runs.append(run)
-    pool = TrecPoolMaker().make_pool(runs, strategy="rbp", topX=case["X"], rbp_strategy=case["strategy"],
+    pool = TrecPoolMaker().make_pool(runs, strategy=strategy, topX=case["X"], rbp_strategy=case["strategy"],
                                      rbp_p=case["p"]).pool
     return {str(q): sorted(map(str, docs)) for q, docs in pool.items()}
 
@@ -81,12 +84,14 @@ def main(argv=None) -> int:
     rows = []
     for case in cases(args.cases, args.seed):
         case["pool"] = pool_of(case)
+        case["depth_pool"] = pool_of(case, "topX")
         rows.append(case)
     doc = {"generator": "scripts/make_trectools_fixtures.py", "seed": args.seed,
            "trectools_version": metadata.version("trectools"),
            "fields": {"runs": "name -> rows [query, doc, rank, score]",
                       "pool": "TrecPoolMaker().make_pool(runs, strategy='rbp', topX=X, rbp_strategy=strategy, "
-                              "rbp_p=p).pool, query -> sorted document ids"},
+                              "rbp_p=p).pool, query -> sorted document ids",
+                      "depth_pool": "TrecPoolMaker().make_pool(runs, strategy='topX', topX=X).pool, the same"},
            "cases": rows}
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:

@@ -1,11 +1,13 @@
-"""The RBP-weighted pooling baselines (``rbp_sum``, ``rbp_max``) against trectools' own pools.
+"""The pooling baselines (``rbp_sum``, ``rbp_max``, ``depth``) against trectools' own pools.
 
 trectools (Palotti, Scells & Zuccon 2019) is the tool a track organiser would otherwise use for these pools:
-``TrecPoolMaker().make_pool(runs, strategy="rbp", topX=X, rbp_strategy=..., rbp_p=p)``. Its pools on 60
+``TrecPoolMaker().make_pool(runs, strategy="rbp", topX=X, rbp_strategy=..., rbp_p=p)``, and ``strategy="topX"``
+for depth-k pools. Its pools on 60
 random cases are stored in tests/fixtures/trectools/rbp_pools.json (made once by
 scripts/make_trectools_fixtures.py; trectools is not in the test extra); where trectools is installed the
-package is also checked against it directly. The two may differ only in how they break ties at the pool's
-edge: trectools' sort is not stable, the package takes the document of more total weight, then candidate
+package is also checked against it directly. A depth-k pool has no edge to tie at: ``depth`` given the
+pool's size as its budget must choose exactly trectools' pool. An RBP pool may differ only in how ties at its
+edge are broken: trectools' sort is not stable, the package takes the document of more total weight, then candidate
 order. So each query's pool is compared as the multiset of the chosen documents' weights (computed here from
 the definition), and every document in one pool and not in the other must weigh what the edge weighs.
 """
@@ -81,6 +83,29 @@ def test_rbp_pools_equal_trectools_fixtures():
     assert 0 < differ < len(cases)
 
 
+def _depth(case, budget):
+    """The package's ``depth`` choice of ``budget`` documents over the case's queries."""
+    runs = {name: pd.DataFrame([(q, d, s) for q, d, _, s in rows], columns=["query_id", "doc_id", "score"])
+            for name, rows in case["runs"].items()}
+    depth = max(r[2] for rows in case["runs"].values() for r in rows)
+    table = select(runs, None, f"RBP(p={case['p']})", budget=budget, strategy="depth", depth=depth,
+                   queries=case["queries"])
+    out: dict = {}
+    for q, d in zip(table["query_id"], table["doc_id"], strict=True):
+        out.setdefault(str(q), set()).add(str(d))
+    return out
+
+
+def _same_depth_pool(case, theirs):
+    size = sum(len(v) for v in theirs.values())
+    assert _depth(case, size) == {q: set(v) for q, v in theirs.items() if v}
+
+
+def test_depth_pools_equal_trectools_fixtures():
+    for case in _cases():
+        _same_depth_pool(case, case["depth_pool"])
+
+
 @pytest.mark.skipif(importlib.util.find_spec("trectools") is None, reason="trectools is not installed")
 def test_rbp_pools_equal_trectools_itself():
     spec = importlib.util.spec_from_file_location("make_trectools_fixtures",
@@ -89,3 +114,4 @@ def test_rbp_pools_equal_trectools_itself():
     spec.loader.exec_module(gen)
     for case in gen.cases(20, seed=7):
         _same_up_to_ties(case, _ours(case), gen.pool_of(case))
+        _same_depth_pool(case, gen.pool_of(case, "topX"))
