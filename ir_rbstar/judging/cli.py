@@ -97,12 +97,17 @@ def simulate_main(argv: List[str]) -> int:
     parser.add_argument("--prior", default=None, metavar="FILE", help=PRIOR_HELP)
     parser.add_argument("-o", "--output", default="-", help="TSV table (default: standard output)")
     parser.add_argument("--picture", default=None, help="a picture of the curves (png, pdf, svg)")
+    parser.add_argument("--progress", action="store_true",
+                        help="one line per strategy and budget on stderr even when it is not a terminal "
+                             "(default: only on a terminal)")
     args = parser.parse_args(argv)
+    from ..progress import reporter
     from .simulate import plot_simulation, simulate
     table = simulate(args.qrels, _runs(args.runs), measures=args.measures,
                      strategies=[s.strip() for s in args.strategies.split(",") if s.strip()],
                      budgets=_ints(args.budgets, "--budgets"), batch=args.batch, select_measure=args.select_measure,
-                     depth=args.depth, seed=args.seed, alpha=args.alpha, prior=args.prior)
+                     depth=args.depth, seed=args.seed, alpha=args.alpha, prior=args.prior,
+                     progress=reporter(True if args.progress else None, prefix="ir-rbstar simulate-judging"))
     table.to_csv(sys.stdout if args.output == "-" else args.output, sep="\t", index=False, float_format="%.4f")
     if args.picture:
         import matplotlib.pyplot as plt

@@ -29,6 +29,7 @@ import scipy.stats
 
 from ..errors import ParameterError
 from ..io import Ranking
+from ..progress import Progress
 from ..stats import all_pairs, ranking_agreement
 from .pool import Pool, _as_rankings, build_pool, weights_of
 from .evaluate import RevealedEvaluator
@@ -133,13 +134,16 @@ def replay(pool: Pool, grades: np.ndarray, strategy: str, budgets: Sequence[int]
 def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), strategies: Sequence[str] = STRATEGIES,
              budgets: Sequence[int] = (100, 200, 400), batch: Optional[int] = None,
              select_measure: Optional[str] = None, depth: Optional[int] = None, seed: int = 0,
-             alpha: float = 0.05, progress=None, prior: Any = None) -> pd.DataFrame:
+             alpha: float = 0.05, progress: Optional[Progress] = None, prior: Any = None) -> pd.DataFrame:
     """Replay ``strategies`` with ``qrels`` as the oracle; one row per strategy, budget and measure
     (:data:`SIMULATION_COLUMNS`). ``select_measure`` (default: the first of ``measures``) gives the pool
     and the weights the strategies use; ``batch`` documents per round (default: one per query of the
     qrels). ``judged`` is the number of documents revealed (less than ``budget`` once the pool is exhausted).
     ``prior`` (auxiliary qrels or probabilities of relevance, :mod:`ir_rbstar.judging.prior`) guides the
-    goals as in :func:`~ir_rbstar.judging.select`; the oracle stays ``qrels``."""
+    goals as in :func:`~ir_rbstar.judging.select`; the oracle stays ``qrels``. ``progress``: a
+    ``progress(step, total, message)`` callable (:mod:`ir_rbstar.progress`; ``ir-rbstar simulate-judging``
+    makes one, on a terminal or with ``--progress``), called once per strategy and budget evaluated: a
+    simulation of many strategies, budgets and small rounds can take minutes."""
     oracle = load_judgments(qrels)
     if oracle is None or len(oracle.grades) == 0:
         raise ParameterError("qrels: a simulation needs the real judgments as its oracle")
@@ -166,8 +170,10 @@ def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), s
     full_mean = {m: full[m].mean(axis=1) for m in measures}
     full_verdict = {m: _verdicts(full[m], pool.runs, alpha) for m in measures}
     rows = []
+    total, step = len(strategies) * len(budgets), 0
     for strategy in strategies:
         for budget, revealed in replay(pool, grades, strategy, budgets, batch, seed, expected):
+            step += 1
             values = evaluator.values(revealed)
             for m in measures:
                 v = values[m]
@@ -184,7 +190,7 @@ def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), s
                 rows.append((strategy, budget, int(revealed.sum()), m, agree.tau_b, agree.tau_ap,
                              float((verdict == full_verdict[m]).mean()), robust, mean_res))
             if progress is not None:
-                progress(f"{strategy}: {int(revealed.sum())} judged")
+                progress(step, total, f"{strategy}: budget {budget}, {int(revealed.sum())} judged")
     return pd.DataFrame(rows, columns=list(SIMULATION_COLUMNS))
 
 

@@ -58,3 +58,20 @@ def test_simulate_judging_table_and_picture(tmp_path, capsys):
     assert len(out) == 1 + 2 * 2 and picture.stat().st_size > 1000
     assert cli.main(["simulate-judging", QRELS, *RUNS, "--budgets", "a,b"]) == 2
     assert "--budgets" in capsys.readouterr().err
+
+
+def test_simulate_judging_progress_on_request(capsys):
+    """--progress: one line per strategy and budget on stderr, [step/total] counting to the end; the table
+    on stdout is the same as without it (and stderr stays empty without it, stderr not being a terminal)."""
+    args = ["simulate-judging", QRELS, *RUNS, "--measures", "RBP(p=0.8)@10", "--strategies", "pairs,depth",
+            "--budgets", "40,80,120"]
+    assert cli.main(args) == 0
+    quiet = capsys.readouterr()
+    assert quiet.err == ""
+    assert cli.main([*args, "--progress"]) == 0
+    told = capsys.readouterr()
+    assert told.out == quiet.out
+    lines = told.err.splitlines()
+    assert [line.split("] ")[0] for line in lines] == [f"ir-rbstar simulate-judging: [{k}/6" for k in range(1, 7)]
+    assert lines[0].endswith("pairs: budget 40, 40 judged") and lines[-1].startswith(
+        "ir-rbstar simulate-judging: [6/6] depth: budget 120")
