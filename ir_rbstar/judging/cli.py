@@ -61,13 +61,18 @@ def judge_main(argv: List[str]) -> int:
     parser.add_argument("--prior", default=None, metavar="FILE", help=PRIOR_HELP)
     parser.add_argument("-o", "--output", default="-", help="TSV file (default: standard output)")
     parser.add_argument("--stub", default=None, help="also write a qrels stub 'query 0 doc _' here")
+    parser.add_argument("--progress", action="store_true",
+                        help="one line per round on stderr even when it is not a terminal (default: only on a "
+                             "terminal)")
     args = parser.parse_args(argv)
     if args.goal is not None and args.strategy is not None and args.goal != args.strategy:
         raise ParameterError("--goal and --strategy: give one of them")
+    from ..progress import reporter
     from .select import select, write_selection, write_stub
     table = select(_runs(args.runs), args.qrels, args.measure, budget=args.budget,
                    strategy=args.strategy or args.goal or "pairs", batch=args.batch, per_query=args.per_query,
-                   depth=args.depth, baseline=args.baseline, seed=args.seed, prior=args.prior)
+                   depth=args.depth, baseline=args.baseline, seed=args.seed, prior=args.prior,
+                   progress=reporter(True if args.progress else None, prefix="ir-rbstar judge"))
     if args.output == "-":
         table.to_csv(sys.stdout, sep="\t", index=False, float_format="%.6g")
     else:

@@ -24,6 +24,20 @@ def test_judge_writes_the_selection_and_a_stub(tmp_path):
     assert lines[0] == f"{table['query_id'][0]} 0 {table['doc_id'][0]} _" and len(lines) == 12
 
 
+def test_judge_progress_on_request(capsys):
+    """--progress: one line per round on stderr ([round/rounds], the last round short); the selection on
+    stdout is the same as without it, and stderr stays empty without it (not a terminal)."""
+    args = ["judge", QRELS, *RUNS, "--measure", "RBP(p=0.8)@10", "--budget", "12", "--batch", "5"]
+    assert cli.main(args) == 0
+    quiet = capsys.readouterr()
+    assert quiet.err == ""
+    assert cli.main([*args, "--progress"]) == 0
+    told = capsys.readouterr()
+    assert told.out == quiet.out
+    assert told.err.splitlines() == [f"ir-rbstar judge: [{r}/3] round {r}: {n} of 12 chosen"
+                                     for r, n in ((1, 5), (2, 10), (3, 12))]
+
+
 def test_judge_to_stdout_with_a_baseline_strategy_and_no_qrels(capsys):
     assert cli.main(["judge", "none", *RUNS, "--measure", "nDCG@10", "--budget", "3", "--strategy", "depth"]) == 0
     lines = capsys.readouterr().out.splitlines()
