@@ -57,7 +57,7 @@ def merge_judgments(human: Any, aux: Any, max_rel: Optional[int] = None) -> tupl
     the auxiliary ones for documents the human qrels lack. ``max_rel`` (the top of the scale) checks the
     auxiliary grades; the bottom is 0 or the lowest human grade."""
     h = load_judgments(human)
-    a = load_judgments(aux)
+    a = load_judgments(aux, "aux")
     if h is None:
         raise ParameterError("qrels: the human judgments are needed (auxiliary ones only fill their gaps)")
     if a is None:

@@ -15,11 +15,18 @@ PRIOR_HELP = ("auxiliary judgments (TREC qrels) or probabilities of relevance ('
 
 
 def _runs(paths: List[str]) -> dict:
+    """Each run file read, named by its file name without .gz, .run, .txt or .trec (by its path where two
+    files share a name). A file given twice is an error: it would be compared with itself."""
     from ..io import read_trec_run
     runs = {}
+    seen = set()
     for path in paths:
         if not os.path.exists(path):
             raise FileNotFoundError(f"run file not found: {path}")
+        real = os.path.realpath(path)
+        if real in seen:
+            raise ParameterError(f"RUN: the file {path} is given twice")
+        seen.add(real)
         name = os.path.basename(path)
         for suffix in (".gz", ".run", ".txt", ".trec"):
             name = name[:-len(suffix)] if name.endswith(suffix) else name

@@ -127,11 +127,10 @@ def prior_gains(pool: Pool, prior: Any, judgments: Optional[Qrels] = None) -> Op
         return out
     if isinstance(prior, str) and prior.lower() in ("none", "-"):
         return None
-    if isinstance(prior, Qrels):
-        aux = prior
-    else:
-        from ..datasets import resolve_qrels
-        aux = resolve_qrels(prior)
+    from .select import load_judgments
+    aux = load_judgments(prior, "prior")             # (a Qrels as it is)
+    if aux is None:
+        return None
     low = min(0, int(judgments.grades.min()) if judgments is not None and len(judgments.grades) else 0)
     if pool.weights.rel is None:
         high = top_grade(pool.weights, judgments, aux)

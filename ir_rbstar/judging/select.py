@@ -29,15 +29,21 @@ def positive_int(value: Any, name: str, allow_none: bool = False) -> Optional[in
     return int(value)
 
 
-def load_judgments(qrels: Any) -> Optional[Qrels]:
+def load_judgments(qrels: Any, name: str = "qrels") -> Optional[Qrels]:
     """Qrels in any form the package reads (a TREC file, an ir_datasets id, a DataFrame, a dict), or None
-    for none (``None``, ``'none'`` or ``'-'``)."""
+    for none (``None``, ``'none'`` or ``'-'``). ``name``: the argument they came from, named by the error
+    when the file is missing (``prior``, ``aux``: another qrels than the judgments)."""
     if qrels is None or (isinstance(qrels, str) and qrels.lower() in ("none", "-")):
         return None
     if isinstance(qrels, Qrels):
         return qrels
     from ..datasets import resolve_qrels
-    return resolve_qrels(qrels)
+    try:
+        return resolve_qrels(qrels)
+    except FileNotFoundError as e:
+        if name == "qrels":
+            raise
+        raise FileNotFoundError(f"{name}: {e}") from None
 
 
 def _queries_of(qrels: Optional[Qrels], queries: Optional[Sequence[str]]) -> Optional[Sequence[str]]:

@@ -71,6 +71,8 @@ def test_bad_measure_and_missing_human_qrels():
         aux_split({"A": RUN}, HUMAN, AUX, "nDCG@10")
     with pytest.raises(ParameterError, match="human judgments are needed"):
         aux_split({"A": RUN}, None, AUX, "RBP(p=0.5)")
+    with pytest.raises(FileNotFoundError, match="^aux: qrels file not found: no-such-aux.qrels"):
+        aux_split({"A": RUN}, HUMAN, "no-such-aux.qrels", "RBP(p=0.5)")
 
 
 @pytest.mark.filterwarnings("ignore:Precision loss occurred")    # equal differences on many queries

@@ -61,6 +61,27 @@ def test_judge_unknown_run_file(capsys):
     assert "missing.run" in capsys.readouterr().err
 
 
+def test_a_run_file_given_twice_is_an_error(capsys, tmp_path):
+    # (the same file compared with itself; a second file of the same name is a run of its own)
+    assert cli.main(["judge", QRELS, RUNS[0], RUNS[1], RUNS[0], "--budget", "5"]) == 2
+    assert f"RUN: the file {RUNS[0]} is given twice" in capsys.readouterr().err
+    assert cli.main(["simulate-judging", QRELS, RUNS[0], RUNS[0], "--budgets", "5"]) == 2
+    assert "given twice" in capsys.readouterr().err
+    other = tmp_path / "bm25.run.gz"
+    other.write_bytes(open(RUNS[0], "rb").read())
+    assert cli.main(["judge", QRELS, RUNS[0], str(other), "--budget", "3"]) == 0
+    assert "given twice" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag", ["judge", "simulate"])
+def test_a_missing_prior_file_is_named_as_the_prior(capsys, flag):
+    args = ["judge", QRELS, *RUNS, "--budget", "5"] if flag == "judge" else \
+        ["simulate-judging", QRELS, *RUNS, "--budgets", "5"]
+    assert cli.main([*args, "--prior", "no-such-prior.qrels"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ir-rbstar: error: prior: ") and "no-such-prior.qrels" in err
+
+
 def test_simulate_judging_table_and_picture(tmp_path, capsys):
     picture = tmp_path / "curves.png"
     code = cli.main(["simulate-judging", QRELS, *RUNS, str(VASWANI / "bm25l.run.gz"), "--measures",
