@@ -34,7 +34,10 @@ def with_aux(m, ctx: RunContext, cutoff, grade: np.ndarray, judged: np.ndarray) 
     auxiliary grade above ``max_rel`` that would be used is a GradeScaleError naming the file, query and
     document (never clipped)."""
     spec = m.params["aux"]
-    aux = load_aux(spec)
+    try:
+        aux = load_aux(spec)
+    except FileNotFoundError as e:           # (named as the measure's parameter, not as the qrels)
+        raise FileNotFoundError(f"{m}: aux: {e}") from None
     b = ctx.observation(cutoff)
     agrade, ajudged = ctx.cached(("aux judg", cutoff, spec),
                                  lambda: join_judgments(ctx.run, aux, b, lambda: ctx.queries(b)))

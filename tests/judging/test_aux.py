@@ -110,3 +110,10 @@ def test_the_aux_parameter_of_rbp_agrees_with_the_split(tmp_path):
     # the human grade stands, and a document only the auxiliary judge saw is no longer in the residual
     plain = ir_measures.calc_aggregate(ir_rbstar.parse("RBP_res(p=0.5)"), HUMAN, RUN)
     assert plain[ir_rbstar.parse("RBP_res(p=0.5)")[0]] == pytest.approx(0.5)
+
+
+def test_a_missing_aux_file_is_named_as_the_measures_parameter(tmp_path):
+    missing = tmp_path / "no-such-aux.qrels"
+    m = ir_rbstar.parse(f"RBP(p=0.5,aux='{missing}')")
+    with pytest.raises(FileNotFoundError, match=r"^RBP\(p=0.5,aux='.*no-such-aux.qrels'\): aux: qrels file not found"):
+        ir_measures.calc_aggregate(m, HUMAN, RUN)
