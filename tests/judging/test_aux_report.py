@@ -140,6 +140,11 @@ def test_cli_aux_and_bad_grades(tmp_path, capsys):
                      "--no-pictures", "-q", "--aux", str(tmp_path / "bad.txt")])
     err = capsys.readouterr().err
     assert code == 2 and "auxiliary grade 4" in err and len(err.strip().splitlines()) == 1
+    code = cli_main(["report", qrels, *paths, "-O", str(tmp_path / "r4"), "-b", "B", "--measures", MEASURES,
+                     "--no-pictures", "-q", "--aux", str(tmp_path / "missing.qrels")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("ir-rbstar: error: aux: qrels file not found: ") and "missing.qrels" in err
+    assert not (tmp_path / "r4").exists()
 
 
 def test_aux_as_a_dataframe_is_written_next_to_the_report(tmp_path):
