@@ -51,10 +51,11 @@ TARGETS = (("tau_b", 0.9), ("verdicts_agree", 0.95))
 
 def round_budgets(size: int, batch: int, fractions=FRACTIONS) -> list:
     """The coarse budgets: each share of a pool of ``size`` rounded to a whole number of rounds of ``batch``
-    (at least one round; the last reveals the whole pool). Whole rounds keep every strategy's trajectory
-    the same whatever budgets are recorded (a budget inside a round would split it)."""
-    rounds = -(-size // batch)
-    return sorted({batch * min(rounds, max(1, int(round(f * size / batch)))) for f in fractions})
+    (at least one round; the last reveals the whole pool; :func:`ir_rbstar.judging.simulate.pool_budgets`,
+    with this finer grid). Whole rounds keep every strategy's trajectory the same whatever budgets are
+    recorded (a budget inside a round would split it)."""
+    from ir_rbstar.judging.simulate import pool_budgets
+    return pool_budgets(size, batch, fractions)
 
 
 def brackets(table, batch: int) -> dict:

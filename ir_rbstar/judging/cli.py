@@ -101,7 +101,8 @@ def simulate_main(argv: List[str]) -> int:
     parser.add_argument("--select-measure", default=None, help="the measure whose weights the strategies "
                                                                "use (default: the first of --measures)")
     parser.add_argument("--strategies", default=",".join(STRATEGIES), help="comma-separated")
-    parser.add_argument("--budgets", default="100,200,400", help="comma-separated numbers of judgments")
+    parser.add_argument("--budgets", default=None, help="comma-separated numbers of judgments (default: 2%%, 5%%, "
+                        "10%%, 20%%, 30%%, 50%%, 75%% and 100%% of the pool, in whole rounds)")
     parser.add_argument("--batch", type=int, default=None, help="documents per round (default: one per query)")
     parser.add_argument("--depth", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
@@ -117,7 +118,8 @@ def simulate_main(argv: List[str]) -> int:
     from .simulate import plot_simulation, simulate
     table = simulate(args.qrels, _runs(args.runs), measures=args.measures,
                      strategies=[s.strip() for s in args.strategies.split(",") if s.strip()],
-                     budgets=_ints(args.budgets, "--budgets"), batch=args.batch, select_measure=args.select_measure,
+                     budgets=None if args.budgets is None else _ints(args.budgets, "--budgets"), batch=args.batch,
+                     select_measure=args.select_measure,
                      depth=args.depth, seed=args.seed, alpha=args.alpha, prior=args.prior,
                      progress=reporter(True if args.progress else None, prefix="ir-rbstar simulate-judging"))
     table.to_csv(sys.stdout if args.output == "-" else args.output, sep="\t", index=False, float_format="%.4f")

@@ -37,10 +37,27 @@ from .prior import prior_gains
 from .select import load_judgments, positive_int
 from .strategies import STRATEGIES, choose
 
-__all__ = ["simulate", "replay", "SIMULATION_COLUMNS", "needed", "full_values", "plot_simulation"]
+__all__ = ["simulate", "replay", "SIMULATION_COLUMNS", "needed", "full_values", "plot_simulation", "pool_budgets",
+           "DEFAULT_FRACTIONS"]
+
+#: the budgets :func:`simulate` records when none are given, as shares of the pool (:func:`pool_budgets`)
+DEFAULT_FRACTIONS = (0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0)
 
 SIMULATION_COLUMNS = ("strategy", "budget", "judged", "measure", "tau_b", "tau_ap", "verdicts_agree",
                       "robust_agree", "mean_residual")
+
+
+def pool_budgets(size: int, batch: int, fractions: Sequence[float] = DEFAULT_FRACTIONS) -> List[int]:
+    """Budgets at the given shares of a pool of ``size`` candidates, each rounded to a whole number of rounds
+    of ``batch`` documents (at least one round; the whole pool for 1.0), without repeats, ascending. Whole
+    rounds keep every strategy's choices the same whatever budgets are recorded: a budget inside a round
+    would split it. No budget for an empty pool."""
+    if size <= 0:
+        return []
+    rounds = -(-size // batch)
+    # (a share of 1 or more is every round: rounding 4.3 rounds to 4 would leave part of the pool unjudged)
+    return sorted({batch * (rounds if f >= 1 else min(rounds, max(1, int(round(f * size / batch)))))
+                   for f in fractions})
 
 
 def _residual_text(measure: str) -> Optional[str]:
@@ -132,13 +149,15 @@ def replay(pool: Pool, grades: np.ndarray, strategy: str, budgets: Sequence[int]
 
 
 def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), strategies: Sequence[str] = STRATEGIES,
-             budgets: Sequence[int] = (100, 200, 400), batch: Optional[int] = None,
+             budgets: Optional[Sequence[int]] = None, batch: Optional[int] = None,
              select_measure: Optional[str] = None, depth: Optional[int] = None, seed: int = 0,
              alpha: float = 0.05, progress: Optional[Progress] = None, prior: Any = None) -> pd.DataFrame:
     """Replay ``strategies`` with ``qrels`` as the oracle; one row per strategy, budget and measure
     (:data:`SIMULATION_COLUMNS`). ``select_measure`` (default: the first of ``measures``) gives the pool
     and the weights the strategies use; ``batch`` documents per round (default: one per query of the
-    qrels). ``judged`` is the number of documents revealed (less than ``budget`` once the pool is exhausted).
+    qrels). ``budgets``: the numbers of judgments at which to record (default: 2%, 5%, 10%, 20%, 30%, 50%, 75%
+    and 100% of the pool, each a whole number of rounds, :func:`pool_budgets`). ``judged`` is the number of
+    documents revealed (less than ``budget`` once the pool is exhausted).
     ``prior`` (auxiliary qrels or probabilities of relevance, :mod:`ir_rbstar.judging.prior`) guides the
     goals as in :func:`~ir_rbstar.judging.select`; the oracle stays ``qrels``. ``progress``: a
     ``progress(step, total, message)`` callable (:mod:`ir_rbstar.progress`; ``ir-rbstar simulate-judging``
@@ -153,7 +172,10 @@ def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), s
     for s in strategies:
         if s not in STRATEGIES:
             raise ParameterError(f"strategies: unknown strategy {s!r}; one of {', '.join(STRATEGIES)}")
-    budgets = sorted({int(positive_int(b, "budgets") or 0) for b in budgets})
+    if budgets is not None:
+        budgets = sorted({int(positive_int(b, "budgets") or 0) for b in budgets})
+        if not budgets:
+            raise ParameterError("budgets: give at least one budget (or none for the default grid)")
     rankings = _as_rankings(runs)
     if len(rankings) < 2:
         raise ParameterError("runs: a simulation compares at least 2 runs")
@@ -161,6 +183,8 @@ def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), s
     pool = build_pool(rankings, select_measure or measures[0], queries=list(QUERY_IDS.decode(oracle.qcodes)),
                       depth=depth)
     batch = positive_int(batch, "batch", allow_none=True) or len(pool.queries)
+    if budgets is None:
+        budgets = pool_budgets(pool.n_candidates, batch)
     grades, in_qrels = pool.lookup(oracle)
     grades = np.where(in_qrels, grades, 0)
     expected = prior_gains(pool, prior, oracle)

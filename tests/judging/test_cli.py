@@ -91,6 +91,10 @@ def test_simulate_judging_table_and_picture(tmp_path, capsys):
     assert out[0].split("\t") == ["strategy", "budget", "judged", "measure", "tau_b", "tau_ap", "verdicts_agree",
                                   "robust_agree", "mean_residual"]
     assert len(out) == 1 + 2 * 2 and picture.stat().st_size > 1000
+    assert cli.main(["simulate-judging", QRELS, *RUNS, "--measures", "RBP(p=0.8)@5", "--strategies", "depth"]) == 0
+    default = capsys.readouterr().out.splitlines()[1:]               # no --budgets: the default grid of the pool
+    judged = [int(line.split("\t")[2]) for line in default]
+    assert len(judged) >= 4 and judged == sorted(set(judged))
     assert cli.main(["simulate-judging", QRELS, *RUNS, "--budgets", "a,b"]) == 2
     assert "--budgets" in capsys.readouterr().err
 

@@ -10,7 +10,7 @@ from ir_rbstar.errors import GradeScaleError, ParameterError
 from ir_rbstar.io import QUERY_IDS, read_trec_qrels, to_ranking
 from ir_rbstar.judging import build_pool
 from ir_rbstar.judging.evaluate import RevealedEvaluator
-from ir_rbstar.judging.simulate import SIMULATION_COLUMNS, needed, replay, simulate
+from ir_rbstar.judging.simulate import SIMULATION_COLUMNS, needed, pool_budgets, replay, simulate
 from tests.helpers import VASWANI
 
 NAMES = ("bm25", "bm25_flat", "bm25l")
@@ -89,6 +89,8 @@ def test_simulate_bad_input(data):
         simulate(qrels, runs, strategies=["nope"])
     with pytest.raises(ParameterError, match="budgets"):
         simulate(qrels, runs, budgets=[0])
+    with pytest.raises(ParameterError, match="budgets: give at least one"):
+        simulate(qrels, runs, budgets=[])
     with pytest.raises(ParameterError, match="at least 2"):
         simulate(qrels, {"bm25": runs["bm25"]})
     graded = {"1": {"1": 3}}
@@ -96,3 +98,25 @@ def test_simulate_bad_input(data):
         simulate(graded, runs, measures=["RBP(p=0.8)@5"], budgets=[5])
 
 
+def test_pool_budgets_are_whole_rounds_at_shares_of_the_pool():
+    assert pool_budgets(100, 10, (0.02, 0.5, 1.0)) == [10, 50, 100]
+    assert pool_budgets(95, 10, (0.5, 1.0)) == [50, 100]        # the last round reveals the rest
+    assert pool_budgets(1000, 7, (0.001, 0.5)) == [7, 497]      # at least one round; 500 / 7 rounds to 71
+    assert pool_budgets(0, 10) == []
+    assert pool_budgets(400, 93) == [93, 186, 279, 465]         # the default shares, some in the same round;
+    assert pool_budgets(400, 93, (1.0,)) == [465]               # 4.3 rounds: the fifth reveals the rest
+
+
+def test_simulate_without_budgets_covers_the_pool(data):
+    """No budgets: the default shares of the pool, in whole rounds of one document per query; the last
+    reveals the whole pool, where every run's value is the full-judgment one."""
+    qrels, runs, _ = data
+    measure = "RBP(p=0.8)@5"
+    pool = build_pool(runs, measure, queries=list(QUERY_IDS.decode(qrels.qcodes)))
+    table = simulate(qrels, runs, measures=[measure], strategies=["depth"])
+    batch = len(pool.queries)
+    assert list(table["budget"]) == pool_budgets(pool.n_candidates, batch) and len(table) >= 4
+    assert all(b % batch == 0 for b in table["budget"][:-1])
+    last = table.iloc[-1]
+    assert last["judged"] == pool.n_candidates and last["tau_b"] == pytest.approx(1.0)
+    assert last["verdicts_agree"] == 1.0 and last["mean_residual"] == pytest.approx(0.8 ** 5)
