@@ -28,14 +28,20 @@ def test_judge_progress_on_request(capsys):
     """--progress: one line per round on stderr ([round/rounds], the last round short); the selection on
     stdout is the same as without it, and stderr stays empty without it (not a terminal)."""
     args = ["judge", QRELS, *RUNS, "--measure", "RBP(p=0.8)@10", "--budget", "12", "--batch", "5"]
+    assert _progress_lines(capsys, args) == [f"ir-rbstar judge: [{r}/3] round {r}: {n} of 12 chosen"
+                                             for r, n in ((1, 5), (2, 10), (3, 12))]
+
+
+def _progress_lines(capsys, args):
+    """The command run without and then with --progress: the same standard output, nothing on stderr
+    without it (stderr is not a terminal here); the lines on stderr with it."""
     assert cli.main(args) == 0
     quiet = capsys.readouterr()
     assert quiet.err == ""
     assert cli.main([*args, "--progress"]) == 0
     told = capsys.readouterr()
     assert told.out == quiet.out
-    assert told.err.splitlines() == [f"ir-rbstar judge: [{r}/3] round {r}: {n} of 12 chosen"
-                                     for r, n in ((1, 5), (2, 10), (3, 12))]
+    return told.err.splitlines()
 
 
 def test_judge_to_stdout_with_a_baseline_strategy_and_no_qrels(capsys):
@@ -104,13 +110,7 @@ def test_simulate_judging_progress_on_request(capsys):
     on stdout is the same as without it (and stderr stays empty without it, stderr not being a terminal)."""
     args = ["simulate-judging", QRELS, *RUNS, "--measures", "RBP(p=0.8)@10", "--strategies", "pairs,depth",
             "--budgets", "40,80,120"]
-    assert cli.main(args) == 0
-    quiet = capsys.readouterr()
-    assert quiet.err == ""
-    assert cli.main([*args, "--progress"]) == 0
-    told = capsys.readouterr()
-    assert told.out == quiet.out
-    lines = told.err.splitlines()
+    lines = _progress_lines(capsys, args)
     assert [line.split("] ")[0] for line in lines] == [f"ir-rbstar simulate-judging: [{k}/6" for k in range(1, 7)]
     assert lines[0].endswith("pairs: budget 40, 40 judged") and lines[-1].startswith(
         "ir-rbstar simulate-judging: [6/6] depth: budget 120")
