@@ -83,7 +83,8 @@ class Weights:
         return np.where(ranks <= limit, w, 0.0)
 
     def gain(self, grades: np.ndarray) -> np.ndarray:
-        """Gain in [0, 1] of each grade (negative grades gain 0)."""
+        """Gain of each grade: for RBP grade / max_rel, in [0, 1] (0 or 1 with ``rel``, as for P@k); for nDCG@k
+        the grade itself, its gain in trec_eval (so up to the top grade); negative grades gain 0."""
         g = np.asarray(grades, dtype=np.float64)
         if self.rel is not None:
             return (g >= self.rel).astype(np.float64)

@@ -124,7 +124,8 @@ PRIOR_SHARE = 0.5
 
 
 def _relevance(pool: Pool, judged: np.ndarray, grades: np.ndarray, prior: Optional[np.ndarray] = None) -> np.ndarray:
-    """P(relevant) of every candidate: the W-weighted mean, over the runs ranking it, of their running
+    """P(relevant) of every candidate (for nDCG@k, whose gains are the grades, the expected gain): the
+    W-weighted mean, over the runs ranking it, of their running
     precision on its query, (2 m_r + sum of gains) / (2 + judged documents), where the prior m_r is the run's
     Laplace precision over all queries, (1 + gains) / (2 + judged). Where ``prior`` (expected gains, NaN
     where unknown; :mod:`ir_rbstar.judging.prior`) says something, the mean of the prior and that estimate
@@ -401,6 +402,9 @@ def _reasons(pool: Pool, strategy: str, index: np.ndarray, prio: np.ndarray, u, 
              prior: Optional[np.ndarray] = None, rest: Optional[np.ndarray] = None) -> List[str]:
     out = []
     nq = len(pool.queries)
+    # the estimate is a mean gain: a probability where the gains are 0..1 (RBP's grade / max_rel, P's 0/1),
+    # an expected grade for nDCG@k, whose gains are the grades (3 on a 0..3 scale)
+    estimate = "expected gain" if pool.weights.name == "nDCG" else "P(relevant)"
     for c in index:
         w = pool.W[:, c]
         in_runs = np.flatnonzero(w > 0)
@@ -413,12 +417,12 @@ def _reasons(pool: Pool, strategy: str, index: np.ndarray, prio: np.ndarray, u, 
             n_pairs = int(((spread > 0)).sum())
             which = "unsettled pair(s)" if strategy == "pairs" else "unsettled pair(s) adjacent in the ranking now"
             if n_pairs == 0:
-                out.append(f"{strategy}: can move no {which}; P(relevant) ~ {prob[c]:.2f}")
+                out.append(f"{strategy}: can move no {which}; {estimate} ~ {prob[c]:.2f}")
                 continue
             out.append(f"{strategy}: can move {n_pairs} {which}, most {pool.runs[a]} vs "
                        f"{pool.runs[b]} by up to {spread[a, b] / nq:.4g} in the mean"
                        + ("" if rest is None else _direction_note(w, spread > 0, rest[:, pool.cand_query[c]]))
-                       + f"; P(relevant) ~ {prob[c]:.2f}"
+                       + f"; {estimate} ~ {prob[c]:.2f}"
                        + (" (prior)" if prior is not None and not np.isnan(prior[c]) else ""))
         elif strategy == "depth":
             out.append(f"depth: best rank {int(pool.min_rank()[c])} over {len(in_runs)} run(s)")

@@ -294,3 +294,15 @@ def test_ties_are_broken_the_same_whatever_the_order_of_the_runs(strategy):
     b = select(flipped, None, "RBP(p=0.8)@3", budget=5, strategy=strategy)
     assert list(a["doc_id"]) == list(b["doc_id"])
     assert np.allclose(a["priority"], b["priority"])
+
+
+def test_the_reason_calls_an_expected_grade_an_expected_gain():
+    # nDCG@k's gains are the grades: with y judged 3, the runs' running mean gain is above 1, not a probability
+    graded = {"q": {"y": 3}}
+    table = select(RUNS, graded, "nDCG@2", budget=2, strategy="pairs")
+    estimates = [float(r.rsplit("~ ", 1)[1]) for r in table["reason"]]
+    assert all("; expected gain ~ " in r and "P(relevant)" not in r for r in table["reason"])
+    assert max(estimates) > 1
+    # RBP's gains are grade / max_rel: a probability, and called one
+    table = select(RUNS, graded, "RBP(p=0.8,max_rel=3)@2", budget=2, strategy="pairs")
+    assert all("; P(relevant) ~ " in r for r in table["reason"])
