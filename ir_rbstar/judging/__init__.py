@@ -5,7 +5,8 @@ judgments (issue 29).
   package's goals (``residual``, ``pairs``, ``ranking``) or a baseline (``depth``, ``rbp_sum``,
   ``rbp_max``, ``mtf``, ``bandit``); see :mod:`ir_rbstar.judging.strategies`.
 * :func:`simulate` -- replay strategies with the real qrels as the oracle and record, per budget, how
-  close the evaluation is to the one with every judgment (see :mod:`ir_rbstar.judging.simulate`).
+  close the evaluation is to the one with every judgment (see :mod:`ir_rbstar.judging.simulate`); judging
+  orders made elsewhere are replayed beside them (:mod:`ir_rbstar.judging.orders`).
 * :func:`aux_split` -- values with auxiliary judgments, split into the human part, the auxiliary part and
   the residual that remains (see :mod:`ir_rbstar.judging.aux`).
 """

@@ -110,10 +110,22 @@ def simulate_main(argv: List[str]) -> int:
     parser.add_argument("--prior", default=None, metavar="FILE", help=PRIOR_HELP)
     parser.add_argument("-o", "--output", default="-", help="TSV table (default: standard output)")
     parser.add_argument("--picture", default=None, help="a picture of the curves (png, pdf, svg)")
+    parser.add_argument("--order", action="append", default=[], metavar="NAME=FILE",
+                        help="a judging order made elsewhere (e.g. a pool from another tool), replayed beside the "
+                             "strategies: a TSV with query_id and doc_id columns (as judge writes) or 'query doc' "
+                             "/ 'query 0 doc ...' lines, in the order the documents are judged; repeatable")
     parser.add_argument("--progress", action="store_true",
                         help="one line per strategy and budget on stderr even when it is not a terminal "
                              "(default: only on a terminal)")
     args = parser.parse_args(argv)
+    orders = {}
+    for item in args.order:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise ParameterError(f"--order: NAME=FILE, got {item!r}")
+        if name in orders:
+            raise ParameterError(f"--order: the name {name!r} is given twice")
+        orders[name] = path
     from ..progress import reporter
     from .simulate import plot_simulation, simulate
     table = simulate(args.qrels, _runs(args.runs), measures=args.measures,
@@ -121,7 +133,8 @@ def simulate_main(argv: List[str]) -> int:
                      budgets=None if args.budgets is None else _ints(args.budgets, "--budgets"), batch=args.batch,
                      select_measure=args.select_measure,
                      depth=args.depth, seed=args.seed, alpha=args.alpha, prior=args.prior,
-                     progress=reporter(True if args.progress else None, prefix="ir-rbstar simulate-judging"))
+                     progress=reporter(True if args.progress else None, prefix="ir-rbstar simulate-judging"),
+                     orders=orders)
     table.to_csv(sys.stdout if args.output == "-" else args.output, sep="\t", index=False, float_format="%.4f")
     if args.picture:
         import matplotlib.pyplot as plt

@@ -21,7 +21,7 @@ The full-judgment values are the package's evaluation with the whole qrels. Dete
 from __future__ import annotations
 
 import itertools
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -33,6 +33,7 @@ from ..progress import Progress
 from ..stats import all_pairs, ranking_agreement
 from .pool import Pool, _as_rankings, build_pool, weights_of
 from .evaluate import RevealedEvaluator
+from .orders import check_names, order_candidates, read_order, replay_order
 from .prior import prior_gains
 from .select import load_judgments, positive_int
 from .strategies import STRATEGIES, choose
@@ -151,7 +152,8 @@ def replay(pool: Pool, grades: np.ndarray, strategy: str, budgets: Sequence[int]
 def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), strategies: Sequence[str] = STRATEGIES,
              budgets: Optional[Sequence[int]] = None, batch: Optional[int] = None,
              select_measure: Optional[str] = None, depth: Optional[int] = None, seed: int = 0,
-             alpha: float = 0.05, progress: Optional[Progress] = None, prior: Any = None) -> pd.DataFrame:
+             alpha: float = 0.05, progress: Optional[Progress] = None, prior: Any = None,
+             orders: Optional[Mapping[str, Any]] = None) -> pd.DataFrame:
     """Replay ``strategies`` with ``qrels`` as the oracle; one row per strategy, budget and measure
     (:data:`SIMULATION_COLUMNS`). ``select_measure`` (default: the first of ``measures``) gives the pool
     and the weights the strategies use; ``batch`` documents per round (default: one per query of the
@@ -162,7 +164,11 @@ def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), s
     goals as in :func:`~ir_rbstar.judging.select`; the oracle stays ``qrels``. ``progress``: a
     ``progress(step, total, message)`` callable (:mod:`ir_rbstar.progress`; ``ir-rbstar simulate-judging``
     makes one, on a terminal or with ``--progress``), called once per strategy and budget evaluated: a
-    simulation of many strategies, budgets and small rounds can take minutes."""
+    simulation of many strategies, budgets and small rounds can take minutes. ``orders``: judging orders made
+    elsewhere, name -> an order (:mod:`ir_rbstar.judging.orders`: a DataFrame or file of query and document
+    ids in the order they are judged), replayed after the strategies under the same protocol, their first
+    ``budget`` documents judged at each budget; their rows carry the name as ``strategy``, and ``judged``
+    counts every document of the order judged, in the pool or not."""
     oracle = load_judgments(qrels)
     if oracle is None or len(oracle.grades) == 0:
         raise ParameterError("qrels: a simulation needs the real judgments as its oracle")
@@ -176,6 +182,9 @@ def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), s
         budgets = sorted({int(positive_int(b, "budgets") or 0) for b in budgets})
         if not budgets:
             raise ParameterError("budgets: give at least one budget (or none for the default grid)")
+    orders = dict(orders or {})
+    check_names(orders, strategies, STRATEGIES)
+    order_pairs = {name: read_order(order, name)[0] for name, order in orders.items()}
     rankings = _as_rankings(runs)
     if len(rankings) < 2:
         raise ParameterError("runs: a simulation compares at least 2 runs")
@@ -194,9 +203,14 @@ def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), s
     full_mean = {m: full[m].mean(axis=1) for m in measures}
     full_verdict = {m: _verdicts(full[m], pool.runs, alpha) for m in measures}
     rows = []
-    total, step = len(strategies) * len(budgets), 0
-    for strategy in strategies:
-        for budget, revealed in replay(pool, grades, strategy, budgets, batch, seed, expected):
+    total, step = (len(strategies) + len(orders)) * len(budgets), 0
+    runs_of: List[Tuple[str, Iterator[Tuple[int, np.ndarray, int]]]] = [
+        (s, ((b, r, int(r.sum())) for b, r in replay(pool, grades, s, budgets, batch, seed, expected)))
+        for s in strategies]
+    runs_of += [(name, replay_order(pool, order_candidates(pool, pairs), budgets))
+                for name, pairs in order_pairs.items()]
+    for strategy, trajectory in runs_of:
+        for budget, revealed, judged in trajectory:
             step += 1
             values = evaluator.values(revealed)
             for m in measures:
@@ -211,10 +225,10 @@ def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), s
                     rv = _robust_verdicts(v, v + values[res], alpha)
                     sig = full_verdict[m] != 0
                     robust = float((rv[sig] == full_verdict[m][sig]).mean()) if sig.any() else float("nan")
-                rows.append((strategy, budget, int(revealed.sum()), m, agree.tau_b, agree.tau_ap,
+                rows.append((strategy, budget, judged, m, agree.tau_b, agree.tau_ap,
                              float((verdict == full_verdict[m]).mean()), robust, mean_res))
             if progress is not None:
-                progress(step, total, f"{strategy}: budget {budget}, {int(revealed.sum())} judged")
+                progress(step, total, f"{strategy}: budget {budget}, {judged} judged")
     return pd.DataFrame(rows, columns=list(SIMULATION_COLUMNS))
 
 
