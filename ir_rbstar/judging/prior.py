@@ -127,10 +127,14 @@ def prior_gains(pool: Pool, prior: Any, judgments: Optional[Qrels] = None) -> Op
         return out
     if isinstance(prior, str) and prior.lower() in ("none", "-"):
         return None
-    from .select import load_judgments
-    aux = load_judgments(prior, "prior")             # (a Qrels as it is)
-    if aux is None:
-        return None
+    if isinstance(prior, Qrels):
+        aux = prior
+    else:
+        from ..datasets import resolve_qrels
+        try:
+            aux = resolve_qrels(prior)
+        except FileNotFoundError as e:       # (named as the prior, not as the qrels)
+            raise FileNotFoundError(f"prior: {e}") from None
     low = min(0, int(judgments.grades.min()) if judgments is not None and len(judgments.grades) else 0)
     if pool.weights.rel is None:
         high = top_grade(pool.weights, judgments, aux)
