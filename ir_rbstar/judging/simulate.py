@@ -25,12 +25,12 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
-import scipy.stats
 
 from ..errors import ParameterError
 from ..io import Ranking
 from ..progress import Progress
 from ..stats import all_pairs, ranking_agreement
+from ..stats.paired import ttest_rel
 from .pool import Pool, _as_rankings, build_pool, weights_of
 from .evaluate import RevealedEvaluator
 from .orders import check_names, order_candidates, read_order, replay_order
@@ -124,7 +124,7 @@ def _robust_verdicts(low: np.ndarray, high: np.ndarray, alpha: float) -> np.ndar
     for xa, xb in ((low[a], low[b]), (low[a], high[b]), (high[a], low[b])):
         d = xa - xb
         with np.errstate(invalid="ignore", divide="ignore"):
-            p = scipy.stats.ttest_rel(xa, xb, axis=1).pvalue
+            p = ttest_rel(xa, xb, axis=1)[1]
         p = np.where(np.isnan(p), 1.0, p)
         reject = holm(p, alpha)
         sig.append(np.where(reject, np.sign(d.mean(axis=1)), 0.0))

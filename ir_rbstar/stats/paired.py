@@ -63,6 +63,37 @@ class PairedTest:
     n: int
 
 
+def ttest_rel(x: np.ndarray, y: np.ndarray, axis: int = -1, alternative: str = "two-sided"
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """(statistic, p-value) of ``scipy.stats.ttest_rel(x, y, axis=axis, alternative=alternative)``, the same
+    numbers, without scipy's warning of "catastrophic cancellation" where every difference of a test is exactly
+    equal (2 or more of them). There the variance is 0 and nothing is imprecise: t is +-inf and p is 0 or 1
+    (NaN and NaN when the differences are all 0), which is what scipy returns too. Near-equal differences
+    still go to scipy, and its warning with them. 1-D inputs give 0-d arrays."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    d = np.moveaxis(x - y, axis, -1)
+    n = d.shape[-1]
+    flat = d.reshape(-1, n)
+    constant = (flat.max(axis=1) == flat.min(axis=1)) if n >= 2 else np.zeros(len(flat), dtype=bool)
+    stat = np.full(len(flat), np.nan)
+    pval = np.full(len(flat), np.nan)
+    rest = np.flatnonzero(~constant)
+    if len(rest):
+        xr = np.moveaxis(x, axis, -1).reshape(-1, n)[rest]
+        yr = np.moveaxis(y, axis, -1).reshape(-1, n)[rest]
+        res = scipy.stats.ttest_rel(xr, yr, axis=1, alternative=alternative)
+        stat[rest], pval[rest] = res.statistic, res.pvalue
+    same = np.flatnonzero(constant & (flat[:, 0] != 0))
+    if len(same):
+        sign = np.sign(flat[same, 0])
+        stat[same] = sign * np.inf
+        right = {"two-sided": np.ones_like(sign, dtype=bool), "greater": sign > 0, "less": sign < 0}[alternative]
+        pval[same] = np.where(right, 0.0, 1.0)
+    shape = d.shape[:-1]
+    return stat.reshape(shape), pval.reshape(shape)
+
+
 def _mean(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return np.mean(x, axis=axis)
 
@@ -302,8 +333,8 @@ def paired_test(a: Values, b: Values, test: str = "t", alternative: str = "two-s
     d = x - y
     mean_d = float(np.mean(d))
     if key == "t":
-        res = scipy.stats.ttest_rel(x, y, alternative=alt)
-        statistic, pvalue = float(res.statistic), float(res.pvalue)
+        t, pv = ttest_rel(x, y, alternative=alt)
+        statistic, pvalue = float(t), float(pv)
     elif key == "wilcoxon":
         zm = _checks.choice(zero_method, "zero_method", ZERO_METHODS)
         res = scipy.stats.wilcoxon(d, zero_method=zm, alternative=alt)

@@ -7,12 +7,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import scipy.stats
 
 from ..errors import MissingExtraError, ParameterError
 from . import _checks
 from .paired import (ALTERNATIVES, EFFECT_INTERVALS, PAIRED_TESTS, effect_size_dz, effect_size_dz_interval,
-                     paired_test)
+                     paired_test, ttest_rel)
 
 __all__ = ["all_pairs", "tukey_hsd_randomized", "discriminative_power", "CORRECTIONS", "PAIR_COLUMNS",
            "TUKEY_COLUMNS"]
@@ -117,9 +116,7 @@ def all_pairs(frame: pd.DataFrame, test: str = "t", correction: str | None = "ho
         paired_test(mat[0], mat[1], test="t", effect_ci=None, **options)
         alternative = _checks.choice(options.get("alternative", "two-sided"), "alternative", ALTERNATIVES)
         with np.errstate(divide="ignore", invalid="ignore"):
-            res = scipy.stats.ttest_rel(mat[i], mat[j], axis=1, alternative=alternative)
-        statistic = np.asarray(res.statistic, dtype=float)
-        pvalues = np.asarray(res.pvalue, dtype=float)
+            statistic, pvalues = ttest_rel(mat[i], mat[j], axis=1, alternative=alternative)
     else:                                                       # one scipy call per pair
         each = "bootstrap" if eff == "bootstrap" else None
         results = [paired_test(mat[a], mat[b], test=key, **options, effect_ci=each)

@@ -56,7 +56,7 @@ import scipy.stats
 
 from ..errors import ParameterError
 from . import _checks
-from .paired import PairedTest, paired_test
+from .paired import PairedTest, paired_test, ttest_rel
 from .pairs import _adjust, _correction
 
 __all__ = ["RobustComparison", "robust_comparison", "robust_table", "robust_pairs", "VERDICTS", "ROBUST_COLUMNS",
@@ -210,7 +210,7 @@ def t_pvalue_bound(lo: np.ndarray, hi: np.ndarray, alternative: str = "two-sided
         candidates.append(float(res.x))
     s_up = math.sqrt(min(spread(c) for c in candidates) / (n - 1)) * (1.0 + _SD_MARGIN)
     if s_up == 0.0:                          # every low equals its high and d is constant
-        return float(scipy.stats.ttest_1samp(lo, 0.0, alternative=alternative).pvalue)
+        return float(ttest_rel(lo, np.zeros_like(lo), alternative=alternative)[1])
     m_low, m_high = float(np.mean(lo)), float(np.mean(hi))
     df = n - 1
     if m_low > 0 and alternative in ("two-sided", "greater"):

@@ -692,3 +692,47 @@ def test_ranking_agreement_refuses_a_bad_persistence():
         _raises("p", ranking_rbo, s, s, p=bad)
     _raises("compared", tau_ap, s, s.rename({"z": "w"}))
     _raises("scores_b", ranking_rbo, [0.1, 0.2, 0.3], [0.1, 0.2])
+
+
+@st.composite
+def ttest_inputs(draw):
+    """Rows x queries of values on a grid of quarters (exact differences), some rows of constant differences
+    (every query's difference the same, 0 included), 1 to 6 queries."""
+    rows, n = draw(st.integers(1, 5)), draw(st.integers(1, 6))
+    grid = st.integers(0, 4).map(lambda k: k / 4.0)
+    x = np.array(draw(st.lists(st.lists(grid, min_size=n, max_size=n), min_size=rows, max_size=rows)))
+    y = np.array(draw(st.lists(st.lists(grid, min_size=n, max_size=n), min_size=rows, max_size=rows)))
+    shifts = draw(st.lists(st.one_of(st.none(), st.integers(-2, 2)), min_size=rows, max_size=rows))
+    for r, k in enumerate(shifts):
+        if k is not None:
+            y[r] = x[r] - k / 4.0
+    return x, y
+
+
+@given(ttest_inputs(), st.sampled_from(["two-sided", "greater", "less"]))
+@settings(max_examples=examples(300), deadline=None)
+def test_ttest_rel_is_scipys_without_its_warning_on_exactly_equal_differences(xy, alternative):
+    """stats.paired.ttest_rel: the statistic and p-value of scipy.stats.ttest_rel bit for bit (rows and a single
+    vector), and no "catastrophic cancellation" warning where a row's differences are all exactly equal
+    (scipy's own numbers there: t = +-inf and p 0 or 1, NaN for differences of 0)."""
+    import warnings
+    from ir_rbstar.stats.paired import ttest_rel
+    x, y = xy
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        warnings.simplefilter("ignore")
+        want = scipy.stats.ttest_rel(x, y, axis=1, alternative=alternative)
+        want1 = scipy.stats.ttest_rel(x[0], y[0], alternative=alternative)
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        warnings.filterwarnings("error", message="Precision loss")
+        constant = (np.ptp(x - y, axis=1) == 0) if x.shape[1] >= 2 else np.zeros(len(x), dtype=bool)
+        if constant.all():                   # (rows not all constant may still warn, from scipy: near-equal)
+            t, p = ttest_rel(x, y, axis=1, alternative=alternative)
+        else:
+            warnings.simplefilter("ignore")
+            t, p = ttest_rel(x, y, axis=1, alternative=alternative)
+        t1, p1 = ttest_rel(x[0], y[0], alternative=alternative) if constant[0] else (want1.statistic, want1.pvalue)
+    assert np.array_equal(np.asarray(want.statistic, dtype=float), t, equal_nan=True)
+    assert np.array_equal(np.asarray(want.pvalue, dtype=float), p, equal_nan=True)
+    assert np.array_equal(np.asarray(want1.statistic, dtype=float), t1, equal_nan=True)
+    assert np.array_equal(np.asarray(want1.pvalue, dtype=float), p1, equal_nan=True)
+    assert t.shape == (len(x),) and np.ndim(t1) == 0

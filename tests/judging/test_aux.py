@@ -75,7 +75,6 @@ def test_bad_measure_and_missing_human_qrels():
         aux_split({"A": RUN}, HUMAN, "no-such-aux.qrels", "RBP(p=0.5)")
 
 
-@pytest.mark.filterwarnings("ignore:Precision loss occurred")    # equal differences on many queries
 def test_verdicts_that_depend_on_aux():
     # 12 queries; run A finds the one relevant document at rank 1, B at rank 2 or 3 -- but only the
     # auxiliary judge saw it: without it the bounds overlap, with it A is better on every query

@@ -12,7 +12,6 @@ from ir_rbstar.judging.aux import aux_split, aux_verdicts
 from ir_rbstar.report import build_report
 from ir_rbstar.report.story import agreement
 
-pytestmark = pytest.mark.filterwarnings("ignore:Precision loss occurred")   # equal differences on many queries
 
 MEASURES = "RBP(p=0.5)@3 RBP_res(p=0.5)@3 P@3"
 
