@@ -207,8 +207,14 @@ def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), s
     runs_of: List[Tuple[str, Iterator[Tuple[int, np.ndarray, int]]]] = [
         (s, ((b, r, int(r.sum())) for b, r in replay(pool, grades, s, budgets, batch, seed, expected)))
         for s in strategies]
-    runs_of += [(name, replay_order(pool, order_candidates(pool, pairs), budgets))
-                for name, pairs in order_pairs.items()]
+    for name, pairs in order_pairs.items():
+        candidates = order_candidates(pool, pairs)
+        if len(pairs) and not (candidates >= 0).any():
+            # (most likely ids of another form: every judgment would change nothing, a flat curve)
+            raise ParameterError(f"orders[{name!r}]: none of its {len(pairs)} documents is in the pool (the "
+                                 f"documents the runs rank within the measure's depth for the queries of the "
+                                 f"qrels); are its query and document ids those of the runs?")
+        runs_of.append((name, replay_order(pool, candidates, budgets)))
     for strategy, trajectory in runs_of:
         for budget, revealed, judged in trajectory:
             step += 1

@@ -96,6 +96,8 @@ def test_bad_orders_are_errors_naming_the_place(data, tmp_path):
         simulate(qrels, runs, measures=[M], budgets=[5], orders={"x": str(tmp_path / "missing.tsv")})
     with pytest.raises(InputFormatError, match=r"orders\['x'\]: a DataFrame of query_id and doc_id"):
         simulate(qrels, runs, measures=[M], budgets=[5], orders={"x": order.rename(columns={"doc_id": "d"})})
+    with pytest.raises(ParameterError, match=r"orders\['x'\]: none of its 2 documents is in the pool"):
+        simulate(qrels, runs, measures=[M], budgets=[5], orders={"x": [("1", "D1"), ("Q2", "5")]})
     with pytest.raises(InputFormatError, match=r"orders\['x'\], item 1: a \(query_id, doc_id\) pair"):
         simulate(qrels, runs, measures=[M], budgets=[5], orders={"x": [("1", "2"), "3"]})
 
