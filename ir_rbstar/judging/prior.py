@@ -124,7 +124,7 @@ def prior_gains(pool: Pool, prior: Any, judgments: Optional[Qrels] = None) -> Op
                              "c": np.arange(pool.n_candidates)})
         hit = cand.merge(key, on=["query_id", "doc_id"], how="inner")
         out[hit["c"].to_numpy()] = hit["p"].to_numpy() * top
-        return out
+        return _something_matched(out, len(key))
     if isinstance(prior, str) and prior.lower() in ("none", "-"):
         return None
     if isinstance(prior, Qrels):
@@ -144,4 +144,14 @@ def prior_gains(pool: Pool, prior: Any, judgments: Optional[Qrels] = None) -> Op
     check_grade_scale(aux, low, high, "prior")
     grades, found = pool.lookup(aux)
     out[found] = pool.weights.gain(grades[found])
+    return _something_matched(out, len(aux.grades))
+
+
+def _something_matched(out: np.ndarray, entries: int) -> np.ndarray:
+    """``out``, unless the prior has entries and none is for a document of the pool: then its ids are most
+    likely of another form than the runs', and it would guide nothing without a word (a ParameterError)."""
+    if entries and np.isnan(out).all():
+        raise ParameterError(f"prior: none of its {entries} entries is for a document of the pool (the "
+                             f"documents the runs rank within the measure's depth); are its query and document "
+                             f"ids those of the runs?")
     return out

@@ -49,10 +49,18 @@ def test_auxiliary_qrels_give_the_gain_of_their_grade():
 
 
 def test_unknown_queries_and_documents_in_the_prior_are_ignored():
-    prior = probabilities([("q", "nowhere", 1.0), ("other query", "x", 1.0)])
+    known = [("q", "z", 1.0)]
+    prior = probabilities(known + [("q", "nowhere", 1.0), ("other query", "x", 1.0)])
     a = select(RUNS, None, M, budget=3, strategy="pairs", prior=prior)
-    b = select(RUNS, None, M, budget=3, strategy="pairs")
+    b = select(RUNS, None, M, budget=3, strategy="pairs", prior=probabilities(known))
     pd.testing.assert_frame_equal(a, b)
+    # ... but a prior of which nothing is in the pool (ids of another form, most likely) is an error, not a
+    # prior that guides nothing without a word
+    with pytest.raises(ParameterError, match="prior: none of its 2 entries is for a document of the pool"):
+        select(RUNS, None, M, budget=3, strategy="pairs",
+               prior=probabilities([("q", "nowhere", 1.0), ("other query", "x", 1.0)]))
+    with pytest.raises(ParameterError, match="prior: none of its 1 entries"):
+        select(RUNS, None, M, budget=3, strategy="pairs", prior={"other query": {"x": 1}})
 
 
 @pytest.mark.parametrize("strategy", ["depth", "rbp_sum", "residual", "mtf"])
