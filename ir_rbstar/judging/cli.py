@@ -48,7 +48,8 @@ def judge_main(argv: List[str]) -> int:
         prog="ir-rbstar judge",
         description="The next (query, document) pairs to judge: a TSV file (query_id, doc_id, priority, round, "
                     "strategy, reason) and, with --stub, a qrels-like file for the assessors.")
-    parser.add_argument("qrels", help="judgments so far: a TREC qrels file, an ir_datasets id, or 'none'")
+    parser.add_argument("qrels", help="judgments so far: a TREC qrels file, an ir_datasets id, or 'none' (or an "
+                                      "empty file) to start from nothing")
     parser.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (.gz allowed)")
     parser.add_argument("--measure", default="RBP(p=0.8)", help="the measure whose weights drive the choice: "
                         "RBP(...)[@k], nDCG@k or P@k (default RBP(p=0.8))")

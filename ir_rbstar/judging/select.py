@@ -7,7 +7,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
+from ..errors import EmptyInputError, ParameterError
 from ..io import Qrels
 from ..progress import Progress
 from .pool import Pool, build_pool
@@ -29,10 +29,11 @@ def positive_int(value: Any, name: str, allow_none: bool = False) -> Optional[in
     return int(value)
 
 
-def load_judgments(qrels: Any, name: str = "qrels") -> Optional[Qrels]:
+def load_judgments(qrels: Any, name: str = "qrels", empty_ok: bool = False) -> Optional[Qrels]:
     """Qrels in any form the package reads (a TREC file, an ir_datasets id, a DataFrame, a dict), or None
-    for none (``None``, ``'none'`` or ``'-'``). ``name``: the argument they came from, named by the error
-    when the file is missing (``prior``, ``aux``: another qrels than the judgments)."""
+    for none (``None``, ``'none'`` or ``'-'``; with ``empty_ok`` also an empty file: judgments not begun).
+    ``name``: the argument they came from, named by the error when the file is missing (``aux``: another
+    qrels than the judgments)."""
     if qrels is None or (isinstance(qrels, str) and qrels.lower() in ("none", "-")):
         return None
     if isinstance(qrels, Qrels):
@@ -40,6 +41,10 @@ def load_judgments(qrels: Any, name: str = "qrels") -> Optional[Qrels]:
     from ..datasets import resolve_qrels
     try:
         return resolve_qrels(qrels)
+    except EmptyInputError:
+        if empty_ok and isinstance(qrels, (str, os.PathLike)) and os.path.isfile(qrels):
+            return None
+        raise
     except FileNotFoundError as e:
         if name == "qrels":
             raise
@@ -71,7 +76,8 @@ def select(runs: Any, qrels: Any = None, measure: Any = "RBP(p=0.8)", budget: in
     """The next ``budget`` (query, document) pairs to judge, as a table (:data:`SELECTION_COLUMNS`).
 
     ``runs``: a mapping name -> run (any form the package reads) or a list of run files. ``qrels``: the
-    judgments made so far (a file, an ir_datasets id, any qrels form) or None to start from nothing; with
+    judgments made so far (a file, an ir_datasets id, any qrels form) or None (or an empty file) to start
+    from nothing; with
     qrels the query set is theirs, otherwise every query of the runs (``queries`` overrides). ``strategy``:
     a goal (``'residual'``, ``'pairs'``, ``'ranking'``) or a baseline (``'depth'``, ``'rbp_sum'``,
     ``'rbp_max'``, ``'mtf'``, ``'bandit'``); see :mod:`ir_rbstar.judging.strategies`. The documents come in
@@ -95,7 +101,7 @@ def select(runs: Any, qrels: Any = None, measure: Any = "RBP(p=0.8)", budget: in
     if strategy not in STRATEGIES:
         raise ParameterError(f"strategy: unknown strategy {strategy!r}; one of {', '.join(STRATEGIES)} "
                              f"(the goals: {', '.join(GOALS)})")
-    judgments = load_judgments(qrels)
+    judgments = load_judgments(qrels, empty_ok=True)
     pool = build_pool(runs, measure, queries=_queries_of(judgments, queries), depth=depth)
     base = _baseline_index(pool, baseline)
     grades, judged = pool.lookup(judgments)

@@ -62,6 +62,20 @@ def test_judge_bad_input_is_one_line_and_exit_2(capsys, args, message):
     assert err.startswith("ir-rbstar: error: ") and message in err and len(err.strip().splitlines()) == 1
 
 
+def test_judge_from_an_empty_qrels_file_starts_from_nothing(capsys, tmp_path):
+    # (the issue: QRELS may be empty or none; an empty file is judgments not begun, as 'none')
+    empty = tmp_path / "empty.qrels"
+    empty.write_text("")
+    args = [*RUNS, "--measure", "RBP(p=0.8)@10", "--budget", "6"]
+    assert cli.main(["judge", "none", *args]) == 0
+    none = capsys.readouterr().out
+    assert cli.main(["judge", str(empty), *args]) == 0
+    assert capsys.readouterr().out == none and len(none.splitlines()) == 7
+    # simulate-judging needs the real judgments: an empty file stays an error there
+    assert cli.main(["simulate-judging", str(empty), *RUNS, "--budgets", "5"]) == 2
+    assert "empty" in capsys.readouterr().err
+
+
 def test_judge_unknown_run_file(capsys):
     assert cli.main(["judge", QRELS, RUNS[0], "missing.run", "--budget", "5"]) == 2
     assert "missing.run" in capsys.readouterr().err
