@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import InputFormatError, ParameterError
 from .pool import Pool
 
-__all__ = ["read_order", "order_candidates", "replay_order", "check_names"]
+__all__ = ["read_order", "order_positions", "replay_order", "check_names"]
 
 
 def _from_file(path: str) -> Tuple[List[Tuple[str, str]], List[str]]:
@@ -101,29 +101,34 @@ def read_order(order: Any, name: str) -> Tuple[List[Tuple[str, str]], List[str]]
     return pairs, where
 
 
-def order_candidates(pool: Pool, pairs: Sequence[Tuple[str, str]]) -> np.ndarray:
-    """The pool candidate of each pair of an order, -1 for a document outside the pool."""
-    idx = np.arange(pool.n_candidates)
-    where = dict(zip(zip(pool.query_ids(idx).astype(str).tolist(), pool.doc_ids(idx).astype(str).tolist(),
-                         strict=True), idx.tolist(), strict=True))
-    return np.array([where.get(p, -1) for p in pairs], dtype=np.int64)
+def order_positions(pool: Pool, pairs: Sequence[Tuple[str, str]]) -> np.ndarray:
+    """The place in the order (0 first) of every pool candidate, -1 for one the order does not list: the order
+    looked up in the pool as qrels whose grades are the places (the pool's own join, :meth:`Pool.lookup`)."""
+    import pandas as pd
+    from ..io import to_qrels
+    if not pairs:
+        return np.full(pool.n_candidates, -1, dtype=np.int64)
+    q, d = zip(*pairs, strict=True)
+    places = to_qrels(pd.DataFrame({"query_id": q, "doc_id": d, "relevance": np.arange(len(pairs))}),
+                      source="order")
+    place, listed = pool.lookup(places)
+    return np.where(listed, place, -1).astype(np.int64)
 
 
-def replay_order(pool: Pool, candidates: np.ndarray, budgets: Sequence[int]
+def replay_order(pool: Pool, positions: np.ndarray, length: int, budgets: Sequence[int]
                  ) -> Iterator[Tuple[int, np.ndarray, int]]:
     """(budget, revealed mask, documents judged) at every budget (ascending): the order's first ``budget``
-    documents judged (all of them once the order is shorter), of which those in the pool revealed."""
+    documents judged (all ``length`` of them once the order is shorter), of which those in the pool
+    (``positions``: :func:`order_positions`) revealed."""
     for budget in budgets:
-        taken = candidates[:budget]
-        revealed = np.zeros(pool.n_candidates, dtype=bool)
-        revealed[taken[taken >= 0]] = True
-        yield budget, revealed, len(taken)
+        yield budget, (positions >= 0) & (positions < budget), min(budget, length)
 
 
-def check_names(orders: Dict[str, Any], strategies: Sequence[str], known: Sequence[str]) -> None:
-    """An order's name must not be one of the package's strategies (its rows would be taken for theirs)."""
+def check_names(orders: Dict[str, Any], known: Sequence[str]) -> None:
+    """An order's name must not be one of the package's strategies (``known``: its rows would be taken for
+    theirs)."""
     for name in orders:
         if not isinstance(name, str) or not name:
             raise ParameterError(f"orders: a name must be a non-empty string, got {name!r}")
-        if name in known or name in strategies:
+        if name in known:
             raise ParameterError(f"orders: the name {name!r} is one of the package's strategies; give it another")

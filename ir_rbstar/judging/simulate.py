@@ -33,7 +33,7 @@ from ..stats import all_pairs, ranking_agreement
 from ..stats.paired import ttest_rel
 from .pool import Pool, _as_rankings, build_pool, weights_of
 from .evaluate import RevealedEvaluator
-from .orders import check_names, order_candidates, read_order, replay_order
+from .orders import check_names, order_positions, read_order, replay_order
 from .prior import prior_gains
 from .select import load_judgments, positive_int
 from .strategies import STRATEGIES, choose
@@ -183,7 +183,7 @@ def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), s
         if not budgets:
             raise ParameterError("budgets: give at least one budget (or none for the default grid)")
     orders = dict(orders or {})
-    check_names(orders, strategies, STRATEGIES)
+    check_names(orders, STRATEGIES)
     order_pairs = {name: read_order(order, name)[0] for name, order in orders.items()}
     rankings = _as_rankings(runs)
     if len(rankings) < 2:
@@ -208,13 +208,13 @@ def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), s
         (s, ((b, r, int(r.sum())) for b, r in replay(pool, grades, s, budgets, batch, seed, expected)))
         for s in strategies]
     for name, pairs in order_pairs.items():
-        candidates = order_candidates(pool, pairs)
-        if len(pairs) and not (candidates >= 0).any():
+        positions = order_positions(pool, pairs)
+        if len(pairs) and not (positions >= 0).any():
             # (most likely ids of another form: every judgment would change nothing, a flat curve)
             raise ParameterError(f"orders[{name!r}]: none of its {len(pairs)} documents is in the pool (the "
                                  f"documents the runs rank within the measure's depth for the queries of the "
                                  f"qrels); are its query and document ids those of the runs?")
-        runs_of.append((name, replay_order(pool, candidates, budgets)))
+        runs_of.append((name, replay_order(pool, positions, len(pairs), budgets)))
     for strategy, trajectory in runs_of:
         for budget, revealed, judged in trajectory:
             step += 1
