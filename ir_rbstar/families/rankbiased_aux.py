@@ -17,13 +17,16 @@ _LOADED: Dict[tuple, Qrels] = {}
 
 def load_aux(spec: str) -> Qrels:
     """The auxiliary qrels of ``aux=``: a TREC qrels file (read once per path, size and modification time)
-    or an ir_datasets id."""
+    or an ir_datasets id; a missing file is a FileNotFoundError that names ``aux``."""
     from ..datasets import resolve_qrels
     path = os.path.abspath(os.path.expanduser(spec))
     key: tuple = (path, os.stat(path).st_mtime_ns, os.stat(path).st_size) if os.path.exists(path) else (spec,)
     found = _LOADED.get(key)
     if found is None:
-        found = resolve_qrels(spec)
+        try:
+            found = resolve_qrels(spec)
+        except FileNotFoundError as e:       # (named as the auxiliary judgments, not as the qrels)
+            raise FileNotFoundError(f"aux: {e}") from None
         _LOADED.clear()                      # one auxiliary qrels at a time is kept
         _LOADED[key] = found
     return found
@@ -36,8 +39,8 @@ def with_aux(m, ctx: RunContext, cutoff, grade: np.ndarray, judged: np.ndarray) 
     spec = m.params["aux"]
     try:
         aux = load_aux(spec)
-    except FileNotFoundError as e:           # (named as the measure's parameter, not as the qrels)
-        raise FileNotFoundError(f"{m}: aux: {e}") from None
+    except FileNotFoundError as e:
+        raise FileNotFoundError(f"{m}: {e}") from None
     b = ctx.observation(cutoff)
     agrade, ajudged = ctx.cached(("aux judg", cutoff, spec),
                                  lambda: join_judgments(ctx.run, aux, b, lambda: ctx.queries(b)))

@@ -45,10 +45,7 @@ def aux_spec(aux: Any, out_dir: str, human: Qrels, top: int) -> Tuple[str, Qrels
     if isinstance(aux, (str, os.PathLike)):
         from ..families.rankbiased_aux import load_aux
         spec = os.fspath(aux)
-        try:
-            judgments = load_aux(spec)
-        except FileNotFoundError as e:
-            raise FileNotFoundError(f"aux: {e}") from None
+        judgments = load_aux(spec)
         check_aux_grades(human, judgments, top)
         return spec, judgments
     from ..io import to_qrels
