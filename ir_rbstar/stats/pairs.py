@@ -89,7 +89,8 @@ def all_pairs(frame: pd.DataFrame, test: str = "t", correction: str | None = "ho
 
     Every row equals :func:`paired_test` of the pair with the same arguments, but the work is done for all
     pairs at once where scipy allows: the t test is one ``scipy.stats.ttest_rel(..., axis=1)`` call on the
-    pairs x queries arrays, and the ``'t'`` interval (:func:`~ir_rbstar.stats.effect_size_dz_interval`)
+    pairs x queries arrays (through :func:`.paired.ttest_rel`, which answers pairs of exactly equal
+    differences itself), and the ``'t'`` interval (:func:`~ir_rbstar.stats.effect_size_dz_interval`)
     one vectorised root-finding. ``effect_ci`` defaults to ``'t'`` here (paired_test's default is
     ``'bootstrap'``): the noncentral-t interval is exact for normal differences, agrees with the t test
     (it excludes 0 exactly when the two-sided t p < 1 - confidence), needs no resampling, and is fast --
