@@ -10,12 +10,13 @@ of the first rank's, e.g. 31 for p = 0.8). Nothing else is ever proposed for jud
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..errors import GradeScaleError, ParameterError, RbstarError
+from ..errors import EmptyInputError, GradeScaleError, ParameterError, RbstarError
 from ..io import QUERY_IDS, Qrels, Ranking, to_ranking
 from ..io.ids import _to_str
 from ..io.tables import KeepsDerived
@@ -161,6 +162,28 @@ class Pool(KeepsDerived):
         if qrels is None or len(qrels.grades) == 0:
             return np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
         return qrels.lookup(self.qcodes[self.cand_query], self.cand_hash, self.cand_doc)
+
+
+def load_judgments(qrels: Any, name: str = "qrels", empty_ok: bool = False) -> Optional[Qrels]:
+    """Qrels in any form the package reads (a TREC file, an ir_datasets id, a DataFrame, a dict), or None
+    for none (``None``, ``'none'`` or ``'-'``; with ``empty_ok`` also an empty file: judgments not begun).
+    ``name``: the argument they came from, named by the error when the file is missing (``prior``, ``aux``:
+    another qrels than the judgments)."""
+    if qrels is None or (isinstance(qrels, str) and qrels.lower() in ("none", "-")):
+        return None
+    if isinstance(qrels, Qrels):
+        return qrels
+    from ..datasets import resolve_qrels
+    try:
+        return resolve_qrels(qrels)
+    except EmptyInputError:
+        if empty_ok and isinstance(qrels, (str, os.PathLike)) and os.path.isfile(qrels):
+            return None
+        raise
+    except FileNotFoundError as e:
+        if name == "qrels":
+            raise
+        raise FileNotFoundError(f"{name}: {e}") from None
 
 
 def _as_rankings(runs: Any) -> Dict[str, Ranking]:

@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..errors import InputFormatError, ParameterError
 from ..io import Qrels
-from .pool import Pool, Weights, check_grade_scale
+from .pool import Pool, Weights, check_grade_scale, load_judgments
 
 __all__ = ["prior_gains", "top_grade"]
 
@@ -125,16 +125,9 @@ def prior_gains(pool: Pool, prior: Any, judgments: Optional[Qrels] = None) -> Op
         hit = cand.merge(key, on=["query_id", "doc_id"], how="inner")
         out[hit["c"].to_numpy()] = hit["p"].to_numpy() * top
         return _something_matched(out, len(key))
-    if isinstance(prior, str) and prior.lower() in ("none", "-"):
+    aux = load_judgments(prior, "prior")
+    if aux is None:
         return None
-    if isinstance(prior, Qrels):
-        aux = prior
-    else:
-        from ..datasets import resolve_qrels
-        try:
-            aux = resolve_qrels(prior)
-        except FileNotFoundError as e:       # (named as the prior, not as the qrels)
-            raise FileNotFoundError(f"prior: {e}") from None
     low = min(0, int(judgments.grades.min()) if judgments is not None and len(judgments.grades) else 0)
     if pool.weights.rel is None:
         high = top_grade(pool.weights, judgments, aux)

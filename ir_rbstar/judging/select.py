@@ -7,10 +7,10 @@ from typing import Any, Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import EmptyInputError, ParameterError
+from ..errors import ParameterError
 from ..io import Qrels
 from ..progress import Progress
-from .pool import Pool, build_pool
+from .pool import Pool, build_pool, load_judgments
 from .prior import prior_gains
 from .strategies import GOALS, STRATEGIES, choose
 
@@ -27,28 +27,6 @@ def positive_int(value: Any, name: str, allow_none: bool = False) -> Optional[in
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
         raise ParameterError(f"{name}: must be a positive integer, got {value!r}")
     return int(value)
-
-
-def load_judgments(qrels: Any, name: str = "qrels", empty_ok: bool = False) -> Optional[Qrels]:
-    """Qrels in any form the package reads (a TREC file, an ir_datasets id, a DataFrame, a dict), or None
-    for none (``None``, ``'none'`` or ``'-'``; with ``empty_ok`` also an empty file: judgments not begun).
-    ``name``: the argument they came from, named by the error when the file is missing (``aux``: another
-    qrels than the judgments)."""
-    if qrels is None or (isinstance(qrels, str) and qrels.lower() in ("none", "-")):
-        return None
-    if isinstance(qrels, Qrels):
-        return qrels
-    from ..datasets import resolve_qrels
-    try:
-        return resolve_qrels(qrels)
-    except EmptyInputError:
-        if empty_ok and isinstance(qrels, (str, os.PathLike)) and os.path.isfile(qrels):
-            return None
-        raise
-    except FileNotFoundError as e:
-        if name == "qrels":
-            raise
-        raise FileNotFoundError(f"{name}: {e}") from None
 
 
 def _queries_of(qrels: Optional[Qrels], queries: Optional[Sequence[str]]) -> Optional[Sequence[str]]:
