@@ -4,7 +4,7 @@ import pytest
 
 from ir_rbstar import cli
 from ir_rbstar.errors import InputFormatError, ParameterError
-from ir_rbstar.io import QUERY_IDS, read_trec_qrels
+from ir_rbstar.io import QUERY_IDS, read_trec_qrels, to_ranking
 from ir_rbstar.judging import build_pool, select, simulate
 from ir_rbstar.judging.simulate import pool_budgets
 from tests.helpers import VASWANI
@@ -16,7 +16,7 @@ NAMES = ("bm25", "bm25_flat", "bm25l")
 @pytest.fixture(scope="module")
 def data():
     qrels = read_trec_qrels(str(VASWANI / "qrels"))
-    runs = {n: str(VASWANI / f"{n}.run.gz") for n in NAMES}
+    runs = {n: to_ranking(str(VASWANI / f"{n}.run.gz")) for n in NAMES}      # (read once, not at every call)
     queries = list(QUERY_IDS.decode(qrels.qcodes))
     pool = build_pool(runs, M, queries=queries)
     budgets = pool_budgets(pool.n_candidates, len(queries), (0.1, 0.3, 0.6, 1.0))
@@ -104,7 +104,7 @@ def test_bad_orders_are_errors_naming_the_place(data, tmp_path):
 
 def test_the_command_replays_judges_output(data, tmp_path, capsys):
     qrels, runs, budgets, order = data
-    files = [runs[n] for n in NAMES]
+    files = [str(VASWANI / f"{n}.run.gz") for n in NAMES]
     out = tmp_path / "depth.tsv"
     assert cli.main(["judge", "none", *files, "--measure", M, "--budget", "200", "--strategy", "depth",
                      "--batch", "93", "-o", str(out)]) == 0
