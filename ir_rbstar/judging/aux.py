@@ -32,8 +32,7 @@ import pandas as pd
 from ..errors import ParameterError
 from ..io import QUERY_IDS, Qrels, to_qrels
 from ..io.ids import _to_str
-from .pool import _as_rankings, check_grade_scale, weights_of
-from .select import load_judgments
+from .pool import _as_rankings, check_grade_scale, load_judgments, measure_or_default, weights_of
 
 __all__ = ["check_aux_grades", "merge_judgments", "aux_split", "aux_verdicts", "AUX_COLUMNS"]
 
@@ -71,10 +70,14 @@ def merge_judgments(human: Any, aux: Any, max_rel: Optional[int] = None) -> tupl
     return merged, source
 
 
-def aux_split(runs: Any, qrels: Any, aux: Any = None, measure: str = "RBP(p=0.8)") -> pd.DataFrame:
-    """Per run and query (:data:`AUX_COLUMNS`): ``measure`` (an ``RBP`` string) with the human ``qrels``
-    and the ``aux`` judgments filling their gaps, split by provenance (see the module). ``aux=None``: no
-    auxiliary judgments. The query set is the human qrels'."""
+def aux_split(runs: Any, qrels: Any, aux: Any = None, measure: Optional[str] = None) -> pd.DataFrame:
+    """Per run and query (:data:`AUX_COLUMNS`): ``measure`` (an ``RBP`` string; default ``RBP(p=0.8)`` with
+    ``max_rel`` the highest grade of ``qrels``) with the human ``qrels`` and the ``aux``
+    judgments filling their gaps, split by provenance (see the module). ``aux=None``: no auxiliary
+    judgments. The query set is the human qrels'."""
+    if measure is None:                  # the human scale (an auxiliary grade beyond it is an error)
+        qrels = load_judgments(qrels)
+        measure = str(measure_or_default(None, qrels))
     w = weights_of(measure)
     text = str(measure)
     if w.name != "RBP" or "_res" in text.split("(")[0].split("@")[0]:
@@ -106,7 +109,7 @@ def aux_split(runs: Any, qrels: Any, aux: Any = None, measure: str = "RBP(p=0.8)
     return pd.DataFrame(rows, columns=list(AUX_COLUMNS))
 
 
-def aux_verdicts(runs: Any, qrels: Any, aux: Any, baseline: Optional[str] = None, measure: str = "RBP(p=0.8)",
+def aux_verdicts(runs: Any, qrels: Any, aux: Any, baseline: Optional[str] = None, measure: Optional[str] = None,
                  alpha: float = 0.05) -> pd.DataFrame:
     """The robust comparison (paired t at the extreme completions, Holm) twice -- with the human bounds
     [human, human + human residual] and with the merged ones [value, value + residual] -- side by side:

@@ -51,8 +51,9 @@ def judge_main(argv: List[str]) -> int:
     parser.add_argument("qrels", help="judgments so far: a TREC qrels file, an ir_datasets id, or 'none' (or an "
                                       "empty file) to start from nothing")
     parser.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (.gz allowed)")
-    parser.add_argument("--measure", default="RBP(p=0.8)", help="the measure whose weights drive the choice: "
-                        "RBP(...)[@k], nDCG@k or P@k (default RBP(p=0.8))")
+    parser.add_argument("--measure", default=None, help="the measure whose weights drive the choice: "
+                        "RBP(...)[@k], nDCG@k or P@k (default RBP(p=0.8) with max_rel the highest grade of the "
+                        "qrels, e.g. RBP(p=0.8,max_rel=3) on TREC DL)")
     parser.add_argument("--budget", type=int, required=True, help="how many documents to choose")
     parser.add_argument("--goal", choices=GOALS, default=None,
                         help="residual (shrink the runs' residuals), pairs (settle comparisons, default), "
@@ -98,7 +99,8 @@ def simulate_main(argv: List[str]) -> int:
                     "pairwise verdicts agreeing with the full judgments, the robust share, the mean residual.")
     parser.add_argument("qrels", help="the real judgments (the oracle): a TREC qrels file or an ir_datasets id")
     parser.add_argument("runs", nargs="+", metavar="RUN")
-    parser.add_argument("--measures", nargs="+", default=["RBP(p=0.8)"], help="measures to evaluate")
+    parser.add_argument("--measures", nargs="+", default=None, help="measures to evaluate (default RBP(p=0.8) with "
+                        "max_rel the highest grade of the qrels, e.g. RBP(p=0.8,max_rel=3) on TREC DL)")
     parser.add_argument("--select-measure", default=None, help="the measure whose weights the strategies "
                                                                "use (default: the first of --measures)")
     parser.add_argument("--strategies", default=",".join(STRATEGIES), help="comma-separated")

@@ -186,6 +186,37 @@ def load_judgments(qrels: Any, name: str = "qrels", empty_ok: bool = False) -> O
         raise FileNotFoundError(f"{name}: {e}") from None
 
 
+#: the measure of ``select``, ``simulate`` and the commands when none is given: RBP(p=0.8) on the scale of
+#: the judgments (:func:`measure_or_default`)
+DEFAULT_MEASURE = "RBP(p=0.8)"
+
+
+def measure_or_default(measure: Any, *judgments: Optional[Qrels]) -> Any:
+    """``measure``, or when it is None :data:`DEFAULT_MEASURE` with ``max_rel`` the highest grade of
+    ``judgments`` (at least 1: binary judgments, or none yet, give plain ``RBP(p=0.8)``), so that the
+    default fits graded qrels (TREC DL's 0-3, Robust's 0-2) as well as binary ones."""
+    if measure is not None:
+        return measure
+    top = max([1] + [int(j.grades.max()) for j in judgments if j is not None and len(j.grades)])
+    return DEFAULT_MEASURE if top == 1 else f"RBP(p=0.8,max_rel={top})"
+
+
+def check_measure_scale(weights: "Weights", judgments: Optional[Qrels], measure: Any) -> None:
+    """A :class:`~ir_rbstar.errors.GradeScaleError` when ``judgments`` hold a grade above an RBP measure's
+    ``max_rel`` (without ``rel``): its gains, grade / max_rel, would exceed 1, and evaluating the measure
+    refuses such qrels too. Names the grade, the document, the query and the measure to give instead."""
+    if weights.name != "RBP" or weights.rel is not None or judgments is None or not len(judgments.grades):
+        return
+    top = int(judgments.grades.max())
+    if top > weights.max_rel:
+        i = int(np.argmax(judgments.grades))
+        raise GradeScaleError(f"measure {measure}: {judgments.source} holds grade {top} (document "
+                              f"{_to_str(judgments.rowb[i:i + 1])[0]!r}, query "
+                              f"{QUERY_IDS.decode(judgments.rowq[i:i + 1])[0]!r}), above max_rel={weights.max_rel}; "
+                              f"give max_rel={top} (e.g. RBP(p={weights.p:g},max_rel={top})) or rel=N for "
+                              f"binary gains")
+
+
 def _as_rankings(runs: Any) -> Dict[str, Ranking]:
     if isinstance(runs, Mapping):
         items = list(runs.items())

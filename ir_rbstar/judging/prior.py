@@ -81,6 +81,14 @@ def _probability_table(prior: Any) -> Optional[pd.DataFrame]:
     return None
 
 
+def prior_judgments(prior: Any) -> Optional[Qrels]:
+    """The prior as qrels when it is auxiliary judgments (not probabilities), else None: its grades give the
+    default measure's scale when no human judgment exists yet (:func:`.pool.measure_or_default`)."""
+    if prior is None or _probability_table(prior) is not None:
+        return None
+    return load_judgments(prior, "prior")
+
+
 def _number(text: Any) -> bool:
     try:
         float(text)

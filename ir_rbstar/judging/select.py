@@ -10,8 +10,8 @@ import pandas as pd
 from ..errors import ParameterError
 from ..io import Qrels
 from ..progress import Progress
-from .pool import Pool, build_pool, load_judgments
-from .prior import prior_gains
+from .pool import Pool, build_pool, check_measure_scale, load_judgments, measure_or_default
+from .prior import prior_gains, prior_judgments
 from .strategies import GOALS, STRATEGIES, choose
 
 __all__ = ["select", "write_selection", "write_stub", "SELECTION_COLUMNS", "load_judgments", "positive_int"]
@@ -46,7 +46,7 @@ def _baseline_index(pool: Pool, baseline: Optional[str]) -> Optional[int]:
     return pool.runs.index(baseline)
 
 
-def select(runs: Any, qrels: Any = None, measure: Any = "RBP(p=0.8)", budget: int = 100,
+def select(runs: Any, qrels: Any = None, measure: Any = None, budget: int = 100,
            strategy: str = "pairs", batch: Optional[int] = None, per_query: Optional[int] = None,
            depth: Optional[int] = None, baseline: Optional[str] = None, seed: int = 0,
            queries: Optional[Sequence[str]] = None, prior: Any = None,
@@ -72,7 +72,12 @@ def select(runs: Any, qrels: Any = None, measure: Any = "RBP(p=0.8)", budget: in
     (for ``pairs`` on DL 2019's 37 runs, all 200 queries, nothing judged: about a third of a second each;
     36 ms on its 43 judged queries): a budget in rounds of one document can take minutes. ``progress``: a
     ``progress(step, total, message)`` callable (:mod:`ir_rbstar.progress`; ``ir-rbstar judge`` makes one, on
-    a terminal or with ``--progress``), called after each round."""
+    a terminal or with ``--progress``), called after each round.
+
+    ``measure`` (whose rank weights and gains drive the choice): ``RBP(...)[@k]``, ``nDCG@k`` or ``P@k``;
+    by default ``RBP(p=0.8)`` with ``max_rel`` the highest grade of ``qrels`` (of a graded ``prior`` when
+    nothing is judged yet), e.g. ``RBP(p=0.8,max_rel=3)`` on TREC DL. A graded RBP whose ``max_rel`` is
+    below a grade of ``qrels`` is an error (its gains would pass 1), as it is when evaluating."""
     budget = int(positive_int(budget, "budget") or 0)
     batch = positive_int(batch, "batch", allow_none=True) or budget
     cap = positive_int(per_query, "per_query", allow_none=True)
@@ -80,7 +85,10 @@ def select(runs: Any, qrels: Any = None, measure: Any = "RBP(p=0.8)", budget: in
         raise ParameterError(f"strategy: unknown strategy {strategy!r}; one of {', '.join(STRATEGIES)} "
                              f"(the goals: {', '.join(GOALS)})")
     judgments = load_judgments(qrels, empty_ok=True)
+    if measure is None:
+        measure = measure_or_default(None, judgments if judgments is not None else prior_judgments(prior))
     pool = build_pool(runs, measure, queries=_queries_of(judgments, queries), depth=depth)
+    check_measure_scale(pool.weights, judgments, measure)
     base = _baseline_index(pool, baseline)
     grades, judged = pool.lookup(judgments)
     expected = prior_gains(pool, prior, judgments)

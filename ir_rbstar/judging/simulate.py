@@ -31,7 +31,7 @@ from ..io import Ranking
 from ..progress import Progress
 from ..stats import all_pairs, ranking_agreement
 from ..stats.paired import ttest_rel
-from .pool import Pool, _as_rankings, build_pool, weights_of
+from .pool import Pool, _as_rankings, build_pool, check_measure_scale, measure_or_default, weights_of
 from .evaluate import RevealedEvaluator
 from .orders import check_names, order_positions, read_order, replay_order
 from .prior import prior_gains
@@ -149,13 +149,14 @@ def replay(pool: Pool, grades: np.ndarray, strategy: str, budgets: Sequence[int]
         yield budget, revealed.copy()
 
 
-def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), strategies: Sequence[str] = STRATEGIES,
+def simulate(qrels: Any, runs: Any, measures: Optional[Sequence[str]] = None, strategies: Sequence[str] = STRATEGIES,
              budgets: Optional[Sequence[int]] = None, batch: Optional[int] = None,
              select_measure: Optional[str] = None, depth: Optional[int] = None, seed: int = 0,
              alpha: float = 0.05, progress: Optional[Progress] = None, prior: Any = None,
              orders: Optional[Mapping[str, Any]] = None) -> pd.DataFrame:
     """Replay ``strategies`` with ``qrels`` as the oracle; one row per strategy, budget and measure
-    (:data:`SIMULATION_COLUMNS`). ``select_measure`` (default: the first of ``measures``) gives the pool
+    (:data:`SIMULATION_COLUMNS`). ``measures`` default to ``RBP(p=0.8)`` with ``max_rel`` the highest grade of
+    ``qrels`` (``RBP(p=0.8,max_rel=3)`` on TREC DL). ``select_measure`` (default: the first of ``measures``) gives the pool
     and the weights the strategies use; ``batch`` documents per round (default: one per query of the
     qrels). ``budgets``: the numbers of judgments at which to record (default: 2%, 5%, 10%, 20%, 30%, 50%, 75%
     and 100% of the pool, each a whole number of rounds, :func:`pool_budgets`). ``judged`` is the number of
@@ -172,7 +173,7 @@ def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), s
     oracle = load_judgments(qrels)
     if oracle is None or len(oracle.grades) == 0:
         raise ParameterError("qrels: a simulation needs the real judgments as its oracle")
-    measures = [str(m) for m in measures]
+    measures = [str(m) for m in measures] if measures is not None else [measure_or_default(None, oracle)]
     if not measures:
         raise ParameterError("measures: give at least one measure")
     for s in strategies:
@@ -191,6 +192,7 @@ def simulate(qrels: Any, runs: Any, measures: Sequence[str] = ("RBP(p=0.8)",), s
     from ..io import QUERY_IDS
     pool = build_pool(rankings, select_measure or measures[0], queries=list(QUERY_IDS.decode(oracle.qcodes)),
                       depth=depth)
+    check_measure_scale(pool.weights, oracle, select_measure or measures[0])
     batch = positive_int(batch, "batch", allow_none=True) or len(pool.queries)
     if budgets is None:
         budgets = pool_budgets(pool.n_candidates, batch)

@@ -402,9 +402,11 @@ def _reasons(pool: Pool, strategy: str, index: np.ndarray, prio: np.ndarray, u, 
              prior: Optional[np.ndarray] = None, rest: Optional[np.ndarray] = None) -> List[str]:
     out = []
     nq = len(pool.queries)
-    # the estimate is a mean gain: a probability where the gains are 0..1 (RBP's grade / max_rel, P's 0/1),
-    # an expected grade for nDCG@k, whose gains are the grades (3 on a 0..3 scale)
-    estimate = "expected gain" if pool.weights.name == "nDCG" else "P(relevant)"
+    # the estimate is a mean gain: a probability where the gains are 0 or 1 (binary RBP, P's 0/1), else an
+    # expected gain: of grade / max_rel for a graded RBP, of the grade itself for nDCG@k (3 on a 0..3 scale)
+    w8 = pool.weights
+    binary = w8.name == "P" or (w8.name == "RBP" and (w8.rel is not None or w8.max_rel == 1))
+    estimate = "P(relevant)" if binary else "expected gain"
     for c in index:
         w = pool.W[:, c]
         in_runs = np.flatnonzero(w > 0)

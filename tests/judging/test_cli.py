@@ -128,3 +128,20 @@ def test_simulate_judging_progress_on_request(capsys):
     assert [line.split("] ")[0] for line in lines] == [f"ir-rbstar simulate-judging: [{k}/6" for k in range(1, 7)]
     assert lines[0].endswith("pairs: budget 40, 40 judged") and lines[-1].startswith(
         "ir-rbstar simulate-judging: [6/6] depth: budget 120")
+
+
+def test_the_default_measure_fits_graded_qrels(tmp_path, capsys):
+    """No --measure(s): RBP(p=0.8) with max_rel the qrels' top grade, so graded qrels (TREC DL's 0..3,
+    Robust's 0..2) work as they are; RBP(p=0.8) given on them is refused by both commands, naming the fix."""
+    lines = (VASWANI / "qrels").read_text().splitlines()
+    graded = tmp_path / "graded.qrels"
+    graded.write_text("\n".join(" ".join(ln.split()[:3] + [str(1 + i % 2)]) for i, ln in enumerate(lines)) + "\n")
+    assert cli.main(["simulate-judging", str(graded), *RUNS, "--strategies", "depth", "--budgets", "40"]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert [row.split("\t")[3] for row in rows] == ["RBP(p=0.8,max_rel=2)"]
+    assert cli.main(["judge", str(graded), *RUNS, "--budget", "3"]) == 0
+    assert "expected gain ~ " in capsys.readouterr().out
+    for args in (["simulate-judging", str(graded), *RUNS, "--measures", "RBP(p=0.8)", "--budgets", "40"],
+                 ["judge", str(graded), *RUNS, "--budget", "3", "--measure", "RBP(p=0.8)"]):
+        assert cli.main(args) == 2
+        assert "holds grade 2" in capsys.readouterr().err

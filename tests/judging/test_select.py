@@ -5,9 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ir_rbstar.errors import ParameterError
+from ir_rbstar.errors import GradeScaleError, ParameterError
 from ir_rbstar.io import to_qrels
 from ir_rbstar.judging import STRATEGIES, build_pool, choose, select
+from ir_rbstar.judging.pool import measure_or_default
 from tests.conftest import examples
 
 # A ranks x then y, B ranks z then y: y is shared at rank 2, x and z are each one run's top document.
@@ -303,6 +304,33 @@ def test_the_reason_calls_an_expected_grade_an_expected_gain():
     estimates = [float(r.rsplit("~ ", 1)[1]) for r in table["reason"]]
     assert all("; expected gain ~ " in r and "P(relevant)" not in r for r in table["reason"])
     assert max(estimates) > 1
-    # RBP's gains are grade / max_rel: a probability, and called one
+    # a graded RBP's gains are grade / max_rel: within [0, 1] but a mean gain, not a probability
     table = select(RUNS, graded, "RBP(p=0.8,max_rel=3)@2", budget=2, strategy="pairs")
-    assert all("; P(relevant) ~ " in r for r in table["reason"])
+    assert all("; expected gain ~ " in r and "P(relevant)" not in r for r in table["reason"])
+    assert all(0 <= float(r.rsplit("~ ", 1)[1]) <= 1 for r in table["reason"])
+    # binary gains (rel=, or grades 0/1 with max_rel=1) give a probability, and call it one
+    for measure, judged in (("RBP(p=0.8,rel=2)@2", graded), ("RBP(p=0.8)@2", {"q": {"y": 1}})):
+        table = select(RUNS, judged, measure, budget=2, strategy="pairs")
+        assert all("; P(relevant) ~ " in r for r in table["reason"]), measure
+
+
+def test_the_default_measure_takes_the_grade_scale_of_the_judgments():
+    # no measure given: RBP(p=0.8) with max_rel the top grade of the qrels (1 for binary or no judgments)
+    graded = {"q": {"y": 3, "x": 0}}
+    assert measure_or_default(None, to_qrels(graded)) == "RBP(p=0.8,max_rel=3)"
+    assert measure_or_default(None, to_qrels({"q": {"y": 1}})) == "RBP(p=0.8)"
+    assert measure_or_default(None, None) == "RBP(p=0.8)"
+    assert measure_or_default("nDCG@10", to_qrels(graded)) == "nDCG@10"
+    default = select(RUNS, graded, budget=3, strategy="pairs")
+    given = select(RUNS, graded, "RBP(p=0.8,max_rel=3)", budget=3, strategy="pairs")
+    pd.testing.assert_frame_equal(default, given)
+    # nothing judged yet: a graded prior gives the scale
+    assert select(RUNS, None, budget=2, prior=graded)["reason"].str.contains("expected gain").all()
+
+
+def test_a_graded_rbp_below_the_grades_of_the_qrels_is_an_error():
+    # RBP(p=0.8) is max_rel=1: grade 3 would gain 3, more than a relevant document can; evaluating refuses it
+    with pytest.raises(GradeScaleError, match=r"holds grade 3 \(document 'y', query 'q'\), above max_rel=1; "
+                                              r"give max_rel=3"):
+        select(RUNS, {"q": {"y": 3}}, "RBP(p=0.8)", budget=2)
+    select(RUNS, {"q": {"y": 3}}, "RBP(p=0.8,rel=2)", budget=2)          # binary gains: any grade is fine
