@@ -31,8 +31,10 @@ search reaches it gets a certified upper bound instead of the exact value (and t
 """
 from __future__ import annotations
 
+import contextlib
 import glob as _glob
 import os
+import warnings
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 import numpy as np
@@ -102,12 +104,27 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None,
         out = _pairwise_frames(measures, rankings, qrels, tags, progress, self_pairs)
     except RbstarError as e:
         # the internal reference names never reach a message: the run's own name does
-        text = str(e)
-        for name, tag in tags.items():
-            text = text.replace(repr(tag), repr(name)).replace(tag, name)
-        raise type(e)(text) from None
+        raise type(e)(_untagged(str(e), tags)) from None
     out["query_id"] = out["query_id"].astype(str)
     return out
+
+
+def _untagged(text: str, tags: Dict[str, str]) -> str:
+    """``text`` with the internal reference names of :func:`pairwise` replaced by the runs' own names."""
+    for name, tag in tags.items():
+        text = text.replace(repr(tag), repr(name)).replace(tag, name)
+    return text
+
+
+@contextlib.contextmanager
+def _named_warnings(run: str, tags: Dict[str, str]):
+    """Warnings raised inside (a BudgetWarning of MED_AP or MED_ERR) issued again, as the same category, naming
+    the evaluated run and the reference by their names, not by the internal reference names."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for w in caught:
+        warnings.warn(f"run {run!r}: " + _untagged(str(w.message), tags), w.category, stacklevel=4)
 
 
 def _pairwise_frames(measures, rankings, qrels, tags, progress, self_pairs: bool = True) -> pd.DataFrame:
@@ -136,7 +153,8 @@ def _pairwise_frames(measures, rankings, qrels, tags, progress, self_pairs: bool
                          f"run {a} against {len(later)} run{'s' * (len(later) != 1)}")
             ms = {(b, m): m(ref=tags[b]) for b in later for m in measures}
             ev = PROVIDER.evaluator(list(dict.fromkeys(ms.values())), qrels)
-            vals = ev.values(rankings[a])
+            with _named_warnings(a, tags):
+                vals = ev.values(rankings[a])
             qids = vals.pop("query_id")
             for (b, m), mm in ms.items():
                 v = vals[mm]
@@ -144,7 +162,8 @@ def _pairwise_frames(measures, rankings, qrels, tags, progress, self_pairs: bool
                 if b != a:
                     if qrels is None and not np.array_equal(np.sort(rankings[a].qcodes), np.sort(rankings[b].qcodes)):
                         # no qrels: the query set is the evaluated run's, so (b, a) needs its own evaluation
-                        back = PROVIDER.evaluator([m(ref=tags[a])], None).values(rankings[b])
+                        with _named_warnings(b, tags):
+                            back = PROVIDER.evaluator([m(ref=tags[a])], None).values(rankings[b])
                         add(b, a, back["query_id"], _label(m), back[m(ref=tags[a])])
                     else:
                         add(b, a, qids, _label(m), v)

@@ -11,6 +11,7 @@ from ..core import med as K
 from ..core.ties import discount_cum
 from ..errors import BudgetWarning, ParameterError
 from ..io import QUERY_IDS, DocIndex, verify_ids
+from ..measures.med import default_budget
 
 GRADED = ("MED_nDCG", "MED_ERR")
 
@@ -100,9 +101,16 @@ def searched(m, ctx: RunContext) -> K.Searched:
     a, b = _valued(a, value), _valued(b, value)
     if name in ("MED_ERR", "MED_AP"):
         solve = K.med_ap if name == "MED_AP" else K.med_err
-        return solve(K.dense(a, b, ctx.n, cutoff, top), K.dense(b, a, ctx.n, cutoff, top), m["budget"])
+        return solve(K.dense(a, b, ctx.n, cutoff, top), K.dense(b, a, ctx.n, cutoff, top), budget_of(m))
     v = _dot(name, m, a, b, ctx.n, cutoff, top)
     return K.Searched(v, v, np.ones(ctx.n, dtype=bool), np.zeros((ctx.n, 2), dtype=np.int64))
+
+
+def budget_of(m) -> int:
+    """The search budget of a MED_AP or MED_ERR measure: ``budget=`` as given, else the default for its
+    cutoff (:func:`ir_rbstar.measures.med.default_budget`: MED_ERR's shrinks beyond k = 30)."""
+    given = m.params.get("budget")
+    return int(given) if given is not None else default_budget(m.NAME, m.params.get("cutoff"))
 
 
 def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
@@ -126,8 +134,9 @@ def budget_message(bounded, ctx: RunContext, shown: int = 5) -> str:
     for m, rows in bounded:
         qids = ", ".join(repr(q) for q in QUERY_IDS.decode(ctx.universe[rows[:shown]]))
         more = f" and {len(rows) - shown} more" if len(rows) > shown else ""
-        raised = type(m)(**{**m.params, "budget": 10 * int(m["budget"])})
-        parts.append(f"{m}: {len(rows)} of {ctx.n} queries reached the search budget of {m['budget']} nodes per "
+        budget = budget_of(m)
+        raised = type(m)(**{**m.params, "budget": 10 * budget})
+        parts.append(f"{m}: {len(rows)} of {ctx.n} queries reached the search budget of {budget} nodes per "
                      f"query and direction (queries {qids}{more}); their values are certified upper bounds of "
                      f"the maximum, not exact values. Raise budget= for exact values, e.g. {raised}")
     return ("; ".join(parts) + ". ir_rbstar.med.exactness() tells which queries are exact.")

@@ -21,7 +21,8 @@ query's value never depends on the other queries' judgments; a judged grade abov
 Judgment-free values use G = 1 unless ``max_rel`` is given.
 
 MED_AP and MED_ERR search (branch and bound) for the maximum; ``budget`` caps the search nodes per query
-and direction, so that no query can take exponential time. A query whose search reaches the budget gets
+and direction, so that no query can take exponential time (MED_ERR's default shrinks beyond k = 30, as a
+node scores k positions: about a second a query at most, also at k = 1000). A query whose search reaches the budget gets
 a certified upper bound of the maximum (never below it) instead of the exact value, and the evaluation
 issues one :class:`~ir_rbstar.errors.BudgetWarning` naming the measure, how many queries were bounded
 and the first of them. :func:`ir_rbstar.med.exactness` gives, per query, the value and whether it is
@@ -34,13 +35,29 @@ from typing import Optional, Tuple
 from .base import ParamInfo, RbstarMeasure, param_cutoff, param_p, param_rel
 from ..errors import ParameterError
 
-__all__ = ["MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR", "MED_MEASURES", "AP_BUDGET", "ERR_BUDGET"]
+__all__ = ["MED_P", "MED_RBP", "MED_nDCG", "MED_AP", "MED_ERR", "MED_MEASURES", "AP_BUDGET", "ERR_BUDGET",
+           "ERR_BUDGET_DEPTH", "default_budget"]
 
 #: default search budgets (nodes per query and direction). A MED_AP node costs about a millisecond (a
-#: dynamic programme over the shared documents), a MED_ERR node a few microseconds (vectorised over the
-#: nodes and queries), so both defaults stop a query that cannot be solved after about a second.
+#: dynamic programme over the shared documents), a MED_ERR node a few microseconds at k = 30 (vectorised over
+#: the nodes and queries), so both defaults stop a query that cannot be solved after about a second.
 AP_BUDGET = 1000
 ERR_BUDGET = 200_000
+#: a MED_ERR node scores whole rows of k positions, so its cost grows with the cutoff k: beyond
+#: :data:`ERR_BUDGET_DEPTH` the default budget is ``ERR_BUDGET * ERR_BUDGET_DEPTH // k`` nodes (the same work
+#: as 200,000 nodes at k = 30: 60,000 at k = 100, 6,000 at k = 1000), so that a deep cutoff cannot turn about
+#: a second a query into minutes (Robust 2003, two runs judgment-free at k = 200: 95 s with 200,000 nodes)
+ERR_BUDGET_DEPTH = 30
+
+
+def default_budget(name: str, cutoff: Optional[int]) -> int:
+    """The search budget of ``MED_AP`` or ``MED_ERR`` at cutoff ``cutoff`` when ``budget=`` is not given (nodes
+    per query and direction): :data:`AP_BUDGET`; :data:`ERR_BUDGET`, scaled down beyond
+    :data:`ERR_BUDGET_DEPTH` (:data:`ERR_BUDGET_DEPTH`)."""
+    if name == "MED_AP":
+        return AP_BUDGET
+    k = int(cutoff or ERR_BUDGET_DEPTH)
+    return ERR_BUDGET if k <= ERR_BUDGET_DEPTH else max(1, ERR_BUDGET * ERR_BUDGET_DEPTH // k)
 
 
 def param_med_ref() -> ParamInfo:
@@ -61,10 +78,10 @@ def param_max_rel() -> ParamInfo:
                           "a judged grade above it is an error, never clipped")
 
 
-def param_budget(default: int) -> ParamInfo:
+def param_budget(default: int, note: str = "") -> ParamInfo:
     return ParamInfo(dtype=int, default=default,
-                     desc="search nodes per query and direction; a query whose search reaches it gets a "
-                          "certified upper bound of the maximum instead of the exact value (with a "
+                     desc="search nodes per query and direction" + note + "; a query whose search reaches it "
+                          "gets a certified upper bound of the maximum instead of the exact value (with a "
                           "BudgetWarning)")
 
 
@@ -170,10 +187,11 @@ class _MED_ERR(_MEDMeasure):
     Tan & Clarke (TKDE 2015) eq. 23, gains as for MED_nDCG (G = ``max_rel``, default 1; a judged grade
     above it raises GradeScaleError). The value is the exact maximum (branch and bound over the shared
     unjudged documents with a provable bound at every node, see :mod:`ir_rbstar.core.med`), not the
-    paper's approximation with error bound eq. 24. ``budget`` (default 200000) caps the search nodes per
-    query and direction (a few microseconds each): a query that reaches it gets a certified upper bound
-    of the maximum instead, and the evaluation warns (BudgetWarning). Deep cutoffs over many shared
-    documents in different orders (k = 100) can need more. Default k = 30.
+    paper's approximation with error bound eq. 24. ``budget`` caps the search nodes per query and direction
+    (default 200000 up to k = 30, a few microseconds each; beyond, 6000000 // k, since a node's cost grows
+    with k: 60000 at k = 100): a query that reaches it gets a certified upper bound of the maximum instead,
+    and the evaluation warns (BudgetWarning). Deep cutoffs over many shared documents in different orders
+    (k = 100) can need more. Default k = 30.
     Example: ``MED_ERR(ref='baseline.run',max_rel=3)@30``.
     """
     __name__ = "MED_ERR"
@@ -182,7 +200,8 @@ class _MED_ERR(_MEDMeasure):
     SHORT_DESC = "maximized ERR@k difference from the reference over every relevance of the unjudged documents"
     DEFAULT_CUTOFF = 30
     SUPPORTED_PARAMS = {"cutoff": param_cutoff(), "ref": param_med_ref(), "max_rel": param_max_rel(),
-                        "judgments": param_judgments(), "budget": param_budget(ERR_BUDGET)}
+                        "judgments": param_judgments(),
+                        "budget": param_budget(ERR_BUDGET, " (the default for k <= 30; beyond, 6000000 // k)")}
 
 
 MED_P = _MED_P()

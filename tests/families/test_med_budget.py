@@ -248,6 +248,51 @@ def test_err_search_does_not_depend_on_the_chunking():
     assert (results[0][2] <= 50).all() and np.isfinite(results[0][1]).any()
 
 
+def test_err_search_stays_within_its_budget_of_node_evaluations(monkeypatch):
+    """Every scored node counts: the B&B's at most ``budget`` per row, the local search's neighbours (m per
+    row and round) at most half of it, plus the start (before, the local search scored 8 rounds x m
+    neighbours whatever the budget: at k = 1000 that was 4 GB and most of an hour for one pair of runs)."""
+    from ir_rbstar.core.med import err
+    scored = []
+
+    class Counting(err._Nodes):
+        def __call__(self, pid, depth, Z):
+            scored.append(np.bincount(pid, minlength=n))
+            return super().__call__(pid, depth, Z)
+    monkeypatch.setattr(err, "_Nodes", Counting)
+    rng = np.random.default_rng(1)
+    n, k = 6, 40
+    va = np.array([rng.permutation(k) for _ in range(n)])
+    vb = np.array([rng.permutation(k) for _ in range(n)])
+    d = K.Dense(np.zeros((n, k)), np.zeros((n, k)), va, vb, np.full(n, k), 0.5)
+    for budget in (10, 100):
+        scored.clear()
+        cut, nodes = K._err_search(d, np.arange(n), np.zeros(n), budget)
+        per_row = np.sum(scored, axis=0)
+        assert (nodes <= budget).all() and (per_row <= 1 + budget // 2 + budget).all(), (budget, per_row)
+        assert np.isfinite(cut).any()                      # bounded rows: the budget was what stopped them
+
+
+def test_med_err_default_budget_shrinks_with_the_cutoff():
+    from ir_rbstar.families.med import budget_of
+    from ir_rbstar.measures.med import ERR_BUDGET, default_budget
+    assert [default_budget("MED_ERR", k) for k in (10, 30, 100, 1000)] == [ERR_BUDGET, ERR_BUDGET, 60_000, 6_000]
+    assert default_budget("MED_AP", 1000) == ir_rbstar.MED_AP(ref="b.run")["budget"]
+    assert budget_of(ir_rbstar.parse("MED_ERR(ref='b.run')@100")[0]) == 60_000
+    assert budget_of(ir_rbstar.parse("MED_ERR(ref='b.run',budget=7)@100")[0]) == 7
+    assert budget_of(ir_rbstar.parse("MED_ERR(ref='b.run')")[0]) == ERR_BUDGET          # default k = 30
+
+
+def test_distance_warnings_name_the_runs_not_internal_references():
+    run_a, run_b = ({"q": ranked([f"d{i}" for i in order])} for order in (range(12), reversed(range(12))))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        med.distance_matrix({"first": run_a, "second": run_b}, "MED_ERR(budget=1)@12")
+    texts = [str(w.message) for w in caught if issubclass(w.category, BudgetWarning)]
+    assert texts and all("\x00" not in t and "pairwise" not in t for t in texts)
+    assert texts[0].startswith("run 'first': MED_ERR(ref='second',budget=1)@12: 1 of 1 queries reached")
+
+
 # --- hard cases ---------------------------------------------------------------------------------------
 
 def same_order_pair(seed=0, n=84, inserted=16):

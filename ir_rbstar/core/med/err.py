@@ -41,10 +41,30 @@ class _Nodes:
         return both[:n] - both[n:]
 
 
-def _local_search(d: Dense, pid: np.ndarray, evaluate: _Nodes, rounds: int) -> Tuple[np.ndarray, np.ndarray]:
+#: the most cells (nodes x positions) of one batch of node evaluations: 20,000 nodes of a row of 31 positions
+#: (k = 30, as before this cap), fewer on wider rows, so that memory stays about 0.1-0.3 GB whatever k
+#: (Robust 2003, two runs judgment-free at k = 1000: 4.2 GB at the peak with a batch of every neighbour)
+BATCH_CELLS = 20_000 * 31
+
+
+def _batched(evaluate: "_Nodes", pid: np.ndarray, depth: np.ndarray, Z: np.ndarray, chunk: int) -> np.ndarray:
+    """``evaluate`` of the nodes (``pid``, ``depth``, ``Z``) in batches of at most ``chunk`` nodes and
+    :data:`BATCH_CELLS` cells (the same values: each node is scored on its own)."""
+    step = max(1, min(chunk, BATCH_CELLS // (evaluate.M + 1)))
+    if len(pid) <= step:
+        return evaluate(pid, depth, Z.astype(np.float64, copy=False)) if len(pid) else np.zeros(0)
+    return np.concatenate([evaluate(pid[i:i + step], depth[i:i + step], Z[i:i + step].astype(np.float64))
+                           for i in range(0, len(pid), step)])
+
+
+def _local_search(d: Dense, pid: np.ndarray, evaluate: _Nodes, rounds: int, budget: Optional[int] = None,
+                  chunk: int = 20000) -> Tuple[np.ndarray, np.ndarray]:
     """At most ``rounds`` rounds of 1-flip best-improvement local search from the dot-product assignment
     (a variable is r_G when its document is higher in ``up`` than in ``down``); returns (assignments,
-    values)."""
+    values). A round scores all m neighbours of a row (m: its variables), so a row takes part in a round
+    only while its evaluations stay within half of ``budget`` (the search keeps the rest; at k = 30, m <= 30,
+    every row gets every round under the default budget); ``chunk``: the most nodes scored at once
+    (:func:`_batched`)."""
     Z = np.zeros((len(pid), d.M), dtype=np.float64)
     for side, sign in ((d.va, 1), (d.vb, -1)):
         var = side[pid]
@@ -52,17 +72,27 @@ def _local_search(d: Dense, pid: np.ndarray, evaluate: _Nodes, rounds: int) -> T
         np.add.at(Z, (r, var[r, c]), sign * c)
     Z = (Z < 0).astype(np.float64)            # position in up < position in down
     full = d.m[pid]
-    value = evaluate(pid, full, Z)
+    value = _batched(evaluate, pid, full, Z, chunk)
     active = np.arange(len(pid))
+    spent = np.zeros(len(pid), dtype=np.int64)
+    allowed = np.iinfo(np.int64).max if budget is None else int(budget) // 2
     for _ in range(rounds):
+        active = active[spent[active] + full[active] <= allowed]
         if not len(active):
             break
         m = full[active]
+        spent[active] += m
         node = np.repeat(active, m)
         var = np.arange(int(m.sum())) - np.repeat(np.cumsum(m) - m, m)
-        Zc = Z[node]
-        Zc[np.arange(len(node)), var] = 1.0 - Zc[np.arange(len(node)), var]
-        cand = evaluate(pid[node], full[node], Zc)
+        cand = np.empty(len(node))
+        # the neighbours made and scored a batch at a time (a copy of Z per neighbour: nodes x M at once
+        # would be the whole neighbourhood of every row)
+        step = max(1, min(chunk, BATCH_CELLS // (evaluate.M + 1)))
+        for i in range(0, len(node), step):
+            nb, vb = node[i:i + step], var[i:i + step]
+            Zc = Z[nb]
+            Zc[np.arange(len(nb)), vb] = 1.0 - Zc[np.arange(len(nb)), vb]
+            cand[i:i + step] = evaluate(pid[nb], full[nb], Zc)
         best = np.full(len(pid), -np.inf)
         np.maximum.at(best, node, cand)
         better = active[best[active] > value[active] + TOL]
@@ -244,7 +274,7 @@ def _err_search(d: Dense, group: np.ndarray, lower: np.ndarray, budget: Optional
     if not len(rows):
         return cut, nodes
     evaluate = _Nodes(d, err_rows)
-    _, inc = _local_search(d, rows, evaluate, rounds)
+    _, inc = _local_search(d, rows, evaluate, rounds, budget, chunk)
     np.maximum.at(lower, group[rows], inc)
     limit = np.iinfo(np.int64).max if budget is None else int(budget)
     # the open nodes: row, depth (variables decided), 0/1 values of the decided ones, the parent's bound
@@ -277,8 +307,7 @@ def _err_search(d: Dense, group: np.ndarray, lower: np.ndarray, budget: Optional
         sel = take & ~over
         rest = ~take & ~over
         Ps, Ds, Zs = P[sel], D[sel], Z[sel]
-        ub = np.concatenate([evaluate(Ps[i:i + chunk], Ds[i:i + chunk], Zs[i:i + chunk].astype(np.float64))
-                             for i in range(0, len(Ps), chunk)]) if len(Ps) else np.zeros(0)
+        ub = _batched(evaluate, Ps, Ds, Zs, chunk)
         nodes += np.bincount(Ps, minlength=R)
         leaf = Ds >= d.m[Ps]
         np.maximum.at(lower, group[Ps[leaf]], ub[leaf])
