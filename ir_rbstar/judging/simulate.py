@@ -156,8 +156,8 @@ def simulate(qrels: Any, runs: Any, measures: Optional[Sequence[str]] = None, st
              orders: Optional[Mapping[str, Any]] = None) -> pd.DataFrame:
     """Replay ``strategies`` with ``qrels`` as the oracle; one row per strategy, budget and measure
     (:data:`SIMULATION_COLUMNS`). ``measures`` default to ``RBP(p=0.8)`` with ``max_rel`` the highest grade of
-    ``qrels`` (``RBP(p=0.8,max_rel=3)`` on TREC DL). ``select_measure`` (default: the first of ``measures``) gives the pool
-    and the weights the strategies use; ``batch`` documents per round (default: one per query of the
+    ``qrels`` (``RBP(p=0.8,max_rel=3)`` on TREC DL). ``select_measure`` (default: the first of ``measures``)
+    gives the pool and the weights the strategies use; ``batch`` documents per round (default: one per query of the
     qrels). ``budgets``: the numbers of judgments at which to record (default: 2%, 5%, 10%, 20%, 30%, 50%, 75%
     and 100% of the pool, each a whole number of rounds, :func:`pool_budgets`). ``judged`` is the number of
     documents revealed (less than ``budget`` once the pool is exhausted).
