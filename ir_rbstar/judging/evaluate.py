@@ -28,6 +28,17 @@ class _Rows:
     query: np.ndarray     # query index
     rank: np.ndarray      # 1-based rank
     cand: np.ndarray      # candidate index, -1 when the document is no candidate
+    dhash: np.ndarray     # document hash (to find documents judged outside the pool)
+    dbytes: np.ndarray    # document id
+
+
+@dataclass
+class Judged:
+    """Documents judged outside the pool (an order's, :class:`~ir_rbstar.judging.orders.Outside`) with their
+    true grades, matched once to the runs' rows of every measure (:meth:`RevealedEvaluator.judged`)."""
+    query: np.ndarray     # pool query index of each document
+    grade: np.ndarray     # its true grade (0 when the qrels lack it)
+    rows: List[tuple]     # per measure: (row indices, document indices) of the rows that rank one of them
 
 
 def _candidate_rows(pool: Pool, runs: Dict[str, Ranking], depth: int) -> _Rows:
@@ -51,8 +62,8 @@ def _candidate_rows(pool: Pool, runs: Dict[str, Ranking], depth: int) -> _Rows:
         cand = np.where(hit, pos, -1)
         if hit.any() and not np.array_equal(run.dbytes[keep][hit], pool.cand_doc[cand[hit]]):
             raise ParameterError("runs: a document id differs from the pool's for the same hash")
-        parts.append((np.full(len(cand), r), seg_qi[keep], ranks[keep], cand))
-    cat = [np.concatenate([p[i] for p in parts]) for i in range(4)]
+        parts.append((np.full(len(cand), r), seg_qi[keep], ranks[keep], cand, h, run.dbytes[keep]))
+    cat = [np.concatenate([p[i] for p in parts]) for i in range(6)]
     return _Rows(*cat)
 
 
@@ -90,15 +101,38 @@ class RevealedEvaluator:
         out = np.bincount(rows.run * self.Q + rows.query, weights=values, minlength=self.R * self.Q)
         return out.reshape(self.R, self.Q)
 
-    def values(self, revealed: np.ndarray) -> Dict[str, np.ndarray]:
-        """{measure: runs x queries values} with the candidates ``revealed`` (a boolean mask) judged."""
+    def judged(self, query: np.ndarray, dhash: np.ndarray, dbytes: np.ndarray, grade: np.ndarray) -> Judged:
+        """Documents to be judged outside the pool (``query``: pool query index; their hashes, ids and true
+        grades), matched to the rows of every measure that rank them (:meth:`values` takes the result)."""
+        import pandas as pd
+        docs = pd.DataFrame({"query": np.asarray(query, dtype=np.int64), "dhash": dhash, "doc": np.arange(len(query))})
+        rows = []
+        for _, _, r in self._specs:
+            cand = np.flatnonzero(r.cand < 0)
+            found = pd.DataFrame({"query": r.query[cand], "dhash": r.dhash[cand], "row": cand}).merge(
+                docs, on=["query", "dhash"])
+            at, doc = found["row"].to_numpy(np.int64), found["doc"].to_numpy(np.int64)
+            if len(doc) and not np.array_equal(r.dbytes[at], dbytes[doc]):
+                raise ParameterError("orders: a document id differs from a run's for the same hash")
+            rows.append((at, doc))
+        return Judged(query, np.asarray(grade, dtype=np.int64), rows)
+
+    def values(self, revealed: np.ndarray, outside: "Judged | None" = None,
+               shown: "np.ndarray | None" = None) -> Dict[str, np.ndarray]:
+        """{measure: runs x queries values} with the candidates ``revealed`` (a boolean mask) judged, and of the
+        documents ``outside`` the pool (:meth:`judged`) those ``shown`` (a mask over them)."""
         grade = np.where(revealed, self.oracle, 0)
         out = {}
-        for text, (w, residual, rows) in zip(self.measures, self._specs, strict=True):
+        for i, (text, (w, residual, rows)) in enumerate(zip(self.measures, self._specs, strict=True)):
             c = rows.cand
             has = c >= 0
             g = np.where(has, grade[np.where(has, c, 0)], 0)
             known = has & revealed[np.where(has, c, 0)]
+            if outside is not None and shown is not None:
+                at, doc = outside.rows[i]
+                seen = shown[doc]
+                g[at[seen]] = outside.grade[doc[seen]]
+                known[at[seen]] = True
             if w.name == "RBP":
                 wt = (1.0 - w.p) * w.p ** (rows.rank - 1.0)
                 if residual:
@@ -110,17 +144,24 @@ class RevealedEvaluator:
             elif w.name == "nDCG":
                 k = int(w.cutoff or 0)
                 dcg = self._sum(rows, np.clip(g, 0, None) / np.log2(rows.rank + 1.0))
-                ideal = np.broadcast_to(self._ideal(grade, revealed, k)[None, :], dcg.shape)
+                extra = None if outside is None or shown is None else (outside.query[shown], outside.grade[shown])
+                ideal = np.broadcast_to(self._ideal(grade, revealed, k, extra)[None, :], dcg.shape)
                 v = np.divide(dcg, ideal, out=np.zeros_like(dcg), where=ideal > 0)
             else:
                 v = self._sum(rows, (g >= 1).astype(np.float64)) / float(w.cutoff or 1)
             out[text] = v
         return out
 
-    def _ideal(self, grade: np.ndarray, revealed: np.ndarray, k: int) -> np.ndarray:
+    def _ideal(self, grade: np.ndarray, revealed: np.ndarray, k: int, extra=None) -> np.ndarray:
+        """Each query's ideal DCG@k from the revealed candidates' grades and ``extra`` (query indices, grades
+        of documents judged outside the pool)."""
         g = np.where(revealed, np.clip(grade, 0, None), 0).astype(np.float64)
-        order = np.lexsort((-g, self.pool.cand_query))
-        q = self.pool.cand_query[order]
+        cq = self.pool.cand_query
+        if extra is not None and len(extra[0]):
+            g = np.concatenate([g, np.clip(extra[1], 0, None).astype(np.float64)])
+            cq = np.concatenate([cq, extra[0]])
+        order = np.lexsort((-g, cq))
+        q = cq[order]
         start = np.r_[0, np.flatnonzero(q[1:] != q[:-1]) + 1]
         place = np.arange(len(q)) - np.repeat(start, np.diff(np.r_[start, len(q)]))
         top = place < k

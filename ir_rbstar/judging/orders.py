@@ -13,20 +13,22 @@ theirs. An order is:
   ``--stub`` of ``judge`` and most pooling tools write it).
 
 Every document of the order costs a judgment, also one outside the pool (no run ranks it within the measure's
-depth: it changes no value). A document listed twice is an error naming both places: a second judgment of the
-same document would be counted twice.
+depth). Such a document is judged as the others are, so each value at a budget is the package's evaluation with
+the order's first documents as qrels: it can still count for a run that ranks it deeper (RBP without a cutoff
+weighs every rank) and for nDCG's ideal, which takes every judged document of the query. A document listed
+twice is an error naming both places: a second judgment of the same document would be counted twice.
 """
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterator, List, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, NamedTuple, Sequence, Tuple
 
 import numpy as np
 
 from ..errors import InputFormatError, ParameterError
 from .pool import Pool
 
-__all__ = ["read_order", "order_positions", "replay_order", "check_names"]
+__all__ = ["read_order", "order_positions", "replay_order", "check_names", "Outside"]
 
 
 def _from_file(path: str) -> Tuple[List[Tuple[str, str]], List[str]]:
@@ -101,27 +103,49 @@ def read_order(order: Any, name: str) -> Tuple[List[Tuple[str, str]], List[str]]
     return pairs, where
 
 
-def order_positions(pool: Pool, pairs: Sequence[Tuple[str, str]]) -> np.ndarray:
-    """The place in the order (0 first) of every pool candidate, -1 for one the order does not list: the order
-    looked up in the pool as qrels whose grades are the places (the pool's own join, :meth:`Pool.lookup`)."""
+class Outside(NamedTuple):
+    """The documents of an order that are no candidates of the pool, for the pool's queries: each one's query
+    index (into ``pool.queries``), document hash and id (bytes), and place in the order (0 first). Judging one
+    can still change a value: a run may rank it below the pool's depth (RBP without a cutoff counts every
+    rank), and nDCG's ideal counts every judged document of the query."""
+    query: np.ndarray
+    dhash: np.ndarray
+    dbytes: np.ndarray
+    place: np.ndarray
+
+
+def order_positions(pool: Pool, pairs: Sequence[Tuple[str, str]]) -> Tuple[np.ndarray, Outside]:
+    """The place in the order (0 first) of every pool candidate, -1 for one the order does not list (the order
+    looked up in the pool as qrels whose grades are the places: the pool's own join, :meth:`Pool.lookup`), and
+    the order's other documents of the pool's queries (:class:`Outside`)."""
     import pandas as pd
     from ..io import to_qrels
+    none = Outside(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64), np.zeros(0, dtype="S1"),
+                   np.zeros(0, dtype=np.int64))
     if not pairs:
-        return np.full(pool.n_candidates, -1, dtype=np.int64)
+        return np.full(pool.n_candidates, -1, dtype=np.int64), none
     q, d = zip(*pairs, strict=True)
     places = to_qrels(pd.DataFrame({"query_id": q, "doc_id": d, "relevance": np.arange(len(pairs))}),
                       source="order")
     place, listed = pool.lookup(places)
-    return np.where(listed, place, -1).astype(np.int64)
+    positions = np.where(listed, place, -1).astype(np.int64)
+    outside = ~np.isin(places.grades, positions[listed])
+    qcodes = np.sort(pool.qcodes)
+    qi = np.minimum(np.searchsorted(qcodes, places.rowq), max(len(qcodes) - 1, 0))
+    ours = outside & (qcodes[qi] == places.rowq) if len(qcodes) else np.zeros(len(outside), dtype=bool)
+    index_of = np.argsort(pool.qcodes, kind="stable")           # sorted code -> the pool's query index
+    return positions, Outside(index_of[qi[ours]].astype(np.int64), places.rowd[ours], places.rowb[ours],
+                              places.grades[ours].astype(np.int64))
 
 
-def replay_order(pool: Pool, positions: np.ndarray, length: int, budgets: Sequence[int]
-                 ) -> Iterator[Tuple[int, np.ndarray, int]]:
-    """(budget, revealed mask, documents judged) at every budget (ascending): the order's first ``budget``
-    documents judged (all ``length`` of them once the order is shorter), of which those in the pool
-    (``positions``: :func:`order_positions`) revealed."""
+def replay_order(pool: Pool, positions: np.ndarray, outside: Outside, length: int, budgets: Sequence[int]
+                 ) -> Iterator[Tuple[int, np.ndarray, int, np.ndarray]]:
+    """(budget, revealed mask, documents judged, outside documents judged) at every budget (ascending): the
+    order's first ``budget`` documents judged (all ``length`` of them once the order is shorter), of which those
+    in the pool (``positions``: :func:`order_positions`) revealed, and of its documents outside the pool
+    (``outside``) the mask of those judged."""
     for budget in budgets:
-        yield budget, (positions >= 0) & (positions < budget), min(budget, length)
+        yield budget, (positions >= 0) & (positions < budget), min(budget, length), outside.place < budget
 
 
 def check_names(orders: Dict[str, Any], known: Sequence[str]) -> None:

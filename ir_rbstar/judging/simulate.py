@@ -32,7 +32,7 @@ from ..progress import Progress
 from ..stats import all_pairs, ranking_agreement
 from ..stats.paired import ttest_rel
 from .pool import Pool, _as_rankings, build_pool, check_measure_scale, measure_or_default, weights_of
-from .evaluate import RevealedEvaluator
+from .evaluate import Judged, RevealedEvaluator
 from .orders import check_names, order_positions, read_order, replay_order
 from .prior import prior_gains
 from .select import load_judgments, positive_int
@@ -206,21 +206,24 @@ def simulate(qrels: Any, runs: Any, measures: Optional[Sequence[str]] = None, st
     full_verdict = {m: _verdicts(full[m], pool.runs, alpha) for m in measures}
     rows = []
     total, step = (len(strategies) + len(orders)) * len(budgets), 0
-    runs_of: List[Tuple[str, Iterator[Tuple[int, np.ndarray, int]]]] = [
-        (s, ((b, r, int(r.sum())) for b, r in replay(pool, grades, s, budgets, batch, seed, expected)))
+    runs_of: List[Tuple[str, Optional[Judged], Iterator[Tuple[int, np.ndarray, int, Optional[np.ndarray]]]]] = [
+        (s, None, ((b, r, int(r.sum()), None) for b, r in replay(pool, grades, s, budgets, batch, seed, expected)))
         for s in strategies]
     for name, pairs in order_pairs.items():
-        positions = order_positions(pool, pairs)
+        positions, outside = order_positions(pool, pairs)
         if len(pairs) and not (positions >= 0).any():
             # (most likely ids of another form: every judgment would change nothing, a flat curve)
             raise ParameterError(f"orders[{name!r}]: none of its {len(pairs)} documents is in the pool (the "
                                  f"documents the runs rank within the measure's depth for the queries of the "
                                  f"qrels); are its query and document ids those of the runs?")
-        runs_of.append((name, replay_order(pool, positions, len(pairs), budgets)))
-    for strategy, trajectory in runs_of:
-        for budget, revealed, judged in trajectory:
+        # its documents outside the pool are judged too: a run may rank one deeper, and nDCG's ideal counts it
+        truth, _ = oracle.lookup(pool.qcodes[outside.query], outside.dhash, outside.dbytes)
+        judged_outside = evaluator.judged(outside.query, outside.dhash, outside.dbytes, truth)
+        runs_of.append((name, judged_outside, replay_order(pool, positions, outside, len(pairs), budgets)))
+    for strategy, outside_judged, trajectory in runs_of:
+        for budget, revealed, judged, shown in trajectory:
             step += 1
-            values = evaluator.values(revealed)
+            values = evaluator.values(revealed, outside_judged, shown)
             for m in measures:
                 v = values[m]
                 agree = ranking_agreement(pd.Series(full_mean[m], index=pool.runs),

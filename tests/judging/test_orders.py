@@ -1,4 +1,5 @@
 """Judging orders made elsewhere, replayed by simulate beside the strategies (ir_rbstar.judging.orders)."""
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -119,3 +120,58 @@ def test_the_command_replays_judges_output(data, tmp_path, capsys):
                          (["--order", f"a={out}", "--order", f"a={out}"], "the name 'a' is given twice")):
         assert cli.main(["simulate-judging", str(VASWANI / "qrels"), *files, "--budgets", "93", *bad]) == 2
         assert message in capsys.readouterr().err
+
+
+def test_documents_outside_the_pool_count_as_the_revealed_qrels_make_them(data):
+    """An order judging documents the pool lacks (ranked below its depth by some run, or by none) replays as
+    the package's evaluation with the order's first documents as qrels: RBP without a cutoff weighs every
+    rank, its residual shrinks, and nDCG's ideal takes every judged document of the query."""
+    import ir_measures
+
+    import ir_rbstar
+    from ir_rbstar.judging.evaluate import RevealedEvaluator
+    from ir_rbstar.judging.orders import order_positions
+    qrels, runs, _, _ = data
+    queries = list(QUERY_IDS.decode(qrels.qcodes))[:12]
+    frames = {n: ir_rbstar.io.ranking_frame(r) for n, r in runs.items()}
+    frames = {n: f[f["query_id"].isin(queries)].groupby("query_id", sort=False).head(30) for n, f in frames.items()}
+    small = {n: to_ranking(f) for n, f in frames.items()}
+    pool = build_pool(small, M, queries=queries)                        # the top 5 of each run
+    judged = pd.DataFrame({"query_id": QUERY_IDS.decode(qrels.rowq), "doc_id": ir_rbstar.io.ids._to_str(qrels.rowb),
+                           "relevance": qrels.grades})
+    judged = judged[judged["query_id"].isin(queries)]
+    # a query at a time: its relevant documents first (most of them no run's top 5, some in no run's top 30),
+    # then the runs' ranks 1-30 (pool candidates and deeper ones)
+    order = []
+    for q in queries:
+        order += [(q, d) for d in judged[judged["query_id"] == q]["doc_id"]]
+        for f in frames.values():
+            order += [(q, d) for d in f[f["query_id"] == q]["doc_id"]]
+    order = list(dict.fromkeys(order))
+    positions, outside = order_positions(pool, order)
+    assert (positions >= 0).sum() == pool.n_candidates and len(outside.place) > 2 * pool.n_candidates
+    grades, known = pool.lookup(qrels)
+    measures = ["RBP(p=0.8)", "RBP_res(p=0.8)", "nDCG@10", "P@10", M]
+    ev = RevealedEvaluator(pool, small, measures, np.where(known, grades, 0))
+    truth, _ = qrels.lookup(pool.qcodes[outside.query], outside.dhash, outside.dbytes)
+    extra = ev.judged(outside.query, outside.dhash, outside.dbytes, truth)
+    grade_of = {(q, d): g for q, d, g in judged.itertuples(index=False, name=None)}
+    parsed = ir_rbstar.parse(" ".join(measures))
+    changed = 0
+    for budget in (40, 200, len(order)):
+        first = order[:budget]
+        mine = ev.values((positions >= 0) & (positions < budget), extra, outside.place < budget)
+        without = ev.values((positions >= 0) & (positions < budget))
+        revealed = pd.DataFrame([(q, d, grade_of.get((q, d), 0)) for q, d in first],
+                                columns=["query_id", "doc_id", "relevance"])
+        for r, name in enumerate(pool.runs):
+            for metric in ir_measures.iter_calc(parsed, revealed, frames[name]):
+                i = queries.index(metric.query_id)
+                assert mine[str(metric.measure)][r, i] == pytest.approx(metric.value, abs=1e-12), (budget, metric)
+                changed += without[str(metric.measure)][r, i] != pytest.approx(metric.value, abs=1e-12)
+    assert changed > 0                     # the documents outside the pool did change values
+    # and simulate counts them: its residual with the whole order judged is the evaluation's
+    table = simulate(judged, small, measures=["RBP(p=0.8)"], select_measure=M, strategies=[],
+                     budgets=[len(order)], orders={"deep": order})
+    full = mine["RBP_res(p=0.8)"].mean()
+    assert table["mean_residual"].item() == pytest.approx(full, abs=1e-12)
