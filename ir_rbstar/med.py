@@ -110,8 +110,9 @@ def pairwise(runs: Any, measures: Union[str, Any, List[Any]], qrels: Any = None,
 
 
 def _untagged(text: str, tags: Dict[str, str]) -> str:
-    """``text`` with the internal reference names of :func:`pairwise` replaced by the runs' own names."""
-    for name, tag in tags.items():
+    """``text`` with the internal reference names of :func:`pairwise` replaced by the runs' own names (the
+    longest first: the name of run 1 is the start of run 10's)."""
+    for name, tag in sorted(tags.items(), key=lambda item: -len(item[1])):
         text = text.replace(repr(tag), repr(name)).replace(tag, name)
     return text
 

@@ -442,3 +442,8 @@ def test_distance_matrix_with_graded_qrels_needs_max_rel():
     with pytest.raises(GradeScaleError, match="max_rel=2"):
         med.distance_matrix(runs, "MED_nDCG@3", qrels)
     assert med.distance_matrix(runs, "MED_nDCG(max_rel=2)@3", qrels).loc["a", "b"] >= 0.0
+
+
+def test_internal_reference_names_are_replaced_longest_first():
+    tags = {"abcdefghijkl"[i]: f"\x00pairwise:{i}" for i in range(12)}        # run 1 is 'b', run 10 is 'k'
+    assert med._untagged("x \x00pairwise:1 y \x00pairwise:10 z '\x00pairwise:11'", tags) == "x b y k z 'l'"
