@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="reference ranking (run file) for RBR, RBA and RBO")
     parser.add_argument("--baseline", "-b", metavar="NAME",
                         help="the run the others are tested against (its name, i.e. file name without "
-                             ".gz/.run/.txt, or its path)")
+                             ".gz/.run/.txt, its file name or its path)")
     parser.add_argument("--groups", "-g", metavar="FILE",
                         help="TSV file of run<TAB>group lines: NRG's prior set is then the best run of "
                              "every other group")

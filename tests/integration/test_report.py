@@ -442,6 +442,14 @@ def test_baseline_given_as_the_path_of_a_run(tmp_path):
     assert "Baseline: `bm25`" in (tmp_path / "report.md").read_text()
 
 
+@pytest.mark.parametrize("given", ["bm25.run.gz", "bm25.run", "elsewhere/bm25.run.gz"])
+def test_baseline_given_as_a_runs_file_name(tmp_path, given):
+    # the command names a run by its file name without .gz/.run/.txt; its file name is taken for it too
+    report.build_report(QRELS, {"bm25": RUNS["bm25"], "bm25l": RUNS["bm25l"]}, tmp_path, baseline=given,
+                        measures="nDCG@10", pictures=False)
+    assert "Baseline: `bm25`" in (tmp_path / "report.md").read_text()
+
+
 @pytest.mark.parametrize("runs", [{}, []])
 def test_no_run(tmp_path, runs, unchanged_registry):
     with pytest.raises(ParameterError, match="at least one run"):
