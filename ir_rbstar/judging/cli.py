@@ -18,6 +18,7 @@ def _runs(paths: List[str]) -> dict:
     """Each run file read, named by its file name without .gz, .run, .txt or .trec (by its path where two
     files share a name). A file given twice is an error: it would be compared with itself."""
     from ..io import read_trec_run
+    from ..plots.common import run_name
     runs = {}
     seen = set()
     for path in paths:
@@ -27,9 +28,7 @@ def _runs(paths: List[str]) -> dict:
         if real in seen:
             raise ParameterError(f"RUN: the file {path} is given twice")
         seen.add(real)
-        name = os.path.basename(path)
-        for suffix in (".gz", ".run", ".txt", ".trec"):
-            name = name[:-len(suffix)] if name.endswith(suffix) else name
+        name = run_name(path)
         if name in runs:
             name = path
         runs[name] = read_trec_run(path)
@@ -65,7 +64,7 @@ def judge_main(argv: List[str]) -> int:
     parser.add_argument("--depth", type=int, default=None, help="pool depth (default: the cutoff, or where "
                                                                 "the RBP weight falls below 0.1%% of rank 1's)")
     parser.add_argument("--baseline", default=None, metavar="RUN", help="with pairs/ranking: only the "
-                        "comparisons with this run (its name: the file name without .gz)")
+                        "comparisons with this run (its name, i.e. file name without .gz/.run/.txt, or its file name)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--prior", default=None, metavar="FILE", help=PRIOR_HELP)
     parser.add_argument("-o", "--output", default="-", help="TSV file (default: standard output)")

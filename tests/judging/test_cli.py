@@ -50,6 +50,15 @@ def test_judge_to_stdout_with_a_baseline_strategy_and_no_qrels(capsys):
     assert lines[0].startswith("query_id\tdoc_id") and len(lines) == 4 and "depth: best rank 1" in lines[1]
 
 
+def test_judge_baseline_by_name_file_name_or_path(capsys):
+    outputs = []
+    for given in ("bm25", "bm25.run.gz", RUNS[0]):
+        assert cli.main(["judge", QRELS, *RUNS, "--measure", "RBP(p=0.8)@10", "--budget", "3",
+                         "--baseline", given]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1] == outputs[2] and "bm25 vs bm25_flat" in outputs[0]
+
+
 @pytest.mark.parametrize("args, message", [
     (["--budget", "0"], "budget: must be a positive integer"),
     (["--budget", "5", "--baseline", "nope"], "baseline: unknown run 'nope'"),
