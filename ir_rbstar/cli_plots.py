@@ -93,8 +93,9 @@ def _distance_parser() -> argparse.ArgumentParser:
                     "matrix; --output writes it as TSV, --picture as a heat map (.png or .svg, needs matplotlib).")
     parser.add_argument("runs", nargs="+", metavar="RUN",
                         help="TREC run files (.gz allowed), named by file name without .gz/.run/.txt")
-    parser.add_argument("--measure", "-m", default="MED_nDCG@20",
-                        help="the measure, without ref: e.g. MED_nDCG@20 (default), 'MED_RBP(p=0.9)', "
+    parser.add_argument("--measure", "-m", default=None,
+                        help="the measure, without ref: e.g. MED_nDCG@20 (default; with graded --qrels "
+                             "MED_nDCG(max_rel=G)@20, G their highest grade), 'MED_RBP(p=0.9)', "
                              "'MED_ERR(max_rel=2)@30', 'RBO(p=0.9)@100' (a similarity: the matrix holds "
                              "1 - RBO; '1-RBO(p=0.9)@100' says the same)")
     parser.add_argument("--qrels", default="none",
@@ -117,14 +118,15 @@ def run_distance(argv: List[str], out=None) -> int:
     if args.picture is not None:
         from .plots import picture_format
         picture_format(args.picture)                 # a bad extension fails before the work is done
-    text = args.measure.strip()
+    qrels = _load_qrels(args.qrels)
+    text = (args.measure if args.measure is not None else med.default_distance(qrels)).strip()
     if text.startswith("1-"):            # report's spelling of a similarity's distance: the matrix is one
         text = text[2:]
         if parse_measure(" ".join(split_measures(text))).NAME not in med.SIMILARITIES:
             raise errors.ParameterError(f"--measure {args.measure!r}: '1-' makes a distance of "
                                         f"{', '.join(med.SIMILARITIES)} only")
     measure = med._measure(" ".join(split_measures(text)))
-    matrix = med.distance_matrix(run_names(args.runs), measure, _load_qrels(args.qrels),
+    matrix = med.distance_matrix(run_names(args.runs), measure, qrels,
                                  progress=reporter(True if args.progress else None, prefix="ir-rbstar distance"))
     print(f"# {matrix.attrs['distance']}, mean over the queries; rows: run, columns: ref", file=out)
     print(matrix.round(args.places).to_csv(sep="\t"), end="", file=out)

@@ -173,7 +173,15 @@ def _pairwise_frames(measures, rankings, qrels, tags, progress, self_pairs: bool
     return pd.DataFrame({key: np.concatenate(parts) for key, parts in blocks.items()})
 
 
-def distance_matrix(runs: Any, measure: Any = "MED_nDCG@20", qrels: Any = None,
+def default_distance(qrels: Optional[Qrels]) -> str:
+    """The distance of :func:`distance_matrix` and ``ir-rbstar distance`` when none is given: ``MED_nDCG@20``,
+    with ``max_rel`` the highest grade of ``qrels`` when they are graded (``MED_nDCG(max_rel=2)@20`` on
+    Robust04's 0-2), as the report takes its grade scale; a given MED_nDCG keeps its own ``max_rel``."""
+    top = int(qrels.grades.max()) if qrels is not None and len(qrels.grades) else 1
+    return "MED_nDCG@20" if top <= 1 else f"MED_nDCG(max_rel={top})@20"
+
+
+def distance_matrix(runs: Any, measure: Any = None, qrels: Any = None,
                     progress: Optional[Callable[[int, int, str], None]] = None) -> pd.DataFrame:
     """The mean of ``measure`` over the queries for every pair of runs, as a square DataFrame (rows: the
     evaluated run, columns: the reference, both in the order given). MED values are distances; for
@@ -184,10 +192,12 @@ def distance_matrix(runs: Any, measure: Any = "MED_nDCG@20", qrels: Any = None,
     :func:`pairwise` for ``runs``, ``qrels`` and ``progress``. Computed by
     :func:`distance_frame`, as the report's matrices: every pair at once as arrays for RBO
     (``ties='expected'``, no cutoff) and MED_nDCG@k / MED_P@k against qrels, pair by pair otherwise (the same
-    values to rounding)."""
+    values to rounding). ``measure=None``: :func:`default_distance` of the qrels (``MED_nDCG@20``, graded on
+    the qrels' scale)."""
     from .datasets import resolve_qrels
-    m = _measure(measure)
-    return distance_frame(_runs(runs), m, None if qrels is None else resolve_qrels(qrels), progress)
+    qrels = None if qrels is None else resolve_qrels(qrels)
+    m = _measure(default_distance(qrels) if measure is None else measure)
+    return distance_frame(_runs(runs), m, qrels, progress)
 
 
 def distance_frame(rankings: Dict[str, Ranking], measure, qrels: Optional[Qrels],

@@ -442,6 +442,23 @@ def test_distance_matrix_with_graded_qrels_needs_max_rel():
     with pytest.raises(GradeScaleError, match="max_rel=2"):
         med.distance_matrix(runs, "MED_nDCG@3", qrels)
     assert med.distance_matrix(runs, "MED_nDCG(max_rel=2)@3", qrels).loc["a", "b"] >= 0.0
+    # no measure given: MED_nDCG@20 on the qrels' own scale (max_rel=2 here), judgment-free without qrels
+    default = med.distance_matrix(runs, qrels=qrels)
+    assert default.attrs["measure"] == "MED_nDCG(max_rel=2)@20"
+    pd.testing.assert_frame_equal(default, med.distance_matrix(runs, "MED_nDCG(max_rel=2)@20", qrels))
+    assert med.distance_matrix(runs).attrs["measure"] == "MED_nDCG@20"
+
+
+def test_distance_command_default_takes_the_qrels_grade_scale(tmp_path, capsys):
+    from ir_rbstar.cli import main
+    run_a, run_b, qrels = tmp_path / "a.run", tmp_path / "b.run", tmp_path / "graded.qrels"
+    run_a.write_text("1 Q0 d1 1 3 a\n1 Q0 d2 2 2 a\n1 Q0 d3 3 1 a\n")
+    run_b.write_text("1 Q0 d2 1 3 b\n1 Q0 d1 2 2 b\n1 Q0 d4 3 1 b\n")
+    qrels.write_text("1 0 d1 2\n1 0 d2 0\n")
+    assert main(["distance", str(run_a), str(run_b), "--qrels", str(qrels)]) == 0
+    assert capsys.readouterr().out.startswith("# MED_nDCG(max_rel=2)@20, mean over the queries")
+    assert main(["distance", str(run_a), str(run_b), "--qrels", str(qrels), "--measure", "MED_nDCG@20"]) == 2
+    assert "above max_rel=1" in capsys.readouterr().err
 
 
 def test_internal_reference_names_are_replaced_longest_first():
