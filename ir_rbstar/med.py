@@ -44,7 +44,7 @@ from .errors import GradeScaleError, ParameterError, RbstarError, ReferenceNotFo
 from .io import Qrels, Ranking, to_ranking
 from .measures import ALL as MEASURES
 
-__all__ = ["pairwise", "distance_matrix", "matrix_of", "exactness", "SYMMETRIC", "SIMILARITIES"]
+__all__ = ["pairwise", "distance_matrix", "default_distance", "matrix_of", "exactness", "SYMMETRIC", "SIMILARITIES"]
 
 SIMILARITIES = ("RBO", "RBO_ext", "RBA")
 SYMMETRIC = tuple(str(m.NAME) for m in MEASURES if m.FAMILY == "med") + SIMILARITIES
