@@ -47,10 +47,15 @@ class _Nodes:
 BATCH_CELLS = 20_000 * 31
 
 
+def _step(evaluate: "_Nodes", chunk: int) -> int:
+    """The most nodes scored at once: ``chunk``, fewer where a node's row is wide (:data:`BATCH_CELLS`)."""
+    return max(1, min(chunk, BATCH_CELLS // (evaluate.M + 1)))
+
+
 def _batched(evaluate: "_Nodes", pid: np.ndarray, depth: np.ndarray, Z: np.ndarray, chunk: int) -> np.ndarray:
     """``evaluate`` of the nodes (``pid``, ``depth``, ``Z``) in batches of at most ``chunk`` nodes and
     :data:`BATCH_CELLS` cells (the same values: each node is scored on its own)."""
-    step = max(1, min(chunk, BATCH_CELLS // (evaluate.M + 1)))
+    step = _step(evaluate, chunk)
     if len(pid) <= step:
         return evaluate(pid, depth, Z.astype(np.float64, copy=False)) if len(pid) else np.zeros(0)
     return np.concatenate([evaluate(pid[i:i + step], depth[i:i + step], Z[i:i + step].astype(np.float64))
@@ -87,7 +92,7 @@ def _local_search(d: Dense, pid: np.ndarray, evaluate: _Nodes, rounds: int, budg
         cand = np.empty(len(node))
         # the neighbours made and scored a batch at a time (a copy of Z per neighbour: nodes x M at once
         # would be the whole neighbourhood of every row)
-        step = max(1, min(chunk, BATCH_CELLS // (evaluate.M + 1)))
+        step = _step(evaluate, chunk)
         for i in range(0, len(node), step):
             nb, vb = node[i:i + step], var[i:i + step]
             Zc = Z[nb]
