@@ -11,7 +11,6 @@ from ..core import med as K
 from ..core.ties import discount_cum
 from ..errors import BudgetWarning, ParameterError
 from ..io import QUERY_IDS, DocIndex, verify_ids
-from ..measures.med import default_budget
 
 GRADED = ("MED_nDCG", "MED_ERR")
 
@@ -108,9 +107,9 @@ def searched(m, ctx: RunContext) -> K.Searched:
 
 def budget_of(m) -> int:
     """The search budget of a MED_AP or MED_ERR measure: ``budget=`` as given, else the default for its
-    cutoff (:func:`ir_rbstar.measures.med.default_budget`: MED_ERR's shrinks beyond k = 30)."""
-    given = m.params.get("budget")
-    return int(given) if given is not None else default_budget(m.NAME, m.params.get("cutoff"))
+    cutoff (``m["budget"]`` gives it: :func:`ir_rbstar.measures.med.default_budget`, MED_ERR's shrinks beyond
+    k = 30)."""
+    return int(m["budget"])
 
 
 def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:

@@ -96,6 +96,12 @@ class _MEDMeasure(RbstarMeasure):
             params["cutoff"] = self.DEFAULT_CUTOFF
         super().__init__(**params)
 
+    def __getitem__(self, key):
+        # the search budget not given: the default for this cutoff (MED_ERR's shrinks beyond k = 30)
+        if key == "budget" and self.params.get("budget") is None and "budget" in self.SUPPORTED_PARAMS:
+            return default_budget(self.NAME, self.params.get("cutoff"))
+        return super().__getitem__(key)
+
     def _check_ranges(self) -> None:
         super()._check_ranges()
         self._check_text("ref")

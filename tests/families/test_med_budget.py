@@ -281,6 +281,9 @@ def test_med_err_default_budget_shrinks_with_the_cutoff():
     assert budget_of(ir_rbstar.parse("MED_ERR(ref='b.run')@100")[0]) == 60_000
     assert budget_of(ir_rbstar.parse("MED_ERR(ref='b.run',budget=7)@100")[0]) == 7
     assert budget_of(ir_rbstar.parse("MED_ERR(ref='b.run')")[0]) == ERR_BUDGET          # default k = 30
+    # the measure itself says the budget it searches with (what ir_measures' m[param] gives)
+    assert ir_rbstar.parse("MED_ERR(ref='b.run')@1000")[0]["budget"] == 6_000
+    assert str(ir_rbstar.parse("MED_ERR(ref='b.run')@1000")[0]) == "MED_ERR(ref='b.run')@1000"     # not shown
 
 
 def test_distance_warnings_name_the_runs_not_internal_references():
