@@ -119,7 +119,7 @@ def run_distance(argv: List[str], out=None) -> int:
         from .plots import picture_format
         picture_format(args.picture)                 # a bad extension fails before the work is done
     qrels = _load_qrels(args.qrels)
-    text = (args.measure if args.measure is not None else med.default_distance(qrels)).strip()
+    text = (args.measure if args.measure is not None else med.default_distance(qrels, args.qrels)).strip()
     if text.startswith("1-"):            # report's spelling of a similarity's distance: the matrix is one
         text = text[2:]
         if parse_measure(" ".join(split_measures(text))).NAME not in med.SIMILARITIES:

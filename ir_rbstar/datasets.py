@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-from typing import Any, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -31,7 +31,8 @@ from .errors import (DatasetUnavailableError, EmptyInputError, InputFormatError,
 from .io import Qrels, Ranking, qrels_from_columns, ranking_from_columns, ranking_frame, read_trec_qrels, to_qrels
 
 __all__ = ["PREFIX", "MissingExtraError", "DatasetUnavailableError", "dataset_id", "load_dataset", "load_qrels",
-           "load_scoreddocs", "qrels_of", "scoreddocs_of", "resolve_qrels", "scoreddocs_cache_key"]
+           "load_scoreddocs", "qrels_of", "scoreddocs_of", "resolve_qrels", "scoreddocs_cache_key", "grade_scale",
+           "top_of_scale"]
 
 PREFIX = "irds:"
 _INSTALL = 'pip install "ir_rbstar[datasets]"'
@@ -190,3 +191,60 @@ def load_scoreddocs(spec: str) -> pd.DataFrame:
     if dataset_id(spec) is None:
         spec = PREFIX + str(spec).strip()
     return ranking_frame(scoreddocs_of(spec))
+
+
+def grade_scale(qrels: Any, top_grade: int) -> Tuple[int, str]:
+    """The top of the collection's grade scale (``max_rel`` of the graded measures) and where it comes from.
+
+    ``qrels`` is what the qrels were given as (a path, an id, a table), ``top_grade`` the highest grade its
+    judgments hold. When the qrels are an ir_datasets id (``irds:<id>`` or a bare id that is not a file),
+    the dataset's ``qrels_defs`` (the grades it defines) give the scale: a collection whose judged grades
+    happen to stop below the top of its scale is still read on its own scale. Otherwise, or when the
+    definitions are not available, the scale is the highest grade in the qrels (at least 1).
+
+    >>> grade_scale("qrels.txt", 3)
+    (3, 'the highest grade in the qrels')
+    >>> grade_scale("qrels.txt", 0)
+    (1, 'the highest grade in the qrels')
+    """
+    top = max(1, int(top_grade))
+    did = _dataset_id(qrels)
+    if did is not None:
+        defined = _defined_grades(did)
+        if defined:
+            return max(top, max(defined)), f"the grades ir_datasets defines for {did} (qrels_defs)"
+    return top, "the highest grade in the qrels"
+
+
+def _dataset_id(qrels: Any) -> Optional[str]:
+    """The ir_datasets id the qrels name (``irds:<id>``, or a bare id that is not an existing file), else None."""
+    if not isinstance(qrels, str) or "\n" in qrels:
+        return None
+    did = dataset_id(qrels)
+    if did is not None:
+        return did
+    if os.path.exists(qrels) or os.path.exists(os.path.expanduser(qrels)) or not _looks_like_id(qrels):
+        return None
+    return qrels.strip()
+
+
+def _defined_grades(did: str) -> List[int]:
+    """The integer grades of the dataset's ``qrels_defs`` (empty when ir_datasets cannot say)."""
+    try:
+        defs = load_dataset(did).qrels_defs()
+    except Exception:                       # no ir_datasets, unknown id, no qrels: the qrels' own grades decide
+        return []
+    out = []
+    for key in defs or {}:
+        try:
+            out.append(int(key))
+        except (TypeError, ValueError):
+            continue
+    return out
+
+
+def top_of_scale(spec: Any, qrels: Optional[Qrels]) -> int:
+    """The top of the grade scale of ``qrels`` (given as ``spec``: a path, an ir_datasets id, a table), as
+    :func:`grade_scale` sets it; 1 without judgments. The default graded measures of the report, the judging
+    functions and ``distance_matrix`` take it as their ``max_rel``."""
+    return grade_scale(spec, qrels.max_grade)[0] if qrels is not None else 1

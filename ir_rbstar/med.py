@@ -173,11 +173,13 @@ def _pairwise_frames(measures, rankings, qrels, tags, progress, self_pairs: bool
     return pd.DataFrame({key: np.concatenate(parts) for key, parts in blocks.items()})
 
 
-def default_distance(qrels: Optional[Qrels]) -> str:
+def default_distance(qrels: Optional[Qrels], spec: Any = None) -> str:
     """The distance of :func:`distance_matrix` and ``ir-rbstar distance`` when none is given: ``MED_nDCG@20``,
-    with ``max_rel`` the highest grade of ``qrels`` when they are graded (``MED_nDCG(max_rel=2)@20`` on
-    Robust04's 0-2), as the report takes its grade scale; a given MED_nDCG keeps its own ``max_rel``."""
-    top = int(qrels.grades.max()) if qrels is not None and len(qrels.grades) else 1
+    with ``max_rel`` the top of the grade scale of ``qrels`` (given as ``spec``) when they are graded
+    (``MED_nDCG(max_rel=2)@20`` on Robust04's 0-2), as the report takes it
+    (:func:`ir_rbstar.datasets.top_of_scale`); a given MED_nDCG keeps its own ``max_rel``."""
+    from .datasets import top_of_scale
+    top = top_of_scale(spec, qrels)
     return "MED_nDCG@20" if top <= 1 else f"MED_nDCG(max_rel={top})@20"
 
 
@@ -195,9 +197,9 @@ def distance_matrix(runs: Any, measure: Any = None, qrels: Any = None,
     values to rounding). ``measure=None``: :func:`default_distance` of the qrels (``MED_nDCG@20``, graded on
     the qrels' scale)."""
     from .datasets import resolve_qrels
-    qrels = None if qrels is None else resolve_qrels(qrels)
-    m = _measure(default_distance(qrels) if measure is None else measure)
-    return distance_frame(_runs(runs), m, qrels, progress)
+    loaded = None if qrels is None else resolve_qrels(qrels)
+    m = _measure(default_distance(loaded, qrels) if measure is None else measure)
+    return distance_frame(_runs(runs), m, loaded, progress)
 
 
 def distance_frame(rankings: Dict[str, Ranking], measure, qrels: Optional[Qrels],

@@ -76,8 +76,9 @@ def aux_split(runs: Any, qrels: Any, aux: Any = None, measure: Optional[str] = N
     judgments filling their gaps, split by provenance (see the module). ``aux=None``: no auxiliary
     judgments. The query set is the human qrels'."""
     if measure is None:                  # the human scale (an auxiliary grade beyond it is an error)
-        qrels = load_judgments(qrels)
-        measure = str(measure_or_default(None, qrels))
+        human = load_judgments(qrels)
+        measure = str(measure_or_default(None, human, qrels))
+        qrels = human
     w = weights_of(measure)
     text = str(measure)
     if w.name != "RBP" or "_res" in text.split("(")[0].split("@")[0]:

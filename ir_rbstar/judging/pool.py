@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import EmptyInputError, GradeScaleError, ParameterError, RbstarError
+from ..datasets import top_of_scale
 from ..io import QUERY_IDS, Qrels, Ranking, to_ranking
 from ..io.ids import _to_str
 from ..io.tables import KeepsDerived
@@ -191,13 +192,14 @@ def load_judgments(qrels: Any, name: str = "qrels", empty_ok: bool = False) -> O
 DEFAULT_MEASURE = "RBP(p=0.8)"
 
 
-def measure_or_default(measure: Any, *judgments: Optional[Qrels]) -> Any:
-    """``measure``, or when it is None :data:`DEFAULT_MEASURE` with ``max_rel`` the highest grade of
-    ``judgments`` (at least 1: binary judgments, or none yet, give plain ``RBP(p=0.8)``), so that the
-    default fits graded qrels (TREC DL's 0-3, Robust's 0-2) as well as binary ones."""
+def measure_or_default(measure: Any, judgments: Optional[Qrels], spec: Any = None) -> Any:
+    """``measure``, or when it is None :data:`DEFAULT_MEASURE` with ``max_rel`` the top of the grade scale of
+    ``judgments`` (given as ``spec``: :func:`ir_rbstar.datasets.top_of_scale`, the report's rule: the highest
+    grade, or an ir_datasets id's defined grades; binary judgments, or none yet, give plain ``RBP(p=0.8)``), so
+    that the default fits graded qrels (TREC DL's 0-3, Robust's 0-2) as well as binary ones."""
     if measure is not None:
         return measure
-    top = max([1] + [int(j.grades.max()) for j in judgments if j is not None and len(j.grades)])
+    top = top_of_scale(spec, judgments)
     return DEFAULT_MEASURE if top == 1 else f"RBP(p=0.8,max_rel={top})"
 
 

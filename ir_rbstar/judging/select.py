@@ -88,8 +88,11 @@ def select(runs: Any, qrels: Any = None, measure: Any = None, budget: int = 100,
         raise ParameterError(f"strategy: unknown strategy {strategy!r}; one of {', '.join(STRATEGIES)} "
                              f"(the goals: {', '.join(GOALS)})")
     judgments = load_judgments(qrels, empty_ok=True)
-    if measure is None:
-        measure = measure_or_default(None, judgments if judgments is not None else prior_judgments(prior))
+    if measure is None and judgments is None and prior is not None:
+        as_qrels = prior_judgments(prior)    # nothing judged: a graded prior sets the scale (loaded once, here)
+        measure = measure_or_default(None, as_qrels, prior)
+        prior = as_qrels if as_qrels is not None else prior
+    measure = measure_or_default(measure, judgments, qrels)
     pool = build_pool(runs, measure, queries=_queries_of(judgments, queries), depth=depth)
     check_measure_scale(pool.weights, judgments, measure)
     base = _baseline_index(pool, baseline)

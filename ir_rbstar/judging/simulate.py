@@ -173,7 +173,7 @@ def simulate(qrels: Any, runs: Any, measures: Optional[Sequence[str]] = None, st
     oracle = load_judgments(qrels)
     if oracle is None or len(oracle.grades) == 0:
         raise ParameterError("qrels: a simulation needs the real judgments as its oracle")
-    measures = [str(m) for m in measures] if measures is not None else [measure_or_default(None, oracle)]
+    measures = [str(m) for m in measures] if measures is not None else [measure_or_default(None, oracle, qrels)]
     if not measures:
         raise ParameterError("measures: give at least one measure")
     for s in strategies:

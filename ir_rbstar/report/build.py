@@ -102,7 +102,7 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
     the robust verdicts that depend on them marked (:mod:`ir_rbstar.report.aux`). ``max_rel`` is the top of the
     qrels' grade scale (e.g. 3 for TREC DL), written into every graded measure (those of the default set,
     of ``measures`` and of the distance matrix); None: the collection's
-    (:func:`~ir_rbstar.report.catalogue.grade_scale`: the ir_datasets ``qrels_defs``, else the highest grade).
+    (:func:`~ir_rbstar.datasets.grade_scale`: the ir_datasets ``qrels_defs``, else the highest grade).
 
     Returns the per-query values: a DataFrame indexed by (run, query_id) over the qrels' queries, one
     column per measure (every query has a value for every measure, as at every other door);

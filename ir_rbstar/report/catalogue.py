@@ -2,11 +2,11 @@
 family, what it means, which direction is better) parsed from a measure string."""
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any, List, Optional, Tuple
 
 
+from ..datasets import grade_scale  # noqa: F401  (the report's scale: build.py imports it from here)
 from ..errors import ParameterError
 from ..measures.base import RbstarMeasure
 from ..measures.families import family_of
@@ -83,58 +83,6 @@ def default_measures(reference: Optional[str] = None, baseline: Optional[str] = 
         ref = f"ref={baseline!r}"
         items += [f"MED_nDCG({ref}{scale})@10", f"1-RBO(p=0.9,{ref})"]
     return " ".join(items)
-
-
-def grade_scale(qrels: Any, top_grade: int) -> Tuple[int, str]:
-    """The top of the collection's grade scale (``max_rel`` of the graded measures) and where it comes from.
-
-    ``qrels`` is what the report was given, ``top_grade`` the highest grade its judgments hold. When the qrels
-    are an ir_datasets id (``irds:<id>`` or a bare id that is not a file), the dataset's ``qrels_defs`` (the
-    grades it defines) give the scale: a collection whose judged grades happen to stop below the top of its
-    scale is still read on its own scale. Otherwise, or when the definitions are not available, the scale is
-    the highest grade in the qrels (at least 1).
-
-    >>> grade_scale("qrels.txt", 3)
-    (3, 'the highest grade in the qrels')
-    >>> grade_scale("qrels.txt", 0)
-    (1, 'the highest grade in the qrels')
-    """
-    top = max(1, int(top_grade))
-    did = _dataset_id(qrels)
-    if did is not None:
-        defined = _defined_grades(did)
-        if defined:
-            return max(top, max(defined)), f"the grades ir_datasets defines for {did} (qrels_defs)"
-    return top, "the highest grade in the qrels"
-
-
-def _dataset_id(qrels: Any) -> Optional[str]:
-    """The ir_datasets id the qrels name (``irds:<id>``, or a bare id that is not an existing file), else None."""
-    from ..datasets import _looks_like_id, dataset_id
-    if not isinstance(qrels, str) or "\n" in qrels:
-        return None
-    did = dataset_id(qrels)
-    if did is not None:
-        return did
-    if os.path.exists(qrels) or os.path.exists(os.path.expanduser(qrels)) or not _looks_like_id(qrels):
-        return None
-    return qrels.strip()
-
-
-def _defined_grades(did: str) -> List[int]:
-    """The integer grades of the dataset's ``qrels_defs`` (empty when ir_datasets cannot say)."""
-    try:
-        from ..datasets import load_dataset
-        defs = load_dataset(did).qrels_defs()
-    except Exception:                       # no ir_datasets, unknown id, no qrels: the qrels' own grades decide
-        return []
-    out = []
-    for key in defs or {}:
-        try:
-            out.append(int(key))
-        except (TypeError, ValueError):
-            continue
-    return out
 
 
 def graded(measure: Any) -> bool:

@@ -328,6 +328,17 @@ def test_the_default_measure_takes_the_grade_scale_of_the_judgments():
     assert select(RUNS, None, budget=2, prior=graded)["reason"].str.contains("expected gain").all()
 
 
+def test_the_default_scale_is_the_reports_also_for_an_ir_datasets_id(monkeypatch):
+    # judged grades that stop below the grades a dataset defines: the dataset's scale, as the report takes it
+    import ir_rbstar.datasets
+    from ir_rbstar import med
+    monkeypatch.setattr(ir_rbstar.datasets, "_defined_grades", lambda did: [0, 1, 2, 3])
+    judged = to_qrels({"q": {"y": 2}})
+    assert measure_or_default(None, judged, "irds:x/y") == "RBP(p=0.8,max_rel=3)"
+    assert measure_or_default(None, judged, "qrels.txt") == "RBP(p=0.8,max_rel=2)"
+    assert med.default_distance(judged, "irds:x/y") == "MED_nDCG(max_rel=3)@20"
+
+
 def test_a_graded_rbp_below_the_grades_of_the_qrels_is_an_error():
     # RBP(p=0.8) is max_rel=1: grade 3 would gain 3, more than a relevant document can; evaluating refuses it
     with pytest.raises(GradeScaleError, match=r"holds grade 3 \(document 'y', query 'q'\), above max_rel=1; "
