@@ -41,9 +41,8 @@ def _queries_of(qrels: Optional[Qrels], queries: Optional[Sequence[str]]) -> Opt
 def _baseline_index(pool: Pool, baseline: Optional[str]) -> Optional[int]:
     if baseline is None:
         return None
-    if baseline not in pool.runs:
-        from ..plots.common import run_name               # a run's file name or path: bm25.run.gz
-        baseline = run_name(baseline) if run_name(baseline) in pool.runs else baseline
+    from ..plots.common import named_run
+    baseline = named_run(baseline, pool.runs)
     if baseline not in pool.runs:
         raise ParameterError(f"baseline: unknown run {baseline!r}; the runs are {', '.join(pool.runs)}")
     return pool.runs.index(baseline)

@@ -94,6 +94,15 @@ def run_name(path: PathLike) -> str:
         name = stem
 
 
+def named_run(given: Any, names) -> Any:
+    """The run of ``names`` that ``given`` means: ``given`` itself when it is one of them, else its
+    :func:`run_name` when that is one (a file name or path given for the run it names, ``bm25.run.gz``);
+    otherwise ``given`` unchanged, for the caller's error to name."""
+    if given in names or not isinstance(given, (str, os.PathLike)):
+        return given
+    return run_name(given) if run_name(given) in names else given
+
+
 def run_names(paths) -> dict:
     """Run name -> path for a list of run files: :func:`run_name` of each; a repeated name gets
     ' (2)', ' (3)', ..."""

@@ -130,9 +130,8 @@ def build_report(qrels: Any, runs: Any, out_dir: Any, *, reference: Any = None, 
     if baseline is not None:
         by_path = {os.fspath(v): k for k, v in inputs.items() if isinstance(v, (str, os.PathLike))}
         baseline = by_path.get(os.fspath(baseline), baseline) if isinstance(baseline, (str, os.PathLike)) else baseline
-        if baseline not in inputs and isinstance(baseline, (str, os.PathLike)):
-            from ..plots.common import run_name           # a run's file name given as its name: bm25.run.gz
-            baseline = run_name(baseline) if run_name(baseline) in inputs else baseline
+        from ..plots.common import named_run
+        baseline = named_run(baseline, inputs)
         if baseline not in inputs:
             raise ParameterError(f"baseline={baseline!r} is not one of the runs ({', '.join(repr(n) for n in names)})")
     group_of = read_groups(groups, names) if groups is not None else None
