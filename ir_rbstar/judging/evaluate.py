@@ -15,7 +15,7 @@ from typing import Dict, List
 
 import numpy as np
 
-from ..errors import GradeScaleError, ParameterError
+from ..errors import ParameterError
 from ..io import Ranking
 from .pool import Pool, weights_of
 
@@ -68,7 +68,9 @@ def _candidate_rows(pool: Pool, runs: Dict[str, Ranking], depth: int) -> _Rows:
 
 
 class RevealedEvaluator:
-    """Values of ``measures`` (strings) for the pool's runs, given the revealed candidates."""
+    """Values of ``measures`` (strings) for the pool's runs, given the revealed candidates. The grades are taken
+    as given: :func:`~ir_rbstar.judging.simulate` checks them against each measure's scale first
+    (:func:`~ir_rbstar.judging.pool.check_measure_scale`)."""
 
     def __init__(self, pool: Pool, runs: Dict[str, Ranking], measures: List[str], oracle_grades: np.ndarray):
         self.pool = pool
@@ -81,10 +83,6 @@ class RevealedEvaluator:
             w = weights_of(text)
             name = str(text).split("(")[0].split("@")[0]
             residual = name.endswith("_res")
-            top = int(self.oracle.max()) if self.oracle.size else 0
-            if w.name == "RBP" and not residual and w.rel is None and top > w.max_rel:
-                raise GradeScaleError(f"measure {text}: the qrels hold grade {top}, above "
-                                      f"max_rel={w.max_rel}")
             depth = w.cutoff if w.cutoff is not None else longest
             self._specs.append((w, residual, _candidate_rows(pool, runs, depth)))
         self._lengths = np.zeros((self.R, self.Q), dtype=np.int64)

@@ -192,7 +192,11 @@ def simulate(qrels: Any, runs: Any, measures: Optional[Sequence[str]] = None, st
     from ..io import QUERY_IDS
     pool = build_pool(rankings, select_measure or measures[0], queries=list(QUERY_IDS.decode(oracle.qcodes)),
                       depth=depth)
-    check_measure_scale(pool.weights, oracle, select_measure or measures[0])
+    # the grade scale of the measure choosing and of those evaluated (a residual reads no grade); the
+    # evaluator takes the grades as given
+    graded = [m for m in measures if not m.split("(")[0].split("@")[0].endswith("_res")]
+    for m in dict.fromkeys([select_measure or measures[0], *graded]):
+        check_measure_scale(weights_of(m), oracle, m)
     batch = positive_int(batch, "batch", allow_none=True) or len(pool.queries)
     if budgets is None:
         budgets = pool_budgets(pool.n_candidates, batch)
