@@ -43,19 +43,24 @@ def _weights(case):
     return out
 
 
-def _ours(case):
-    """The package's pool: ``select`` with the case's strategy, X documents a query (budget X a query, capped
-    at X a query), the weights of every rank the runs hold."""
+def _chosen(case, budget, strategy, **kw):
+    """The package's choice (``select`` of ``budget`` documents by ``strategy``, with the weights of every rank
+    the runs hold) over the case's runs and queries, as query -> set of documents."""
     runs = {name: pd.DataFrame([(q, d, s) for q, d, _, s in rows], columns=["query_id", "doc_id", "score"])
             for name, rows in case["runs"].items()}
     depth = max(r[2] for rows in case["runs"].values() for r in rows)
-    x = case["X"]
-    table = select(runs, None, f"RBP(p={case['p']})", budget=x * len(case["queries"]), per_query=x,
-                   strategy=f"rbp_{case['strategy']}", depth=depth, queries=case["queries"])
+    table = select(runs, None, f"RBP(p={case['p']})", budget=budget, strategy=strategy, depth=depth,
+                   queries=case["queries"], **kw)
     out: dict = {}
     for q, d in zip(table["query_id"], table["doc_id"], strict=True):
         out.setdefault(str(q), set()).add(str(d))
     return out
+
+
+def _ours(case):
+    """The package's RBP pool: the case's strategy, X documents a query (budget X a query, capped at X)."""
+    x = case["X"]
+    return _chosen(case, x * len(case["queries"]), f"rbp_{case['strategy']}", per_query=x)
 
 
 def _same_up_to_ties(case, ours, theirs):
@@ -83,22 +88,9 @@ def test_rbp_pools_equal_trectools_fixtures():
     assert 0 < differ < len(cases)
 
 
-def _depth(case, budget):
-    """The package's ``depth`` choice of ``budget`` documents over the case's queries."""
-    runs = {name: pd.DataFrame([(q, d, s) for q, d, _, s in rows], columns=["query_id", "doc_id", "score"])
-            for name, rows in case["runs"].items()}
-    depth = max(r[2] for rows in case["runs"].values() for r in rows)
-    table = select(runs, None, f"RBP(p={case['p']})", budget=budget, strategy="depth", depth=depth,
-                   queries=case["queries"])
-    out: dict = {}
-    for q, d in zip(table["query_id"], table["doc_id"], strict=True):
-        out.setdefault(str(q), set()).add(str(d))
-    return out
-
-
 def _same_depth_pool(case, theirs):
     size = sum(len(v) for v in theirs.values())
-    assert _depth(case, size) == {q: set(v) for q, v in theirs.items() if v}
+    assert _chosen(case, size, "depth") == {q: set(v) for q, v in theirs.items() if v}
 
 
 def test_depth_pools_equal_trectools_fixtures():
