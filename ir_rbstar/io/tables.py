@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
 import numpy as np
 
 from .docindex import DocIndex, MovedIndex, Moves, _find, judgment_index, rows_of_segments, verify_ids
+from .tiebreak import break_ties_by_docid
 from .ids import QUERY_IDS, _to_str, query_text
 
 if TYPE_CHECKING:                       # (pandas is imported where a DataFrame is made: not by the other doors)
@@ -390,7 +391,7 @@ def _build_ranking(qcodes: np.ndarray, dbytes: np.ndarray, dhash: np.ndarray, sc
             del ks
         del sort_key
     if break_ties and n > 1 and same is not None:
-        order = _break_ties_by_docid(order, same, dbytes)
+        order = break_ties_by_docid(order, same, dbytes)
     if isinstance(order, Moves):               # a few tied rows moved, within their query
         dbytes, dhash, scores = (order.apply(a, own) for a, own in zip((dbytes, dhash, scores), inplace, strict=True))
     elif order is not None:
@@ -439,57 +440,3 @@ def _in_order_ties(qcodes: np.ndarray, scores: np.ndarray, qorder: np.ndarray,
     same = key[1:] == key[:-1]
     same &= ~new_query
     return same
-
-
-def _break_ties_by_docid(order: Optional[np.ndarray], same: np.ndarray, dbytes: np.ndarray):
-    """Within each run of tied rows (same query, same float32 score; ``same[i]``: ranked row i + 1
-    ties with row i), put the doc ids in descending order (trec_eval's order); ``order`` is the sorting
-    permutation (None: the rows are sorted already). Returns the new permutation (:class:`Moves` when
-    ``order`` is None and some tied row moves).
-
-    Only the tied rows are touched. Most tie groups are pairs: a pair is swapped when its first id is
-    the smaller (ids compared as big-endian 64-bit words, their byte order); larger groups are sorted
-    by (tie group, doc id descending) with one ``lexsort``."""
-    if not same.any():
-        return order
-    tied = np.zeros(len(same) + 1, dtype=bool)
-    tied[1:] = same
-    tied[:-1] |= same
-    rows = np.flatnonzero(tied)              # positions (in sorted order) of every tied row
-    opens = np.concatenate(([True], ~same[rows[1:] - 1]))   # a tied row not tied with the one before opens a group
-    src = rows if order is None else order[rows]
-    words = -(-dbytes.dtype.itemsize // 8)
-    if dbytes.dtype.itemsize == 8 * words:
-        ids = dbytes[src]                                            # whole words already (a new array)
-    else:
-        ids = np.zeros(len(rows), dtype=f"S{8 * words}")            # NUL padding keeps the byte order
-        ids[...] = dbytes[src]
-    w = ids.view(">u8").reshape(len(rows), words).astype(np.uint64)
-    starts = np.flatnonzero(opens)
-    sizes = np.diff(np.append(starts, len(rows)))
-    perm = np.arange(len(rows))
-    a = starts[sizes == 2]
-    swap = _less(w[a], w[a + 1])                 # ascending pair: swap (equal ids keep their order)
-    perm[a[swap]], perm[a[swap] + 1] = a[swap] + 1, a[swap]
-    big = sizes > 2
-    if big.any():
-        members = np.flatnonzero(np.repeat(big, sizes))
-        group = np.cumsum(opens)[members]
-        # lexsort: last key first; the complement of each word sorts the doc ids in descending order
-        sub = np.lexsort(tuple(~w[members, j] for j in range(words - 1, -1, -1)) + (group,))
-        perm[members] = members[sub]
-    if order is None:
-        moved = src[perm] != rows
-        return Moves(rows[moved], src[perm][moved]) if moved.any() else None
-    out = order.copy()
-    out[rows] = src[perm]
-    return out
-
-
-def _less(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Whether each row of words ``a`` is lexicographically smaller than the same row of ``b``."""
-    out = np.zeros(len(a), dtype=bool)
-    for j in range(a.shape[1] - 1, -1, -1):      # the first differing word decides
-        diff = a[:, j] != b[:, j]
-        out[diff] = a[diff, j] < b[diff, j]
-    return out
