@@ -94,7 +94,7 @@ def _sort_groups(w: np.ndarray, group: np.ndarray, radix_min: int) -> np.ndarray
     if len(group) < radix_min:
         # lexsort: last key first; the complement of each word sorts the doc ids in descending order
         return np.lexsort(tuple(~w[:, j] for j in range(w.shape[1] - 1, -1, -1)) + (group,))
-    digits = []
+    digits: list = []                            # (column, which 16-bit digit, descending)
     for j in range(w.shape[1] - 1, -1, -1):      # least significant word first
         word = np.ascontiguousarray(w[:, j])
         changes = int(np.bitwise_or.reduce(word) ^ np.bitwise_and.reduce(word))   # bits some rows differ in
