@@ -33,8 +33,9 @@ def break_ties_by_docid(order: Optional[np.ndarray], same: np.ndarray, dbytes: n
                         radix_min: int = RADIX_MIN):
     """Within each run of tied rows (``same[i]``: ranked row i + 1 ties with row i), put the doc ids
     (``dbytes``, a numpy bytes column, one per input row) in descending order; ``order`` is the sorting
-    permutation (None: the rows are sorted already). Returns the new permutation (:class:`Moves` when
-    ``order`` is None and some tied row moves; ``order`` itself, or None, when none does)."""
+    permutation (None: the rows are sorted already). Returns the new permutation: a new array when
+    ``order`` is given, else :class:`Moves` of the tied rows that move, or None when none does (and
+    ``order`` itself when no row is tied)."""
     if not same.any():
         return order
     tied = np.zeros(len(same) + 1, dtype=bool)
