@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
 import numpy as np
 
 from .docindex import DocIndex, MovedIndex, Moves, _find, judgment_index, rows_of_segments, verify_ids
-from .tiebreak import break_ties_by_docid
 from .ids import QUERY_IDS, _to_str, query_text
+from .tiebreak import break_ties_by_docid
 
 if TYPE_CHECKING:                       # (pandas is imported where a DataFrame is made: not by the other doors)
     import pandas as pd
