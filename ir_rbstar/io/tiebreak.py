@@ -9,7 +9,7 @@ Only the tied rows are touched, a group of tied rows (same query, same float32 s
 * the other groups (ids in no order, or an id twice) are sorted by (group, id descending), keeping equal
   ids in their order: by one ``lexsort`` over the ids' 64-bit words when few rows are left, else by a
   least-significant-digit radix sort on 16-bit digits (numpy's stable sort of ``uint16`` is a radix
-  sort), skipping digits that no row changes. On 95,000 tied rows of 16-byte ids the radix sort took 6 ms
+  sort), skipping digits that no row changes. On 95,000 tied rows of 16-byte ids the sort alone took 6 ms
   against 16 ms for the ``lexsort``.
 
 Internal.
