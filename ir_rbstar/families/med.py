@@ -100,16 +100,9 @@ def searched(m, ctx: RunContext) -> K.Searched:
     a, b = _valued(a, value), _valued(b, value)
     if name in ("MED_ERR", "MED_AP"):
         solve = K.med_ap if name == "MED_AP" else K.med_err
-        return solve(K.dense(a, b, ctx.n, cutoff, top), K.dense(b, a, ctx.n, cutoff, top), budget_of(m))
+        return solve(K.dense(a, b, ctx.n, cutoff, top), K.dense(b, a, ctx.n, cutoff, top), int(m["budget"]))
     v = _dot(name, m, a, b, ctx.n, cutoff, top)
     return K.Searched(v, v, np.ones(ctx.n, dtype=bool), np.zeros((ctx.n, 2), dtype=np.int64))
-
-
-def budget_of(m) -> int:
-    """The search budget of a MED_AP or MED_ERR measure: ``budget=`` as given, else the default for its
-    cutoff (``m["budget"]`` gives it: :func:`ir_rbstar.measures.med.default_budget`, MED_ERR's shrinks beyond
-    k = 30)."""
-    return int(m["budget"])
 
 
 def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
@@ -133,7 +126,7 @@ def budget_message(bounded, ctx: RunContext, shown: int = 5) -> str:
     for m, rows in bounded:
         qids = ", ".join(repr(q) for q in QUERY_IDS.decode(ctx.universe[rows[:shown]]))
         more = f" and {len(rows) - shown} more" if len(rows) > shown else ""
-        budget = budget_of(m)
+        budget = int(m["budget"])                 # as given, else the default for the cutoff
         raised = type(m)(**{**m.params, "budget": 10 * budget})
         parts.append(f"{m}: {len(rows)} of {ctx.n} queries reached the search budget of {budget} nodes per "
                      f"query and direction (queries {qids}{more}); their values are certified upper bounds of "

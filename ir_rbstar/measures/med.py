@@ -52,8 +52,8 @@ ERR_BUDGET_DEPTH = 30
 
 def default_budget(name: str, cutoff: Optional[int]) -> int:
     """The search budget of ``MED_AP`` or ``MED_ERR`` at cutoff ``cutoff`` when ``budget=`` is not given (nodes
-    per query and direction): :data:`AP_BUDGET`; :data:`ERR_BUDGET`, scaled down beyond
-    :data:`ERR_BUDGET_DEPTH` (:data:`ERR_BUDGET_DEPTH`)."""
+    per query and direction): :data:`AP_BUDGET` for MED_AP; for MED_ERR :data:`ERR_BUDGET` up to
+    k = :data:`ERR_BUDGET_DEPTH`, ``ERR_BUDGET * ERR_BUDGET_DEPTH // k`` beyond."""
     if name == "MED_AP":
         return AP_BUDGET
     k = int(cutoff or ERR_BUDGET_DEPTH)

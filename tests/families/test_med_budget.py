@@ -274,14 +274,13 @@ def test_err_search_stays_within_its_budget_of_node_evaluations(monkeypatch):
 
 
 def test_med_err_default_budget_shrinks_with_the_cutoff():
-    from ir_rbstar.families.med import budget_of
     from ir_rbstar.measures.med import ERR_BUDGET, default_budget
     assert [default_budget("MED_ERR", k) for k in (10, 30, 100, 1000)] == [ERR_BUDGET, ERR_BUDGET, 60_000, 6_000]
     assert default_budget("MED_AP", 1000) == ir_rbstar.MED_AP(ref="b.run")["budget"]
-    assert budget_of(ir_rbstar.parse("MED_ERR(ref='b.run')@100")[0]) == 60_000
-    assert budget_of(ir_rbstar.parse("MED_ERR(ref='b.run',budget=7)@100")[0]) == 7
-    assert budget_of(ir_rbstar.parse("MED_ERR(ref='b.run')")[0]) == ERR_BUDGET          # default k = 30
     # the measure itself says the budget it searches with (what ir_measures' m[param] gives)
+    assert ir_rbstar.parse("MED_ERR(ref='b.run')@100")[0]["budget"] == 60_000
+    assert ir_rbstar.parse("MED_ERR(ref='b.run',budget=7)@100")[0]["budget"] == 7
+    assert ir_rbstar.parse("MED_ERR(ref='b.run')")[0]["budget"] == ERR_BUDGET          # default k = 30
     assert ir_rbstar.parse("MED_ERR(ref='b.run')@1000")[0]["budget"] == 6_000
     assert str(ir_rbstar.parse("MED_ERR(ref='b.run')@1000")[0]) == "MED_ERR(ref='b.run')@1000"     # not shown
 
