@@ -32,7 +32,7 @@ import pandas as pd
 from ..errors import ParameterError
 from ..io import QUERY_IDS, Qrels, to_qrels
 from ..io.ids import _to_str
-from .pool import _as_rankings, check_grade_scale, load_judgments, measure_or_default, weights_of
+from .pool import _as_rankings, check_grade_scale, is_residual, load_judgments, measure_or_default, weights_of
 
 __all__ = ["check_aux_grades", "merge_judgments", "aux_split", "aux_verdicts", "AUX_COLUMNS"]
 
@@ -81,7 +81,7 @@ def aux_split(runs: Any, qrels: Any, aux: Any = None, measure: Optional[str] = N
         qrels = human
     w = weights_of(measure)
     text = str(measure)
-    if w.name != "RBP" or "_res" in text.split("(")[0].split("@")[0]:
+    if w.name != "RBP" or is_residual(text):
         raise ParameterError(f"measure {measure}: auxiliary judgments split RBP (the rank-biased measure "
                              "with a residual that uses the qrels), e.g. RBP(p=0.8,max_rel=3)@10")
     import ir_measures

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..io import Ranking
-from .pool import Pool, weights_of
+from .pool import Pool, is_residual, weights_of
 
 __all__ = ["RevealedEvaluator"]
 
@@ -81,8 +81,7 @@ class RevealedEvaluator:
         longest = max(int(np.diff(runs[n].offsets).max(initial=0)) for n in pool.runs)
         for text in self.measures:
             w = weights_of(text)
-            name = str(text).split("(")[0].split("@")[0]
-            residual = name.endswith("_res")
+            residual = is_residual(text)
             depth = w.cutoff if w.cutoff is not None else longest
             self._specs.append((w, residual, _candidate_rows(pool, runs, depth)))
         self._lengths = np.zeros((self.R, self.Q), dtype=np.int64)

@@ -93,6 +93,12 @@ class Weights:
         return np.clip(g, 0.0, None) / float(self.max_rel)
 
 
+def is_residual(measure: Any) -> bool:
+    """Whether ``measure`` (a string or a parsed measure) is a residual, ``RBP_res(...)``: it reads which
+    documents are judged, not their grades."""
+    return str(measure).split("(")[0].split("@")[0].endswith("_res")
+
+
 def weights_of(measure: Any) -> Weights:
     """The :class:`Weights` of a measure (a string such as ``"RBP(p=0.8,max_rel=3)"`` or a parsed measure).
     ``RBP``, ``RBP_res``, ``nDCG`` and ``P`` (with their ``_TA`` forms) are supported."""

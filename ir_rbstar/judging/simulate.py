@@ -31,7 +31,7 @@ from ..io import Ranking
 from ..progress import Progress
 from ..stats import all_pairs, ranking_agreement
 from ..stats.paired import ttest_rel
-from .pool import Pool, _as_rankings, build_pool, check_measure_scale, measure_or_default, weights_of
+from .pool import Pool, _as_rankings, build_pool, check_measure_scale, is_residual, measure_or_default, weights_of
 from .evaluate import Judged, RevealedEvaluator
 from .orders import check_names, order_positions, read_order, replay_order
 from .prior import prior_gains
@@ -194,7 +194,7 @@ def simulate(qrels: Any, runs: Any, measures: Optional[Sequence[str]] = None, st
                       depth=depth)
     # the grade scale of the measure choosing and of those evaluated (a residual reads no grade); the
     # evaluator takes the grades as given
-    graded = [m for m in measures if not m.split("(")[0].split("@")[0].endswith("_res")]
+    graded = [m for m in measures if not is_residual(m)]
     for m in dict.fromkeys([select_measure or measures[0], *graded]):
         check_measure_scale(weights_of(m), oracle, m)
     batch = positive_int(batch, "batch", allow_none=True) or len(pool.queries)
