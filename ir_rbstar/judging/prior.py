@@ -58,9 +58,9 @@ def _is_probability_file(path: str) -> bool:
 
 def _probability_table(prior: Any) -> Optional[pd.DataFrame]:
     """The prior as a (query_id, doc_id, probability, line) table, or None when it is qrels."""
+    if not _is_probabilities(prior):
+        return None
     if isinstance(prior, pd.DataFrame):
-        if "probability" not in prior.columns:
-            return None
         missing = {"query_id", "doc_id"} - set(prior.columns)
         if missing:
             raise ParameterError(f"prior: a probability table needs the columns query_id, doc_id, probability "
@@ -69,24 +69,30 @@ def _probability_table(prior: Any) -> Optional[pd.DataFrame]:
         t["line"] = np.arange(len(t)) + 1
         t["where"] = "prior"
         return t
-    if isinstance(prior, (str, os.PathLike)) and os.path.isfile(prior) and _is_probability_file(os.fspath(prior)):
-        path = os.fspath(prior)
-        t = pd.read_csv(path, sep=r"\s+", header=None, names=["query_id", "doc_id", "probability"],
-                        dtype=str, keep_default_na=False, na_filter=False)
-        t["line"] = np.arange(len(t)) + 1
-        if len(t) and not _number(t["probability"].iloc[0]):
-            t = t.iloc[1:]                                     # a header line
-        t["where"] = path
-        return t
-    return None
+    path = os.fspath(prior)
+    t = pd.read_csv(path, sep=r"\s+", header=None, names=["query_id", "doc_id", "probability"],
+                    dtype=str, keep_default_na=False, na_filter=False)
+    t["line"] = np.arange(len(t)) + 1
+    if len(t) and not _number(t["probability"].iloc[0]):
+        t = t.iloc[1:]                                     # a header line
+    t["where"] = path
+    return t
 
 
 def prior_judgments(prior: Any) -> Optional[Qrels]:
     """The prior as qrels when it is auxiliary judgments (not probabilities), else None: its grades give the
     default measure's scale when no human judgment exists yet (:func:`.pool.measure_or_default`)."""
-    if prior is None or _probability_table(prior) is not None:
+    if prior is None or _is_probabilities(prior):
         return None
     return load_judgments(prior, "prior")
+
+
+def _is_probabilities(prior: Any) -> bool:
+    """Whether ``prior`` is a table of probabilities (what :func:`_probability_table` reads), told from its
+    columns or its first line, without reading the table."""
+    if isinstance(prior, pd.DataFrame):
+        return "probability" in prior.columns
+    return isinstance(prior, (str, os.PathLike)) and os.path.isfile(prior) and _is_probability_file(os.fspath(prior))
 
 
 def _number(text: Any) -> bool:
