@@ -195,7 +195,8 @@ def load_judgments(qrels: Any, name: str = "qrels", empty_ok: bool = False) -> O
 
 #: the measure of ``select``, ``simulate`` and the commands when none is given: RBP(p=0.8) on the scale of
 #: the judgments (:func:`measure_or_default`)
-DEFAULT_MEASURE = "RBP(p=0.8)"
+DEFAULT_P = 0.8
+DEFAULT_MEASURE = f"RBP(p={DEFAULT_P})"
 
 
 def measure_or_default(measure: Any, judgments: Optional[Qrels], spec: Any = None) -> Any:
@@ -206,7 +207,7 @@ def measure_or_default(measure: Any, judgments: Optional[Qrels], spec: Any = Non
     if measure is not None:
         return measure
     top = top_of_scale(spec, judgments)
-    return DEFAULT_MEASURE if top == 1 else f"RBP(p=0.8,max_rel={top})"
+    return DEFAULT_MEASURE if top == 1 else f"RBP(p={DEFAULT_P},max_rel={top})"
 
 
 def check_measure_scale(weights: "Weights", judgments: Optional[Qrels], measure: Any) -> None:
