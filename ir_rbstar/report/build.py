@@ -13,11 +13,12 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 import pandas as pd
 
+from ..datasets import grade_scale
 from ..errors import MissingQrelsError, ParameterError
 from ..io import QUERY_IDS, Ranking, to_ranking
 from .formats import write_table
 from .stats import DEFAULT_PERMUTATIONS, DEFAULT_SEED
-from .catalogue import PRIOR_GROUP, _distances, _parse_columns, default_measures, grade_scale
+from .catalogue import PRIOR_GROUP, _distances, _parse_columns, default_measures
 from .sections import _means, _significance, all_pairs, bound_pairs, results_table, robust  # noqa: F401
 from .table import effort_gain_values, judged_only, per_query_table
 from .inputs import _free, _run_inputs, read_groups

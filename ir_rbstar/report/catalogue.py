@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, List, Optional, Tuple
 
-
-from ..datasets import grade_scale  # noqa: F401  (the report's scale: build.py imports it from here)
 from ..errors import ParameterError
 from ..measures.base import RbstarMeasure
 from ..measures.families import family_of

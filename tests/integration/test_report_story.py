@@ -125,13 +125,13 @@ def test_binary_qrels_keep_their_measures_unchanged(tmp_path):
 
 
 def test_grade_scale_reads_the_highest_grade_and_dataset_definitions(monkeypatch):
-    from ir_rbstar.report import catalogue
-    assert catalogue.grade_scale("no/such/file.txt", 2) == (2, "the highest grade in the qrels")
+    from ir_rbstar.datasets import grade_scale
+    assert grade_scale("no/such/file.txt", 2) == (2, "the highest grade in the qrels")
     monkeypatch.setattr(ir_rbstar.datasets, "_defined_grades", lambda did: [0, 1, 2, 3])
-    scale, source = catalogue.grade_scale("irds:msmarco-passage/trec-dl-2019/judged", 2)
+    scale, source = grade_scale("irds:msmarco-passage/trec-dl-2019/judged", 2)
     assert scale == 3 and "msmarco-passage/trec-dl-2019/judged" in source and "qrels_defs" in source
     # the judgments never lie above the scale: a grade above the definitions wins
-    assert catalogue.grade_scale("irds:x/y", 4)[0] == 4
+    assert grade_scale("irds:x/y", 4)[0] == 4
 
 
 # ---------------------------------------------------------------------------------------------
