@@ -19,18 +19,18 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional
 
-from .data import DEFAULT_DEPTH, build_data
+from .data import DEFAULT_DEPTH, MAX_ENTRIES, build_data
 from .page import render, write_page
 from .plan import DEFAULT_P, DEFAULT_RBO
 
-__all__ = ["explore", "build_data", "render", "write_page", "DEFAULT_DEPTH"]
+__all__ = ["explore", "build_data", "render", "write_page", "DEFAULT_DEPTH", "MAX_ENTRIES"]
 
 
 def explore(qrels: Any, runs: Any, output: Any = "explore.html", measures: Any = None, depth: int = DEFAULT_DEPTH,
             p: float = DEFAULT_P, med: Any = None, rbo: Any = DEFAULT_RBO, max_rel: Optional[int] = None,
             pairs: str = "all", provider: Optional[str] = None, docs: Any = None, queries: Any = None,
             title: Optional[str] = None, progress: Optional[Callable[[int, int, str], None]] = None,
-            aux: Any = None) -> Dict[str, Any]:
+            aux: Any = None, max_entries: int = MAX_ENTRIES) -> Dict[str, Any]:
     """Write the explorer page of ``runs`` to ``output`` and return its data (the dict embedded as JSON).
 
     ``qrels``: a qrels file, an ir_datasets id, a DataFrame or dict of dicts (the query set). ``runs``: a
@@ -48,9 +48,12 @@ def explore(qrels: Any, runs: Any, output: Any = "explore.html", measures: Any =
     available offline, for the first lines of the documents shown; ``queries``: a ``qid<TAB>text`` file or
     an ``irds:`` id. ``aux``: auxiliary judgments (qrels of a second assessor, a model's labels, ...), shown
     as "auxiliary g" next to each document's grade or "unjudged" and never used in the evaluation.
-    ``progress(step, total, message)`` is called as the work goes on."""
+    ``progress(step, total, message)`` is called as the work goes on. ``max_entries``: the most numbers the page
+    may hold (ranked documents, per-query values, MED and RBO of the pairs; default 5,000,000, a page of about
+    45 MB): a larger page is refused with a ParameterError before any work, saying what it would hold and
+    how to make it smaller."""
     data = build_data(qrels, runs, measures=measures, depth=depth, p=p, med=med, rbo=rbo, max_rel=max_rel,
                       pairs=pairs, provider=provider, docs=docs, queries=queries, title=title, progress=progress,
-                      aux=aux)
+                      aux=aux, max_entries=max_entries)
     write_page(data, output)
     return data

@@ -7,7 +7,7 @@ import sys
 from typing import List, Optional
 
 from ..errors import ParameterError
-from .data import DEFAULT_DEPTH
+from .data import DEFAULT_DEPTH, MAX_ENTRIES
 from .plan import DEFAULT_P, DEFAULT_RBO
 
 
@@ -44,6 +44,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--queries", default=None, help="query text: a qid<TAB>text file or an irds:<id>")
     p.add_argument("--aux", default=None, help="auxiliary judgments (a qrels file or irds:<id>): shown next to "
                                                "the grades as 'auxiliary g', not used in the evaluation")
+    p.add_argument("--max-entries", type=int, default=MAX_ENTRIES,
+                   help=f"the most numbers the page may hold: ranked documents, per-query values, MED and RBO of "
+                        f"the pairs (default {MAX_ENTRIES:,}, a page of about 45 MB); a larger page is refused "
+                        f"before any work")
     p.add_argument("--title", default=None, help="the page's title")
     p.add_argument("--progress", action="store_true",
                    help="one line per step on stderr even when it is not a terminal (default: only on a terminal)")
@@ -65,7 +69,7 @@ def main(argv: Optional[List[str]] = None, out=None) -> int:
     rbo = None if str(args.rbo).lower() == "none" else args.rbo
     data = explore(args.qrels, run_names(args.runs), args.output, measures=measures, depth=args.depth, p=args.p,
                    med=args.med, rbo=rbo, max_rel=args.max_rel, pairs=args.pairs, provider=args.provider,
-                   docs=args.docs, queries=args.queries, title=args.title, aux=args.aux,
+                   docs=args.docs, queries=args.queries, title=args.title, aux=args.aux, max_entries=args.max_entries,
                    progress=reporter(True if args.progress else None, prefix="ir-rbstar explore"))
     size = os.path.getsize(args.output)
     print(f"{args.output}\t{len(data['runs'])} runs, {len(data['queries'])} queries, depth {data['depth']}, "

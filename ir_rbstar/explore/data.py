@@ -12,11 +12,15 @@ import numpy as np
 from ..errors import ParameterError
 from ..io import QUERY_IDS, Qrels, Ranking, to_ranking
 from .plan import DEFAULT_P, DEFAULT_RBO, Plan, make_plan
+from .rankings import grades_of, ranking_tables, split_by
 
-__all__ = ["build_data", "DEFAULT_DEPTH", "FORMAT_VERSION", "INTERVAL"]
+__all__ = ["build_data", "page_entries", "DEFAULT_DEPTH", "FORMAT_VERSION", "INTERVAL", "MAX_ENTRIES"]
 
 DEFAULT_DEPTH = 100
 FORMAT_VERSION = 1
+#: the most numbers a page may hold (ranked documents, per-query values, MED and RBO of the pairs) unless told
+#: otherwise: 5M ranked documents made a page of 46 MB in 15 s and 1.9 GB here (docs/explore.md)
+MAX_ENTRIES = 5_000_000
 #: how the means' intervals are made: the report's (ir_rbstar.stats.mean_intervals, its defaults)
 CONFIDENCE, RESAMPLES, SEED = 0.95, 9999, 0
 INTERVAL = (f"{round(CONFIDENCE * 100)}% interval of the mean, as the report's: BCa bootstrap within the measure's "
@@ -251,72 +255,6 @@ def _pairs_one_by_one(measures, qrels: Qrels, group: Dict[str, Ranking], index: 
             cell[_label(m)] = vals
 
 
-def ranking_tables(qrels: Qrels, rankings: Dict[str, Ranking], qids: List[str], depth: int):
-    """Per query: the documents any run ranks within ``depth`` (a table), their grades (None: unjudged),
-    and per run the table indices of its top ``depth``, its tie groups there ([start, size] with 0-based
-    start, size over the whole ranking, groups of two or more) and the length of its whole ranking."""
-    qcodes = QUERY_IDS.encode(np.asarray(qids, dtype=object)) if qids else np.empty(0, dtype=np.int64)
-    docs: List[List[str]] = [[] for _ in qids]
-    positions: List[List[List[int]]] = []        # run -> query -> table indices
-    ties: List[List[List[List[int]]]] = []
-    lengths: List[List[int]] = []
-    tables: List[Dict[bytes, int]] = [{} for _ in qids]
-    hashes: List[List[int]] = [[] for _ in qids]
-    for ranking in rankings.values():
-        seg = ranking.segment_of(qcodes)
-        starts, sizes = ranking.tie_groups()
-        run_pos: List[List[int]] = []
-        run_ties: List[List[List[int]]] = []
-        run_len: List[int] = []
-        for qi, s in enumerate(seg.tolist()):
-            if s < 0:
-                run_pos.append([])
-                run_ties.append([])
-                run_len.append(0)
-                continue
-            lo, hi = int(ranking.offsets[s]), int(ranking.offsets[s + 1])
-            top = min(hi, lo + depth)
-            table, idx = tables[qi], []
-            for row in range(lo, top):
-                d = bytes(ranking.dbytes[row])
-                k = table.get(d)
-                if k is None:
-                    k = table[d] = len(table)
-                    hashes[qi].append(int(ranking.docs[row]))
-                idx.append(k)
-            groups: List[List[int]] = []
-            big = np.flatnonzero(sizes[lo:top] > 1)
-            for r in big.tolist():
-                start = int(starts[lo + r])
-                if not groups or groups[-1][0] != start:
-                    groups.append([start, int(sizes[lo + r])])
-            run_pos.append(idx)
-            run_ties.append(groups)
-            run_len.append(hi - lo)
-        positions.append(run_pos)
-        ties.append(run_ties)
-        lengths.append(run_len)
-    for qi, table in enumerate(tables):
-        docs[qi] = [d.decode("utf-8") for d in table]
-    grades = table_grades(qrels, qcodes, tables, hashes)
-    return docs, grades, positions, ties, lengths
-
-
-def table_grades(qrels: Qrels, qcodes: np.ndarray, tables: List[Dict[bytes, int]],
-                 hashes: List[List[int]]) -> List[List[Optional[int]]]:
-    """The grade of every document of every query's table in ``qrels`` (None: not judged there)."""
-    grades: List[List[Optional[int]]] = []
-    for qi, table in enumerate(tables):
-        ids = list(table)
-        if not ids:
-            grades.append([])
-            continue
-        grade, judged = qrels.lookup(np.full(len(ids), qcodes[qi], dtype=np.int64),
-                                     np.array(hashes[qi], dtype=np.uint64), np.array(ids, dtype=object))
-        grades.append([int(g) if j else None for g, j in zip(grade.tolist(), judged.tolist(), strict=True)])
-    return grades
-
-
 def aux_grades(aux: Any, data_docs: List[List[str]], qids: List[str]) -> Optional[List[List[Optional[int]]]]:
     """The grades of the page's documents in auxiliary judgments (a second assessor, a model's labels...),
     shown next to the qrels' and never used in the evaluation; None without them."""
@@ -326,19 +264,19 @@ def aux_grades(aux: Any, data_docs: List[List[str]], qids: List[str]) -> Optiona
     from ..io.ids import doc_bytes, hash_ids
     judgments = resolve_qrels(aux)
     qcodes = QUERY_IDS.encode(np.asarray(qids, dtype=object))
-    tables = [{d.encode("utf-8"): k for k, d in enumerate(table)} for table in data_docs]
-    hashes = []
-    for table in data_docs:
-        ids = doc_bytes(np.asarray(table, dtype=object)) if table else np.empty(0, dtype=object)
-        hashes.append(hash_ids(ids).tolist() if len(table) else [])
-    return table_grades(judgments, qcodes, tables, hashes)
+    per_query = np.array([len(table) for table in data_docs], dtype=np.int64)
+    ids = doc_bytes(np.fromiter((d for table in data_docs for d in table), dtype=object, count=int(per_query.sum())))
+    return split_by(grades_of(judgments, np.repeat(qcodes, per_query), hash_ids(ids), ids), per_query)
 
 
 def build_data(qrels: Any, runs: Any, measures: Any = None, depth: int = DEFAULT_DEPTH, p: float = DEFAULT_P,
                med: Any = None, rbo: Any = DEFAULT_RBO, max_rel: Optional[int] = None, pairs: str = "all",
                provider: Optional[str] = None, docs: Any = None, queries: Any = None, title: Optional[str] = None,
-               progress: Optional[Callable[[int, int, str], None]] = None, aux: Any = None) -> Dict[str, Any]:
+               progress: Optional[Callable[[int, int, str], None]] = None, aux: Any = None,
+               max_entries: int = MAX_ENTRIES) -> Dict[str, Any]:
     """The page's data (see :func:`ir_rbstar.explore.explore` for the parameters)."""
+    if isinstance(max_entries, bool) or not isinstance(max_entries, (int, np.integer)) or max_entries < 1:
+        raise ParameterError(f"max_entries={max_entries!r}: a positive integer (the most numbers the page may hold)")
     from ..datasets import resolve_qrels
     from . import text
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
@@ -351,6 +289,7 @@ def build_data(qrels: Any, runs: Any, measures: Any = None, depth: int = DEFAULT
     plan = make_plan(measures, top, p=p, med=med, rbo=rbo)
     rankings = _rankings(runs)
     qids = sorted((str(q) for q in QUERY_IDS.decode(qrels.qcodes)), key=_natural_key)
+    _within_budget(page_entries(plan, rankings, qrels.qcodes, depth, pairs), max_entries, depth)
     values = evaluate(plan, qrels, rankings, qids, provider, progress)
     labels = [str(m) for m in plan.measures]
     from ..report.catalogue import value_range
@@ -391,6 +330,39 @@ def build_data(qrels: Any, runs: Any, measures: Any = None, depth: int = DEFAULT
         "text": texts,
         "text_note": text_note,
     }
+
+
+def page_entries(plan: Plan, rankings: Dict[str, Ranking], qcodes: np.ndarray, depth: int, pairs: str
+                 ) -> Dict[str, int]:
+    """How many numbers a page will hold, before any is computed: ``"rankings"`` (the ranked documents kept to
+    ``depth`` of the queries ``qcodes``, over all runs), ``"values"`` (per query, run and measure) and
+    ``"pairs"`` (per query, pair of runs and MED or RBO measure, both orders where a measure is not
+    symmetric)."""
+    if pairs not in ("all", "first"):
+        raise ParameterError(f"pairs={pairs!r}: 'all' or 'first'")
+    kept = 0
+    for ranking in rankings.values():
+        seg = ranking.segment_of(qcodes)
+        seg = seg[seg >= 0]
+        kept += int(np.minimum(ranking.offsets[seg + 1] - ranking.offsets[seg], depth).sum())
+    r, nq = len(rankings), len(qcodes)
+    n_pairs = r * (r - 1) // 2 if pairs == "all" else r - 1
+    both = 1 if _symmetric(plan.med) and _symmetric(plan.rbo) else 2
+    pair_measures = sum(m is not None for m in (plan.med, plan.rbo))
+    return {"rankings": kept, "values": r * len(plan.measures) * nq, "pairs": n_pairs * both * pair_measures * nq}
+
+
+def _within_budget(entries: Dict[str, int], max_entries: int, depth: int) -> None:
+    """A ParameterError, before the work, when the page would hold more than ``max_entries`` numbers."""
+    total = sum(entries.values())
+    if total <= max_entries:
+        return
+    raise ParameterError(
+        f"the page would hold {total:,} numbers, more than max_entries={max_entries:,}: {entries['rankings']:,} "
+        f"ranked documents (depth {depth}), {entries['values']:,} per-query values, {entries['pairs']:,} MED and "
+        f"RBO values of pairs of runs (roughly {total * 9 / 1e6:,.0f} MB of page). Give a smaller depth "
+        f"(depth=, --depth), the pairs of the first run only (pairs='first', --pairs first), fewer runs, qrels of "
+        f"fewer queries, or a larger max_entries (--max-entries) if the machine and the browser can take it")
 
 
 def _pair_label(m) -> str:
