@@ -124,20 +124,15 @@ def test_depth_with_a_perfect_relevance_filter_keeps_depths_order():
     assert list(pool.doc_ids(oracle.relevant_in_order(pool, grades, "depth"))) == ["d", "e"]  # rank 1, then 2
 
 
-def test_round_budgets_and_brackets():
-    assert bench.round_budgets(100, 10, (0.02, 0.5, 1.0)) == [10, 50, 100]
-    assert bench.round_budgets(95, 10, (0.5, 1.0)) == [50, 100]        # the last round reveals the rest
-    table = pd.DataFrame({"strategy": ["s"] * 4, "budget": [10, 50, 90, 130],
-                          "tau_b": [0.5, 0.95, 0.8, 0.91], "verdicts_agree": [0.96, 0.96, 0.97, 0.99]})
-    # tau_b: misses at 90, holds from 130 on -> every round between; the verdicts hold from the start
-    assert bench.brackets(table, 10) == {"s": [100, 110, 120]}
-    never = table.assign(tau_b=0.1, verdicts_agree=[0.5, 0.99, 0.99, 0.99])
-    assert bench.brackets(never, 20) == {"s": [30]}
+def test_every_round_until_the_pool_is_judged():
+    assert bench.every_round(100, 10) == [10, 20, 30, 40, 50, 60, 70, 80, 90, 100]
+    assert bench.every_round(95, 10)[-2:] == [90, 100]                 # the last round reveals the rest
+    assert bench.every_round(7, 10) == [10] and bench.every_round(0, 10) == []
 
 
 def test_whole_round_budgets_give_the_same_trajectory_whatever_is_recorded(vaswani):
-    """The precise grid adds budgets in a second simulation: with whole rounds the seeded trajectories (here
-    the bandit's random draws too) are the same, so its rows equal those of one simulation with every budget."""
+    """With whole rounds the seeded trajectories (here the bandit's random draws too) are the same whatever
+    budgets are recorded: the benchmark's rows at every round are those each budget alone would give."""
     runs, qrels = vaswani
     batch = len(qrels.qcodes)
     both = simulate(qrels, runs, ["RBP(p=0.8)@20"], ["pairs", "bandit"], [batch, 2 * batch, 3 * batch], seed=3)
