@@ -49,8 +49,8 @@ def explore(qrels: Any, runs: Any, output: Any = "explore.html", measures: Any =
     an ``irds:`` id. ``aux``: auxiliary judgments (qrels of a second assessor, a model's labels, ...), shown
     as "auxiliary g" next to each document's grade or "unjudged" and never used in the evaluation.
     ``progress(step, total, message)`` is called as the work goes on. ``max_entries``: the most numbers the page
-    may hold (ranked documents, per-query values, MED and RBO of the pairs; default 5,000,000, a page of about
-    45 MB): a larger page is refused with a ParameterError before any work, saying what it would hold and
+    may hold (ranked documents, per-query values, MED and RBO of the pairs; default 10,000,000, a page of
+    about 75 MB): a larger page is refused with a ParameterError before any work, saying what it would hold and
     how to make it smaller."""
     data = build_data(qrels, runs, measures=measures, depth=depth, p=p, med=med, rbo=rbo, max_rel=max_rel,
                       pairs=pairs, provider=provider, docs=docs, queries=queries, title=title, progress=progress,

@@ -46,7 +46,7 @@ def parser() -> argparse.ArgumentParser:
                                                "the grades as 'auxiliary g', not used in the evaluation")
     p.add_argument("--max-entries", type=int, default=MAX_ENTRIES,
                    help=f"the most numbers the page may hold: ranked documents, per-query values, MED and RBO of "
-                        f"the pairs (default {MAX_ENTRIES:,}, a page of about 45 MB); a larger page is refused "
+                        f"the pairs (default {MAX_ENTRIES:,}, a page of about 75 MB); a larger page is refused "
                         f"before any work")
     p.add_argument("--title", default=None, help="the page's title")
     p.add_argument("--progress", action="store_true",

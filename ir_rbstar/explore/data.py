@@ -19,8 +19,9 @@ __all__ = ["build_data", "page_entries", "DEFAULT_DEPTH", "FORMAT_VERSION", "INT
 DEFAULT_DEPTH = 100
 FORMAT_VERSION = 1
 #: the most numbers a page may hold (ranked documents, per-query values, MED and RBO of the pairs) unless told
-#: otherwise: 5M ranked documents made a page of 46 MB in 15 s and 1.9 GB here (docs/explore.md)
-MAX_ENTRIES = 5_000_000
+#: otherwise: 9.9 million made a page of 74 MB in 17 s and 2.1 GB here, which headless Chromium opened in 2.3 s
+#: (docs/explore.md)
+MAX_ENTRIES = 10_000_000
 #: how the means' intervals are made: the report's (ir_rbstar.stats.mean_intervals, its defaults)
 CONFIDENCE, RESAMPLES, SEED = 0.95, 9999, 0
 INTERVAL = (f"{round(CONFIDENCE * 100)}% interval of the mean, as the report's: BCa bootstrap within the measure's "
@@ -360,7 +361,7 @@ def _within_budget(entries: Dict[str, int], max_entries: int, depth: int) -> Non
     raise ParameterError(
         f"the page would hold {total:,} numbers, more than max_entries={max_entries:,}: {entries['rankings']:,} "
         f"ranked documents (depth {depth}), {entries['values']:,} per-query values, {entries['pairs']:,} MED and "
-        f"RBO values of pairs of runs (roughly {total * 9 / 1e6:,.0f} MB of page). Give a smaller depth "
+        f"RBO values of pairs of runs (roughly {total * 8 / 1e6:,.0f} MB of page). Give a smaller depth "
         f"(depth=, --depth), the pairs of the first run only (pairs='first', --pairs first), fewer runs, qrels of "
         f"fewer queries, or a larger max_entries (--max-entries) if the machine and the browser can take it")
 
