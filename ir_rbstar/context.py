@@ -340,15 +340,9 @@ class RunContext(KeepsDerived):
                 b_off, r_off = _offsets(b.lens), _offsets(r.lens)
                 seg, rank, at = kernels.match_ranges(b_off[:-1], b.lens, b.docs.view(np.int64),
                                                      r_off[:-1], r.lens, r.docs.view(np.int64))
-                rows = b_off[seg] + rank - 1
-                found = r.src[at]                       # the matched rows in the reference
-                # (the reference's own ids at those rows: the lean rows' ids are not gathered for this)
-                if b.dbytes.dtype.itemsize > 8 or reference.dbytes.dtype.itemsize > 8:
-                    verify_matches(reference.dbytes[found], b.dbytes[rows], reference.source)
-                b_in_r = np.full(len(b.docs), -1, dtype=np.int64)
-                b_in_r[rows] = found
-                r_in_b = np.zeros(len(r.docs), dtype=bool)
-                r_in_b[at] = True
+                # (the matched rows in the reference, whose own ids are compared: the lean rows' ids are not
+                # gathered for this)
+                b_in_r, r_in_b = _matched(reference, b, r, b_off[seg] + rank - 1, r.src[at], at)
             elif reference.has_index():           # kept with a reference (e.g. for the judgments' joins)
                 b_in_r = reference.find(self.queries(b), b.docs, b.dbytes)
                 pos_in_r = np.full(len(reference), -1, dtype=np.int64)
@@ -365,13 +359,7 @@ class RunContext(KeepsDerived):
                     pairs = match_by_query(b.lens, b.docs.view(np.int64), r.lens, r.docs.view(np.int64))
                 ib, ir = pairs if pairs is not None else \
                     match_counted(b.lens, b.docs.view(np.int64), r.lens, r.docs.view(np.int64))
-                at = ir if r.identity else r.src[ir]          # the matched rows in the reference
-                if b.dbytes.dtype.itemsize > 8 or reference.dbytes.dtype.itemsize > 8:
-                    verify_matches(reference.dbytes[at], b.dbytes[ib], reference.source)
-                b_in_r = np.full(len(b.docs), -1, dtype=np.int64)
-                b_in_r[ib] = at
-                r_in_b = np.zeros(len(r.docs), dtype=bool)
-                r_in_b[ir] = True
+                b_in_r, r_in_b = _matched(reference, b, r, ib, ir if r.identity else r.src[ir], ir)
             return reference, b_in_r, r_in_b
         return self.cached(("match", cutoff, ref, rel, tied), make)
 
@@ -484,3 +472,15 @@ class RunContext(KeepsDerived):
             q, grades = self.qrels_rows()
             return np.bincount(q[grades >= rel], minlength=self.n).astype(np.float64)
         return self.cached(("num_rel", rel), make)
+
+
+def _matched(reference, b, r, b_rows: np.ndarray, ref_rows: np.ndarray, r_rows: np.ndarray):
+    """(b_in_r, r_in_b) of a join of B and R: B's rows ``b_rows`` are the reference's rows ``ref_rows`` (their
+    ids compared where some id is longer than its 8-byte hash), and R's gathered rows ``r_rows`` are in B."""
+    if b.dbytes.dtype.itemsize > 8 or reference.dbytes.dtype.itemsize > 8:
+        verify_matches(reference.dbytes[ref_rows], b.dbytes[b_rows], reference.source)
+    b_in_r = np.full(len(b.docs), -1, dtype=np.int64)
+    b_in_r[b_rows] = ref_rows
+    r_in_b = np.zeros(len(r.docs), dtype=bool)
+    r_in_b[r_rows] = True
+    return b_in_r, r_in_b
