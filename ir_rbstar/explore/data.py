@@ -229,12 +229,21 @@ def _pairs_at_once(measures, qrels: Qrels, group: List[Ranking], ids: List[int],
         except GradeScaleError:
             return False
         label = _label(m)
+        rows = _as_lists(np.asarray(values, dtype=np.float64).reshape(len(x), -1), slots, keep, len(where))
         for k, (a, b) in enumerate(zip(x.tolist(), y.tolist(), strict=True)):
-            vals: List[Optional[float]] = [None] * len(where)
-            for s, v in zip(slots[keep].tolist(), values[k][keep].tolist(), strict=True):
-                vals[s] = _clean(v)
-            found.setdefault((ids[a], ids[b]), {})[label] = vals
+            found.setdefault((ids[a], ids[b]), {})[label] = rows[k]
     return True
+
+
+def _as_lists(values: np.ndarray, slots: np.ndarray, keep: np.ndarray, n: int) -> List[List[Optional[float]]]:
+    """Per row of ``values`` (pairs x the qrels' queries), the page's list of ``n`` values: column ``c`` at
+    ``slots[c]`` where ``keep[c]``, None where a value is missing or not finite (as :func:`_clean`), in one pass
+    of numpy rather than a Python step per value."""
+    out = np.full((len(values), n), np.nan)
+    out[:, slots[keep]] = values[:, keep]
+    cells = out.astype(object)
+    cells[~np.isfinite(out)] = None
+    return cells.tolist()
 
 
 def _pairs_one_by_one(measures, qrels: Qrels, group: Dict[str, Ranking], index: Dict[str, int],
