@@ -11,6 +11,7 @@ from ir_rbstar import cli
 from ir_rbstar.errors import ParameterError
 from ir_rbstar.explore import build_data, data as page_data, rankings as tables
 from ir_rbstar.io import to_qrels, to_ranking
+from tests.conftest import examples
 from tests.helpers import VASWANI
 
 
@@ -70,7 +71,7 @@ def inputs(draw):
     return qids, runs, qrels_rows, draw(st.integers(1, 8))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(inputs())
 def test_tables_match_the_oracle(case):
     qids, runs, qrels_rows, depth = case
