@@ -36,8 +36,12 @@ rounds do not. Inputs are built before the clock starts, in each tool's own form
   installed (it pins numpy < 2: see benchmarks/README.md for its venv). Ours keeps the reference's conversion
   while its columns are unchanged (ir_rbstar/io/framecache.py), as the peer's id lists of the reference
   are built once, while each call is given a run frame of new columns (as each
-  run of an experiment is: converted every call, :func:`renewed_frames`); ``rbo-cold`` (information): the
-  reference's conversion dropped too before each call of ours, i.e. a first call;
+  run of an experiment is: converted every call, :func:`renewed_frames`); ``rbo-docid`` (information): the same with
+  ``ties='docid'``, both rankings in trec_eval's order with ties broken by document id: the quantity the peer
+  computes from those id lists (equal to it within 2e-14; ``rbo``'s default, ``ties='expected'``, is the exact
+  mean over the orders of every tie group, which the peer does not compute, and differs from it on runs with
+  ties); ``rbo-cold`` (information): the reference's conversion dropped too before each call of ours, i.e. a
+  first call;
 * ``pt``: ``pt.Experiment`` of 5 runs (DataFrames) with ``[nDCG@10]`` against the same with ``nDCG@10
   RBP(p=0.8,max_rel=3) nDCG_TA@10 RBO(p=0.9,ref=...)``; the ratio is the package's part, (ours - base) /
   ours; needs PyTerrier;
@@ -66,7 +70,7 @@ else:
     import _harness as h  # type: ignore[no-redef]
 
 ROWS = ("cli1", "cli10", "tuples", "dict", "tuples-cold", "dict-cold", "frame",
-        "ties", "ties-irm", "twist", "twist-irm", "rbo", "rbo-cold", "pt", "read")
+        "ties", "ties-irm", "twist", "twist-irm", "rbo", "rbo-docid", "rbo-cold", "pt", "read")
 GOALS = {"cli1": 1.0, "cli10": 1.0, "tuples": 0.5, "dict": 0.5, "ties": 0.7, "twist": 0.7, "rbo": 0.3, "pt": 0.25}
 GOALS["read"] = 1.0              # issue 28: reading a run no slower than pandas reads its three columns
 DL = os.path.join(h.SHARED_DATA, "dl19-passage")
@@ -217,12 +221,13 @@ def measure_rows(rows: List[str], qrels_path: str, run_paths: List[str], ref_pat
                     per_q = pytrec_eval.RelevanceEvaluator(inp["qd"], names).evaluate(inp["rd"])
                     return {n: np.mean([v[n] for v in per_q.values()]) for n in names}
                 res = cpu_median(lambda: ir_measures.calc_aggregate(ours_ms, inp["qd"], inp["rd"]), peer, repeat)
-        elif row in ("rbo", "rbo-cold"):
+        elif row in ("rbo", "rbo-docid", "rbo-cold"):
             if inp["ref"] is None:
                 continue
             import pandas as pd
             ref_frame = pd.DataFrame(inp["ref"], columns=["query_id", "doc_id", "score"])
-            ms = ir_rbstar.parse("RBO(p=0.9,ref='bench_native_ref') RBO_ext(p=0.9,ref='bench_native_ref')")
+            how = ",ties='docid'" if row == "rbo-docid" else ""
+            ms = ir_rbstar.parse(f"RBO(p=0.9,ref='bench_native_ref'{how}) RBO_ext(p=0.9,ref='bench_native_ref'{how})")
 
             runs = itertools.cycle(renewed_frames(inp["rf"], repeat + 1))
 
@@ -414,10 +419,12 @@ PEERS = {"cli1": "python -m ir_measures QRELS RUN 'nDCG@10 AP'",
          "frame": "ir_measures nDCG@10, DataFrames", "ties": "pytrec_eval P_10 map ndcg_cut_10 on dicts",
          "ties-irm": "ir_measures P@10 AP nDCG@10 from DataFrames", "twist": "pytrec_eval map on dicts",
          "twist-irm": "ir_measures AP from DataFrames", "rbo": "PyPI rbo rbo_ext loop on id lists",
+         "rbo-docid": "PyPI rbo rbo_ext loop on id lists (ours with ties='docid': the same quantity)",
          "rbo-cold": "PyPI rbo rbo_ext loop on id lists (ours converting the reference every call too)",
          "pt": "pt.Experiment [nDCG@10] (ratio: the package's part of the experiment)",
          "read": "pandas.read_csv(sep=' ' or '\\t', usecols, dtype str/str/float)"}
-DISTS = {"ties": ["pytrec_eval-terrier"], "twist": ["pytrec_eval-terrier"], "rbo": ["rbo"], "rbo-cold": ["rbo"],
+DISTS = {"ties": ["pytrec_eval-terrier"], "twist": ["pytrec_eval-terrier"], "rbo": ["rbo"], "rbo-docid": ["rbo"],
+         "rbo-cold": ["rbo"],
          "pt": ["pyterrier"],
          "read": ["pandas"]}
 for _row in ("cli1", "cli10", "tuples", "dict", "tuples-cold", "dict-cold", "frame", "ties-irm", "twist-irm"):
