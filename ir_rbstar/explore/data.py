@@ -3,7 +3,6 @@ numbers as ``ir_measures.iter_calc``), means with the report's intervals, MED an
 the rankings to a depth with grades and tie groups, as one JSON-ready dict."""
 from __future__ import annotations
 
-import math
 import os
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
@@ -12,7 +11,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..io import QUERY_IDS, Qrels, Ranking, to_ranking
 from .plan import DEFAULT_P, DEFAULT_RBO, Plan, make_plan
-from .rankings import grades_of, ranking_tables, split_by
+from .rankings import kept_lengths, ranking_tables
 
 __all__ = ["build_data", "page_entries", "DEFAULT_DEPTH", "FORMAT_VERSION", "INTERVAL", "MAX_ENTRIES"]
 
@@ -42,10 +41,6 @@ def _rankings(runs: Any) -> Dict[str, Ranking]:
     if len(named) < 2:
         raise ParameterError(f"runs: the explorer compares runs; give at least two (got {len(named)})")
     return {name: to_ranking(run, source=f"run {name!r}") for name, run in named.items()}
-
-
-def _clean(x: float) -> Optional[float]:
-    return None if x is None or not math.isfinite(x) else float(x)
 
 
 def _run_dict(ranking: Ranking, qcodes: np.ndarray, qids: List[str]) -> Dict[str, Dict[str, float]]:
@@ -236,13 +231,18 @@ def _pairs_at_once(measures, qrels: Qrels, group: List[Ranking], ids: List[int],
 
 
 def _as_lists(values: np.ndarray, slots: np.ndarray, keep: np.ndarray, n: int) -> List[List[Optional[float]]]:
-    """Per row of ``values`` (pairs x the qrels' queries), the page's list of ``n`` values: column ``c`` at
-    ``slots[c]`` where ``keep[c]``, None where a value is missing or not finite (as :func:`_clean`), in one pass
-    of numpy rather than a Python step per value."""
+    """Per row of ``values`` (rows x columns), the page's list of ``n`` values: column ``c`` at ``slots[c]`` where
+    ``keep[c]``, None where a value is missing or not finite (:func:`_finite_lists`)."""
     out = np.full((len(values), n), np.nan)
     out[:, slots[keep]] = values[:, keep]
-    cells = out.astype(object)
-    cells[~np.isfinite(out)] = None
+    return _finite_lists(out)
+
+
+def _finite_lists(values: np.ndarray) -> list:
+    """``values.tolist()`` with None for every value that is not finite (NaN: no value; the page's JSON holds no
+    NaN), in one pass of numpy rather than a Python step per value."""
+    cells = values.astype(object)
+    cells[~np.isfinite(values)] = None
     return cells.tolist()
 
 
@@ -257,26 +257,11 @@ def _pairs_one_by_one(measures, qrels: Qrels, group: Dict[str, Ranking], index: 
     for (a, b), part in frame.groupby(["run", "ref"], sort=False):
         cell = found.setdefault((index[a], index[b]), {})
         for m in measures:
-            vals: List[Optional[float]] = [None] * len(where)
             sel = part[part["measure"] == _label(m)]
-            for q, v in zip(sel["query_id"].tolist(), sel["value"].tolist(), strict=True):
-                if q in where:
-                    vals[where[q]] = _clean(v)
-            cell[_label(m)] = vals
-
-
-def aux_grades(aux: Any, data_docs: List[List[str]], qids: List[str]) -> Optional[List[List[Optional[int]]]]:
-    """The grades of the page's documents in auxiliary judgments (a second assessor, a model's labels...),
-    shown next to the qrels' and never used in the evaluation; None without them."""
-    if aux is None:
-        return None
-    from ..datasets import resolve_qrels
-    from ..io.ids import doc_bytes, hash_ids
-    judgments = resolve_qrels(aux)
-    qcodes = QUERY_IDS.encode(np.asarray(qids, dtype=object))
-    per_query = np.array([len(table) for table in data_docs], dtype=np.int64)
-    ids = doc_bytes(np.fromiter((d for table in data_docs for d in table), dtype=object, count=int(per_query.sum())))
-    return split_by(grades_of(judgments, np.repeat(qcodes, per_query), hash_ids(ids), ids), per_query)
+            slots = sel["query_id"].map(where).to_numpy(dtype=np.float64)       # NaN: a query not on the page
+            keep = ~np.isnan(slots)
+            cell[_label(m)] = _as_lists(sel["value"].to_numpy(dtype=np.float64)[None, :],
+                                        np.nan_to_num(slots).astype(np.int64), keep, len(where))[0]
 
 
 def build_data(qrels: Any, runs: Any, measures: Any = None, depth: int = DEFAULT_DEPTH, p: float = DEFAULT_P,
@@ -298,6 +283,7 @@ def build_data(qrels: Any, runs: Any, measures: Any = None, depth: int = DEFAULT
     top = int(max_rel) if max_rel is not None else max(1, qrels.max_grade)
     plan = make_plan(measures, top, p=p, med=med, rbo=rbo)
     rankings = _rankings(runs)
+    aux_judgments = None if aux is None else resolve_qrels(aux)
     qids = sorted((str(q) for q in QUERY_IDS.decode(qrels.qcodes)), key=_natural_key)
     _within_budget(page_entries(plan, rankings, qrels.qcodes, depth, pairs), max_entries, depth)
     values = evaluate(plan, qrels, rankings, qids, provider, progress)
@@ -309,8 +295,8 @@ def build_data(qrels: Any, runs: Any, measures: Any = None, depth: int = DEFAULT
         by_label[label] = mean_intervals(matrix, value_range(m))
     means = [[list(by_label[label][r]) for label in labels] for r in range(len(rankings))]
     pair = pair_values(plan, qrels, rankings, qids, pairs, progress)
-    doc_ids, grades, positions, tie_groups, lengths = ranking_tables(qrels, rankings, qids, depth)
-    texts, text_note = text.document_texts(docs, qrels_spec, doc_ids)
+    tables = ranking_tables(qrels, rankings, qids, depth, aux=aux_judgments)
+    texts, text_note = text.document_texts(docs, qrels_spec, tables.docs)
     qtext = text.query_texts(queries, qrels_spec, qids)
     return {
         "version": FORMAT_VERSION,
@@ -326,17 +312,18 @@ def build_data(qrels: Any, runs: Any, measures: Any = None, depth: int = DEFAULT
                      "rbp": str(plan.res).startswith("RBP_res"), "cutoff": plan.res_cutoff},
         "pair_measures": [None if m is None else _pair_label(m) for m in (plan.med, plan.rbo)],
         "max_rel": top,
-        "values": [[[_clean(v) for v in values[name][label].tolist()] for label in labels] for name in rankings],
+        "values": [_finite_lists(np.array([values[name][label] for label in labels], dtype=np.float64))
+                   for name in rankings],
         "means": means,
         "interval": INTERVAL,
         "pairs": pair,
         "depth": int(depth),
-        "docs": doc_ids,
-        "grades": grades,
-        "aux": aux_grades(aux, doc_ids, qids),
-        "rank": positions,
-        "ties": tie_groups,
-        "length": lengths,
+        "docs": tables.docs,
+        "grades": tables.grades,
+        "aux": tables.aux,
+        "rank": tables.positions,
+        "ties": tables.ties,
+        "length": tables.lengths,
         "text": texts,
         "text_note": text_note,
     }
@@ -350,11 +337,7 @@ def page_entries(plan: Plan, rankings: Dict[str, Ranking], qcodes: np.ndarray, d
     symmetric)."""
     if pairs not in ("all", "first"):
         raise ParameterError(f"pairs={pairs!r}: 'all' or 'first'")
-    kept = 0
-    for ranking in rankings.values():
-        seg = ranking.segment_of(qcodes)
-        seg = seg[seg >= 0]
-        kept += int(np.minimum(ranking.offsets[seg + 1] - ranking.offsets[seg], depth).sum())
+    kept = sum(int(kept_lengths(ranking, qcodes, depth)[1].sum()) for ranking in rankings.values())
     r, nq = len(rankings), len(qcodes)
     n_pairs = r * (r - 1) // 2 if pairs == "all" else r - 1
     both = 1 if _symmetric(plan.med) and _symmetric(plan.rbo) else 2

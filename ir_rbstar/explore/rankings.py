@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import gc
 from contextlib import contextmanager
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
 from ..io import QUERY_IDS, Qrels, Ranking
 from ..io.docindex import _differ
 
-__all__ = ["ranking_tables", "grades_of", "split_by"]
+__all__ = ["ranking_tables", "kept_lengths", "grades_of", "split_by", "Tables"]
 
 
 @contextmanager
@@ -38,16 +38,22 @@ def split_by(flat: list, counts: np.ndarray) -> List[list]:
     return [flat[a:b] for a, b in zip([0] + ends[:-1], ends, strict=True)]
 
 
-def _top_rows(ranking: Ranking, qcodes: np.ndarray, depth: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(rows, kept, lengths): the rows of ``ranking`` within ``depth`` of each query of ``qcodes``, query by
-    query in that order and by rank; how many each query keeps; each query's whole length (0: no rows)."""
+def kept_lengths(ranking: Ranking, qcodes: np.ndarray, depth: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(first, kept, lengths) per query of ``qcodes``: the row of ``ranking`` where the query starts, how many
+    of its rows are within ``depth``, and its whole length (0: no rows)."""
     seg = ranking.segment_of(qcodes)
     present = seg >= 0
     lo = np.zeros(len(qcodes), dtype=np.int64)
     lengths = np.zeros(len(qcodes), dtype=np.int64)
     lo[present] = ranking.offsets[seg[present]]
     lengths[present] = ranking.offsets[seg[present] + 1] - lo[present]
-    kept = np.minimum(lengths, depth)
+    return lo, np.minimum(lengths, depth), lengths
+
+
+def _top_rows(ranking: Ranking, qcodes: np.ndarray, depth: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, kept, lengths): the rows of ``ranking`` within ``depth`` of each query of ``qcodes``, query by
+    query in that order and by rank; how many each query keeps; each query's whole length (0: no rows)."""
+    lo, kept, lengths = kept_lengths(ranking, qcodes, depth)
     # lo, lo + 1, ... for each query: a running count restarted at each query's first kept row
     starts = np.cumsum(kept) - kept
     rows = np.arange(int(kept.sum()), dtype=np.int64) + np.repeat(lo - starts, kept)
@@ -112,16 +118,28 @@ def _by_appearance(group_of: np.ndarray, head: np.ndarray) -> Tuple[np.ndarray, 
     return rank[group_of], head[order]
 
 
-def ranking_tables(qrels: Qrels, rankings: Dict[str, Ranking], qids: List[str], depth: int):
+class Tables(NamedTuple):
+    """The rankings part of a page (:func:`ranking_tables`)."""
+    docs: List[List[str]]
+    grades: List[List[Optional[int]]]
+    positions: List[List[List[int]]]
+    ties: List[List[List[List[int]]]]
+    lengths: List[List[int]]
+    aux: Optional[List[List[Optional[int]]]]
+
+
+def ranking_tables(qrels: Qrels, rankings: Dict[str, Ranking], qids: List[str], depth: int,
+                   aux: Optional[Qrels] = None) -> Tables:
     """(docs, grades, positions, ties, lengths): per query the documents any run ranks within ``depth`` (a
     table, in order of first appearance) and their grades (None: unjudged); per run and query the table
     indices of its top ``depth``, its tie groups there ([start, size] with 0-based start, size over the whole
-    ranking, groups of two or more) and the length of its whole ranking."""
+    ranking, groups of two or more) and the length of its whole ranking; with ``aux`` (other judgments: a
+    second assessor, a model's labels) their grades of the same documents too, looked up by the same keys."""
     with no_collection():
-        return _tables(qrels, rankings, qids, depth)
+        return _tables(qrels, rankings, qids, depth, aux)
 
 
-def _tables(qrels: Qrels, rankings: Dict[str, Ranking], qids: List[str], depth: int):
+def _tables(qrels: Qrels, rankings: Dict[str, Ranking], qids: List[str], depth: int, aux: Optional[Qrels]) -> Tables:
     qcodes = QUERY_IDS.encode(np.asarray(qids, dtype=object)) if qids else np.empty(0, dtype=np.int64)
     nq = len(qids)
     ties, lengths, counts, parts = [], [], [], []
@@ -132,7 +150,7 @@ def _tables(qrels: Qrels, rankings: Dict[str, Ranking], qids: List[str], depth: 
         counts.append(kept)
         parts.append((np.repeat(np.arange(nq, dtype=np.int64), kept), ranking.docs[rows], ranking.dbytes[rows]))
     if not parts:
-        return [[] for _ in qids], [[] for _ in qids], [], [], []
+        return Tables([[] for _ in qids], [[] for _ in qids], [], [], [], None if aux is None else [[] for _ in qids])
     slots = np.concatenate([p[0] for p in parts])
     hashes = np.concatenate([p[1] for p in parts]).view(np.int64)
     ids = np.concatenate([p[2] for p in parts])
@@ -147,14 +165,15 @@ def _tables(qrels: Qrels, rankings: Dict[str, Ranking], qids: List[str], depth: 
     doc_ids = ids[order][firsts]
     names = [d.decode("utf-8") for d in doc_ids.tolist()]
     docs = split_by(names, per_query)
-    judged = grades_of(qrels, qcodes[doc_slot], hashes[order][firsts], doc_ids)
-    grades = split_by(judged, per_query)
+    keys = (qcodes[doc_slot], hashes[order][firsts], doc_ids)
+    grades = split_by(grades_of(qrels, *keys), per_query)
     positions, at = [], 0
     for kept in counts:
         n = int(kept.sum())
         positions.append(split_by(index[at:at + n].tolist(), kept))
         at += n
-    return docs, grades, positions, ties, lengths
+    return Tables(docs, grades, positions, ties, lengths,
+                  None if aux is None else split_by(grades_of(aux, *keys), per_query))
 
 
 def grades_of(qrels: Qrels, qcodes: np.ndarray, hashes: np.ndarray, ids: np.ndarray) -> List[Optional[int]]:

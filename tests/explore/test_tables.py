@@ -78,7 +78,15 @@ def test_tables_match_the_oracle(case):
     qrels = to_qrels(pd.DataFrame(qrels_rows, columns=["query_id", "doc_id", "relevance"]))
     rankings = {name: to_ranking(pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]))
                 for name, rows in runs.items()}
-    assert list(tables.ranking_tables(qrels, rankings, qids, depth)) == list(oracle(qrels_rows, runs, qids, depth))
+    want = oracle(qrels_rows, runs, qids, depth)
+    got = tables.ranking_tables(qrels, rankings, qids, depth)
+    assert list(got[:5]) == list(want) and got.aux is None
+    # other judgments of the same documents, looked up by the same keys
+    second = [(q, d, (g + 1) % 3) for q, d, g in qrels_rows[::2]]
+    aux = to_qrels(pd.DataFrame(second, columns=["query_id", "doc_id", "relevance"]))
+    grade = {(q, d): g for q, d, g in second}
+    assert tables.ranking_tables(qrels, rankings, qids, depth, aux=aux).aux == \
+        [[grade.get((q, d)) for d in docs] for q, docs in zip(qids, want[0], strict=True)]
 
 
 def test_ids_sharing_a_key_are_told_apart_by_their_bytes():
