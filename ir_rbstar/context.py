@@ -19,7 +19,7 @@ from .errors import GradeScaleError, MissingQrelsError
 from .core.rbo_variants import match_counted
 from .core.rowjoin import match_by_query
 from .core.segments import seg_cumcount
-from .io import QUERY_IDS, Qrels, Ranking, querytable, tie_layout, verify_matches
+from .io import QUERY_IDS, Qrels, Ranking, hashes_are_ids, querytable, tie_layout, verify_pairs
 from .io.tables import KeepsDerived
 from .io.judgmenttable import grades_of_rows, judgments_by_tables
 from .references import resolve_run
@@ -372,8 +372,8 @@ class RunContext(KeepsDerived):
             r_start, r_len = self.reference_ranges(ref, rel, measure)
             seg, rank, row = kernels.match_ranges(b_start, b_len, self.run.docs.view(np.int64),
                                                   r_start, r_len, reference.docs.view(np.int64))
-            if self.run.dbytes.dtype.itemsize > 8 or reference.dbytes.dtype.itemsize > 8:
-                verify_matches(reference.dbytes[row], self.run.dbytes[b_start[seg] + rank - 1], reference.source)
+            if not hashes_are_ids(reference.dbytes, self.run.dbytes):
+                verify_pairs(reference.dbytes, row, self.run.dbytes, b_start[seg] + rank - 1, reference.source)
             return reference, seg, rank, row, b_len, r_len
         return self.cached(("shared", cutoff, ref, rel), make)
 
@@ -477,8 +477,7 @@ class RunContext(KeepsDerived):
 def _matched(reference, b, r, b_rows: np.ndarray, ref_rows: np.ndarray, r_rows: np.ndarray):
     """(b_in_r, r_in_b) of a join of B and R: B's rows ``b_rows`` are the reference's rows ``ref_rows`` (their
     ids compared where some id is longer than its 8-byte hash), and R's gathered rows ``r_rows`` are in B."""
-    if b.dbytes.dtype.itemsize > 8 or reference.dbytes.dtype.itemsize > 8:
-        verify_matches(reference.dbytes[ref_rows], b.dbytes[b_rows], reference.source)
+    verify_pairs(reference.dbytes, ref_rows, b.dbytes, b_rows, reference.source)
     b_in_r = np.full(len(b.docs), -1, dtype=np.int64)
     b_in_r[b_rows] = ref_rows
     r_in_b = np.zeros(len(r.docs), dtype=bool)

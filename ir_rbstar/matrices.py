@@ -30,7 +30,7 @@ from .core import rankbiased_ties as T
 from .core.med import Side
 from .core.segments import seg_sum
 from .errors import ParameterError
-from .io import Qrels, Ranking, verify_matches
+from .io import Qrels, Ranking, hashes_are_ids, verify_matches
 
 __all__ = ["fast", "pair_means", "pair_values"]
 
@@ -107,7 +107,7 @@ class _Prepared:
 
     def _verify(self, left: np.ndarray, right: np.ndarray) -> None:
         """Documents matched by their hashes have the same id (as every join of the package checks)."""
-        if not len(left) or all(b.dtype.itemsize <= 8 for b in self.dbytes):
+        if not len(left) or hashes_are_ids(*self.dbytes):
             return
         ids = np.concatenate(self.dbytes)
         verify_matches(ids[left], ids[right], "a run of the distance matrix")

@@ -17,7 +17,7 @@ from ..core import rankbiased as K
 from ..core import rankbiased_ties as T
 from ..core.rankbiased import _expected_pair_sum
 from ..core.segments import seg_sum
-from ..io import Ranking
+from ..io import Ranking, hashes_are_ids
 
 __all__ = ["compute_tied"]
 
@@ -113,7 +113,7 @@ def _joined_by_kernel(m, ctx: RunContext, tied) -> bool:
     cutoff, ref, rel = m.params.get("cutoff"), m["ref"], m["rel"]
     if not ctx.kernels() or ctx.held(("match", cutoff, ref, rel, tied.straddles)) is not None:
         return False
-    return tied.rows.dbytes.dtype.itemsize <= 8 and ctx.reference(ref, rel, m).dbytes.dtype.itemsize <= 8
+    return hashes_are_ids(tied.rows.dbytes, ctx.reference(ref, rel, m).dbytes)
 
 
 def _rbo_family_compiled(m, ctx: RunContext, tied):

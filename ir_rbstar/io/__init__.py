@@ -41,7 +41,8 @@ from __future__ import annotations
 
 from .columns import qrels_from_columns, ranking_from_columns
 from .convert import to_qrels, to_ranking
-from .docindex import DocIndex, MovedIndex, Moves, input_rows, rows_of_segments, verify_ids, verify_matches
+from .docindex import (DocIndex, MovedIndex, Moves, hashes_are_ids, input_rows, rows_of_segments, verify_ids,
+                       verify_matches, verify_pairs)
 from .ids import QUERY_IDS, CodedIds, check_utf8, doc_bytes, hash_ids
 from .tables import Qrels, Ranking, order_key, segment_ids, tie_layout
 from .trec import ranking_frame, read_run_frame, read_trec_qrels, read_trec_run, shape_error
@@ -49,4 +50,5 @@ from .trec import ranking_frame, read_run_frame, read_trec_qrels, read_trec_run,
 __all__ = ["Ranking", "Qrels", "to_ranking", "to_qrels", "read_trec_run", "read_trec_qrels", "read_run_frame",
            "ranking_frame", "QUERY_IDS", "doc_bytes", "hash_ids", "check_utf8", "CodedIds",
            "DocIndex", "MovedIndex", "Moves", "input_rows", "rows_of_segments", "verify_ids", "verify_matches",
+           "verify_pairs", "hashes_are_ids",
            "order_key", "segment_ids", "tie_layout", "qrels_from_columns", "ranking_from_columns", "shape_error"]

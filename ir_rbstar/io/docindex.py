@@ -7,7 +7,7 @@ from typing import List, Optional, Tuple, cast
 import numpy as np
 
 from ..errors import RbstarError
-from .ids import _GOLD, _mix
+from .ids import _GOLD, _mix, id_words
 from .querytable import QueryTable, checked_by_query
 
 
@@ -282,15 +282,28 @@ def _level_hash(h: np.ndarray, level: int) -> np.ndarray:
         return _mix(h.view(np.uint64) + np.uint64(level) * _GOLD).view(np.int64)
 
 
-def verify_ids(table_ids: np.ndarray, rows: np.ndarray, ids: np.ndarray, source: str) -> None:
-    """The documents matched by hash (``rows``, -1 for none) must be the same ids.
+def hashes_are_ids(*columns: np.ndarray) -> bool:
+    """Whether every id of these bytes (``S``) columns is at most 8 bytes: :func:`.ids.hash_ids` is then a
+    bijection, so documents matched by (query, hash) are the same documents and need no comparison of their
+    ids; a longer id may share its hash with another, and every join compares those byte for byte
+    (:func:`verify_pairs`)."""
+    return all(c.dtype.itemsize <= 8 for c in columns)
 
-    A :class:`DocIndex` match means equal query and equal 64-bit document hash; ids of up to 8 bytes hash
-    bijectively, so only longer ids are compared, byte for byte."""
-    if table_ids.dtype.itemsize <= 8 and ids.dtype.itemsize <= 8:
+
+def verify_pairs(ids_a: np.ndarray, rows_a: np.ndarray, ids_b: np.ndarray, rows_b: np.ndarray, source: str) -> None:
+    """Rows matched by (query, document hash), ``ids_a[rows_a]`` with ``ids_b[rows_b]``, must hold the same ids:
+    compared (:func:`verify_matches`) unless :func:`hashes_are_ids`."""
+    if not hashes_are_ids(ids_a, ids_b):
+        verify_matches(ids_a[rows_a], ids_b[rows_b], source)
+
+
+def verify_ids(table_ids: np.ndarray, rows: np.ndarray, ids: np.ndarray, source: str) -> None:
+    """The documents matched by hash (``rows``: for each of ``ids``, its row of ``table_ids``, -1 for none)
+    must be the same ids (:func:`verify_pairs`)."""
+    if hashes_are_ids(table_ids, ids):
         return
     hit = np.flatnonzero(rows >= 0)
-    verify_matches(table_ids[rows[hit]], ids[hit], source)
+    verify_pairs(table_ids, rows[hit], ids, hit, source)
 
 
 def verify_matches(bytes_a: np.ndarray, bytes_b: np.ndarray, source: str) -> None:
@@ -303,15 +316,14 @@ def verify_matches(bytes_a: np.ndarray, bytes_b: np.ndarray, source: str) -> Non
 
 
 def _differ(bytes_a: np.ndarray, bytes_b: np.ndarray) -> np.ndarray:
-    """``bytes_a != bytes_b`` for two bytes (``S``) columns: compared as 8-byte words (NUL-padded to a
-    common width of whole words), some twenty times faster than numpy's comparison of byte strings on ids
-    of 16 bytes, and a column of words at a time (100,000 ids of 16 bytes: 0.1 ms, against 1.4 by one
-    ``any`` along the rows); numpy's comparison for other columns."""
+    """``bytes_a != bytes_b`` for two bytes (``S``) columns: compared as 8-byte words (:func:`.ids.id_words`,
+    NUL-padded to a common width of whole words), some twenty times faster than numpy's comparison of byte
+    strings on ids of 16 bytes, and a column of words at a time (100,000 ids of 16 bytes: 0.1 ms, against
+    1.4 by one ``any`` along the rows); numpy's comparison for other columns."""
     if bytes_a.dtype.kind != "S" or bytes_b.dtype.kind != "S" or len(bytes_a) != len(bytes_b):
         return bytes_a != bytes_b
     words = -(-max(bytes_a.dtype.itemsize, bytes_b.dtype.itemsize, 1) // 8)
-    a, b = (np.ascontiguousarray(x.astype(f"S{8 * words}", copy=False)).view(np.uint64).reshape(len(x), words)
-            for x in (bytes_a, bytes_b))
+    a, b = id_words(bytes_a, words), id_words(bytes_b, words)
     bad = a[:, 0] != b[:, 0]
     for word in range(1, words):
         bad |= a[:, word] != b[:, word]

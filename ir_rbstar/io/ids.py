@@ -96,12 +96,7 @@ def hash_ids(ids: np.ndarray) -> np.ndarray:
     if n == 0:
         return np.empty(0, dtype=np.uint64)
     own = not (width % 8 == 0 and ids.flags.c_contiguous)
-    if not own:
-        w = ids.view(np.uint64).reshape(n, words)                   # whole words already: no padding
-    elif ids.flags.c_contiguous and sys.byteorder == "little":
-        w = _padded_words(ids, words)
-    else:
-        w = ids.astype(f"S{words * 8}").view(np.uint64).reshape(n, words)   # NUL padding to whole words
+    w = id_words(ids, words)                                        # a view of the ids unless ``own``
     with np.errstate(over="ignore"):
         # a bijection: ids of up to 8 bytes never collide (mixed in place when the padded copy is one word)
         h = _mix(w[:, 0] if own and words == 1 else w[:, 0].copy())
@@ -127,6 +122,38 @@ def hash_ids(ids: np.ndarray) -> np.ndarray:
             else:
                 h[nz] = _mix(h[nz] ^ col[nz], scratch)
         return h
+
+
+def id_words(ids: np.ndarray, words: Optional[int] = None, copy: bool = False, ordered: bool = False) -> np.ndarray:
+    """The ids of a bytes (``S``) array as rows of 8-byte words (rows x ``words``, ``uint64``; by default as
+    few words as hold the widest id), NUL-padded: the one conversion the package uses to hash, compare and
+    order ids a word at a time. Two ids are equal exactly when their rows are (ids hold no NUL byte). The
+    words are the ids' bytes in the machine's order, or with ``ordered`` read big-endian, so that the rows
+    order (word by word) as the ids do byte for byte. A view of the ids' own buffer when they are whole words
+    already and contiguous (unless ``copy`` or ``ordered``); else a new array (:func:`_padded_words`, or
+    numpy's cast where that does not apply)."""
+    n, width = len(ids), ids.dtype.itemsize
+    need = max(1, -(-width // 8))
+    words = need if words is None else words
+    if words < need:
+        raise ValueError(f"id_words: {words} word(s) cannot hold ids of {width} bytes")
+    if n == 0:
+        return np.zeros((0, words), dtype=np.uint64)
+    if words > need:                        # a common width with wider ids: whole words of NUL bytes after
+        out = np.zeros((n, words), dtype=np.uint64)
+        out[:, :need] = id_words(ids, need, ordered=ordered)
+        return out
+    if width == 8 * words and ids.flags.c_contiguous:
+        if ordered:                         # one pass: the big-endian words converted to numbers
+            return ids.view(">u8").reshape(n, words).astype(np.uint64)
+        w = ids.view(np.uint64).reshape(n, words)
+        return w.copy() if copy else w
+    if ids.flags.c_contiguous and sys.byteorder == "little":
+        w = _padded_words(ids, words)
+        return w.byteswap(inplace=True) if ordered else w
+    padded = np.ascontiguousarray(ids.astype(f"S{8 * words}"))
+    return padded.view(">u8").reshape(n, words).astype(np.uint64) if ordered \
+        else padded.view(np.uint64).reshape(n, words)
 
 
 def _padded_words(ids: np.ndarray, words: int) -> np.ndarray:

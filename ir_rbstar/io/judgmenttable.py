@@ -11,7 +11,7 @@ from typing import Any, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-from .docindex import _differ, verify_matches
+from .docindex import _differ, hashes_are_ids, verify_matches
 from .querytable import (KEPT, MIN_SHIFT, QueryTable, _ranks, least_shift, merge_by_query, pair_finisher,
                          sorted_by_query)
 
@@ -119,7 +119,7 @@ def judgments_by_tables(run: Any, qrels: Any, b: Any) -> Optional[Tuple[np.ndarr
     x_rows = table_row[run.qcodes[queries]]
     x_rows = x_rows[y_rows[x_rows] != len(y.table) - 1]
     docs, judged_docs = run.docs, kept.docs
-    long_ids = run.dbytes.dtype.itemsize > 8 or kept.ids.dtype.itemsize > 8
+    long_ids = not hashes_are_ids(run.dbytes, kept.ids)
     # (long ids: the ids are compared below, the hashes where they differ)
     finish = pair_finisher(docs, None if long_ids else judged_docs, rank)
     pairs = merge_by_query(x, y, CHUNK, finish=finish, y_rows=y_rows, y_lens=kept.lens, x_rows=x_rows)

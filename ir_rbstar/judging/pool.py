@@ -96,7 +96,9 @@ class Weights:
 def is_residual(measure: Any) -> bool:
     """Whether ``measure`` (a string or a parsed measure) is a residual, ``RBP_res(...)``: it reads which
     documents are judged, not their grades."""
-    return str(measure).split("(")[0].split("@")[0].endswith("_res")
+    from ..parsing import parse_measure
+    m = parse_measure(measure) if isinstance(measure, str) else measure
+    return str(getattr(m, "NAME", "")).endswith("_res")
 
 
 def weights_of(measure: Any) -> Weights:

@@ -1,12 +1,15 @@
 """The document hash (ir_rbstar/io/ids.py::hash_ids) equals its definition id by id, whichever share of the ids
 reaches each later 8-byte word (all of them: mixed in place; most: mixed whole and kept where they apply;
-few: gathered), and whatever the padded width of the column."""
+few: gathered), and whatever the padded width of the column; and the ids' 8-byte words (``id_words``), which
+the hash, the id comparison of the joins (``docindex._differ``) and the tie-break by id all read, are the
+ids' bytes, NUL-padded, in either byte order, for every width, layout and number of words."""
 from __future__ import annotations
 
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from ir_rbstar.io.ids import hash_ids
+from ir_rbstar.io.docindex import _differ
+from ir_rbstar.io.ids import hash_ids, id_words
 
 from tests.conftest import examples
 
@@ -51,3 +54,35 @@ def test_every_branch_of_the_later_words():
     for ids in (base, base[:3] + [b"e"], [b"f"] * 3 + [b"g" * 9]):       # all, most, few past 8 bytes
         col = np.array(ids, dtype="S16")
         assert hash_ids(col).tolist() == [_defined(i) for i in ids]
+
+
+def _words_defined(ident: bytes, words: int, order: str) -> list:
+    padded = ident + b"\0" * (8 * words - len(ident))
+    return [int.from_bytes(padded[i:i + 8], order) for i in range(0, 8 * words, 8)]
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.lists(_ID, min_size=0, max_size=30), st.integers(0, 9), st.integers(0, 2), st.booleans())
+def test_id_words_are_the_padded_bytes_and_order_as_the_ids(ids, extra, more, strided):
+    width = max(map(len, ids), default=1) + extra
+    col = np.array(ids, dtype=f"S{width}") if ids else np.empty(0, dtype=f"S{width}")
+    if strided:                                     # a gathered view: not contiguous
+        col = np.repeat(col, 2)[::2]
+    words = -(-width // 8) + more
+    little = id_words(col, words)
+    big = id_words(col, words, ordered=True)
+    assert little.shape == big.shape == (len(ids), words)
+    assert little.tolist() == [_words_defined(i, words, "little") for i in ids]
+    assert big.tolist() == [_words_defined(i, words, "big") for i in ids]
+    # read big-endian, the rows order as the ids do, byte for byte; equal rows, equal ids
+    by_words = sorted(range(len(ids)), key=lambda k: (tuple(big[k]), k))
+    assert by_words == sorted(range(len(ids)), key=lambda k: (ids[k], k))
+    other = np.array(ids[::-1], dtype=f"S{max(width - extra, 1)}") if ids else np.empty(0, dtype="S1")
+    assert _differ(col, other).tolist() == [a != b for a, b in zip(ids, ids[::-1], strict=True)]
+
+
+def test_id_words_views_whole_words_unless_asked_for_a_copy():
+    col = np.array([b"abcdefgh", b"ijklmnop"], dtype="S8")
+    assert np.shares_memory(id_words(col), col)
+    assert not np.shares_memory(id_words(col, copy=True), col)
+    assert not np.shares_memory(id_words(col, ordered=True), col)
