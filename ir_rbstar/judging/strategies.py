@@ -241,21 +241,37 @@ def _pair_spread_toward(pool: Pool, u: np.ndarray, rest: np.ndarray) -> np.ndarr
     """sum_{a<b} u[a, b] |W[a] - W[b]| t for every column, t = 1 when the run the document favours (the larger
     weight) expects more unjudged gain on the document's query than the other (``rest``: judging it relevant
     moves the pair's difference there toward its expected value), :data:`AGAINST_SHARE` when it expects less,
-    :data:`UNKNOWN_SHARE` = (1 + AGAINST_SHARE) / 2 when both expect the same (one pass per run: runs^2 x
-    candidates work; the signs of run a's pairs made in its pass, so memory stays runs x candidates as the
-    pool's budget allows, never runs^2 x queries)."""
+    :data:`UNKNOWN_SHARE` = (1 + AGAINST_SHARE) / 2 when both expect the same.
+
+    A pair adds nothing where neither run ranks the document (W = 0 for both), so each run's pass covers only
+    the candidates it ranks (:func:`_ranked_columns`), against every run it is paired with, a pair both of whose
+    runs rank the document counted in the pass of the run listed first: (runs x the pool's non-zero weights)
+    work instead of runs^2 x candidates (on DL 2019, 37 runs whose candidates are ranked by 6.5 runs on
+    average, a fifth of it; with 130 runs of little overlap, a fortieth), memory a run's candidates x runs."""
     out = np.zeros(pool.n_candidates)
     cq = pool.cand_query
     scale = np.abs(rest).max(axis=0)
-    for a in np.flatnonzero(u.any(axis=1)):
-        bs = np.flatnonzero(u[a])
-        diff = pool.W[a] - pool.W[bs]
-        order = _rest_order(rest[a], rest[bs], scale)[:, cq]
+    pairs = u + u.T                          # each pair's weight, seen from either of its runs
+    columns = _ranked_columns(pool)
+    for a in np.flatnonzero(pairs.any(axis=1)):
+        cols = columns[a]
+        if not len(cols):
+            continue
+        bs = np.flatnonzero(pairs[a])
+        other = pool.W[np.ix_(bs, cols)]
+        diff = pool.W[a, cols] - other
+        order = _rest_order(rest[a], rest[bs], scale)[:, cq[cols]]
         toward = diff * order
         t = np.maximum(toward, -AGAINST_SHARE * toward)                     # 1, or the share of |t| below 0
         t += np.where(order == 0.0, UNKNOWN_SHARE * np.abs(diff), 0.0)      # no direction: the expected share
-        out += u[a, bs] @ t
+        t *= (other == 0.0) | (bs > a)[:, None]     # both rank it: the pair is counted in the first run's pass
+        out[cols] += pairs[a, bs] @ t
     return out
+
+
+def _ranked_columns(pool: Pool) -> list:
+    """For each run, the candidates it gives a non-zero weight (kept with the pool)."""
+    return pool.kept("ranked-columns", lambda: [np.flatnonzero(w > 0.0) for w in pool.W])
 
 
 def _rbp_pool_scores(pool: Pool, how: str) -> np.ndarray:

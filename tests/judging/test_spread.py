@@ -1,0 +1,76 @@
+"""The pairs' directed spread of every candidate (ir_rbstar/judging/strategies.py::_pair_spread_toward), which
+each run's pass computes only over the candidates that run ranks, equals its definition summed pair by pair
+and candidate by candidate: sum over a < b of u[a, b] |W[a] - W[b]| t, with t = 1 toward the order the runs'
+expected unjudged gains give, AGAINST_SHARE away from it and UNKNOWN_SHARE where both expect the same."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ir_rbstar.judging import build_pool
+from ir_rbstar.judging.strategies import AGAINST_SHARE, SAME_REST, UNKNOWN_SHARE, _pair_spread_toward
+from tests.conftest import examples
+
+
+def _defined(pool, u, rest):
+    R, C = pool.W.shape
+    scale = np.abs(rest).max(axis=0)
+    out = np.zeros(C)
+    for c in range(C):
+        q = pool.cand_query[c]
+        for a in range(R):
+            for b in range(a + 1, R):
+                if u[a, b] == 0:
+                    continue
+                d = pool.W[a, c] - pool.W[b, c]
+                e = rest[a, q] - rest[b, q]
+                if abs(e) <= SAME_REST * scale[q]:
+                    t = UNKNOWN_SHARE
+                elif d * e > 0:
+                    t = 1.0
+                else:
+                    t = AGAINST_SHARE
+                out[c] += u[a, b] * abs(d) * t
+    return out
+
+
+@st.composite
+def _case(draw):
+    n_runs = draw(st.integers(2, 6))
+    docs = [f"d{i}" for i in range(draw(st.integers(1, 8)))]
+    runs = {}
+    for r in range(n_runs):
+        run = {}
+        for q in ("q1", "q2"):
+            ranked = draw(st.lists(st.sampled_from(docs), unique=True, max_size=len(docs)))
+            if ranked:
+                run[q] = {d: float(len(ranked) - i) for i, d in enumerate(ranked)}
+        runs[f"r{r}"] = run or {"q1": {docs[0]: 1.0}}
+    measure = draw(st.sampled_from(["RBP(p=0.8)", "P@3", "nDCG@2"]))
+    seed = draw(st.integers(0, 2 ** 16))
+    return runs, measure, seed
+
+
+@settings(max_examples=examples(120), deadline=None)
+@given(_case())
+def test_the_spread_is_its_definition(case):
+    runs, measure, seed = case
+    pool = build_pool(runs, measure)
+    R, Q = len(pool.runs), len(pool.queries)
+    rng = np.random.default_rng(seed)
+    u = np.triu(rng.random((R, R)) < 0.7, 1) * rng.choice([0.5, 1.0, 0.3], size=(R, R))
+    rest = rng.choice([0.0, 0.25, 0.5, 1.0], size=(R, Q))          # equal expected gains are common
+    assert _pair_spread_toward(pool, u, rest) == pytest.approx(_defined(pool, u, rest), rel=1e-12, abs=1e-15)
+
+
+def test_a_pair_both_of_whose_runs_rank_the_document_counts_once():
+    # A ranks x first, B ranks x second and y first; C ranks nothing of x, y. RBP(p=0.5): W = 0.5 at rank 1,
+    # 0.25 at rank 2. A and B both rank x: |0.5 - 0.25| = 0.25, once (not once per run's pass)
+    runs = {"A": {"q": {"x": 2.0}}, "B": {"q": {"y": 2.0, "x": 1.0}}, "C": {"q": {"z": 1.0}}}
+    pool = build_pool(runs, "RBP(p=0.5)")
+    x = int(np.flatnonzero(pool.cand_doc == b"x")[0])
+    u = np.triu(np.ones((3, 3)), 1)
+    rest = np.array([[1.0], [0.0], [0.0]])        # A expects more: x favours A (toward), in pairs A-B and A-C
+    got = _pair_spread_toward(pool, u, rest)[x]
+    # A-B: 0.25 toward (1); A-C: 0.5 toward (1); B-C: 0.25, both expect the same (UNKNOWN_SHARE)
+    assert got == pytest.approx(0.25 + 0.5 + 0.25 * UNKNOWN_SHARE)
