@@ -40,7 +40,8 @@ def break_ties_by_docid(order: Optional[np.ndarray], same: np.ndarray, dbytes: n
 
     Each large array is freed as soon as it is used: on a machine whose kernel hands out fresh pages slowly,
     the pages this step adds to the heap were most of its cost (a dict of Robust 2003's rutcor03100, 99.5%
-    of its rows tied: 1,921 page faults a call, 1,662 now, and 1.5-2 ms less of a 23 ms evaluation)."""
+    of its rows tied: 1,921 page faults a call, 1,662 now; by medians of 41 calls, 22.8 ms an evaluation
+    instead of 24.9)."""
     if not same.any():
         return order
     tied = np.zeros(len(same) + 1, dtype=bool)
