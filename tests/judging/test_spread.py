@@ -74,3 +74,19 @@ def test_a_pair_both_of_whose_runs_rank_the_document_counts_once():
     got = _pair_spread_toward(pool, u, rest)[x]
     # A-B: 0.25 toward (1); A-C: 0.5 toward (1); B-C: 0.25, both expect the same (UNKNOWN_SHARE)
     assert got == pytest.approx(0.25 + 0.5 + 0.25 * UNKNOWN_SHARE)
+
+
+@settings(max_examples=examples(120), deadline=None)
+@given(_case(), st.integers(1, 12), st.sampled_from([2, 3, 1000]))
+def test_the_k_best_are_the_first_k_of_the_whole_order(case, k, levels):
+    # _top sorts only the candidates whose priority reaches the k-th largest; the result is the first k of
+    # the whole order (priority, then total weight, then query, then candidate), ties at the k-th included
+    from ir_rbstar.judging.strategies import _top
+    runs, measure, seed = case
+    pool = build_pool(runs, measure)
+    rng = np.random.default_rng(seed)
+    prio = rng.integers(0, levels, pool.n_candidates).astype(np.float64)       # few levels: many ties
+    eligible = rng.random(pool.n_candidates) < 0.8
+    idx = np.flatnonzero(eligible)
+    whole = idx[np.lexsort((idx, pool.cand_query[idx], -pool.W[:, idx].sum(axis=0), -prio[idx]))]
+    assert _top(pool, prio, eligible, k, None).tolist() == whole[:k].tolist()
