@@ -15,8 +15,7 @@ from typing import Dict, List
 
 import numpy as np
 
-from ..errors import ParameterError
-from ..io import Ranking
+from ..io import Ranking, verify_pairs
 from .pool import Pool, is_residual, weights_of
 
 __all__ = ["RevealedEvaluator"]
@@ -60,8 +59,7 @@ def _candidate_rows(pool: Pool, runs: Dict[str, Ranking], depth: int) -> _Rows:
         pos = np.minimum(np.searchsorted(cand_key, key), max(len(cand_key) - 1, 0))
         hit = known & (cand_key[pos] == key) if len(cand_key) else known
         cand = np.where(hit, pos, -1)
-        if hit.any() and not np.array_equal(run.dbytes[keep][hit], pool.cand_doc[cand[hit]]):
-            raise ParameterError("runs: a document id differs from the pool's for the same hash")
+        verify_pairs(run.dbytes, np.flatnonzero(keep)[hit], pool.cand_doc, cand[hit], run.source)
         parts.append((np.full(len(cand), r), seg_qi[keep], ranks[keep], cand, h, run.dbytes[keep]))
     cat = [np.concatenate([p[i] for p in parts]) for i in range(6)]
     return _Rows(*cat)
@@ -109,8 +107,7 @@ class RevealedEvaluator:
             found = pd.DataFrame({"query": r.query[cand], "dhash": r.dhash[cand], "row": cand}).merge(
                 docs, on=["query", "dhash"])
             at, doc = found["row"].to_numpy(np.int64), found["doc"].to_numpy(np.int64)
-            if len(doc) and not np.array_equal(r.dbytes[at], dbytes[doc]):
-                raise ParameterError("orders: a document id differs from a run's for the same hash")
+            verify_pairs(r.dbytes, at, dbytes, doc, "orders")
             rows.append((at, doc))
         return Judged(query, np.asarray(grade, dtype=np.int64), rows)
 

@@ -16,9 +16,9 @@ from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..errors import EmptyInputError, GradeScaleError, ParameterError, RbstarError
+from ..errors import EmptyInputError, GradeScaleError, ParameterError
 from ..datasets import top_of_scale
-from ..io import QUERY_IDS, Qrels, Ranking, to_ranking
+from ..io import QUERY_IDS, Qrels, Ranking, to_ranking, verify_pairs
 from ..io.ids import _to_str
 from ..io.tables import KeepsDerived
 
@@ -301,8 +301,7 @@ def build_pool(runs: Any, measure: Any, queries: Optional[Sequence[str]] = None,
     cand = np.empty(len(order), dtype=np.int64)
     cand[order] = cand_of_sorted
     firsts = order[new]
-    if len(order) and not np.array_equal(e_bytes[order], e_bytes[firsts][cand_of_sorted]):
-        raise RbstarError("runs: 64-bit hash collision between two document ids; please report this")
+    verify_pairs(e_bytes, order, e_bytes, firsts[cand_of_sorted], "runs")
     n_cand = int(new.sum())
     if len(names) * n_cand > MAX_CELLS:
         raise ParameterError(f"depth: {len(names)} runs x {n_cand} candidates exceed the budget of {MAX_CELLS} "
