@@ -124,14 +124,14 @@ def hash_ids(ids: np.ndarray) -> np.ndarray:
         return h
 
 
-def id_words(ids: np.ndarray, words: Optional[int] = None, copy: bool = False, ordered: bool = False) -> np.ndarray:
+def id_words(ids: np.ndarray, words: Optional[int] = None, ordered: bool = False) -> np.ndarray:
     """The ids of a bytes (``S``) array as rows of 8-byte words (rows x ``words``, ``uint64``; by default as
     few words as hold the widest id), NUL-padded: the one conversion the package uses to hash, compare and
     order ids a word at a time. Two ids are equal exactly when their rows are (ids hold no NUL byte). The
     words are the ids' bytes in the machine's order, or with ``ordered`` read big-endian, so that the rows
     order (word by word) as the ids do byte for byte. A view of the ids' own buffer when they are whole words
-    already and contiguous (unless ``copy`` or ``ordered``); else a new array (:func:`_padded_words`, or
-    numpy's cast where that does not apply)."""
+    already and contiguous (unless ``ordered``): not to be written; else a new array (:func:`_padded_words`,
+    or numpy's cast where that does not apply)."""
     n, width = len(ids), ids.dtype.itemsize
     need = max(1, -(-width // 8))
     words = need if words is None else words
@@ -146,8 +146,7 @@ def id_words(ids: np.ndarray, words: Optional[int] = None, copy: bool = False, o
     if width == 8 * words and ids.flags.c_contiguous:
         if ordered:                         # one pass: the big-endian words converted to numbers
             return ids.view(">u8").reshape(n, words).astype(np.uint64)
-        w = ids.view(np.uint64).reshape(n, words)
-        return w.copy() if copy else w
+        return ids.view(np.uint64).reshape(n, words)
     if ids.flags.c_contiguous and sys.byteorder == "little":
         w = _padded_words(ids, words)
         return w.byteswap(inplace=True) if ordered else w

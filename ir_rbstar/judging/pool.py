@@ -24,7 +24,8 @@ from ..io.tables import KeepsDerived
 
 __all__ = ["Weights", "Pool", "weights_of", "build_pool", "MAX_CELLS"]
 
-#: the dense run x candidate weight matrix may hold at most this many cells (about 400 MB); above it a
+#: the dense run x candidate weight matrix may hold at most this many cells (about 400 MB; with the ranks and the
+#: copies the goals keep, candidates x runs, about 1.3 GB at the budget); above it a
 #: :class:`~ir_rbstar.errors.ParameterError` asks for a smaller ``depth`` or fewer runs
 MAX_CELLS = 50_000_000
 _TAIL_SHARE = 1e-3

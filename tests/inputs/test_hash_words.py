@@ -81,8 +81,10 @@ def test_id_words_are_the_padded_bytes_and_order_as_the_ids(ids, extra, more, st
     assert _differ(col, other).tolist() == [a != b for a, b in zip(ids, ids[::-1], strict=True)]
 
 
-def test_id_words_views_whole_words_unless_asked_for_a_copy():
+def test_id_words_view_whole_words_and_copy_the_rest():
     col = np.array([b"abcdefgh", b"ijklmnop"], dtype="S8")
     assert np.shares_memory(id_words(col), col)
-    assert not np.shares_memory(id_words(col, copy=True), col)
+    assert not np.shares_memory(id_words(col, ordered=True), col)
+    short = np.array([b"abc", b"de"], dtype="S5")
+    assert not np.shares_memory(id_words(short), short)
     assert not np.shares_memory(id_words(col, ordered=True), col)
