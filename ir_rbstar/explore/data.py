@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..io import QUERY_IDS, Qrels, Ranking, to_ranking
 from .plan import DEFAULT_P, DEFAULT_RBO, Plan, make_plan
-from .rankings import kept_lengths, ranking_tables
+from .rankings import kept_lengths, ranking_tables, with_none
 
 __all__ = ["build_data", "page_entries", "DEFAULT_DEPTH", "FORMAT_VERSION", "INTERVAL", "MAX_ENTRIES"]
 
@@ -239,11 +239,8 @@ def _as_lists(values: np.ndarray, slots: np.ndarray, keep: np.ndarray, n: int) -
 
 
 def _finite_lists(values: np.ndarray) -> list:
-    """``values.tolist()`` with None for every value that is not finite (NaN: no value; the page's JSON holds no
-    NaN), in one pass of numpy rather than a Python step per value."""
-    cells = values.astype(object)
-    cells[~np.isfinite(values)] = None
-    return cells.tolist()
+    """``values.tolist()`` with None for every value that is not finite (NaN: no value; :func:`.rankings.with_none`)."""
+    return with_none(values, ~np.isfinite(values))
 
 
 def _pairs_one_by_one(measures, qrels: Qrels, group: Dict[str, Ranking], index: Dict[str, int],

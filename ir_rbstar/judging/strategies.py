@@ -113,6 +113,11 @@ def _by_query(pool: Pool, matrix: str, x: np.ndarray) -> np.ndarray:
     return np.asarray(_query_matrix(pool).T @ (m_t * x[:, None])).T
 
 
+def _total_weight(pool: Pool) -> np.ndarray:
+    """Each candidate's weight summed over the runs (kept with the pool)."""
+    return pool.kept("W-total", lambda: pool.W.sum(axis=0))
+
+
 def run_values(pool: Pool, judged: np.ndarray, grades: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """(low, residual), runs x queries: the weighted gain of the judged candidates and the weight of the
     unjudged ones plus each run's tail after the pool's depth."""
@@ -147,7 +152,7 @@ def _relevance(pool: Pool, judged: np.ndarray, grades: np.ndarray, prior: Option
     overall = (1.0 + got.sum(axis=1)) / (2.0 + seen.sum(axis=1))
     theta = (PRIOR_WEIGHT * overall[:, None] + got) / (PRIOR_WEIGHT + seen)      # runs x queries
     t = theta[:, pool.cand_query]
-    total = pool.kept("W-total", lambda: pool.W.sum(axis=0))
+    total = _total_weight(pool)
     est = np.divide((pool.W * t).sum(axis=0), total, out=np.full(pool.n_candidates, 0.5), where=total > 0)
     if prior is None:
         return est
@@ -318,7 +323,7 @@ def _top(pool: Pool, prio: np.ndarray, eligible: np.ndarray, k: int, per_query: 
         # included) is sorted, the others all come after them
         kth = np.partition(prio[idx], len(idx) - k)[len(idx) - k]
         idx = idx[prio[idx] >= kth]
-    total = pool.kept("W-total", lambda: pool.W.sum(axis=0))
+    total = _total_weight(pool)
     order = idx[np.lexsort((idx, pool.cand_query[idx], -total[idx], -prio[idx]))]
     if per_query is not None:
         q = pool.cand_query[order]
