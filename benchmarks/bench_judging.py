@@ -4,6 +4,8 @@
     python -m benchmarks.bench_judging                 # DL19 passage (37 runs), Robust04 and Robust03 (TREC runs)
     python -m benchmarks.bench_judging --quick         # the bundled Vaswani runs: a smoke run of a few seconds
     python -m benchmarks.bench_judging --out DIR       # also write the tables (TSV) and the curves (PNG) there
+    python -m benchmarks.bench_judging --depth 100 --strategies pairs,depth,rbp_sum,rbp_max --no-oracle
+                                                       # nDCG@10 from the runs' top 100 (the ideal's documents)
 
 For each collection and each measure (nDCG@10 and RBP(p=0.8) graded with the collection's top grade), the
 strategies of :mod:`ir_rbstar.judging.strategies` are replayed with the qrels as the oracle (a document the
@@ -54,12 +56,13 @@ def every_round(size: int, batch: int) -> list:
     return [batch * i for i in range(1, -(-size // batch) + 1)] if size > 0 else []
 
 
-def round_simulation(qrels, runs, measure: str, strategies, size: int, batch: int, prior=None, label=None):
+def round_simulation(qrels, runs, measure: str, strategies, size: int, batch: int, prior=None, label=None,
+                     depth=None):
     """:func:`ir_rbstar.judging.simulate` recorded at every whole round (:func:`every_round`), seed 0; the
-    strategy renamed ``label`` when given (a row with a prior)."""
+    strategy renamed ``label`` when given (a row with a prior); ``depth``: the pool's depth."""
     from ir_rbstar.judging import simulate
     table = simulate(qrels, runs, measures=[measure], strategies=strategies, budgets=every_round(size, batch),
-                     batch=batch, seed=0, prior=prior)
+                     batch=batch, seed=0, prior=prior, depth=depth)
     return table if label is None else table.assign(strategy=label)
 
 
@@ -163,6 +166,9 @@ def main(argv=None) -> int:
                         "judging_oracle.py)")
     parser.add_argument("--collections", default=None, help="comma-separated first words of the collections "
                         "(dl19, robust04, robust03; default: all)")
+    parser.add_argument("--depth", type=int, default=None, help="nDCG@10 alone, from a pool of the runs' top DEPTH "
+                        "(deeper than its cutoff: the documents ranked only past rank 10 can still raise a query's "
+                        "ideal DCG); no prior rows, no oracle")
     args = parser.parse_args(argv)
     import pandas as pd
 
@@ -188,13 +194,14 @@ def main(argv=None) -> int:
         print(f"## {name}: {len(runs)} runs, {len(qrels.qcodes)} queries, {len(qrels.grades)} judgments "
               f"(read in {time.perf_counter() - t0:.1f} s)\n", flush=True)
         tables = []
-        for measure in ("nDCG@10", f"RBP(p=0.8,max_rel={top})"):
+        for measure in ("nDCG@10",) if args.depth else ("nDCG@10", f"RBP(p=0.8,max_rel={top})"):
             from ir_rbstar.io import QUERY_IDS
-            size = build_pool(runs, measure, queries=list(QUERY_IDS.decode(qrels.qcodes))).n_candidates
+            size = build_pool(runs, measure, queries=list(QUERY_IDS.decode(qrels.qcodes)),
+                              depth=args.depth).n_candidates
             batch = len(qrels.qcodes)
             t = time.perf_counter()
-            table = round_simulation(qrels, runs, measure, strategies, size, batch)
-            if name.startswith("DL19") and not args.no_prior:
+            table = round_simulation(qrels, runs, measure, strategies, size, batch, depth=args.depth)
+            if name.startswith("DL19") and not args.no_prior and not args.depth:
                 for strategy in with_prior:
                     for label, prior in ((f"{strategy} + re-annotations", reannotation_prior(args.data)),
                                          (f"{strategy} + the qrels as prior", qrels)):
@@ -218,16 +225,16 @@ def main(argv=None) -> int:
                 print(f"{measure}: {what}, by judgments made (about every tenth of the rounds; all of them in "
                       f"the TSV of --out):\n")
                 print(markdown(wide.round(3), index=True), "\n", flush=True)
-        if not args.no_oracle:
+        if not args.no_oracle and not args.depth:
             t = time.perf_counter()
             print(markdown(how_far(qrels, runs, need, [str(m) for m in table["measure"].unique()])), "\n")
             print(f"oracle bound computed in {time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
         if args.out:
-            slug = name.split()[0].lower()
+            slug = name.split()[0].lower() + (f"_depth{args.depth}" if args.depth else "")
             table.to_csv(os.path.join(args.out, f"judging_{slug}.tsv"), sep="\t", index=False, float_format="%.4f")
             import matplotlib.pyplot as plt
             plt.close(plot_simulation(table, os.path.join(args.out, f"judging_{slug}.png")))
-        if name.startswith("DL19") or args.quick:
+        if (name.startswith("DL19") or args.quick) and not args.depth:
             seconds = round_time(runs, qrels, f"RBP(p=0.8,max_rel={top})")
             print(f"one selection round (pairs goal, {len(qrels.qcodes)} documents) on {name}: {seconds:.3f} s\n",
                   flush=True)

@@ -62,7 +62,8 @@ def judge_main(argv: List[str]) -> int:
     parser.add_argument("--per-query", type=int, default=None, metavar="N", help="at most N documents per query")
     parser.add_argument("--batch", type=int, default=None, metavar="K", help="K documents per round")
     parser.add_argument("--depth", type=int, default=None, help="pool depth (default: the cutoff, or where "
-                                                                "the RBP weight falls below 0.1%% of rank 1's)")
+                        "the RBP weight falls below 0.1%% of rank 1's; for nDCG@k it may pass the cutoff: the "
+                        "deeper documents can raise a query's ideal DCG)")
     parser.add_argument("--baseline", default=None, metavar="RUN", help="with pairs/ranking: only the "
                         "comparisons with this run (its name, i.e. file name without .gz/.run/.txt, or its file name)")
     parser.add_argument("--seed", type=int, default=0)
@@ -106,7 +107,8 @@ def simulate_main(argv: List[str]) -> int:
     parser.add_argument("--budgets", default=None, help="comma-separated numbers of judgments (default: 2%%, 5%%, "
                         "10%%, 20%%, 30%%, 50%%, 75%% and 100%% of the pool, in whole rounds)")
     parser.add_argument("--batch", type=int, default=None, help="documents per round (default: one per query)")
-    parser.add_argument("--depth", type=int, default=None)
+    parser.add_argument("--depth", type=int, default=None, help="pool depth (as for judge; for nDCG@k it may pass "
+                        "the cutoff)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--prior", default=None, metavar="FILE", help=PRIOR_HELP)

@@ -5,7 +5,10 @@ A measure string decides the weights (:class:`Weights`): ``RBP(p)@k`` weighs ran
 ``nDCG@k`` by 1/log2(i+1) and ``P@k`` by 1/k (both rescaled to sum to 1 over the first k ranks); gains are
 grade / ``max_rel`` (graded) or grade >= ``rel`` (binary). The candidates are the documents ranked within
 ``depth`` by some run (default: the cutoff; without one, the first rank whose RBP weight falls below 0.1%
-of the first rank's, e.g. 31 for p = 0.8). Nothing else is ever proposed for judging.
+of the first rank's, e.g. 31 for p = 0.8). Nothing else is ever proposed for judging. For ``nDCG@k`` the depth
+may exceed the cutoff: a document ranked only past rank k weighs 0 in every run's DCG but, judged relevant,
+can raise its query's ideal DCG (:mod:`~ir_rbstar.judging.strategies` says how the goals order such documents);
+for ``RBP@k`` and ``P@k`` the depth stops at the cutoff, past which a document changes no value.
 """
 from __future__ import annotations
 
@@ -256,7 +259,8 @@ def build_pool(runs: Any, measure: Any, queries: Optional[Sequence[str]] = None,
     depth = weights.default_depth() if depth is None else depth
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth <= 0:
         raise ParameterError(f"depth: must be a positive integer, got {depth!r}")
-    depth = int(depth) if weights.cutoff is None else min(int(depth), int(weights.cutoff))
+    # past the cutoff a document adds nothing to RBP@k or P@k; for nDCG@k it can still raise the query's ideal
+    depth = int(depth) if weights.cutoff is None or weights.ideal_normalised else min(int(depth), int(weights.cutoff))
     rankings = _as_rankings(runs)
     names = sorted(rankings)                     # name order, once: the strategies take the runs as they are
     if queries is None:

@@ -68,7 +68,9 @@ def select(runs: Any, qrels: Any = None, measure: Any = None, budget: int = 100,
     of relevance, :mod:`ir_rbstar.judging.prior`) is averaged into the goals' estimate of P(relevant)
     where it holds a document no human has judged (the baselines and ``residual`` do not use it). Fewer
     than ``budget`` rows come back when the pool (the documents ranked within ``depth`` by some run) runs
-    out. ``priority`` is the strategy's score (higher first), ``reason`` what the judgment can change.
+    out; for ``nDCG@k`` a ``depth`` past the cutoff adds the documents that can only raise a query's ideal
+    DCG, which the goals take after the others (:mod:`ir_rbstar.judging.strategies`). ``priority`` is the
+    strategy's score (higher first), ``reason`` what the judgment can change.
 
     Each round is one selection over the whole pool, so ``budget / batch`` rounds cost that many selections
     (for ``pairs`` on DL 2019's 37 runs, all 200 queries, nothing judged: about a third of a second each;

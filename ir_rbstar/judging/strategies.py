@@ -51,6 +51,20 @@ earlier, coarser budget grid (2% to 100% of the pool) this brought ``pairs`` to 
 after 5,794 judgments instead of 7,725 and on Robust 2003 after 3,054 instead of 3,664; docs/judging.md
 gives the counts on the grid of whole rounds now used (benchmarks/bench_judging.py).
 
+A pool deeper than nDCG@k's cutoff (``depth=``) also holds documents ranked only past rank k: none of them
+changes a run's DCG, so none can move a pair's difference directly, but a relevant one raises its query's
+ideal DCG and with it every run's nDCG there (the evaluation's ideal comes from the judged documents, and
+the full-judgment one from all the relevant documents, most of them past rank 10). ``pairs`` and ``ranking``
+take them after every candidate within the cutoff, best rank first over all queries (depth-k pooling's
+order), the queries whose judged documents already hold k relevant ones (grade >= 1: the ideal's k places
+filled) last; until one of them is judged, they change no priority of the others (a run's precision and a
+query's expected ideal come from the ranks within the cutoff). On Robust04 with the runs' top 100 this
+reached 95% of the full-judgment nDCG@10 verdicts after 12,948 judgments, against 14,691 for depth-k
+pooling of the same depth (the top-10 pool never reaches it); weighing each deeper document by its expected
+move of the pairs through the ideal instead chose few relevant ones (in the queries with a small ideal,
+where a move is largest, relevant documents are also rarest) and needed 18,675-39,840 in the variants tried
+(docs/judging.md).
+
 Baselines: ``depth`` (depth-k pooling: every query's rank-1 documents, then rank 2, ...), ``rbp_sum`` and
 ``rbp_max`` (RBP-weighted pooling as trectools does it: per query, documents by the sum / the maximum of
 their RBP weights (1-p) p^(rank-1) over the runs, the queries taken in turn), ``mtf`` (move-to-front pooling
@@ -103,12 +117,13 @@ def _query_matrix(pool: Pool) -> scipy.sparse.csr_matrix:
 
 def _by_query(pool: Pool, matrix: str, x: np.ndarray) -> np.ndarray:
     """Runs x queries: the sum over each query's candidates c of M[r, c] x[c], M the runs' weights (``"W"``) or
-    whether each run ranks each candidate (``"present"``, 0 or 1), summed candidate by candidate in their order
-    (the sparse product Q^T (M x)^T). From a candidates x runs copy of M kept with the pool: the product reads
-    its right-hand side by rows, so a runs x candidates one was copied whole on every call (on 1,000 queries
-    of 10 runs, 234,000 candidates: 23 of the 160 ms of a round)."""
+    whether each run ranks each candidate within the cutoff (``"present"``, 0 or 1: W > 0, so that a run's
+    precision on a query comes from the ranks its measure weighs, in nDCG@k's deeper pool too), summed
+    candidate by candidate in their order (the sparse product Q^T (M x)^T). From a candidates x runs copy of M
+    kept with the pool: the product reads its right-hand side by rows, so a runs x candidates one was copied
+    whole on every call (on 1,000 queries of 10 runs, 234,000 candidates: 23 of the 160 ms of a round)."""
     def make() -> np.ndarray:
-        return np.ascontiguousarray((pool.W if matrix == "W" else pool.rank > 0).T)    # (0/1 as bool: a byte a cell)
+        return np.ascontiguousarray((pool.W if matrix == "W" else pool.W > 0).T)    # (0/1 as bool: a byte a cell)
     m_t = pool.kept(f"by-candidate:{matrix}", make)
     return np.asarray(_query_matrix(pool).T @ (m_t * x[:, None])).T
 
@@ -205,7 +220,9 @@ def _ideal_scale(pool: Pool, judged: np.ndarray, grades: np.ndarray, expected: n
     ideal DCG: its candidates' judged gains and, unjudged, ``expected`` gains, the best k in order), the
     expected ideal at least half the first rank's gain of 1."""
     k = int(pool.weights.cutoff or 1)
-    g = np.where(judged, pool.weights.gain(grades), expected)
+    # (a candidate ranked only past the cutoff, in a deeper pool, counts once judged: the runs' estimate is
+    # of their top k ranks)
+    g = np.where(judged, pool.weights.gain(grades), np.where(_total_weight(pool) > 0, expected, 0.0))
     order = np.lexsort((-g, pool.cand_query))
     q = pool.cand_query[order]
     start = np.r_[0, np.flatnonzero(q[1:] != q[:-1]) + 1]
@@ -314,9 +331,18 @@ def _static_priority(pool: Pool, strategy: str) -> np.ndarray:
     return pool.kept(f"prio:{strategy}", make)
 
 
-def _top(pool: Pool, prio: np.ndarray, eligible: np.ndarray, k: int, per_query: Optional[np.ndarray]) -> np.ndarray:
-    """The k eligible candidates of highest priority (ties: more total weight, then query order, then
-    candidate order), at most ``per_query[q]`` from query q."""
+def _ideal_filled(pool: Pool, judged: np.ndarray, grades: np.ndarray) -> np.ndarray:
+    """Per candidate, whether its query has k judged relevant documents (gain >= 1) for nDCG@k's k places."""
+    relevant = judged & (pool.weights.gain(grades) >= 1.0)
+    k = int(pool.weights.cutoff or 1)
+    return (np.bincount(pool.cand_query[relevant], minlength=len(pool.queries)) >= k)[pool.cand_query]
+
+
+def _top(pool: Pool, prio: np.ndarray, eligible: np.ndarray, k: int, per_query: Optional[np.ndarray],
+         later: Optional[np.ndarray] = None) -> np.ndarray:
+    """The k eligible candidates of highest priority (ties: more total weight; then, among the candidates no
+    run ranks within the cutoff (nDCG@k's deeper pool), those not ``later`` before those ``later``, each by
+    best rank; then query order, then candidate order), at most ``per_query[q]`` from query q."""
     idx = np.flatnonzero(eligible)
     if per_query is None and 0 < k < len(idx) and not np.isnan(prio[idx]).any():
         # only the k best are wanted: every candidate whose priority reaches the k-th largest (ties with it
@@ -324,7 +350,11 @@ def _top(pool: Pool, prio: np.ndarray, eligible: np.ndarray, k: int, per_query: 
         kth = np.partition(prio[idx], len(idx) - k)[len(idx) - k]
         idx = idx[prio[idx] >= kth]
     total = _total_weight(pool)
-    order = idx[np.lexsort((idx, pool.cand_query[idx], -total[idx], -prio[idx]))]
+    # candidates no run ranks within the cutoff (nDCG@k's deeper pool) by their best rank, as depth-k pooling
+    deep_rank = np.where(total[idx] > 0, 0, pool.min_rank()[idx])
+    if later is not None:
+        deep_rank += np.where((total[idx] == 0) & later[idx], pool.depth + 1, 0)
+    order = idx[np.lexsort((idx, pool.cand_query[idx], deep_rank, -total[idx], -prio[idx]))]
     if per_query is not None:
         q = pool.cand_query[order]
         by_q = np.argsort(q, kind="stable")
@@ -417,7 +447,8 @@ def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k:
     else:
         prio = _static_priority(pool, strategy)
         u, prob, rest = None, None, None
-    index = _top(pool, prio, eligible, k, per_query)
+    later = _ideal_filled(pool, judged, grades) if pool.weights.ideal_normalised and strategy in GOALS[1:] else None
+    index = _top(pool, prio, eligible, k, per_query, later)
     reasons = _reasons(pool, strategy, index, prio, u, prob, prior, rest) if explain else [""] * len(index)
     return Choice(index, prio[index], reasons)
 
