@@ -236,9 +236,18 @@ def _as_rankings(runs: Any) -> Dict[str, Ranking]:
     if isinstance(runs, Mapping):
         items = list(runs.items())
     else:
+        # run files named as the commands name them (``runs/bm25.run.gz`` -> ``bm25``; by the path where two
+        # files share a name), other runs ``run1``, ``run2``, ...
+        from ..plots.common import run_name
         items = []
+        taken = set()
         for i, run in enumerate(runs):
-            name = str(run) if isinstance(run, (str, bytes)) or hasattr(run, "__fspath__") else f"run{i + 1}"
+            if isinstance(run, (str, os.PathLike)):
+                name = run_name(run)
+                name = os.fspath(run) if name in taken else name
+            else:
+                name = str(run) if isinstance(run, bytes) else f"run{i + 1}"
+            taken.add(name)
             items.append((name, run))
     if not items:
         raise ParameterError("runs: at least one run is needed to choose documents to judge")

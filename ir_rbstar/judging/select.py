@@ -55,7 +55,8 @@ def select(runs: Any, qrels: Any = None, measure: Any = None, budget: int = 100,
            progress: Optional[Progress] = None) -> pd.DataFrame:
     """The next ``budget`` (query, document) pairs to judge, as a table (:data:`SELECTION_COLUMNS`).
 
-    ``runs``: a mapping name -> run (any form the package reads) or a list of run files. ``qrels``: the
+    ``runs``: a mapping name -> run (any form the package reads) or a list of run files (named as the commands
+    name them: ``runs/bm25.run.gz`` is ``bm25``; by its path where two files share a name). ``qrels``: the
     judgments made so far (a file, an ir_datasets id, any qrels form) or None (or an empty file) to start
     from nothing; with
     qrels the query set is theirs, otherwise every query of the runs (``queries`` overrides). ``strategy``:

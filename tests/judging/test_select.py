@@ -345,3 +345,17 @@ def test_a_graded_rbp_below_the_grades_of_the_qrels_is_an_error():
                                               r"give max_rel=3"):
         select(RUNS, {"q": {"y": 3}}, "RBP(p=0.8)", budget=2)
     select(RUNS, {"q": {"y": 3}}, "RBP(p=0.8,rel=2)", budget=2)          # binary gains: any grade is fine
+
+
+def test_run_files_are_named_as_the_commands_name_them(tmp_path):
+    # runs/bm25.run.gz -> bm25 (as `ir-rbstar judge` names it); a second file of the same name keeps its path
+    a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    for folder in (a, b, c):
+        folder.mkdir()
+    (a / "bm25.run").write_text("q Q0 x 1 2.0 t\nq Q0 y 2 1.0 t\n")
+    (b / "bm25.run").write_text("q Q0 z 1 2.0 t\nq Q0 y 2 1.0 t\n")
+    (c / "lm.run.txt").write_text("q Q0 y 1 2.0 t\nq Q0 x 2 1.0 t\n")
+    pool = build_pool([str(a / "bm25.run"), b / "bm25.run", str(c / "lm.run.txt")], M)
+    assert pool.runs == sorted(["bm25", str(b / "bm25.run"), "lm"])
+    table = select([str(a / "bm25.run"), str(c / "lm.run.txt")], None, M, budget=1, strategy="pairs")
+    assert "bm25 vs lm" in table["reason"][0]
