@@ -479,6 +479,10 @@ def _reasons(pool: Pool, strategy: str, index: np.ndarray, prio: np.ndarray, u, 
         if strategy == "residual":
             out.append(f"residual: lowers the mean residual of {len(in_runs)} run(s) by up to "
                        f"{w.max() / nq:.4g} each, {w.sum() / nq:.4g} in all")
+        elif strategy in ("pairs", "ranking") and not len(in_runs):
+            # (nDCG@k's deeper pool: taken after every candidate within the cutoff, best rank first)
+            out.append(f"{strategy}: ranked only past the cutoff (best rank {int(pool.min_rank()[c])}): judged "
+                       f"relevant, it raises its query's ideal DCG; {estimate} ~ {prob[c]:.2f}")
         elif strategy in ("pairs", "ranking"):
             spread = np.abs(w[:, None] - w[None, :]) * u
             a, b = np.unravel_index(int(np.argmax(spread)), spread.shape)

@@ -107,3 +107,12 @@ def test_the_benchmark_simulates_ndcg_from_the_deeper_pool(tmp_path, capsys):
     last = table[table["budget"] == table["budget"].max()]
     assert (last["judged"] == build_pool(runs, "nDCG@10", queries=queries, depth=20).n_candidates).all()
     assert "pool of" in capsys.readouterr().err
+
+
+def test_the_reason_of_a_deeper_document_says_what_it_can_change():
+    pool = build_pool(RUNS, "nDCG@2", depth=4)
+    judged = np.isin(pool.cand_doc, [b"d1", b"d2", b"e1", b"e2"])
+    grades = np.where(judged, 1, 0)
+    choice = choose(pool, judged, grades, "pairs", 1)
+    assert _names(pool, choice.index) in (["d3"], ["d5"])
+    assert "ranked only past the cutoff (best rank 3)" in choice.reason[0] and "ideal DCG" in choice.reason[0]
