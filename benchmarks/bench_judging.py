@@ -72,7 +72,9 @@ def _tenths(columns: list) -> list:
     return sorted(set(columns[::step]) | {columns[-1]}) if columns else columns
 
 
-def collections(quick: bool, data: str = DATA):
+def collections(quick: bool, data: str = DATA, newer: bool = False):
+    """(name, qrels, run files, top grade) of each collection; ``newer``: also Robust04 with its 8 newer runs
+    (Indri, ATIRE, Terrier, Anserini; third-party runs under ../shared/data), only when asked for by name."""
     if quick:
         from ir_rbstar.demo import data_dir
         v = data_dir()
@@ -84,6 +86,9 @@ def collections(quick: bool, data: str = DATA):
            sorted(glob.glob(f"{data}/robust04/runs-trec2004/*.gz")), 2)
     yield ("Robust03 (TREC 2003 runs)", f"{data}/robust03/qrels.robust03.txt.gz",
            sorted(glob.glob(f"{data}/robust03/runs/*.gz")), 2)
+    if newer:
+        yield ("Robust04new (8 newer runs)", f"{data}/robust04/qrels.robust2004.txt.gz",
+               sorted(glob.glob(f"{data}/robust04/runs-new/*.gz")), 2)
 
 
 def reannotation_prior(data: str = DATA):
@@ -165,7 +170,8 @@ def main(argv=None) -> int:
     parser.add_argument("--no-oracle", action="store_true", help="leave out the oracle bound (benchmarks/"
                         "judging_oracle.py)")
     parser.add_argument("--collections", default=None, help="comma-separated first words of the collections "
-                        "(dl19, robust04, robust03; default: all)")
+                        "(dl19, robust04, robust03; default: all; robust04new, Robust04 with its 8 newer runs, "
+                        "only when named)")
     parser.add_argument("--depth", type=int, default=None, help="nDCG@10 alone, from a pool of the runs' top DEPTH "
                         "(deeper than its cutoff: the documents ranked only past rank 10 can still raise a query's "
                         "ideal DCG); no prior rows, no oracle")
@@ -182,7 +188,7 @@ def main(argv=None) -> int:
     only = [c.strip().lower() for c in args.collections.split(",")] if args.collections else None
     if args.out:
         os.makedirs(args.out, exist_ok=True)
-    for name, qrels_path, run_paths, top in collections(args.quick, args.data):
+    for name, qrels_path, run_paths, top in collections(args.quick, args.data, newer="robust04new" in (only or [])):
         if only is not None and name.split()[0].lower() not in only:
             continue
         if not run_paths or not os.path.exists(qrels_path):

@@ -51,19 +51,12 @@ earlier, coarser budget grid (2% to 100% of the pool) this brought ``pairs`` to 
 after 5,794 judgments instead of 7,725 and on Robust 2003 after 3,054 instead of 3,664; docs/judging.md
 gives the counts on the grid of whole rounds now used (benchmarks/bench_judging.py).
 
-A pool deeper than nDCG@k's cutoff (``depth=``) also holds documents ranked only past rank k: none of them
-changes a run's DCG, so none can move a pair's difference directly, but a relevant one raises its query's
-ideal DCG and with it every run's nDCG there (the evaluation's ideal comes from the judged documents, and
-the full-judgment one from all the relevant documents, most of them past rank 10). ``pairs`` and ``ranking``
-take them after every candidate within the cutoff, best rank first over all queries (depth-k pooling's
-order), the queries whose judged documents already hold k relevant ones (grade >= 1: the ideal's k places
-filled) last; until one of them is judged, they change no priority of the others (a run's precision and a
-query's expected ideal come from the ranks within the cutoff). On Robust04 with the runs' top 100 this
-reached 95% of the full-judgment nDCG@10 verdicts after 12,948 judgments, against 14,691 for depth-k
-pooling of the same depth (the top-10 pool never reaches it); weighing each deeper document by its expected
-move of the pairs through the ideal instead chose few relevant ones (in the queries with a small ideal,
-where a move is largest, relevant documents are also rarest) and needed 18,675-39,840 in the variants tried
-(docs/judging.md).
+A pool deeper than nDCG@k's cutoff (``depth=``) also holds documents ranked only past rank k: they change no
+run's DCG, but a relevant one raises its query's ideal DCG (the evaluation's comes from the judged documents,
+the full-judgment one from all the relevant ones). ``pairs`` and ``ranking`` take them after every candidate
+within the cutoff, those more runs rank first, then by best rank, the queries whose judged documents already
+hold k relevant ones (grade >= 1) last; until one is judged they change no other priority. On Robust04 from
+the runs' top 100: 95% of the nDCG@10 verdicts after 10,956 judgments, depth-k 14,691 (docs/judging.md).
 
 Baselines: ``depth`` (depth-k pooling: every query's rank-1 documents, then rank 2, ...), ``rbp_sum`` and
 ``rbp_max`` (RBP-weighted pooling as trectools does it: per query, documents by the sum / the maximum of
@@ -93,6 +86,7 @@ import scipy.sparse
 
 from ..errors import ParameterError
 from .pool import Pool
+from .sequential import sequential
 
 __all__ = ["STRATEGIES", "GOALS", "BASELINES", "Choice", "choose", "run_values"]
 
@@ -338,11 +332,17 @@ def _ideal_filled(pool: Pool, judged: np.ndarray, grades: np.ndarray) -> np.ndar
     return (np.bincount(pool.cand_query[relevant], minlength=len(pool.queries)) >= k)[pool.cand_query]
 
 
+def _deep_keys(pool: Pool) -> Tuple[np.ndarray, np.ndarray]:
+    """(how many runs rank each candidate within the pool's depth, its best rank), kept with the pool."""
+    return pool.kept("deep-keys", lambda: ((pool.rank > 0).sum(axis=0), pool.min_rank()))
+
+
 def _top(pool: Pool, prio: np.ndarray, eligible: np.ndarray, k: int, per_query: Optional[np.ndarray],
          later: Optional[np.ndarray] = None) -> np.ndarray:
-    """The k eligible candidates of highest priority (ties: more total weight; then, among the candidates no
-    run ranks within the cutoff (nDCG@k's deeper pool), those not ``later`` before those ``later``, each by
-    best rank; then query order, then candidate order), at most ``per_query[q]`` from query q."""
+    """The k eligible candidates of highest priority (ties: more total weight; then, given ``later`` (the goals
+    on nDCG@k), among the candidates no run ranks within the cutoff, those not ``later`` before those
+    ``later``, each by the number of runs ranking them, more first, then by best rank; then query order, then
+    candidate order), at most ``per_query[q]`` from query q."""
     idx = np.flatnonzero(eligible)
     if per_query is None and 0 < k < len(idx) and not np.isnan(prio[idx]).any():
         # only the k best are wanted: every candidate whose priority reaches the k-th largest (ties with it
@@ -350,11 +350,14 @@ def _top(pool: Pool, prio: np.ndarray, eligible: np.ndarray, k: int, per_query: 
         kth = np.partition(prio[idx], len(idx) - k)[len(idx) - k]
         idx = idx[prio[idx] >= kth]
     total = _total_weight(pool)
-    # candidates no run ranks within the cutoff (nDCG@k's deeper pool) by their best rank, as depth-k pooling
-    deep_rank = np.where(total[idx] > 0, 0, pool.min_rank()[idx])
+    keys = [idx, pool.cand_query[idx]]
     if later is not None:
-        deep_rank += np.where((total[idx] == 0) & later[idx], pool.depth + 1, 0)
-    order = idx[np.lexsort((idx, pool.cand_query[idx], deep_rank, -total[idx], -prio[idx]))]
+        # the goals' order of the candidates no run ranks within the cutoff (nDCG@k's deeper pool): those not
+        # ``later`` first, then by the number of runs ranking them (within the pool's depth), then by best rank
+        deep = total[idx] == 0
+        runs_ranking, best = (np.where(deep, v[idx], 0) for v in _deep_keys(pool))
+        keys += [best, -runs_ranking, deep & later[idx]]
+    order = idx[np.lexsort((*keys, -total[idx], -prio[idx]))]
     if per_query is not None:
         q = pool.cand_query[order]
         by_q = np.argsort(q, kind="stable")
@@ -365,59 +368,6 @@ def _top(pool: Pool, prio: np.ndarray, eligible: np.ndarray, k: int, per_query: 
         place[by_q] = np.arange(len(qs)) - first
         order = order[place < per_query[q]]
     return order[:k]
-
-
-def _lists(pool: Pool, qi: int) -> np.ndarray:
-    """Runs x depth: the candidates of query qi in each run's rank order (-1 padding)."""
-    def make() -> np.ndarray:
-        cols = np.flatnonzero(pool.cand_query == qi)
-        out = np.full((len(pool.runs), pool.depth), -1, dtype=np.int64)
-        r, c = np.nonzero(pool.rank[:, cols] > 0)
-        out[r, pool.rank[r, cols[c]] - 1] = cols[c]
-        return out
-    return pool.kept(f"lists:{qi}", make)
-
-
-def _sequential(pool: Pool, strategy: str, judged: np.ndarray, relevant: np.ndarray, eligible: np.ndarray,
-                k: int, per_query: Optional[np.ndarray], rng: np.random.Generator) -> Tuple[np.ndarray, List[str]]:
-    """MTF or Thompson-sampling bandit: one document at a time, the queries taking turns."""
-    nq = len(pool.queries)
-    done = np.bincount(pool.cand_query[judged], minlength=nq)
-    taken = np.zeros(nq, dtype=np.int64)
-    left = np.bincount(pool.cand_query[eligible], minlength=nq)
-    limit = per_query if per_query is not None else np.full(nq, np.iinfo(np.int64).max)
-    pending = np.zeros(pool.n_candidates, dtype=bool)
-    picks: List[int] = []
-    reasons: List[str] = []
-    while len(picks) < k:
-        open_q = np.flatnonzero((left > 0) & (taken < limit))
-        if len(open_q) == 0:
-            break
-        qi = int(open_q[np.argmin(done[open_q] + taken[open_q])])
-        L = _lists(pool, qi)
-        valid = L >= 0
-        Lc = np.where(valid, L, 0)
-        open_doc = valid & eligible[Lc] & ~pending[Lc]
-        has = open_doc.any(axis=1)
-        ptr = np.argmax(open_doc, axis=1)
-        above = np.arange(L.shape[1])[None, :] < ptr[:, None]
-        seen = valid & judged[Lc] & above
-        rel = (seen & relevant[Lc]).sum(axis=1)
-        non = (seen & ~relevant[Lc]).sum(axis=1)
-        if strategy == "mtf":
-            score = np.where(has, -non.astype(np.float64), -np.inf)
-            why = "mtf: next unjudged document of run {run} (priority {v:.0f})"
-        else:
-            score = np.where(has, rng.beta(1.0 + rel, 1.0 + non), -np.inf)
-            why = "bandit: Thompson draw {v:.3f} for run {run}"
-        r = int(np.argmax(score))
-        c = int(L[r, ptr[r]])
-        picks.append(c)
-        reasons.append(why.format(run=pool.runs[r], v=float(score[r])))
-        pending[c] = True
-        taken[qi] += 1
-        left[qi] -= 1
-    return np.array(picks, dtype=np.int64), reasons
 
 
 def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k: int,
@@ -431,7 +381,7 @@ def choose(pool: Pool, judged: np.ndarray, grades: np.ndarray, strategy: str, k:
     eligible = ~judged if exclude is None else ~judged & ~exclude
     if strategy in ("mtf", "bandit"):
         relevant = judged & (pool.weights.gain(grades) > 0)
-        index, reasons = _sequential(pool, strategy, judged, relevant, eligible, k, per_query,
+        index, reasons = sequential(pool, strategy, judged, relevant, eligible, k, per_query,
                                      rng if rng is not None else np.random.default_rng(0))
         return Choice(index, np.arange(len(index), 0, -1, dtype=np.float64), reasons)
     if strategy in GOALS[1:]:

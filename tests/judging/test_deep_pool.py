@@ -1,7 +1,7 @@
 """nDCG@k from a pool deeper than its cutoff (ir_rbstar/judging/pool.py, strategies.py): the documents ranked only
-past rank k are in the pool with no weight; the goals take them after every candidate they give a priority
-above 0, best rank first, the queries whose judged documents already fill the ideal's k places last; and until
-one of them is judged they change no priority of the candidates within the cutoff."""
+past rank k are in the pool with no weight; the goals take them after every candidate within the cutoff, those
+more runs rank first, then by best rank, the queries whose judged documents already fill the ideal's k places
+last; and until one of them is judged they change no priority of the candidates within the cutoff."""
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -50,6 +50,16 @@ def test_the_deeper_documents_come_after_by_best_rank_and_filled_queries_last():
     grades = np.where(pool.cand_doc == b"e2", 0, grades)
     got = _names(pool, choose(pool, judged, grades, "pairs", 8, explain=False).index)
     assert sorted(got[2:6]) == ["d3", "d5", "e3", "e4"], got
+
+
+def test_a_deeper_document_more_runs_rank_comes_first_then_the_best_rank():
+    runs = {"A": _run({"q": ["a", "b", "x", "y"]}), "B": _run({"q": ["b", "a", "z", "y"]}),
+            "C": _run({"q": ["a", "b", "w", "v"]})}
+    pool = build_pool(runs, "nDCG@2", depth=4)
+    judged = np.isin(pool.cand_doc, [b"a", b"b"])
+    grades = np.zeros(pool.n_candidates, dtype=np.int64)      # nothing relevant: no ideal is filled
+    got = _names(pool, choose(pool, judged, grades, "pairs", 5, explain=False).index)
+    assert got[0] == "y" and sorted(got[1:4]) == ["w", "x", "z"] and got[4] == "v", got   # y: two runs, rank 4
 
 
 @st.composite
