@@ -432,7 +432,7 @@ def _reasons(pool: Pool, strategy: str, index: np.ndarray, prio: np.ndarray, u, 
         elif strategy in ("pairs", "ranking") and not len(in_runs):
             # (nDCG@k's deeper pool: taken after every candidate within the cutoff, best rank first)
             out.append(f"{strategy}: ranked only past the cutoff (best rank {int(pool.min_rank()[c])}): judged "
-                       f"relevant, it raises its query's ideal DCG; {estimate} ~ {prob[c]:.2f}")
+                       f"relevant, it raises its query's ideal DCG")
         elif strategy in ("pairs", "ranking"):
             spread = np.abs(w[:, None] - w[None, :]) * u
             a, b = np.unravel_index(int(np.argmax(spread)), spread.shape)
