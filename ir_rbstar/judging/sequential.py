@@ -25,7 +25,7 @@ def _lists(pool: Pool, qi: int) -> np.ndarray:
 
 
 def sequential(pool: Pool, strategy: str, judged: np.ndarray, relevant: np.ndarray, eligible: np.ndarray,
-                k: int, per_query: Optional[np.ndarray], rng: np.random.Generator) -> Tuple[np.ndarray, List[str]]:
+               k: int, per_query: Optional[np.ndarray], rng: np.random.Generator) -> Tuple[np.ndarray, List[str]]:
     """MTF or Thompson-sampling bandit: one document at a time, the queries taking turns."""
     nq = len(pool.queries)
     done = np.bincount(pool.cand_query[judged], minlength=nq)
