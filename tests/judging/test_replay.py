@@ -120,3 +120,31 @@ def test_simulate_without_budgets_covers_the_pool(data):
     last = table.iloc[-1]
     assert last["judged"] == pool.n_candidates and last["tau_b"] == pytest.approx(1.0)
     assert last["verdicts_agree"] == 1.0 and last["mean_residual"] == pytest.approx(0.8 ** 5)
+
+
+@pytest.mark.parametrize("strategy", ["pairs", "depth"])
+def test_replay_of_a_deeper_ndcg_pool_equals_evaluation_with_the_revealed_qrels(data, strategy):
+    # nDCG@10 from the runs' top 40: the documents ranked only past rank 10, once revealed, raise the queries'
+    # ideal DCG exactly as qrels holding them do in the package's evaluation
+    qrels, runs, frames = data
+    queries = list(QUERY_IDS.decode(qrels.qcodes))
+    pool = build_pool(runs, "nDCG@10", queries=queries, depth=40)
+    within = build_pool(runs, "nDCG@10", queries=queries).n_candidates
+    grades, in_qrels = pool.lookup(qrels)
+    grades = np.where(in_qrels, grades, 0)
+    measures = ["nDCG@10", "nDCG@5", "P@10"]
+    ev = RevealedEvaluator(pool, runs, measures, grades)
+    parsed = ir_rbstar.parse(" ".join(measures))
+    deep = pool.W.sum(axis=0) == 0
+    budget = within + 300
+    for _, revealed in replay(pool, grades, strategy, [budget], batch=100, seed=0):
+        assert (revealed & deep & (grades > 0)).any()       # relevant documents past rank 10 are among them
+        idx = np.flatnonzero(revealed)
+        frame = pd.DataFrame({"query_id": pool.query_ids(idx), "doc_id": pool.doc_ids(idx),
+                              "relevance": grades[idx]})
+        mine = ev.values(revealed)
+        qpos = {q: i for i, q in enumerate(pool.queries)}
+        for r, name in enumerate(pool.runs):
+            for metric in ir_measures.iter_calc(parsed, frame, frames[name]):
+                got = mine[str(metric.measure)][r, qpos[metric.query_id]]
+                assert got == pytest.approx(metric.value, abs=1e-9), (strategy, name, metric)
