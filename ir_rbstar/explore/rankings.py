@@ -14,6 +14,7 @@ import numpy as np
 
 from ..io import QUERY_IDS, Qrels, Ranking
 from ..io.docindex import _differ
+from ..io.ids import keyed_id_bytes
 
 __all__ = ["ranking_tables", "kept_lengths", "grades_of", "split_by", "with_none", "Tables"]
 
@@ -103,9 +104,7 @@ def _first_seen(slots: np.ndarray, hashes: np.ndarray, ids: np.ndarray) -> Tuple
 
 def _first_seen_exact(slots: np.ndarray, ids: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """:func:`_first_seen` by the ids' bytes (the slot, big-endian, then the id), without hashes."""
-    key = np.zeros((len(slots), 8 + ids.dtype.itemsize), dtype=np.uint8)
-    key[:, :8] = slots.astype(">u8").view(np.uint8).reshape(-1, 8)
-    key[:, 8:] = np.ascontiguousarray(ids).view(np.uint8).reshape(len(ids), -1)
+    key = keyed_id_bytes(slots, ids)
     _, head, group_of = np.unique(key.view(f"V{key.shape[1]}").ravel(), return_index=True, return_inverse=True)
     return _by_appearance(group_of.ravel(), head)
 

@@ -155,6 +155,22 @@ def id_words(ids: np.ndarray, words: Optional[int] = None, ordered: bool = False
         else padded.view(np.uint64).reshape(n, words)
 
 
+def keyed_id_bytes(prefix: np.ndarray, ids: np.ndarray, head: int = 8, complement: bool = False) -> np.ndarray:
+    """Rows x (``head`` + id width) bytes: each row's ``prefix`` (a non-negative integer below 2^(8 head))
+    big-endian, then its id's bytes, NUL-padded, or with ``complement`` each byte subtracted from 255. Rows
+    compared as bytes order by (prefix, id), or (prefix, id descending) with ``complement``: a NUL-padded
+    prefix of a longer id then sorts after it, as it does before it in ascending order."""
+    m, width = len(ids), ids.dtype.itemsize
+    key = np.empty((m, head + width), dtype=np.uint8)
+    key[:, :head] = np.asarray(prefix).astype(f">u{head}").view(np.uint8).reshape(m, head)
+    raw = np.ascontiguousarray(ids).view(np.uint8).reshape(m, width)
+    if complement:
+        np.subtract(255, raw, out=key[:, head:])
+    else:
+        key[:, head:] = raw
+    return key
+
+
 def _padded_words(ids: np.ndarray, words: int) -> np.ndarray:
     """``ids.astype(f"S{8 * words}")`` as 8-byte words (rows x words), read from the ids' own bytes: word j
     of an id is the 8 bytes from its byte 8j (a strided view over a copy of the buffer with 8 bytes to

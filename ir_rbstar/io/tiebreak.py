@@ -26,7 +26,7 @@ from typing import Optional
 import numpy as np
 
 from .docindex import Moves
-from .ids import id_words
+from .ids import id_words, keyed_id_bytes
 
 __all__ = ["break_ties_by_docid"]
 
@@ -104,11 +104,8 @@ def _neighbours(w: np.ndarray):
 
 def _sort_groups(ids: np.ndarray, group: np.ndarray) -> np.ndarray:
     """The stable order of rows by (``group`` ascending, ``ids`` (bytes, ``S``) descending)."""
-    m, width = len(ids), ids.dtype.itemsize
     g = group - group[0]                         # ascending: the last is the largest
     head = 4 if int(g[-1]) < 2 ** 32 else 8
-    key = np.empty((m, head + width), dtype=np.uint8)
-    key[:, :head] = g.astype(f">u{head}").view(np.uint8).reshape(m, head)
     # complemented, the NUL padding of a shorter id becomes 0xFF: a prefix sorts after the longer id
-    np.subtract(255, np.ascontiguousarray(ids).view(np.uint8).reshape(m, width), out=key[:, head:])
-    return np.argsort(key.view(f"S{head + width}").reshape(m), kind="stable")
+    key = keyed_id_bytes(g, ids, head, complement=True)
+    return np.argsort(key.view(f"S{key.shape[1]}").reshape(len(ids)), kind="stable")
