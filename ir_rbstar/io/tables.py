@@ -204,13 +204,16 @@ class Ranking(KeepsDerived):
         if "tied rows" not in self._cache:
             at, head, sizes = _tied_rows(self._cache["same"], len(self))
             pos = self._positions_at(at)
-            is_tied = np.zeros(len(self), dtype=bool)
-            is_tied[at] = True
-            self._cache["tied rows"] = (at, pos[head], sizes, is_tied)
-        at, group_start, group_size, is_tied = self._cache["tied rows"]
-        if len(at):
-            hit = np.flatnonzero(is_tied[rows])      # (a look at each row; a search for the tied ones only)
-            k = np.searchsorted(at, rows[hit])
+            # each row's place among the tied rows, -1 for an untied one: one look a row (a search among the
+            # tied rows instead cost 7 of the 54 ms of RBO against a reference 65% of whose rows tie)
+            slot = np.full(len(self), -1, dtype=np.int32 if len(at) < 2 ** 31 else np.int64)
+            slot[at] = np.arange(len(at))
+            self._cache["tied rows"] = (pos[head], sizes, slot)
+        group_start, group_size, slot = self._cache["tied rows"]
+        if len(group_start):
+            k = slot[rows]
+            hit = np.flatnonzero(k >= 0)
+            k = k[hit]
             start[hit] = group_start[k]
             size[hit] = group_size[k]
         return start, size
