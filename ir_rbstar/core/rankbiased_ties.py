@@ -140,38 +140,44 @@ def _lead_tables(tables):
 
 
 def _stretch_sums_general(sa, ga, ea, sb, gb, eb, last, tables) -> np.ndarray:
-    """:func:`stretch_sums` for any documents: the three stretches of every document."""
+    """:func:`stretch_sums` for any documents: the three stretches of every document. On the first, where
+    neither ramp has ended, both are rising; on the last, after both ends, both are flat; only the middle one
+    takes each ramp's state from the document. Every term is the one the general formula gives (with the
+    factors of a flat ramp 0, which add only zeros), so the sums are the same doubles."""
+    Hs, Gs, Ks = tables
     d0 = np.maximum(sa, sb) + 1
     m1, m2 = np.minimum(ea, eb), np.maximum(ea, eb)
     ga_f, gb_f = ga.astype(np.float64), gb.astype(np.float64)
+    # the first stretch, both rising: empty for nearly every document tied on one side only, so its terms
+    # are made for the others alone
+    hi = np.minimum(m1, last)
+    some = np.flatnonzero(d0 <= hi)
     total = np.zeros(len(sa))
-    for lo, hi in ((d0, np.minimum(m1, last)), (np.maximum(d0, m1 + 1), np.minimum(m2, last)),
-                   (np.maximum(d0, m2 + 1), last)):
-        ok = lo <= hi
-        some = np.flatnonzero(ok)
-        if 2 * len(some) < len(ok):
-            # mostly empty (the first stretch, where neither ramp has ended, is empty for nearly every document
-            # tied on one side only): the others' terms alone, the same doubles (an empty stretch adds 0)
-            if len(some):
-                total[some] += _stretch_terms(lo[some], hi[some], sa[some], ea[some], ga_f[some], sb[some],
-                                              eb[some], gb_f[some], tables)
-            continue
-        lo = np.where(ok, lo, 1)
-        hi = np.where(ok, hi, 0)                       # an empty stretch: both differences are 0
-        total += _stretch_terms(lo, hi, sa, ea, ga_f, sb, eb, gb_f, tables)
-    return total
-
-
-def _stretch_terms(lo, hi, sa, ea, ga_f, sb, eb, gb_f, tables) -> np.ndarray:
-    """sum_{d=lo}^{hi} p^d A(d) B(d) / d per document over a stretch where both ramps are linear."""
-    Hs, Gs, Ks = tables
+    if len(some):
+        lo, hi1 = d0[some], hi[some] + 1
+        a0, a1 = -sa[some] / ga_f[some], 1.0 / ga_f[some]
+        b0, b1 = -sb[some] / gb_f[some], 1.0 / gb_f[some]
+        total[some] = (a0 * b0 * (Hs[lo] - Hs[hi1]) + (a0 * b1 + a1 * b0) * (Gs[lo] - Gs[hi1])
+                       + a1 * b1 * (Ks[lo] - Ks[hi1]))
+    # the middle stretch: the ramp that ends first is flat, the other rising
+    lo, hi = np.maximum(d0, m1 + 1), np.minimum(m2, last)
+    ok = lo <= hi
+    lo = np.where(ok, lo, 1)
+    hi = np.where(ok, hi, 0)                           # an empty stretch: every difference is 0
     ramp_a, ramp_b = hi <= ea, hi <= eb
     a0 = np.where(ramp_a, -sa, ea - sa) / ga_f
     a1 = np.where(ramp_a, 1.0 / ga_f, 0.0)
     b0 = np.where(ramp_b, -sb, eb - sb) / gb_f
     b1 = np.where(ramp_b, 1.0 / gb_f, 0.0)
-    return (a0 * b0 * (Hs[lo] - Hs[hi + 1]) + (a0 * b1 + a1 * b0) * (Gs[lo] - Gs[hi + 1])
-            + a1 * b1 * (Ks[lo] - Ks[hi + 1]))
+    total += (a0 * b0 * (Hs[lo] - Hs[hi + 1]) + (a0 * b1 + a1 * b0) * (Gs[lo] - Gs[hi + 1])
+              + a1 * b1 * (Ks[lo] - Ks[hi + 1]))
+    # the last stretch, both flat: only the first of the three terms is not 0
+    lo = np.maximum(d0, m2 + 1)
+    ok = lo <= last
+    lo = np.where(ok, lo, 1)
+    hi = np.where(ok, last, 0)
+    total += (ea - sa) / ga_f * ((eb - sb) / gb_f) * (Hs[lo] - Hs[hi + 1])
+    return total
 
 
 #: documents per block of :func:`rbo_family_tied`'s numpy sums (small temporaries, reused from block to block:
