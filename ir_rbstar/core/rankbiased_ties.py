@@ -157,8 +157,8 @@ def _stretch_sums_general(sa, ga, ea, sb, gb, eb, last, tables) -> np.ndarray:
         lo, hi1 = d0[some], hi[some] + 1
         a0, a1 = -sa[some] / ga_f[some], 1.0 / ga_f[some]
         b0, b1 = -sb[some] / gb_f[some], 1.0 / gb_f[some]
-        total[some] = (a0 * b0 * (Hs[lo] - Hs[hi1]) + (a0 * b1 + a1 * b0) * (Gs[lo] - Gs[hi1])
-                       + a1 * b1 * (Ks[lo] - Ks[hi1]))
+        total[some] += (a0 * b0 * (Hs[lo] - Hs[hi1]) + (a0 * b1 + a1 * b0) * (Gs[lo] - Gs[hi1])
+                        + a1 * b1 * (Ks[lo] - Ks[hi1]))     # (added to 0.0 as before: a -0.0 term is 0.0)
     # the middle stretch: the ramp that ends first is flat, the other rising
     lo, hi = np.maximum(d0, m1 + 1), np.minimum(m2, last)
     ok = lo <= hi
