@@ -216,7 +216,7 @@ def _ideal_scale(pool: Pool, judged: np.ndarray, grades: np.ndarray, expected: n
     k = int(pool.weights.cutoff or 1)
     # (a candidate ranked only past the cutoff, in a deeper pool, counts once judged: the runs' estimate is
     # of their top k ranks)
-    g = np.where(judged, pool.weights.gain(grades), np.where(_total_weight(pool) > 0, expected, 0.0))
+    g = np.where(judged, pool.weights.gain(grades), np.where(_past_cutoff(pool), 0.0, expected))
     order = np.lexsort((-g, pool.cand_query))
     q = pool.cand_query[order]
     start = np.r_[0, np.flatnonzero(q[1:] != q[:-1]) + 1]
@@ -332,9 +332,14 @@ def _ideal_filled(pool: Pool, judged: np.ndarray, grades: np.ndarray) -> np.ndar
     return (np.bincount(pool.cand_query[relevant], minlength=len(pool.queries)) >= k)[pool.cand_query]
 
 
-def _deep_keys(pool: Pool) -> Tuple[np.ndarray, np.ndarray]:
-    """(how many runs rank each candidate within the pool's depth, its best rank), kept with the pool."""
-    return pool.kept("deep-keys", lambda: ((pool.rank > 0).sum(axis=0), pool.min_rank()))
+def _past_cutoff(pool: Pool) -> np.ndarray:
+    """Whether each candidate is ranked only past the cutoff (no run weighs it: nDCG@k's deeper pool)."""
+    return pool.kept("past-cutoff", lambda: _total_weight(pool) == 0.0)
+
+
+def _runs_ranking(pool: Pool) -> np.ndarray:
+    """How many runs rank each candidate within the pool's depth (kept with the pool)."""
+    return pool.kept("runs-ranking", lambda: (pool.rank > 0).sum(axis=0))
 
 
 def _top(pool: Pool, prio: np.ndarray, eligible: np.ndarray, k: int, per_query: Optional[np.ndarray],
@@ -354,8 +359,8 @@ def _top(pool: Pool, prio: np.ndarray, eligible: np.ndarray, k: int, per_query: 
     if later is not None:
         # the goals' order of the candidates no run ranks within the cutoff (nDCG@k's deeper pool): those not
         # ``later`` first, then by the number of runs ranking them (within the pool's depth), then by best rank
-        deep = total[idx] == 0
-        runs_ranking, best = (np.where(deep, v[idx], 0) for v in _deep_keys(pool))
+        deep = _past_cutoff(pool)[idx]
+        runs_ranking, best = (np.where(deep, v[idx], 0) for v in (_runs_ranking(pool), pool.min_rank()))
         keys += [best, -runs_ranking, deep & later[idx]]
     order = idx[np.lexsort((*keys, -total[idx], -prio[idx]))]
     if per_query is not None:
@@ -429,8 +434,8 @@ def _reasons(pool: Pool, strategy: str, index: np.ndarray, prio: np.ndarray, u, 
         if strategy == "residual":
             out.append(f"residual: lowers the mean residual of {len(in_runs)} run(s) by up to "
                        f"{w.max() / nq:.4g} each, {w.sum() / nq:.4g} in all")
-        elif strategy in ("pairs", "ranking") and not len(in_runs):
-            # (nDCG@k's deeper pool: taken after every candidate within the cutoff, best rank first)
+        elif strategy in ("pairs", "ranking") and _past_cutoff(pool)[c]:
+            # (nDCG@k's deeper pool: taken after every candidate within the cutoff, by _top's order)
             out.append(f"{strategy}: ranked only past the cutoff (best rank {int(pool.min_rank()[c])}): judged "
                        f"relevant, it raises its query's ideal DCG")
         elif strategy in ("pairs", "ranking"):

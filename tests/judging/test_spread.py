@@ -90,3 +90,27 @@ def test_the_k_best_are_the_first_k_of_the_whole_order(case, k, levels):
     idx = np.flatnonzero(eligible)
     whole = idx[np.lexsort((idx, pool.cand_query[idx], -pool.W[:, idx].sum(axis=0), -prio[idx]))]
     assert _top(pool, prio, eligible, k, None).tolist() == whole[:k].tolist()
+
+
+@settings(max_examples=examples(120), deadline=None)
+@given(_case(), st.integers(1, 40), st.sampled_from([2, 3, 1000]))
+def test_the_k_best_of_a_deeper_ndcg_pool_are_the_first_k_of_the_whole_order(case, k, levels):
+    # with nDCG@1 from the runs' top 4, the candidates ranked only past rank 1 are ordered after the others of
+    # their priority: those not `later` first, then by how many runs rank them (more first), then best rank
+    from ir_rbstar.judging.strategies import _top
+    runs, _, seed = case
+    pool = build_pool(runs, "nDCG@1", depth=4)
+    rng = np.random.default_rng(seed)
+    prio = rng.integers(0, levels, pool.n_candidates).astype(np.float64)
+    prio[pool.W.sum(axis=0) == 0] = 0.0               # as the goals give them: no run's DCG moves
+    eligible = rng.random(pool.n_candidates) < 0.8
+    later = rng.random(pool.n_candidates) < 0.5
+    idx = np.flatnonzero(eligible)
+    total = pool.W[:, idx].sum(axis=0)
+    deep = total == 0
+    n_runs = (pool.rank[:, idx] > 0).sum(axis=0)
+    best = np.where(pool.rank[:, idx] > 0, pool.rank[:, idx], 10 ** 9).min(axis=0)
+    key = [(-prio[c], -total[j], bool(deep[j] and later[c]), -n_runs[j] if deep[j] else 0,
+            best[j] if deep[j] else 0, int(pool.cand_query[c]), int(c)) for j, c in enumerate(idx)]
+    whole = [int(idx[j]) for j in sorted(range(len(idx)), key=key.__getitem__)]
+    assert _top(pool, prio, eligible, k, None, later).tolist() == whole[:k]
