@@ -27,8 +27,19 @@ class _Rows:
     query: np.ndarray     # query index
     rank: np.ndarray      # 1-based rank
     cand: np.ndarray      # candidate index, -1 when the document is no candidate
-    dhash: np.ndarray     # document hash (to find documents judged outside the pool)
-    dbytes: np.ndarray    # document id
+    src: np.ndarray       # the row's index in its run (:meth:`ids` reads its document there)
+
+    def ids(self, runs: List[Ranking], at: np.ndarray):
+        """(document hashes, document ids) of the rows ``at``, read from their ``runs`` (in the pool's order of
+        runs): only documents judged outside the pool need them, so no copy of every row's id is kept."""
+        run = self.run[at]
+        dhash = np.zeros(len(at), dtype=np.uint64)
+        dbytes = np.zeros(len(at), dtype=f"S{max([r.dbytes.dtype.itemsize for r in runs] + [1])}")
+        for r in np.unique(run).tolist():
+            mine = run == r
+            dhash[mine] = runs[r].docs[self.src[at[mine]]]
+            dbytes[mine] = runs[r].dbytes[self.src[at[mine]]]
+        return dhash, dbytes
 
 
 @dataclass
@@ -59,9 +70,10 @@ def _candidate_rows(pool: Pool, runs: Dict[str, Ranking], depth: int) -> _Rows:
         pos = np.minimum(np.searchsorted(cand_key, key), max(len(cand_key) - 1, 0))
         hit = known & (cand_key[pos] == key) if len(cand_key) else known
         cand = np.where(hit, pos, -1)
-        verify_pairs(run.dbytes, np.flatnonzero(keep)[hit], pool.cand_doc, cand[hit], run.source)
-        parts.append((np.full(len(cand), r), seg_qi[keep], ranks[keep], cand, h, run.dbytes[keep]))
-    cat = [np.concatenate([p[i] for p in parts]) for i in range(6)]
+        src = np.flatnonzero(keep)
+        verify_pairs(run.dbytes, src[hit], pool.cand_doc, cand[hit], run.source)
+        parts.append((np.full(len(cand), r), seg_qi[keep], ranks[keep], cand, src))
+    cat = [np.concatenate([p[i] for p in parts]) for i in range(5)]
     return _Rows(*cat)
 
 
@@ -76,6 +88,7 @@ class RevealedEvaluator:
         self.oracle = np.asarray(oracle_grades, dtype=np.int64)
         self.R, self.Q = len(pool.runs), len(pool.queries)
         self._specs = []
+        self._runs = [runs[name] for name in pool.runs]
         longest = max(int(np.diff(runs[n].offsets).max(initial=0)) for n in pool.runs)
         for text in self.measures:
             w = weights_of(text)
@@ -104,10 +117,12 @@ class RevealedEvaluator:
         rows = []
         for _, _, r in self._specs:
             cand = np.flatnonzero(r.cand < 0)
-            found = pd.DataFrame({"query": r.query[cand], "dhash": r.dhash[cand], "row": cand}).merge(
+            cand_hash, cand_bytes = r.ids(self._runs, cand)
+            found = pd.DataFrame({"query": r.query[cand], "dhash": cand_hash, "row": np.arange(len(cand))}).merge(
                 docs, on=["query", "dhash"])
             at, doc = found["row"].to_numpy(np.int64), found["doc"].to_numpy(np.int64)
-            verify_pairs(r.dbytes, at, dbytes, doc, "orders")
+            verify_pairs(cand_bytes, at, dbytes, doc, "orders")
+            at = cand[at]
             rows.append((at, doc))
         return Judged(query, np.asarray(grade, dtype=np.int64), rows)
 
