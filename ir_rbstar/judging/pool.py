@@ -296,6 +296,12 @@ def build_pool(runs: Any, measure: Any, queries: Optional[Sequence[str]] = None,
         keep = (seg_qi >= 0) & (ranks <= depth)
         parts.append((np.full(int(keep.sum()), r), seg_qi[keep], rowq[keep], run.docs[keep], run.dbytes[keep],
                       ranks[keep]))
+    if queries is not None and len(qcodes) and not any(len(p[1]) for p in parts):    # no run answers one of them
+        theirs = [str(q) for name in names for q in QUERY_IDS.decode(rankings[name].qcodes[:1])]
+        raise ParameterError(f"queries: none of the {len(qcodes):,} queries to judge (the qrels' or those given, e.g. "
+                             f"{str(QUERY_IDS.decode(qcodes[:1])[0])!r}) is a query of the runs"
+                             + (f" (e.g. {theirs[0]!r})" if theirs else "")
+                             + ": are the qrels and the runs of the same collection?")
     if weights.name == "RBP":
         absent = np.ones_like(tail, dtype=bool)
         for r, name in enumerate(names):

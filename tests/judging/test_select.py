@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from ir_rbstar.errors import GradeScaleError, ParameterError
 from ir_rbstar.io import to_qrels
-from ir_rbstar.judging import STRATEGIES, build_pool, choose, select
+from ir_rbstar.judging import STRATEGIES, build_pool, choose, select, simulate
 from ir_rbstar.judging.pool import measure_or_default
 from tests.conftest import examples
 
@@ -277,6 +277,22 @@ def test_ranking_priority_adjacent_pairs_with_direction_by_hand():
 def test_bad_parameters_are_typed_errors(kw, match):
     with pytest.raises(ParameterError, match=match):
         select(RUNS, None, M, **kw)
+
+
+def test_qrels_of_other_queries_are_an_error_not_an_empty_selection():
+    # the qrels set the queries to judge: when no run answers one of them (qrels of another collection, or
+    # ids written otherwise), the pool would be empty and the selection or simulation an empty table
+    other = pd.DataFrame({"query_id": ["r", "s"], "doc_id": ["x", "x"], "relevance": [1, 0]})
+    with pytest.raises(ParameterError, match=r"none of the 2 queries to judge .*'r'.* is a query of the runs "
+                                             r"\(e.g. 'q'\)"):
+        select(RUNS, other, M, budget=3)
+    with pytest.raises(ParameterError, match="none of the 1 queries"):
+        select(RUNS, None, M, budget=3, queries=["nope"])
+    with pytest.raises(ParameterError, match="none of the 2 queries"):
+        simulate(other, RUNS, [M])
+    # one query in common is enough (the others have no candidates)
+    some = pd.concat([other, pd.DataFrame({"query_id": ["q"], "doc_id": ["x"], "relevance": [1]})])
+    assert set(select(RUNS, some, M, budget=3)["doc_id"]) == {"y", "z"}
 
 
 def test_unsupported_measure_is_a_typed_error():
