@@ -18,7 +18,8 @@ between two later coarse budgets went unseen, and Robust04's RBP tau_b count for
 judgments where every round gives 3,735.)
 Printed: per strategy, the number of judgments from which on it stays at Kendall's tau_b >= 0.9 with
 the full-judgment ranking of the runs, and at >= 95% of the full judgments' pairwise verdicts (paired t
-test, Holm, alpha 0.05), and the curves' table; the oracle bound of :mod:`benchmarks.judging_oracle` (how
+test, Holm, alpha 0.05); the rounds at which ``pairs`` is below each pool (depth-k, RBP-weighted sum and max:
+:func:`rounds_below`, the issue's "at every budget"); the curves' table; the oracle bound of :mod:`benchmarks.judging_oracle` (how
 few judgments an order of the relevant documents could need; ``--no-oracle`` leaves it out); and the time
 of one selection round of the ``pairs`` goal on DL19 (37 runs, 43 queries, one document per query: the
 issue's goal is under a second).
@@ -116,6 +117,36 @@ def markdown(frame, index: bool = False) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
+
+
+#: the pools the issue's "at every budget" compares the package's goal with
+POOLS = ("depth", "rbp_sum", "rbp_max")
+
+
+def rounds_below(table, ours: str = "pairs", baselines=POOLS):
+    """Per measure, target column and baseline: at how many of the recorded rounds ``ours`` is below the
+    baseline (strictly, by more than 1e-12), of how many, by how much at most, and the first and last such
+    budget -- the issue's "fewer judgments ... at every budget", counted round by round. Rounds where either
+    strategy has no row are left out; a frame with one row per (measure, column, baseline)."""
+    import pandas as pd
+    rows = []
+    for measure, sub in table.groupby("measure", sort=False):
+        for col, _ in TARGETS:
+            wide = sub.pivot_table(index="budget", columns="strategy", values=col, sort=True)
+            if ours not in wide:
+                continue
+            for base in baselines:
+                if base not in wide:
+                    continue
+                both = wide[[ours, base]].dropna()
+                gap = both[base] - both[ours]
+                below = gap[gap > 1e-12]
+                rows.append({"measure": measure, "target": col, "baseline": base, "rounds below": len(below),
+                             "of rounds": len(both), "by at most": round(float(below.max()), 3) if len(below) else 0.0,
+                             "first": int(below.index[0]) if len(below) else None,
+                             "last": int(below.index[-1]) if len(below) else None})
+    return pd.DataFrame(rows, columns=["measure", "target", "baseline", "rounds below", "of rounds", "by at most",
+                                       "first", "last"])
 
 
 def round_time(runs, qrels, measure: str, repeat: int = 3) -> float:
@@ -223,6 +254,10 @@ def main(argv=None) -> int:
         table = pd.concat(tables, ignore_index=True)
         need = needed(table, tau=0.9, verdicts=0.95)
         print(markdown(need), "\n")
+        below = rounds_below(table)
+        if len(below):
+            print("Rounds where pairs is below a pool (tau_b, verdicts_agree; the budget of the first and last):\n")
+            print(markdown(below), "\n", flush=True)
         for measure, sub in table.groupby("measure", sort=False):
             for col, what in (("tau_b", "Kendall's tau_b with the full-judgment ranking"),
                               ("verdicts_agree", "share of pairwise verdicts as with full judgments")):

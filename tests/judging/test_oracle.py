@@ -138,3 +138,22 @@ def test_whole_round_budgets_give_the_same_trajectory_whatever_is_recorded(vaswa
     both = simulate(qrels, runs, ["RBP(p=0.8)@20"], ["pairs", "bandit"], [batch, 2 * batch, 3 * batch], seed=3)
     alone = simulate(qrels, runs, ["RBP(p=0.8)@20"], ["pairs", "bandit"], [2 * batch], seed=3)
     pd.testing.assert_frame_equal(both[both["budget"] == 2 * batch].reset_index(drop=True), alone)
+
+
+def test_rounds_below_a_pool_are_counted_by_hand():
+    # two rounds (budgets 10 and 20) of one measure: pairs below depth on tau_b at 10 (by 0.2), equal at 20;
+    # below rbp_sum on the verdicts at both (0.1 and 0.3); rbp_max has no row at 20 (left out there)
+    rows = [("pairs", 10, 0.5, 0.8), ("pairs", 20, 0.9, 0.6),
+            ("depth", 10, 0.7, 0.8), ("depth", 20, 0.9, 0.5),
+            ("rbp_sum", 10, 0.1, 0.9), ("rbp_sum", 20, 0.2, 0.9),
+            ("rbp_max", 10, 0.6, 0.7)]
+    table = pd.DataFrame([(s, b, "M", t, v) for s, b, t, v in rows],
+                         columns=["strategy", "budget", "measure", "tau_b", "verdicts_agree"])
+    got = bench.rounds_below(table).set_index(["target", "baseline"])
+    assert got.loc[("tau_b", "depth"), ["rounds below", "of rounds", "first", "last"]].tolist() == [1, 2, 10, 10]
+    assert got.loc[("tau_b", "depth"), "by at most"] == pytest.approx(0.2)
+    assert got.loc[("tau_b", "rbp_sum"), "rounds below"] == 0
+    assert got.loc[("verdicts_agree", "rbp_sum"), ["rounds below", "first", "last"]].tolist() == [2, 10, 20]
+    assert got.loc[("verdicts_agree", "rbp_sum"), "by at most"] == pytest.approx(0.3)
+    assert got.loc[("tau_b", "rbp_max"), ["rounds below", "of rounds"]].tolist() == [1, 1]
+    assert got.loc[("verdicts_agree", "depth"), "rounds below"] == 0
