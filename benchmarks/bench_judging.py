@@ -18,9 +18,10 @@ between two later coarse budgets went unseen, and Robust04's RBP tau_b count for
 judgments where every round gives 3,735.)
 Printed: per strategy, the number of judgments from which on it stays at Kendall's tau_b >= 0.9 with
 the full-judgment ranking of the runs, and at >= 95% of the full judgments' pairwise verdicts (paired t
-test, Holm, alpha 0.05); the rounds at which ``pairs`` is below each pool (depth-k, RBP-weighted sum and max:
-:func:`rounds_below`, the issue's "at every budget"); the curves' table; the oracle bound of :mod:`benchmarks.judging_oracle` (how
-few judgments an order of the relevant documents could need; ``--no-oracle`` leaves it out); and the time
+test, Holm, alpha 0.05); the rounds at which ``pairs`` is below each pool (depth-k, RBP-weighted sum and
+max: :func:`rounds_below`, the issue's "at every budget"); the curves' table; the oracle bound of
+:mod:`benchmarks.judging_oracle` (how few judgments an order of the relevant documents could need;
+``--no-oracle`` leaves it out); and the time
 of one selection round of the ``pairs`` goal on DL19 (37 runs, 43 queries, one document per query: the
 issue's goal is under a second).
 
