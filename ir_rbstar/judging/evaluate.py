@@ -11,7 +11,7 @@ revealed qrels. A query a run does not answer scores 0 (RBP_res 1).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import numpy as np
 
@@ -40,6 +40,16 @@ class _Rows:
             dhash[mine] = runs[r].docs[self.src[at[mine]]]
             dbytes[mine] = runs[r].dbytes[self.src[at[mine]]]
         return dhash, dbytes
+
+
+@dataclass
+class _Fixed:
+    """A measure's rows as every evaluation reads them: each row's cell (run x queries + query), the rows of pool
+    candidates and their candidates, and the rank's weight (RBP) or discount (nDCG@k, log2(rank + 1))."""
+    flat: np.ndarray
+    pin: np.ndarray
+    pin_cand: np.ndarray
+    per_rank: Optional[np.ndarray]
 
 
 @dataclass
@@ -89,12 +99,16 @@ class RevealedEvaluator:
         self.R, self.Q = len(pool.runs), len(pool.queries)
         self._specs = []
         self._runs = [runs[name] for name in pool.runs]
+        self._kept: List[Optional[_Fixed]] = [None] * len(self.measures)
         longest = max(int(np.diff(runs[n].offsets).max(initial=0)) for n in pool.runs)
+        by_depth: Dict[int, _Rows] = {}             # (RBP and RBP_res, say, read the same rows)
         for text in self.measures:
             w = weights_of(text)
             residual = is_residual(text)
             depth = w.cutoff if w.cutoff is not None else longest
-            self._specs.append((w, residual, _candidate_rows(pool, runs, depth)))
+            if depth not in by_depth:
+                by_depth[depth] = _candidate_rows(pool, runs, depth)
+            self._specs.append((w, residual, by_depth[depth]))
         self._lengths = np.zeros((self.R, self.Q), dtype=np.int64)
         self._answered = np.zeros((self.R, self.Q), dtype=bool)
         qindex = {int(q): i for i, q in enumerate(pool.qcodes)}
@@ -105,8 +119,31 @@ class RevealedEvaluator:
                 if i is not None:
                     self._lengths[r, i], self._answered[r, i] = n, True
 
-    def _sum(self, rows: _Rows, values: np.ndarray) -> np.ndarray:
-        out = np.bincount(rows.run * self.Q + rows.query, weights=values, minlength=self.R * self.Q)
+    def _fixed(self, i: int) -> "_Fixed":
+        """What of measure ``i``'s rows no budget changes (made at its first evaluation, then kept)."""
+        if self._kept[i] is None:
+            w, _, rows = self._specs[i]
+            # measures reading the same rows (RBP and RBP_res) share their cells
+            same = next((f for f, spec in zip(self._kept, self._specs, strict=True)
+                         if f is not None and spec[2] is rows), None)
+            if same is not None:
+                flat, pin, pin_cand = same.flat, same.pin, same.pin_cand
+            else:
+                pin = np.flatnonzero(rows.cand >= 0)
+                flat = (rows.run * self.Q + rows.query).astype(np.intp)
+                pin_cand = rows.cand[pin].astype(np.intp)
+            rank = rows.rank.astype(np.float64)
+            if w.name == "RBP":
+                per_rank = (1.0 - w.p) * w.p ** (rank - 1.0)        # the rank's weight
+            elif w.name == "nDCG":
+                per_rank = np.log2(rank + 1.0)                      # the rank's discount (divided by)
+            else:
+                per_rank = None
+            self._kept[i] = _Fixed(flat, pin, pin_cand, per_rank)
+        return self._kept[i]
+
+    def _sum(self, flat: np.ndarray, values: np.ndarray) -> np.ndarray:
+        out = np.bincount(flat, weights=values, minlength=self.R * self.Q)
         return out.reshape(self.R, self.Q)
 
     def judged(self, query: np.ndarray, dhash: np.ndarray, dbytes: np.ndarray, grade: np.ndarray) -> Judged:
@@ -129,35 +166,44 @@ class RevealedEvaluator:
     def values(self, revealed: np.ndarray, outside: "Judged | None" = None,
                shown: "np.ndarray | None" = None) -> Dict[str, np.ndarray]:
         """{measure: runs x queries values} with the candidates ``revealed`` (a boolean mask) judged, and of the
-        documents ``outside`` the pool (:meth:`judged`) those ``shown`` (a mask over them)."""
+        documents ``outside`` the pool (:meth:`judged`) those ``shown`` (a mask over them).
+
+        Only the rows that can hold a judged document are summed: the rows of pool candidates and those of the
+        documents shown from outside, in their order (every other row adds exactly 0.0 to a value, so the sums are
+        the same doubles as over every row); a residual sums the weights of every row not judged."""
         grade = np.where(revealed, self.oracle, 0)
         out = {}
-        for i, (text, (w, residual, rows)) in enumerate(zip(self.measures, self._specs, strict=True)):
-            c = rows.cand
-            has = c >= 0
-            g = np.where(has, grade[np.where(has, c, 0)], 0)
-            known = has & revealed[np.where(has, c, 0)]
+        for i, (text, (w, residual, _)) in enumerate(zip(self.measures, self._specs, strict=True)):
+            fixed = self._fixed(i)
+            at, g, known = fixed.pin, grade[fixed.pin_cand], revealed[fixed.pin_cand]
             if outside is not None and shown is not None:
-                at, doc = outside.rows[i]
+                rows, doc = outside.rows[i]
                 seen = shown[doc]
-                g[at[seen]] = outside.grade[doc[seen]]
-                known[at[seen]] = True
+                if seen.any():                   # (rows of documents outside the pool: never a candidate's row)
+                    at = np.concatenate([at, rows[seen]])
+                    order = np.argsort(at, kind="stable")
+                    at = at[order]
+                    g = np.concatenate([g, outside.grade[doc[seen]]])[order]
+                    known = np.concatenate([known, np.ones(int(seen.sum()), dtype=bool)])[order]
+            flat = fixed.flat[at]
             if w.name == "RBP":
-                wt = (1.0 - w.p) * w.p ** (rows.rank - 1.0)
                 if residual:
                     n = self._lengths if w.cutoff is None else np.minimum(self._lengths, w.cutoff)
-                    v = self._sum(rows, np.where(known, 0.0, wt)) + w.p ** n
+                    unjudged = fixed.per_rank.copy()
+                    unjudged[at[known]] = 0.0
+                    v = self._sum(fixed.flat, unjudged) + w.p ** n
                     v[~self._answered] = 1.0
                 else:
-                    v = self._sum(rows, wt * w.gain(g))
+                    # (a document not judged gains nothing, also where rel=0 gives grade 0 a gain)
+                    v = self._sum(flat, fixed.per_rank[at] * np.where(known, w.gain(g), 0.0))
             elif w.name == "nDCG":
                 k = int(w.cutoff or 0)
-                dcg = self._sum(rows, np.clip(g, 0, None) / np.log2(rows.rank + 1.0))
+                dcg = self._sum(flat, np.clip(g, 0, None) / fixed.per_rank[at])
                 extra = None if outside is None or shown is None else (outside.query[shown], outside.grade[shown])
                 ideal = np.broadcast_to(self._ideal(grade, revealed, k, extra)[None, :], dcg.shape)
                 v = np.divide(dcg, ideal, out=np.zeros_like(dcg), where=ideal > 0)
             else:
-                v = self._sum(rows, (g >= 1).astype(np.float64)) / float(w.cutoff or 1)
+                v = self._sum(flat, (g >= 1).astype(np.float64)) / float(w.cutoff or 1)
             out[text] = v
         return out
 

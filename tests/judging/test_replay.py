@@ -14,7 +14,8 @@ from ir_rbstar.judging.simulate import SIMULATION_COLUMNS, needed, pool_budgets,
 from tests.helpers import VASWANI
 
 NAMES = ("bm25", "bm25_flat", "bm25l")
-MEASURES = ["RBP(p=0.8)", "RBP_res(p=0.8)", "RBP(p=0.8)@10", "RBP_res(p=0.8)@10", "nDCG@10", "P@10"]
+MEASURES = ["RBP(p=0.8)", "RBP_res(p=0.8)", "RBP(p=0.8)@10", "RBP_res(p=0.8)@10", "nDCG@10", "P@10",
+            "RBP(p=0.8,rel=0)@10"]   # rel=0: a judged grade 0 gains, a document not judged does not
 
 
 @pytest.fixture(scope="module")
