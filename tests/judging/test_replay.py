@@ -4,13 +4,16 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ir_rbstar
 from ir_rbstar.errors import GradeScaleError, ParameterError
-from ir_rbstar.io import QUERY_IDS, read_trec_qrels, to_ranking
+from ir_rbstar.io import QUERY_IDS, read_trec_qrels, to_qrels, to_ranking
 from ir_rbstar.judging import build_pool
 from ir_rbstar.judging.evaluate import RevealedEvaluator
 from ir_rbstar.judging.simulate import SIMULATION_COLUMNS, needed, pool_budgets, replay, simulate
+from tests.conftest import examples
 from tests.helpers import VASWANI
 
 NAMES = ("bm25", "bm25_flat", "bm25l")
@@ -149,3 +152,59 @@ def test_replay_of_a_deeper_ndcg_pool_equals_evaluation_with_the_revealed_qrels(
             for metric in ir_measures.iter_calc(parsed, frame, frames[name]):
                 got = mine[str(metric.measure)][r, qpos[metric.query_id]]
                 assert got == pytest.approx(metric.value, abs=1e-9), (strategy, name, metric)
+
+
+# random small collections: runs with tied scores that may leave a query out, qrels with negative grades and
+# queries no run answers, any subset of the pool revealed, documents of an order judged from outside the pool
+_DOCS = [f"d{i}" for i in range(9)]
+_run = st.dictionaries(st.sampled_from(["q1", "q2", "q3"]),
+                       st.dictionaries(st.sampled_from(_DOCS), st.integers(0, 3).map(float), min_size=1, max_size=9),
+                       min_size=1, max_size=3)
+_MEASURES = ["RBP(p=0.7,max_rel=3)", "RBP(p=0.5,rel=0)", "RBP(p=0.8,rel=2)@3", "RBP_res(p=0.7)",
+             "RBP_res(p=0.6)@4", "nDCG@3", "nDCG@5", "P@2", "P@4"]
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(runs=st.lists(_run, min_size=2, max_size=3),
+       judgments=st.dictionaries(st.tuples(st.sampled_from(["q1", "q2", "q3", "q4"]), st.sampled_from(_DOCS)),
+                                 st.integers(-1, 3), min_size=1, max_size=14),
+       select_measure=st.sampled_from(["RBP(p=0.7)@3", "nDCG@3", "P@4"]),
+       picks=st.lists(st.booleans(), min_size=40, max_size=40),
+       outside=st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.sampled_from(_DOCS)), max_size=4,
+                        unique=True))
+def test_revealed_values_equal_the_evaluation_of_the_revealed_qrels(runs, judgments, select_measure, picks, outside):
+    named = {f"r{i}": r for i, r in enumerate(runs)}
+    qrels = to_qrels(pd.DataFrame({"query_id": [q for q, _ in judgments], "doc_id": [d for _, d in judgments],
+                                   "relevance": list(judgments.values())}))
+    rankings = {n: to_ranking(r) for n, r in named.items()}
+    try:
+        pool = build_pool(rankings, select_measure, queries=list(QUERY_IDS.decode(qrels.qcodes)))
+    except ParameterError:
+        return                                  # no run answers a query of the qrels (its own test)
+    grades, in_qrels = pool.lookup(qrels)
+    grades = np.where(in_qrels, grades, 0)
+    revealed = np.array(picks[:pool.n_candidates] + [False] * max(0, pool.n_candidates - len(picks)))
+    ev = RevealedEvaluator(pool, rankings, _MEASURES, grades)
+    # documents outside the pool (no candidate), judged as an order would judge them
+    cand = set(zip(pool.query_ids(np.arange(pool.n_candidates)), pool.doc_ids(np.arange(pool.n_candidates)),
+                   strict=True))
+    qpos = {q: i for i, q in enumerate(pool.queries)}
+    extra = [(q, d) for q, d in outside if (q, d) not in cand and q in qpos]
+    from ir_rbstar.io import hash_ids
+    ids = np.array([d.encode() for _, d in extra], dtype="S8") if extra else np.zeros(0, dtype="S8")
+    truth = np.array([judgments.get((q, d), 0) for q, d in extra], dtype=np.int64)     # 0: not in the qrels
+    judged_out = ev.judged(np.array([qpos[q] for q, _ in extra], dtype=np.int64), hash_ids(ids), ids, truth)
+    mine = ev.values(revealed, judged_out, np.ones(len(extra), dtype=bool))
+    idx = np.flatnonzero(revealed)
+    frame = pd.DataFrame({"query_id": list(pool.query_ids(idx)) + [q for q, _ in extra],
+                          "doc_id": list(pool.doc_ids(idx)) + [d for _, d in extra],
+                          "relevance": list(grades[idx]) + list(truth)})
+    if frame.empty:
+        return
+    parsed = ir_rbstar.parse(" ".join(_MEASURES))
+    for r, name in enumerate(pool.runs):
+        run = pd.DataFrame([(q, d, s) for q, docs in named[name].items() for d, s in docs.items()],
+                           columns=["query_id", "doc_id", "score"])
+        for metric in ir_measures.iter_calc(parsed, frame, run):
+            got = mine[str(metric.measure)][r, qpos[metric.query_id]]
+            assert got == pytest.approx(metric.value, abs=1e-12), (name, metric, got)
