@@ -49,7 +49,7 @@ class _Fixed:
     flat: np.ndarray
     pin: np.ndarray
     pin_cand: np.ndarray
-    per_rank: Optional[np.ndarray]
+    per_rank: np.ndarray
 
 
 @dataclass
@@ -121,7 +121,8 @@ class RevealedEvaluator:
 
     def _fixed(self, i: int) -> "_Fixed":
         """What of measure ``i``'s rows no budget changes (made at its first evaluation, then kept)."""
-        if self._kept[i] is None:
+        kept = self._kept[i]
+        if kept is None:
             w, _, rows = self._specs[i]
             # measures reading the same rows (RBP and RBP_res) share their cells
             same = next((f for f, spec in zip(self._kept, self._specs, strict=True)
@@ -138,9 +139,9 @@ class RevealedEvaluator:
             elif w.name == "nDCG":
                 per_rank = np.log2(rank + 1.0)                      # the rank's discount (divided by)
             else:
-                per_rank = None
-            self._kept[i] = _Fixed(flat, pin, pin_cand, per_rank)
-        return self._kept[i]
+                per_rank = np.zeros(0)                              # (P@k reads no rank)
+            kept = self._kept[i] = _Fixed(flat, pin, pin_cand, per_rank)
+        return kept
 
     def _sum(self, flat: np.ndarray, values: np.ndarray) -> np.ndarray:
         out = np.bincount(flat, weights=values, minlength=self.R * self.Q)
