@@ -114,3 +114,26 @@ def test_the_k_best_of_a_deeper_ndcg_pool_are_the_first_k_of_the_whole_order(cas
             best[j] if deep[j] else 0, int(pool.cand_query[c]), int(c)) for j, c in enumerate(idx)]
     whole = [int(idx[j]) for j in sorted(range(len(idx)), key=key.__getitem__)]
     assert _top(pool, prio, eligible, k, None, later).tolist() == whole[:k]
+
+
+@settings(max_examples=examples(120), deadline=None)
+@given(_case(), st.sampled_from(["float", "bool", "grades"]))
+def test_the_sums_by_query_are_their_definition_to_the_bit(case, kind):
+    # _by_query reads only the non-zero weights; its sums are taken candidate by candidate, as the definition's,
+    # so they are the same doubles, and its runs x queries result has the layout (a transposed queries x runs
+    # array) whose sums over an axis the strategies then take (numpy's order of addition follows the layout)
+    from ir_rbstar.judging.strategies import _by_query
+    runs, measure, seed = case
+    pool = build_pool(runs, measure)
+    R, Q = len(pool.runs), len(pool.queries)
+    rng = np.random.default_rng(seed)
+    x = {"float": rng.random(pool.n_candidates), "bool": rng.random(pool.n_candidates) < 0.5,
+         "grades": rng.integers(0, 4, pool.n_candidates) / 3.0}[kind]
+    for matrix, M in (("W", pool.W), ("present", (pool.W > 0).astype(np.float64))):
+        want = np.zeros((R, Q))
+        for c in range(pool.n_candidates):
+            for r in range(R):
+                want[r, pool.cand_query[c]] += M[r, c] * float(x[c])
+        got = _by_query(pool, matrix, x)
+        assert got.shape == (R, Q) and np.array_equal(got, want), (matrix, got, want)
+        assert got.flags.f_contiguous and got.T.flags.c_contiguous
