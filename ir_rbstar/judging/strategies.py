@@ -165,9 +165,13 @@ def _relevance(pool: Pool, judged: np.ndarray, grades: np.ndarray, prior: Option
     seen = _by_query(pool, "present", judged)
     overall = (1.0 + got.sum(axis=1)) / (2.0 + seen.sum(axis=1))
     theta = (PRIOR_WEIGHT * overall[:, None] + got) / (PRIOR_WEIGHT + seen)      # runs x queries
-    t = theta[:, pool.cand_query]
+    # sum over the runs of W x theta, candidate by candidate over the non-zero weights, each candidate's runs in
+    # order (the order of the column sums of the runs x candidates product: the same doubles, a seventh of the
+    # cells on 1,000 queries of 10 runs)
+    cand, cell, weight = _nonzeros(pool)
+    spread = np.bincount(cand, weights=weight * np.ravel(theta.T)[cell], minlength=pool.n_candidates)
     total = _total_weight(pool)
-    est = np.divide((pool.W * t).sum(axis=0), total, out=np.full(pool.n_candidates, 0.5), where=total > 0)
+    est = np.divide(spread, total, out=np.full(pool.n_candidates, 0.5), where=total > 0)
     if prior is None:
         return est
     return np.where(np.isnan(prior), est, PRIOR_SHARE * np.nan_to_num(prior) + (1.0 - PRIOR_SHARE) * est)

@@ -137,3 +137,29 @@ def test_the_sums_by_query_are_their_definition_to_the_bit(case, kind):
         got = _by_query(pool, matrix, x)
         assert got.shape == (R, Q) and np.array_equal(got, want), (matrix, got, want)
         assert got.flags.f_contiguous and got.T.flags.c_contiguous
+
+
+@settings(max_examples=examples(120), deadline=None)
+@given(_case(), st.floats(0.0, 1.0))
+def test_the_relevance_estimate_is_its_definition_to_the_bit(case, share):
+    # P(relevant) of a candidate: the W-weighted mean over the runs of their running precision on its query,
+    # summed run by run (the non-zero weights only, in that order: the same doubles as over every run)
+    from ir_rbstar.judging.strategies import PRIOR_WEIGHT, _by_query, _relevance
+    runs, measure, seed = case
+    pool = build_pool(runs, measure)
+    rng = np.random.default_rng(seed)
+    judged = rng.random(pool.n_candidates) < share
+    grades = rng.integers(0, 2, pool.n_candidates)
+    gain = np.where(judged, pool.weights.gain(grades), 0.0)
+    got, seen = _by_query(pool, "present", gain), _by_query(pool, "present", judged)
+    overall = (1.0 + got.sum(axis=1)) / (2.0 + seen.sum(axis=1))
+    theta = (PRIOR_WEIGHT * overall[:, None] + got) / (PRIOR_WEIGHT + seen)
+    want = np.full(pool.n_candidates, 0.5)
+    for c in range(pool.n_candidates):
+        num = total = 0.0
+        for r in range(len(pool.runs)):
+            num += pool.W[r, c] * theta[r, pool.cand_query[c]]
+            total += pool.W[r, c]
+        if total > 0:
+            want[c] = num / total
+    assert np.array_equal(_relevance(pool, judged, grades), want)
