@@ -372,7 +372,8 @@ class RunContext(KeepsDerived):
             r_start, r_len = self.reference_ranges(ref, rel, measure)
             seg, rank, row = kernels.match_ranges(b_start, b_len, self.run.docs.view(np.int64),
                                                   r_start, r_len, reference.docs.view(np.int64))
-            if not hashes_are_ids(reference.dbytes, self.run.dbytes):      # (B's rows made only to compare)
+            # (verify_pairs checks this too; checked here first so that B's rows are computed only when compared)
+            if not hashes_are_ids(reference.dbytes, self.run.dbytes):
                 verify_pairs(reference.dbytes, row, self.run.dbytes, b_start[seg] + rank - 1, reference.source)
             return reference, seg, rank, row, b_len, r_len
         return self.cached(("shared", cutoff, ref, rel), make)

@@ -11,7 +11,7 @@ revealed qrels. A query a run does not answer scores 0 (RBP_res 1).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 import numpy as np
 
@@ -43,13 +43,17 @@ class _Rows:
 
 
 @dataclass
-class _Fixed:
-    """A measure's rows as every evaluation reads them: each row's cell (run x queries + query), the rows of pool
-    candidates and their candidates, and the rank's weight (RBP) or discount (nDCG@k, log2(rank + 1))."""
+class _Cells:
+    """Rows as every evaluation reads them: each row's cell (run x queries + query), and the rows of pool
+    candidates with their candidates (the only rows a judgment of the pool reaches)."""
     flat: np.ndarray
     pin: np.ndarray
     pin_cand: np.ndarray
-    per_rank: np.ndarray
+
+    @classmethod
+    def of(cls, rows: _Rows, n_queries: int) -> "_Cells":
+        pin = np.flatnonzero(rows.cand >= 0)
+        return cls((rows.run * n_queries + rows.query).astype(np.intp), pin, rows.cand[pin].astype(np.intp))
 
 
 @dataclass
@@ -99,16 +103,21 @@ class RevealedEvaluator:
         self.R, self.Q = len(pool.runs), len(pool.queries)
         self._specs = []
         self._runs = [runs[name] for name in pool.runs]
-        self._kept: List[Optional[_Fixed]] = [None] * len(self.measures)
         longest = max(int(np.diff(runs[n].offsets).max(initial=0)) for n in pool.runs)
-        by_depth: Dict[int, _Rows] = {}             # (RBP and RBP_res, say, read the same rows)
+        # the rows (and their cells) of each depth, read by every measure of that depth (RBP and RBP_res, say);
+        # each measure's rank weight (RBP) or discount (nDCG@k, log2(rank + 1), divided by), made once here
+        self._rows: Dict[int, _Rows] = {}
+        self._cells: Dict[int, _Cells] = {}
         for text in self.measures:
             w = weights_of(text)
-            residual = is_residual(text)
             depth = w.cutoff if w.cutoff is not None else longest
-            if depth not in by_depth:
-                by_depth[depth] = _candidate_rows(pool, runs, depth)
-            self._specs.append((w, residual, by_depth[depth]))
+            if depth not in self._rows:
+                self._rows[depth] = _candidate_rows(pool, runs, depth)
+                self._cells[depth] = _Cells.of(self._rows[depth], self.Q)
+            rank = self._rows[depth].rank.astype(np.float64)
+            per_rank = ((1.0 - w.p) * w.p ** (rank - 1.0) if w.name == "RBP"
+                        else np.log2(rank + 1.0) if w.name == "nDCG" else np.zeros(0))    # (P@k: no rank)
+            self._specs.append((w, is_residual(text), depth, per_rank))
         self._lengths = np.zeros((self.R, self.Q), dtype=np.int64)
         self._answered = np.zeros((self.R, self.Q), dtype=bool)
         qindex = {int(q): i for i, q in enumerate(pool.qcodes)}
@@ -119,30 +128,6 @@ class RevealedEvaluator:
                 if i is not None:
                     self._lengths[r, i], self._answered[r, i] = n, True
 
-    def _fixed(self, i: int) -> "_Fixed":
-        """What of measure ``i``'s rows no budget changes (made at its first evaluation, then kept)."""
-        kept = self._kept[i]
-        if kept is None:
-            w, _, rows = self._specs[i]
-            # measures reading the same rows (RBP and RBP_res) share their cells
-            same = next((f for f, spec in zip(self._kept, self._specs, strict=True)
-                         if f is not None and spec[2] is rows), None)
-            if same is not None:
-                flat, pin, pin_cand = same.flat, same.pin, same.pin_cand
-            else:
-                pin = np.flatnonzero(rows.cand >= 0)
-                flat = (rows.run * self.Q + rows.query).astype(np.intp)
-                pin_cand = rows.cand[pin].astype(np.intp)
-            rank = rows.rank.astype(np.float64)
-            if w.name == "RBP":
-                per_rank = (1.0 - w.p) * w.p ** (rank - 1.0)        # the rank's weight
-            elif w.name == "nDCG":
-                per_rank = np.log2(rank + 1.0)                      # the rank's discount (divided by)
-            else:
-                per_rank = np.zeros(0)                              # (P@k reads no rank)
-            kept = self._kept[i] = _Fixed(flat, pin, pin_cand, per_rank)
-        return kept
-
     def _sum(self, flat: np.ndarray, values: np.ndarray) -> np.ndarray:
         out = np.bincount(flat, weights=values, minlength=self.R * self.Q)
         return out.reshape(self.R, self.Q)
@@ -152,16 +137,16 @@ class RevealedEvaluator:
         grades), matched to the rows of every measure that rank them (:meth:`values` takes the result)."""
         import pandas as pd
         docs = pd.DataFrame({"query": np.asarray(query, dtype=np.int64), "dhash": dhash, "doc": np.arange(len(query))})
-        rows = []
-        for _, _, r in self._specs:
+        matched = {}
+        for depth, r in self._rows.items():       # (once for the measures that read the same rows)
             cand = np.flatnonzero(r.cand < 0)
             cand_hash, cand_bytes = r.ids(self._runs, cand)
             found = pd.DataFrame({"query": r.query[cand], "dhash": cand_hash, "row": np.arange(len(cand))}).merge(
                 docs, on=["query", "dhash"])
             at, doc = found["row"].to_numpy(np.int64), found["doc"].to_numpy(np.int64)
             verify_pairs(cand_bytes, at, dbytes, doc, "orders")
-            at = cand[at]
-            rows.append((at, doc))
+            matched[depth] = (cand[at], doc)
+        rows = [matched[depth] for _, _, depth, _ in self._specs]
         return Judged(query, np.asarray(grade, dtype=np.int64), rows)
 
     def values(self, revealed: np.ndarray, outside: "Judged | None" = None,
@@ -174,9 +159,9 @@ class RevealedEvaluator:
         the same doubles as over every row); a residual sums the weights of every row not judged."""
         grade = np.where(revealed, self.oracle, 0)
         out = {}
-        for i, (text, (w, residual, _)) in enumerate(zip(self.measures, self._specs, strict=True)):
-            fixed = self._fixed(i)
-            at, g, known = fixed.pin, grade[fixed.pin_cand], revealed[fixed.pin_cand]
+        for i, (text, (w, residual, depth, per_rank)) in enumerate(zip(self.measures, self._specs, strict=True)):
+            cells = self._cells[depth]
+            at, g, known = cells.pin, grade[cells.pin_cand], revealed[cells.pin_cand]
             if outside is not None and shown is not None:
                 rows, doc = outside.rows[i]
                 seen = shown[doc]
@@ -186,25 +171,23 @@ class RevealedEvaluator:
                     at = at[order]
                     g = np.concatenate([g, outside.grade[doc[seen]]])[order]
                     known = np.concatenate([known, np.ones(int(seen.sum()), dtype=bool)])[order]
-            flat = fixed.flat[at]
-            if w.name == "RBP":
-                if residual:
-                    n = self._lengths if w.cutoff is None else np.minimum(self._lengths, w.cutoff)
-                    unjudged = fixed.per_rank.copy()
-                    unjudged[at[known]] = 0.0
-                    v = self._sum(fixed.flat, unjudged) + w.p ** n
-                    v[~self._answered] = 1.0
-                else:
-                    # (a document not judged gains nothing, also where rel=0 gives grade 0 a gain)
-                    v = self._sum(flat, fixed.per_rank[at] * np.where(known, w.gain(g), 0.0))
+            if w.name == "RBP" and residual:
+                n = self._lengths if w.cutoff is None else np.minimum(self._lengths, w.cutoff)
+                unjudged = per_rank.copy()
+                unjudged[at[known]] = 0.0
+                v = self._sum(cells.flat, unjudged) + w.p ** n
+                v[~self._answered] = 1.0
+            elif w.name == "RBP":
+                # (a document not judged gains nothing, also where rel=0 gives grade 0 a gain)
+                v = self._sum(cells.flat[at], per_rank[at] * np.where(known, w.gain(g), 0.0))
             elif w.name == "nDCG":
                 k = int(w.cutoff or 0)
-                dcg = self._sum(flat, np.clip(g, 0, None) / fixed.per_rank[at])
+                dcg = self._sum(cells.flat[at], np.clip(g, 0, None) / per_rank[at])
                 extra = None if outside is None or shown is None else (outside.query[shown], outside.grade[shown])
                 ideal = np.broadcast_to(self._ideal(grade, revealed, k, extra)[None, :], dcg.shape)
                 v = np.divide(dcg, ideal, out=np.zeros_like(dcg), where=ideal > 0)
             else:
-                v = self._sum(flat, (g >= 1).astype(np.float64)) / float(w.cutoff or 1)
+                v = self._sum(cells.flat[at], (g >= 1).astype(np.float64)) / float(w.cutoff or 1)
             out[text] = v
         return out
 
