@@ -6,6 +6,8 @@
     python -m benchmarks.bench_judging --out DIR       # also write the tables (TSV) and the curves (PNG) there
     python -m benchmarks.bench_judging --depth 100 --strategies pairs,depth,rbp_sum,rbp_max --no-oracle
                                                        # nDCG@10 from the runs' top 100 (the ideal's documents)
+    python -m benchmarks.bench_judging --qrels QRELS --runs RUN [RUN ...] --name NAME
+                                                       # a collection of your own (held out), the same tables
 
 For each collection and each measure (nDCG@10 and RBP(p=0.8) graded with the collection's top grade), the
 strategies of :mod:`ir_rbstar.judging.strategies` are replayed with the qrels as the oracle (a document the
@@ -94,6 +96,15 @@ def collections(quick: bool, data: str = DATA, newer: bool = False):
     if newer:
         yield ("Robust04new (8 newer runs)", f"{data}/robust04/qrels.robust2004.txt.gz",
                sorted(glob.glob(f"{data}/robust04/runs-new/*.gz")), 2)
+
+
+def own_collection(qrels_path: str, run_paths: list, name=None):
+    """(name, qrels, run files, top grade) of a collection given on the command line (``--qrels``, ``--runs``):
+    its top grade is the qrels' highest (at least 1, for RBP's ``max_rel``)."""
+    from ir_rbstar.io import read_trec_qrels
+    top = max(1, int(read_trec_qrels(qrels_path).grades.max(initial=1))) if os.path.exists(qrels_path) else 1
+    label = name or os.path.basename(qrels_path)
+    return label if name else f"{label} (given)", qrels_path, list(run_paths), top
 
 
 def reannotation_prior(data: str = DATA):
@@ -207,10 +218,16 @@ def main(argv=None) -> int:
     parser.add_argument("--collections", default=None, help="comma-separated first words of the collections "
                         "(dl19, robust04, robust03; default: all; robust04new, Robust04 with its 8 newer runs, "
                         "only when named)")
+    parser.add_argument("--qrels", default=None, help="a collection of your own instead (with --runs): its qrels "
+                        "file; the measures nDCG@10 and RBP(p=0.8) with max_rel its highest grade; no prior rows")
+    parser.add_argument("--runs", nargs="+", default=None, help="the run files of --qrels")
+    parser.add_argument("--name", default=None, help="the name of the --qrels collection (default: its file's)")
     parser.add_argument("--depth", type=int, default=None, help="nDCG@10 alone, from a pool of the runs' top DEPTH "
                         "(deeper than its cutoff: the documents ranked only past rank 10 can still raise a query's "
                         "ideal DCG); no prior rows, no oracle")
     args = parser.parse_args(argv)
+    if (args.qrels is None) != (args.runs is None):
+        parser.error("--qrels and --runs go together")
     import pandas as pd
 
     from ir_rbstar.io import read_trec_qrels, read_trec_run
@@ -223,8 +240,10 @@ def main(argv=None) -> int:
     only = [c.strip().lower() for c in args.collections.split(",")] if args.collections else None
     if args.out:
         os.makedirs(args.out, exist_ok=True)
-    for name, qrels_path, run_paths, top in collections(args.quick, args.data, newer="robust04new" in (only or [])):
-        if only is not None and name.split()[0].lower() not in only:
+    chosen = (collections(args.quick, args.data, newer="robust04new" in (only or [])) if args.qrels is None
+              else [own_collection(args.qrels, args.runs, args.name)])
+    for name, qrels_path, run_paths, top in chosen:
+        if only is not None and args.qrels is None and name.split()[0].lower() not in only:
             continue
         if not run_paths or not os.path.exists(qrels_path):
             print(f"## {name}: data not found under {args.data}, skipped\n")
@@ -242,7 +261,7 @@ def main(argv=None) -> int:
             batch = len(qrels.qcodes)
             t = time.perf_counter()
             table = round_simulation(qrels, runs, measure, strategies, size, batch, depth=args.depth)
-            if name.startswith("DL19") and not args.no_prior and not args.depth:
+            if name.startswith("DL19") and args.qrels is None and not args.no_prior and not args.depth:
                 for strategy in with_prior:
                     for label, prior in ((f"{strategy} + re-annotations", reannotation_prior(args.data)),
                                          (f"{strategy} + the qrels as prior", qrels)):
@@ -279,7 +298,7 @@ def main(argv=None) -> int:
             table.to_csv(os.path.join(args.out, f"judging_{slug}.tsv"), sep="\t", index=False, float_format="%.4f")
             import matplotlib.pyplot as plt
             plt.close(plot_simulation(table, os.path.join(args.out, f"judging_{slug}.png")))
-        if (name.startswith("DL19") or args.quick) and not args.depth:
+        if (name.startswith("DL19") or args.quick or args.qrels) and not args.depth:
             seconds = round_time(runs, qrels, f"RBP(p=0.8,max_rel={top})")
             print(f"one selection round (pairs goal, {len(qrels.qcodes)} documents) on {name}: {seconds:.3f} s\n",
                   flush=True)

@@ -157,3 +157,19 @@ def test_rounds_below_a_pool_are_counted_by_hand():
     assert got.loc[("verdicts_agree", "rbp_sum"), "by at most"] == pytest.approx(0.3)
     assert got.loc[("tau_b", "rbp_max"), ["rounds below", "of rounds"]].tolist() == [1, 1]
     assert got.loc[("verdicts_agree", "depth"), "rounds below"] == 0
+
+
+def test_the_benchmark_runs_on_a_collection_given_by_its_files(tmp_path, capsys):
+    """``--qrels`` and ``--runs``: a held-out collection of one's own gets the same tables (both measures, RBP
+    graded with the qrels' top grade), the rounds below the pools and a selection round's time."""
+    _, qrels, paths, top = next(bench.collections(quick=True))
+    code = bench.main(["--qrels", qrels, "--runs", *paths[:3], "--name", "three", "--no-oracle",
+                       "--strategies", "pairs,depth", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith(f"## three: 3 runs, {len(read_trec_qrels(qrels).qcodes)} queries")
+    table = pd.read_csv(tmp_path / "judging_three.tsv", sep="\t")
+    assert set(table["measure"]) == {"nDCG@10", f"RBP(p=0.8,max_rel={top})"}
+    assert set(table["strategy"]) == {"pairs", "depth"}
+    assert "one selection round (pairs goal" in out and "| measure | strategy | tau_b>=0.9" in out
+    with pytest.raises(SystemExit):
+        bench.main(["--qrels", qrels])
