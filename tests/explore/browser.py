@@ -3,6 +3,7 @@ driver is downloaded: Selenium Manager is not used). :func:`chrome` skips the te
 selenium, the browser or the driver is missing."""
 import os
 import shutil
+import tempfile
 
 import pytest
 
@@ -19,7 +20,11 @@ def _find(kind: str):
 
 
 def chrome(width: int = 1400, height: int = 1000):
-    """A headless Chromium WebDriver whose console messages ``get_log('browser')`` returns; or skip."""
+    """A headless Chromium WebDriver whose console messages ``get_log('browser')`` returns; or skip.
+
+    Chromium leaves a folder of its own in the temporary directory on every start (its profile and a
+    ``org.chromium.Chromium.*`` lock folder, kept after ``quit()``): both go into a folder made here, which
+    the driver's ``quit()`` removes, so a run of the tests leaves nothing behind in ``/tmp``."""
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.options import Options
@@ -36,7 +41,23 @@ def chrome(width: int = 1400, height: int = 1000):
                 f"--window-size={width},{height}", "--allow-file-access-from-files"):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service(executable_path=driver), options=options)
+    scratch = tempfile.mkdtemp(prefix="ir_rbstar_chromium_")
+    options.add_argument(f"--user-data-dir={os.path.join(scratch, 'profile')}")
+    service = Service(executable_path=driver, env=dict(os.environ, TMPDIR=scratch))
+    try:
+        session = webdriver.Chrome(service=service, options=options)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    quit_session = session.quit
+
+    def quit_and_clean() -> None:
+        try:
+            quit_session()
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    session.quit = quit_and_clean
+    return session
 
 
 def console_errors(driver) -> list:

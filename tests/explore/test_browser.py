@@ -313,3 +313,18 @@ def test_the_browser_tests_skip_with_a_reason_without_a_browser(monkeypatch):
     monkeypatch.setattr(browser, "CANDIDATES", {"browser": ("no-such-chromium",), "driver": ("no-such-driver",)})
     with pytest.raises(pytest.skip.Exception, match="chromium and chromedriver are not installed|selenium"):
         browser.chrome()
+
+
+def test_a_browser_session_leaves_nothing_in_the_temporary_directory():
+    """Chromium writes a profile and an ``org.chromium.Chromium.*`` folder into the temporary directory and keeps
+    the latter after ``quit()``: a run of the suite used to leave one per session in /tmp."""
+    import glob
+    import os
+    import tempfile
+    pattern = os.path.join(tempfile.gettempdir(), "org.chromium.Chromium.*")
+    before = set(glob.glob(pattern)) | set(glob.glob(os.path.join(tempfile.gettempdir(), "ir_rbstar_chromium_*")))
+    d = chrome()
+    d.get("about:blank")
+    d.quit()
+    after = set(glob.glob(pattern)) | set(glob.glob(os.path.join(tempfile.gettempdir(), "ir_rbstar_chromium_*")))
+    assert after <= before
