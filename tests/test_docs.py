@@ -19,6 +19,7 @@ reference matches the declarations, and the links resolve.
 """
 import contextlib
 import io
+import os
 import re
 import shlex
 import shutil
@@ -60,9 +61,24 @@ def run_console_block(block, where, tmp_path, ran=None):
         if ran and cwd == tmp_path and tuple(argv[1:]) in ran:
             rc, stdout, stderr = ran[tuple(argv[1:])]
         else:
-            rc, stdout, stderr = run_command(argv[1:], cwd)
+            moved = _outside_tmp(argv, tmp_path)
+            rc, stdout, stderr = run_command([moved.get(a, a) for a in argv[1:]], cwd)
+            for page_path, path in moved.items():     # the output names the page's path, as the page shows
+                stdout = stdout.replace(path, page_path)
         assert rc == 0, f"{where}: {command}\n{stderr}"
         assert stdout.splitlines() == expected, f"{where}: {command}"
+
+
+def _outside_tmp(argv, tmp_path):
+    """{a path of the page under /tmp: the same path under ``tmp_path``} for the arguments that name one (an
+    example's ``--output /tmp/...``): the test writes into its own folder, never into the machine's /tmp, where
+    another run (or whoever runs the example) writes the same files."""
+    moved = {}
+    for arg in argv[1:]:
+        if arg.startswith("/tmp/"):
+            moved[arg] = str(tmp_path / "tmp" / arg[len("/tmp/"):])
+            os.makedirs(os.path.dirname(moved[arg]), exist_ok=True)
+    return moved
 
 
 def fenced_blocks(text):
@@ -93,6 +109,16 @@ def outside_code(text):
         if not inside:
             out.append(line)
     return out
+
+
+def test_console_examples_write_into_the_tests_folder_not_into_tmp(tmp_path):
+    """An example's ``--output /tmp/...`` is written under the test's folder; its printed path reads as the page's."""
+    import uuid
+    name = f"/tmp/ir_rbstar_test_{uuid.uuid4().hex}.png"
+    run_console_block(f"$ {DATA_CD}\n$ ir-rbstar plot crp qrels bm25.run.gz --query 2 --output {name}\n{name}\n",
+                      "here", tmp_path)
+    assert not os.path.exists(name)
+    assert (tmp_path / "tmp" / name[len("/tmp/"):]).stat().st_size > 0
 
 
 def test_fenced_blocks_parser():
@@ -271,7 +297,7 @@ def test_reference_signature_parses_to_the_measure_at_its_defaults(measure):
     plain = measure.NAME + (f"({given})" if given else "") + ("@7" if "@k" in sig else "")
     assert shown[0] == ir_rbstar.parse(plain)[0], (text, plain)
     # a default that differs from the declared one would show in the label
-    for name, info in measure.SUPPORTED_PARAMS.items():
+    for name, _info in measure.SUPPORTED_PARAMS.items():
         if name in required or name == measure.AT_PARAM:
             continue
         assert f"{name}=" in sig, (name, sig)

@@ -195,9 +195,10 @@ def plot_crp(qrels: Any, run: Any, query_id: str, rel: int = 1, cutoff: Optional
     >>> from ir_rbstar import demo
     >>> from ir_rbstar.plots import plot_crp
     >>> qrels = os.path.join(demo.data_dir(), "qrels")
-    >>> out = os.path.join(tempfile.mkdtemp(), "crp_q2.png")
-    >>> fig = plot_crp(qrels, demo.demo_runs()["bm25"], "2", dcg=True, path=out)
-    >>> len(fig.axes), os.path.getsize(out) > 0
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     out = os.path.join(folder, "crp_q2.png")
+    ...     fig = plot_crp(qrels, demo.demo_runs()["bm25"], "2", dcg=True, path=out)
+    ...     len(fig.axes), os.path.getsize(out) > 0
     (2, True)
     """
     fmt = picture_format(path)                  # a bad extension fails before any work
