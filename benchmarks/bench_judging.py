@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import glob
 import os
+import re
 import sys
 import time
 
@@ -294,7 +295,10 @@ def main(argv=None) -> int:
             print(markdown(how_far(qrels, runs, need, [str(m) for m in table["measure"].unique()])), "\n")
             print(f"oracle bound computed in {time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
         if args.out:
-            slug = name.split()[0].lower() + (f"_depth{args.depth}" if args.depth else "")
+            # (a collection of one's own by its whole name: "DL19 re-rankers" must not overwrite DL19's files)
+            first = (name.split()[0].lower() if args.qrels is None
+                     else re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_"))
+            slug = first + (f"_depth{args.depth}" if args.depth else "")
             table.to_csv(os.path.join(args.out, f"judging_{slug}.tsv"), sep="\t", index=False, float_format="%.4f")
             import matplotlib.pyplot as plt
             plt.close(plot_simulation(table, os.path.join(args.out, f"judging_{slug}.png")))

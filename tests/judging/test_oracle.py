@@ -163,11 +163,12 @@ def test_the_benchmark_runs_on_a_collection_given_by_its_files(tmp_path, capsys)
     """``--qrels`` and ``--runs``: a held-out collection of one's own gets the same tables (both measures, RBP
     graded with the qrels' top grade), the rounds below the pools and a selection round's time."""
     _, qrels, paths, top = next(bench.collections(quick=True))
-    code = bench.main(["--qrels", qrels, "--runs", *paths[:3], "--name", "three", "--no-oracle",
+    code = bench.main(["--qrels", qrels, "--runs", *paths[:3], "--name", "Vaswani three", "--no-oracle",
                        "--strategies", "pairs,depth", "--out", str(tmp_path)])
     out = capsys.readouterr().out
-    assert code == 0 and out.startswith(f"## three: 3 runs, {len(read_trec_qrels(qrels).qcodes)} queries")
-    table = pd.read_csv(tmp_path / "judging_three.tsv", sep="\t")
+    assert code == 0 and out.startswith(f"## Vaswani three: 3 runs, {len(read_trec_qrels(qrels).qcodes)} queries")
+    # named by the whole name: not the files of the built-in collection whose name starts the same
+    table = pd.read_csv(tmp_path / "judging_vaswani_three.tsv", sep="\t")
     assert set(table["measure"]) == {"nDCG@10", f"RBP(p=0.8,max_rel={top})"}
     assert set(table["strategy"]) == {"pairs", "depth"}
     assert "one selection round (pairs goal" in out and "| measure | strategy | tau_b>=0.9" in out
