@@ -103,7 +103,7 @@ def own_collection(qrels_path: str, run_paths: list, name=None):
     """(name, qrels, run files, top grade) of a collection given on the command line (``--qrels``, ``--runs``):
     its top grade is the qrels' highest (at least 1, for RBP's ``max_rel``)."""
     from ir_rbstar.io import read_trec_qrels
-    top = max(1, int(read_trec_qrels(qrels_path).grades.max(initial=1))) if os.path.exists(qrels_path) else 1
+    top = int(read_trec_qrels(qrels_path).grades.max(initial=1))
     label = name or os.path.basename(qrels_path)
     return label if name else f"{label} (given)", qrels_path, list(run_paths), top
 
@@ -229,6 +229,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if (args.qrels is None) != (args.runs is None):
         parser.error("--qrels and --runs go together")
+    if args.qrels is not None and not os.path.exists(args.qrels):
+        parser.error(f"--qrels {args.qrels}: no such file")
     import pandas as pd
 
     from ir_rbstar.io import read_trec_qrels, read_trec_run

@@ -174,3 +174,6 @@ def test_the_benchmark_runs_on_a_collection_given_by_its_files(tmp_path, capsys)
     assert "one selection round (pairs goal" in out and "| measure | strategy | tau_b>=0.9" in out
     with pytest.raises(SystemExit):
         bench.main(["--qrels", qrels])
+    with pytest.raises(SystemExit):
+        bench.main(["--qrels", str(tmp_path / "absent"), "--runs", *paths[:2]])
+    assert "no such file" in capsys.readouterr().err
