@@ -208,3 +208,29 @@ def test_revealed_values_equal_the_evaluation_of_the_revealed_qrels(runs, judgme
         for metric in ir_measures.iter_calc(parsed, frame, run):
             got = mine[str(metric.measure)][r, qpos[metric.query_id]]
             assert got == pytest.approx(metric.value, abs=1e-12), (name, metric, got)
+
+
+@pytest.mark.parametrize("strategy", ["residual", "pairs", "ranking", "depth", "rbp_sum", "rbp_max", "mtf", "bandit"])
+def test_every_strategy_judges_the_whole_pool_so_a_budget_of_it_needs_no_rounds(data, strategy):
+    """Each strategy, asked round after round, chooses until no candidate is left: the whole pool, whatever its
+    order. ``replay`` takes a budget of the pool or more as that (no rounds replayed to get there), and the
+    budgets before it as they are."""
+    from ir_rbstar.judging.strategies import choose
+    qrels, runs, _ = data
+    runs = {n: runs[n] for n in NAMES[:2]}
+    pool = build_pool(runs, "RBP(p=0.8)@5", queries=list(QUERY_IDS.decode(qrels.qcodes)))
+    grades, in_qrels = pool.lookup(qrels)
+    grades = np.where(in_qrels, grades, 0)
+    revealed = np.zeros(pool.n_candidates, dtype=bool)
+    rng = np.random.default_rng(2)
+    for _ in range(pool.n_candidates):
+        pick = choose(pool, revealed, grades, strategy, 7, rng=rng, explain=False)
+        if len(pick.index) == 0:
+            break
+        assert not revealed[pick.index].any()
+        revealed[pick.index] = True
+    assert revealed.all()
+    got = list(replay(pool, grades, strategy, [14, pool.n_candidates, pool.n_candidates + 9], batch=7, seed=2))
+    assert [int(r.sum()) for _, r in got] == [14, pool.n_candidates, pool.n_candidates]
+    rounds = dict(replay(pool, grades, strategy, [14], batch=7, seed=2))
+    assert np.array_equal(got[0][1], rounds[14])
