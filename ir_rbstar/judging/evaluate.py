@@ -10,7 +10,7 @@ revealed qrels. A query a run does not answer scores 0 (RBP_res 1).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List
 
 import numpy as np
@@ -23,11 +23,27 @@ __all__ = ["RevealedEvaluator"]
 
 @dataclass
 class _Rows:
-    run: np.ndarray       # run index of each row
-    query: np.ndarray     # query index
+    """The runs' rows within a depth, as every evaluation reads them."""
+    cell: np.ndarray      # run index x queries + query index of each row (the cell its value adds to)
     rank: np.ndarray      # 1-based rank
     cand: np.ndarray      # candidate index, -1 when the document is no candidate
     src: np.ndarray       # the row's index in its run (:meth:`ids` reads its document there)
+    n_queries: int
+    pin: np.ndarray = field(init=False)         # the rows of pool candidates ...
+    pin_cand: np.ndarray = field(init=False)    # ... and their candidates
+
+    def __post_init__(self) -> None:
+        # the rows of pool candidates and their candidates: the only rows a judgment of the pool reaches
+        self.pin = np.flatnonzero(self.cand >= 0)
+        self.pin_cand = self.cand[self.pin].astype(np.intp)
+
+    @property
+    def run(self) -> np.ndarray:
+        return self.cell // self.n_queries
+
+    @property
+    def query(self) -> np.ndarray:
+        return self.cell % self.n_queries
 
     def ids(self, runs: List[Ranking], at: np.ndarray):
         """(document hashes, document ids) of the rows ``at``, read from their ``runs`` (in the pool's order of
@@ -40,20 +56,6 @@ class _Rows:
             dhash[mine] = runs[r].docs[self.src[at[mine]]]
             dbytes[mine] = runs[r].dbytes[self.src[at[mine]]]
         return dhash, dbytes
-
-
-@dataclass
-class _Cells:
-    """Rows as every evaluation reads them: each row's cell (run x queries + query), and the rows of pool
-    candidates with their candidates (the only rows a judgment of the pool reaches)."""
-    flat: np.ndarray
-    pin: np.ndarray
-    pin_cand: np.ndarray
-
-    @classmethod
-    def of(cls, rows: _Rows, n_queries: int) -> "_Cells":
-        pin = np.flatnonzero(rows.cand >= 0)
-        return cls((rows.run * n_queries + rows.query).astype(np.intp), pin, rows.cand[pin].astype(np.intp))
 
 
 @dataclass
@@ -86,9 +88,9 @@ def _candidate_rows(pool: Pool, runs: Dict[str, Ranking], depth: int) -> _Rows:
         cand = np.where(hit, pos, -1)
         src = np.flatnonzero(keep)
         verify_pairs(run.dbytes, src[hit], pool.cand_doc, cand[hit], run.source)
-        parts.append((np.full(len(cand), r), seg_qi[keep], ranks[keep], cand, src))
-    cat = [np.concatenate([p[i] for p in parts]) for i in range(5)]
-    return _Rows(*cat)
+        parts.append((r * len(pool.queries) + seg_qi[keep], ranks[keep], cand, src))
+    cell, rank, cand, src = (np.concatenate([p[i] for p in parts]) for i in range(4))
+    return _Rows(cell.astype(np.intp), rank, cand, src, len(pool.queries))
 
 
 class RevealedEvaluator:
@@ -107,13 +109,11 @@ class RevealedEvaluator:
         # the rows (and their cells) of each depth, read by every measure of that depth (RBP and RBP_res, say);
         # each measure's rank weight (RBP) or discount (nDCG@k, log2(rank + 1), divided by), made once here
         self._rows: Dict[int, _Rows] = {}
-        self._cells: Dict[int, _Cells] = {}
         for text in self.measures:
             w = weights_of(text)
             depth = w.cutoff if w.cutoff is not None else longest
             if depth not in self._rows:
                 self._rows[depth] = _candidate_rows(pool, runs, depth)
-                self._cells[depth] = _Cells.of(self._rows[depth], self.Q)
             rank = self._rows[depth].rank.astype(np.float64)
             per_rank = ((1.0 - w.p) * w.p ** (rank - 1.0) if w.name == "RBP"
                         else np.log2(rank + 1.0) if w.name == "nDCG" else np.zeros(0))    # (P@k: no rank)
@@ -160,8 +160,8 @@ class RevealedEvaluator:
         grade = np.where(revealed, self.oracle, 0)
         out = {}
         for i, (text, (w, residual, depth, per_rank)) in enumerate(zip(self.measures, self._specs, strict=True)):
-            cells = self._cells[depth]
-            at, g, known = cells.pin, grade[cells.pin_cand], revealed[cells.pin_cand]
+            depth_rows = self._rows[depth]
+            at, g, known = depth_rows.pin, grade[depth_rows.pin_cand], revealed[depth_rows.pin_cand]
             if outside is not None and shown is not None:
                 rows, doc = outside.rows[i]
                 seen = shown[doc]
@@ -175,19 +175,19 @@ class RevealedEvaluator:
                 n = self._lengths if w.cutoff is None else np.minimum(self._lengths, w.cutoff)
                 unjudged = per_rank.copy()
                 unjudged[at[known]] = 0.0
-                v = self._sum(cells.flat, unjudged) + w.p ** n
+                v = self._sum(depth_rows.cell, unjudged) + w.p ** n
                 v[~self._answered] = 1.0
             elif w.name == "RBP":
                 # (a document not judged gains nothing, also where rel=0 gives grade 0 a gain)
-                v = self._sum(cells.flat[at], per_rank[at] * np.where(known, w.gain(g), 0.0))
+                v = self._sum(depth_rows.cell[at], per_rank[at] * np.where(known, w.gain(g), 0.0))
             elif w.name == "nDCG":
                 k = int(w.cutoff or 0)
-                dcg = self._sum(cells.flat[at], np.clip(g, 0, None) / per_rank[at])
+                dcg = self._sum(depth_rows.cell[at], np.clip(g, 0, None) / per_rank[at])
                 extra = None if outside is None or shown is None else (outside.query[shown], outside.grade[shown])
                 ideal = np.broadcast_to(self._ideal(grade, revealed, k, extra)[None, :], dcg.shape)
                 v = np.divide(dcg, ideal, out=np.zeros_like(dcg), where=ideal > 0)
             else:
-                v = self._sum(cells.flat[at], (g >= 1).astype(np.float64)) / float(w.cutoff or 1)
+                v = self._sum(depth_rows.cell[at], (g >= 1).astype(np.float64)) / float(w.cutoff or 1)
             out[text] = v
         return out
 
