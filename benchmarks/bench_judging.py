@@ -101,11 +101,9 @@ def collections(quick: bool, data: str = DATA, newer: bool = False):
 
 def own_collection(qrels_path: str, run_paths: list, name=None):
     """(name, qrels, run files, top grade) of a collection given on the command line (``--qrels``, ``--runs``):
-    its top grade is the qrels' highest (at least 1, for RBP's ``max_rel``)."""
-    from ir_rbstar.io import read_trec_qrels
-    top = int(read_trec_qrels(qrels_path).grades.max(initial=1))
+    its top grade, None here, is the qrels' highest (at least 1, for RBP's ``max_rel``), read with them."""
     label = name or os.path.basename(qrels_path)
-    return label if name else f"{label} (given)", qrels_path, list(run_paths), top
+    return label if name else f"{label} (given)", qrels_path, list(run_paths), None
 
 
 def reannotation_prior(data: str = DATA):
@@ -253,6 +251,7 @@ def main(argv=None) -> int:
             continue
         t0 = time.perf_counter()
         qrels = read_trec_qrels(qrels_path)
+        top = top or int(qrels.grades.max(initial=1))
         runs = {os.path.basename(p).replace(".run.gz", "").replace(".gz", ""): read_trec_run(p) for p in run_paths}
         print(f"## {name}: {len(runs)} runs, {len(qrels.qcodes)} queries, {len(qrels.grades)} judgments "
               f"(read in {time.perf_counter() - t0:.1f} s)\n", flush=True)
