@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Dict, Optional, Tu
 import numpy as np
 
 from ..errors import InputFormatError
-from . import framecache, qcache
+from . import dictscan, framecache, qcache
 from .columns import qrels_from_columns, ranking_from_columns
 from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column, first_missing, first_missing_id
 from .records import _materialised, columns_from_tuples
@@ -336,6 +336,9 @@ def _columns_from_dict(obj: "dict | qcache.FlatDict", source: str, what: str,
     lens = np.fromiter(map(len, obj.values()), dtype=np.int64, count=len(obj))
     n = int(lens.sum())
     codes = np.repeat(_key_codes(obj.keys(), source, what), lens)
+    fast = dictscan.dict_columns(obj, n, grades=what != "run")
+    if fast is not None:                            # plain str ids (none missing) and float scores / int grades
+        return CodedIds(codes), fast[0], fast[1]
     inner = obj.values()
 
     def doc_ids():

@@ -39,6 +39,8 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from . import dictscan
+
 #: the most judgments kept (the copy of a list keeps its tuples alive after the caller has dropped them,
 #: that of a dict its strings: up to about 100-250 MB at this size, until the next qrels of the same form
 #: or :func:`clear`; a larger qrels is converted at every call). 1M covers the benchmarks' synthetic
@@ -121,6 +123,9 @@ class FlatDict:
         11 ms for lists of them all, and the same on DL 2019's 9,260). A value whose ``==`` gives no truth
         value (a numpy array, ``pd.NA``) is not the same: the dict is then converted, whose error names it,
         rather than the comparison's ``ValueError`` or ``TypeError``."""
+        decided = dictscan.same_lists(qrels, self.queries, self.doc_lists, self.value_lists)
+        if decided is not None:                     # the compiled comparison (ir_rbstar/io/dictscan.py)
+            return decided
         inner = qrels.values()
         try:
             return list(qrels) == self.queries and all(map(eq, map(list, inner), self.doc_lists)) \

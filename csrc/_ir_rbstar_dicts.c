@@ -1,0 +1,228 @@
+/*
+ * ir_rbstar's optional compiled reader of dicts of dicts ({query_id: {doc_id: value}}), the input form
+ * ir_measures and pytrec_eval use. Built by setup.py when a C compiler is there (optional: without one the
+ * package installs and reads the same dicts in Python, ir_rbstar/io/convert.py).
+ *
+ * columns(outer, n, grades) -> (ids, width, longest, values) or None
+ *     Every document id as `width` bytes (NUL-padded; `longest`: the longest id, at least 1, <= width) in one
+ *     bytearray, and every value as a float64 (grades == 0) or an int64 (grades == 1) in another, in the dicts' order.
+ *     None (the caller takes its general path) unless: the outer dict and every inner one are exact dicts;
+ *     every document id is an exact str of ASCII characters without a NUL; every value is an exact float
+ *     (grades == 0) or an exact int within int64 (grades == 1); and there are `n` documents in all.
+ *
+ * same(outer, queries, doc_lists, value_lists) -> True, False or None
+ *     Whether the dict of dicts `outer` holds, in order, the query ids `queries`, each query's document ids
+ *     `doc_lists[i]` and values `value_lists[i]` (lists kept from an earlier dict whose ids are exact str and
+ *     values exact int). Each id is compared by identity, else as str; each value by identity, else as int.
+ *     None (undecided: the caller compares in Python) when some id of `outer` is not an exact str or some
+ *     value not an exact int where the kept one is not that very object, or an inner value is not an exact
+ *     dict: nothing here runs Python code, so the dicts cannot change while they are read.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* an exact str of ASCII characters and no NUL (numpy's bytes arrays drop trailing NULs) */
+static int
+plain_id(PyObject *doc, Py_ssize_t *len)
+{
+    if (!PyUnicode_CheckExact(doc))
+        return 0;
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(doc) < 0) {         /* (every str is ready from Python 3.12 on) */
+        PyErr_Clear();
+        return 0;
+    }
+#endif
+    if (!PyUnicode_IS_ASCII(doc))
+        return 0;
+    *len = PyUnicode_GET_LENGTH(doc);
+    return *len == 0 || memchr(PyUnicode_1BYTE_DATA(doc), 0, (size_t)*len) == NULL;
+}
+
+/* `*buf` (n rows of `*width` bytes, the first `filled` of them written) made `wider` bytes a row, NUL-padded;
+   0 on failure (memory) */
+static int
+widen(PyObject **buf, Py_ssize_t n, Py_ssize_t filled, Py_ssize_t *width, Py_ssize_t wider)
+{
+    if (wider > PY_SSIZE_T_MAX / n)
+        return 0;
+    PyObject *grown = PyByteArray_FromStringAndSize(NULL, n * wider);
+    if (grown == NULL)
+        return 0;
+    char *to = PyByteArray_AS_STRING(grown), *from = PyByteArray_AS_STRING(*buf);
+    memset(to, 0, (size_t)(n * wider));
+    for (Py_ssize_t r = 0; r < filled; r++)
+        memcpy(to + r * wider, from + r * *width, (size_t)*width);
+    Py_DECREF(*buf);
+    *buf = grown;
+    *width = wider;
+    return 1;
+}
+
+static PyObject *
+columns(PyObject *self, PyObject *args)
+{
+    PyObject *outer, *qid, *inner, *doc, *val, *ids = NULL, *values = NULL;
+    Py_ssize_t n, width = 1, longest = 1, pos = 0, ipos, len, i = 0;
+    int grades;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!ni", &PyDict_Type, &outer, &n, &grades))
+        return NULL;
+    if (!PyDict_CheckExact(outer) || n <= 0)
+        Py_RETURN_NONE;
+    /* the width guessed from the first ids (widened when a longer one comes): one pass over the dicts, each
+       id and value read once (a first pass to measure the ids took as long again: the objects are what costs) */
+    while (PyDict_Next(outer, &pos, &qid, &inner) && i < 1024) {
+        if (!PyDict_CheckExact(inner))
+            Py_RETURN_NONE;
+        ipos = 0;
+        while (PyDict_Next(inner, &ipos, &doc, &val) && i < 1024) {
+            if (plain_id(doc, &len) && len > width)
+                width = len;
+            i++;
+        }
+    }
+    if (width > PY_SSIZE_T_MAX / n)
+        Py_RETURN_NONE;
+    ids = PyByteArray_FromStringAndSize(NULL, n * width);
+    values = ids == NULL ? NULL : PyByteArray_FromStringAndSize(NULL, n * 8);
+    if (values == NULL)
+        goto fail;
+    char *valbuf = PyByteArray_AS_STRING(values);
+    memset(PyByteArray_AS_STRING(ids), 0, (size_t)(n * width));
+    pos = 0;
+    i = 0;
+    /* nothing in this pass runs Python code: the dicts cannot change while they are read */
+    while (PyDict_Next(outer, &pos, &qid, &inner)) {
+        if (!PyDict_CheckExact(inner))
+            goto plain_not;
+        ipos = 0;
+        while (PyDict_Next(inner, &ipos, &doc, &val)) {
+            if (i >= n || !plain_id(doc, &len))
+                goto plain_not;
+            if (len > longest)
+                longest = len;
+            if (len > width && !widen(&ids, n, i, &width, len > 2 * width ? len : 2 * width))
+                goto plain_not;
+            memcpy(PyByteArray_AS_STRING(ids) + i * width, PyUnicode_1BYTE_DATA(doc), (size_t)len);
+            if (grades) {
+                int overflow = 0;
+                if (!PyLong_CheckExact(val))
+                    goto plain_not;
+                long long g = PyLong_AsLongLongAndOverflow(val, &overflow);
+                if (overflow || (g == -1 && PyErr_Occurred()))
+                    goto plain_not;          /* beyond int64: the general path names the grade */
+                int64_t g64 = (int64_t)g;
+                memcpy(valbuf + i * 8, &g64, 8);
+            } else {
+                if (!PyFloat_CheckExact(val))
+                    goto plain_not;
+                double d = PyFloat_AS_DOUBLE(val);
+                memcpy(valbuf + i * 8, &d, 8);
+            }
+            i++;
+        }
+    }
+    if (i != n)
+        goto plain_not;
+    return Py_BuildValue("(NnnN)", ids, width, longest, values);
+plain_not:
+    PyErr_Clear();
+    Py_XDECREF(ids);
+    Py_XDECREF(values);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(ids);
+    Py_XDECREF(values);
+    return NULL;
+}
+
+/* 1: the same id (the very object, or two exact str that are equal); 0: not; -1: undecided */
+static int
+same_id(PyObject *kept, PyObject *got)
+{
+    if (kept == got)
+        return 1;
+    if (!PyUnicode_CheckExact(got) || !PyUnicode_CheckExact(kept))
+        return -1;
+    return PyUnicode_Compare(kept, got) == 0 && !PyErr_Occurred();
+}
+
+/* the same for values: exact ints compared as numbers */
+static int
+same_value(PyObject *kept, PyObject *got)
+{
+    if (kept == got)
+        return 1;
+    if (!PyLong_CheckExact(got) || !PyLong_CheckExact(kept))
+        return -1;
+    int overflow_a = 0, overflow_b = 0;
+    long long a = PyLong_AsLongLongAndOverflow(kept, &overflow_a);
+    long long b = PyLong_AsLongLongAndOverflow(got, &overflow_b);
+    if (overflow_a || overflow_b || PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    return a == b;
+}
+
+static PyObject *
+same(PyObject *self, PyObject *args)
+{
+    PyObject *outer, *queries, *doc_lists, *value_lists, *qid, *inner, *doc, *val;
+    Py_ssize_t pos = 0, ipos, q = 0, j;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!", &PyDict_Type, &outer, &PyList_Type, &queries, &PyList_Type,
+                          &doc_lists, &PyList_Type, &value_lists))
+        return NULL;
+    Py_ssize_t nq = PyList_GET_SIZE(queries);
+    if (!PyDict_CheckExact(outer) || PyList_GET_SIZE(doc_lists) != nq || PyList_GET_SIZE(value_lists) != nq)
+        Py_RETURN_NONE;
+    if (PyDict_GET_SIZE(outer) != nq)
+        Py_RETURN_FALSE;
+    int undecided = 0;
+    while (PyDict_Next(outer, &pos, &qid, &inner)) {
+        if (q >= nq)
+            Py_RETURN_NONE;
+        int s = same_id(PyList_GET_ITEM(queries, q), qid);
+        if (s == 0)
+            Py_RETURN_FALSE;
+        PyObject *docs = PyList_GET_ITEM(doc_lists, q), *vals = PyList_GET_ITEM(value_lists, q);
+        if (s < 0 || !PyDict_CheckExact(inner) || !PyList_CheckExact(docs) || !PyList_CheckExact(vals))
+            Py_RETURN_NONE;
+        Py_ssize_t m = PyList_GET_SIZE(docs);
+        if (PyList_GET_SIZE(vals) != m || PyDict_GET_SIZE(inner) != m)
+            Py_RETURN_FALSE;
+        ipos = 0;
+        j = 0;
+        while (PyDict_Next(inner, &ipos, &doc, &val) && j < m) {
+            int a = same_id(PyList_GET_ITEM(docs, j), doc), b = same_value(PyList_GET_ITEM(vals, j), val);
+            if (a == 0 || b == 0)
+                Py_RETURN_FALSE;
+            if (a < 0 || b < 0)
+                undecided = 1;
+            j++;
+        }
+        q++;
+    }
+    if (undecided)
+        Py_RETURN_NONE;
+    Py_RETURN_TRUE;
+}
+
+static PyMethodDef methods[] = {
+    {"columns", columns, METH_VARARGS, "A dict of dicts' document ids and values as two buffers, or None."},
+    {"same", same, METH_VARARGS, "Whether a dict of dicts holds the kept lists, or None when undecided."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_ir_rbstar_dicts", NULL, -1, methods,
+                                    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC
+PyInit__ir_rbstar_dicts(void)
+{
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,228 @@
+"""The optional compiled reader of dicts of dicts (csrc/_ir_rbstar_dicts.c, ir_rbstar/io/dictscan.py) against the
+Python path it stands in for: the same columns for every dict it takes, None (the Python path's turn) for every
+dict it must not take, the same answer as Python's comparison of a kept qrels, and the same evaluation through
+ir_measures either way. Skipped where the extension is not built (installed without a C compiler, or a source
+checkout run without installing)."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import ir_measures
+import ir_rbstar
+from ir_rbstar.errors import InputFormatError
+from ir_rbstar.io import convert, dictscan, qcache
+
+from tests.conftest import examples
+
+pytestmark = pytest.mark.skipif(not dictscan.available(), reason="the compiled reader (_ir_rbstar_dicts) is not "
+                                "built: install the package with a C compiler (pip install .)")
+
+SETTINGS = settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ASCII_IDS = st.text(st.characters(min_codepoint=1, max_codepoint=127), max_size=30)
+
+
+def python_columns(obj, what):
+    """The columns the Python path makes (the extension switched off for the call)."""
+    kept, dictscan._compiled = dictscan._compiled, None
+    try:
+        return convert._columns_from_dict(obj, "test", what, "score" if what == "run" else "grade")
+    finally:
+        dictscan._compiled = kept
+
+
+@st.composite
+def dicts(draw, grades=False):
+    """{query: {doc: value}}: ASCII ids of 0-30 characters (no NUL), floats of every kind (NaN and infinities
+    too: the checks that follow name them) or whole-number grades within int64."""
+    values = st.integers(-(1 << 63), (1 << 63) - 1) if grades else st.floats(allow_nan=True, allow_infinity=True)
+    out = {}
+    for q in draw(st.lists(st.text("0123456789q", min_size=1, max_size=4), min_size=1, max_size=5, unique=True)):
+        out[q] = draw(st.dictionaries(ASCII_IDS, values, max_size=12))
+    return out
+
+
+def _same_arrays(a, b):
+    assert a.dtype == b.dtype, (a.dtype, b.dtype)
+    assert a.shape == b.shape
+    if a.dtype.kind == "f":
+        assert np.array_equal(a, b, equal_nan=True)
+        assert np.array_equal(np.signbit(a), np.signbit(b))            # -0.0 stays -0.0
+    else:
+        assert a.tolist() == b.tolist()
+
+
+@SETTINGS
+@given(dicts())
+def test_run_columns_equal_the_python_path(obj):
+    n = sum(map(len, obj.values()))
+    got = dictscan.dict_columns(obj, n, grades=False)
+    if n == 0:
+        assert got is None                      # nothing to read: the Python path's turn
+        return
+    codes, docs, values = python_columns(obj, "run")
+    _same_arrays(got[0], docs)
+    _same_arrays(got[1], values)
+    # and through the converter itself (the compiled reader on)
+    codes2, docs2, values2 = convert._columns_from_dict(obj, "test", "run", "score")
+    assert codes2.codes.tolist() == codes.codes.tolist()
+    _same_arrays(docs2, docs)
+    _same_arrays(values2, values)
+
+
+@SETTINGS
+@given(dicts(grades=True))
+def test_grade_columns_equal_the_python_path(obj):
+    n = sum(map(len, obj.values()))
+    got = dictscan.dict_columns(obj, n, grades=True)
+    if n == 0:
+        return
+    _, docs, values = python_columns(obj, "qrels")
+    _same_arrays(got[0], docs)
+    assert got[1].dtype == np.int64
+    assert got[1].tolist() == values.tolist()     # the Python path keeps grades as objects, checked later
+
+
+def test_ids_longer_than_the_first_thousand_widen_the_buffer():
+    # the width is guessed from the first 1,024 ids: later, longer ones widen the rows already copied
+    obj = {"1": {f"d{i}": float(i) for i in range(1500)}}
+    obj["2"] = {"x" * 40: 1.0, "y" * 100: 2.0, "z": 3.0}
+    got = dictscan.dict_columns(obj, 1503, grades=False)
+    _, docs, values = python_columns(obj, "run")
+    assert got[0].dtype == np.dtype("S100")
+    _same_arrays(got[0], docs)
+    _same_arrays(got[1], values)
+    # widened by doubling ahead of need, then narrowed to the longest id
+    obj["2"] = {"x" * 9: 1.0}
+    got = dictscan.dict_columns(obj, 1501, grades=False)
+    assert got[0].dtype == np.dtype("S9") and got[0][-1] == b"x" * 9
+
+
+class Sub(dict):
+    pass
+
+
+@pytest.mark.parametrize("obj, grades", [
+    ({"1": {"d\u00e9": 1.0}}, False),          # a non-ASCII id: UTF-8 in the Python path
+    ({"1": {"d\x00": 1.0}}, False),            # a NUL: numpy's bytes drop trailing NULs (the Python path decides)
+    ({"1": {b"d": 1.0}}, False),               # bytes ids
+    ({"1": {None: 1.0}}, False),               # a missing id: the Python path names it
+    ({"1": {"d": 1}}, False),                  # an int score
+    ({"1": {"d": np.float64(1.0)}}, False),    # a numpy score
+    ({"1": {"d": True}}, False),
+    ({"1": {"d": 1.0}}, True),                 # a float grade: the Python path names a non-integer one
+    ({"1": {"d": True}}, True),
+    ({"1": {"d": 1 << 63}}, True),             # beyond int64
+    ({"1": Sub(d=1.0)}, False),                # a dict subclass (its own iteration order)
+    ({"1": {"d": 1.0}, "2": [("e", 1.0)]}, False),
+])
+def test_what_it_does_not_take_is_left_to_python(obj, grades):
+    n = sum(map(len, obj.values()))
+    assert dictscan.dict_columns(obj, n, grades=grades) is None
+
+
+def test_a_wrong_count_is_left_to_python():
+    obj = {"1": {"a": 1.0, "b": 2.0}}
+    assert dictscan.dict_columns(obj, 3, grades=False) is None
+    assert dictscan.dict_columns(obj, 1, grades=False) is None
+
+
+def _python_same(flat, obj):
+    kept, dictscan._compiled = dictscan._compiled, None
+    try:
+        return flat.same(obj)
+    finally:
+        dictscan._compiled = kept
+
+
+@SETTINGS
+@given(dicts(grades=True), st.data())
+def test_kept_qrels_compared_as_python_compares_them(obj, data):
+    obj = {q: docs for q, docs in obj.items() if docs} or {"1": {"d": 1}}
+    flat = qcache.FlatDict({q: dict(d) for q, d in obj.items()})
+    change = data.draw(st.sampled_from(["none", "grade", "grade as float", "same grade new object", "doc",
+                                        "doc equal string", "order", "query", "extra", "drop", "inner type"]))
+    new = {q: dict(d) for q, d in obj.items()}
+    q = data.draw(st.sampled_from(sorted(new)))
+    d = data.draw(st.sampled_from(sorted(new[q])))
+    if change == "grade":
+        new[q][d] = new[q][d] + 1 if new[q][d] < (1 << 62) else 0
+    elif change == "grade as float":
+        new[q][d] = float(new[q][d])
+    elif change == "same grade new object":
+        new[q][d] = int(str(new[q][d]))         # equal, another object beyond the small ints
+    elif change == "doc":
+        new[q] = {(k + "!" if k == d else k): v for k, v in new[q].items()}
+    elif change == "doc equal string":
+        new[q] = {("".join(list(k)) if k == d else k): v for k, v in new[q].items()}
+    elif change == "order":
+        new[q] = dict(reversed(list(new[q].items())))
+    elif change == "query":
+        new = {(k + "x" if k == q else k): v for k, v in new.items()}
+    elif change == "extra":
+        new[q]["new doc"] = 1
+    elif change == "drop":
+        del new[q][d]
+    elif change == "inner type":
+        new[q] = Sub(new[q])
+    compiled = dictscan.same_lists(new, flat.queries, flat.doc_lists, flat.value_lists)
+    expected = _python_same(flat, new)
+    assert flat.same(new) is expected
+    if compiled is not None:
+        assert compiled is expected
+    if change in ("none", "same grade new object", "doc equal string"):
+        assert compiled is True                 # the plain case is decided in C
+    if change == "grade as float":
+        assert compiled is None or compiled is expected
+
+
+def test_values_without_a_truth_value_are_left_to_python():
+    flat = qcache.FlatDict({"1": {"d": 1}})
+    assert dictscan.same_lists({"1": {"d": np.array([1, 1])}}, flat.queries, flat.doc_lists, flat.value_lists) \
+        is None
+    assert flat.same({"1": {"d": np.array([1, 1])}}) is False
+
+
+@pytest.fixture(scope="module")
+def vaswani_dicts():
+    from ir_rbstar.demo import data_dir
+    v = data_dir()
+    run, qrels = {}, {}
+    for x in ir_measures.read_trec_run(f"{v}/bm25.run.gz"):
+        run.setdefault(x.query_id, {})[x.doc_id] = x.score
+    for x in ir_measures.read_trec_qrels(f"{v}/qrels"):
+        qrels.setdefault(x.query_id, {})[x.doc_id] = x.relevance
+    return run, qrels
+
+
+MEASURES = "RBP(p=0.8) RBP_res(p=0.8) nDCG_TA@10 AP_TA P_TA@10 Twist RR nDCG@10 AP"
+
+
+def _per_query(qrels, run):
+    qcache.clear()
+    return sorted((m.query_id, str(m.measure), m.value)
+                  for m in ir_measures.iter_calc(ir_rbstar.parse(MEASURES), qrels, run))
+
+
+def test_the_same_values_with_and_without_the_extension(vaswani_dicts, monkeypatch):
+    run, qrels = vaswani_dicts
+    with_c = _per_query(qrels, run)
+    # twice: the second call meets the kept qrels, compared in C
+    assert _per_query(qrels, run) == with_c
+    monkeypatch.setattr(dictscan, "_compiled", None)
+    without = _per_query(qrels, run)
+    assert len(with_c) == len(without) > 0
+    for a, b in zip(with_c, without, strict=True):
+        assert a[:2] == b[:2]
+        assert a[2] == b[2] or (math.isnan(a[2]) and math.isnan(b[2]))
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_errors_name_the_same_thing_either_way(compiled, monkeypatch):
+    # a dict the compiled reader does not take is converted by the Python path, whose errors name the key
+    if not compiled:
+        monkeypatch.setattr(dictscan, "_compiled", None)
+    qcache.clear()
+    with pytest.raises(InputFormatError, match=r"query '1' of the run dict has no document id at key 1"):
+        ir_measures.calc_aggregate(ir_rbstar.parse("RBP(p=0.8)"), {"1": {"a": 1}}, {"1": {"b": 2.0, None: 1.0}})
