@@ -1,14 +1,24 @@
 /*
- * ir_rbstar's optional compiled reader of dicts of dicts ({query_id: {doc_id: value}}), the input form
- * ir_measures and pytrec_eval use. Built by setup.py when a C compiler is there (optional: without one the
- * package installs and reads the same dicts in Python, ir_rbstar/io/convert.py).
+ * ir_rbstar's optional compiled reader of runs and qrels held as Python objects: dicts of dicts
+ * ({query_id: {doc_id: value}}, the form of ir_measures and pytrec_eval) and lists of namedtuples (ir_measures'
+ * ScoredDoc and Qrel). Built by setup.py when a C compiler is there (optional: without one the package installs
+ * and reads the same inputs in Python, ir_rbstar/io/convert.py and records.py; ir_rbstar/io/dictscan.py calls
+ * this module).
  *
  * columns(outer, n, grades) -> (ids, width, longest, values) or None
  *     Every document id as `width` bytes (NUL-padded; `longest`: the longest id, at least 1, <= width) in one
- *     bytearray, and every value as a float64 (grades == 0) or an int64 (grades == 1) in another, in the dicts' order.
+ *     bytearray, and every value as a float64 (grades == 0) or an int64 (grades == 1) in another, in the
+ *     dicts' order.
  *     None (the caller takes its general path) unless: the outer dict and every inner one are exact dicts;
  *     every document id is an exact str of ASCII characters without a NUL; every value is an exact float
  *     (grades == 0) or an exact int within int64 (grades == 1); and there are `n` documents in all.
+ *
+ * records(items, qi, di, vi, grades) -> (heads, lengths, ids, width, longest, values) or None
+ *     The same columns from a list (or tuple) of tuples (namedtuples: fields by position, the query id at qi,
+ *     the document id at di, the value at vi), and the query ids: `heads`, the first id of each block of
+ *     equal ids, and `lengths`, each block's number of rows (int64 in a bytearray). None unless every item
+ *     is a tuple holding those fields, every query id an exact str, and every document id and value as
+ *     above.
  *
  * same(outer, queries, doc_lists, value_lists) -> True, False or None
  *     Whether the dict of dicts `outer` holds, in order, the query ids `queries`, each query's document ids
@@ -61,6 +71,29 @@ widen(PyObject **buf, Py_ssize_t n, Py_ssize_t filled, Py_ssize_t *width, Py_ssi
     return 1;
 }
 
+/* the value of a plain row into `valbuf` at row i: an exact float (grades == 0) or an exact int within int64;
+   0 when it is not one */
+static int
+plain_value(PyObject *val, int grades, char *valbuf, Py_ssize_t i)
+{
+    if (grades) {
+        int overflow = 0;
+        if (!PyLong_CheckExact(val))
+            return 0;
+        long long g = PyLong_AsLongLongAndOverflow(val, &overflow);
+        if (overflow || (g == -1 && PyErr_Occurred()))
+            return 0;
+        int64_t g64 = (int64_t)g;
+        memcpy(valbuf + i * 8, &g64, 8);
+    } else {
+        if (!PyFloat_CheckExact(val))
+            return 0;
+        double d = PyFloat_AS_DOUBLE(val);
+        memcpy(valbuf + i * 8, &d, 8);
+    }
+    return 1;
+}
+
 static PyObject *
 columns(PyObject *self, PyObject *args)
 {
@@ -107,21 +140,8 @@ columns(PyObject *self, PyObject *args)
             if (len > width && !widen(&ids, n, i, &width, len > 2 * width ? len : 2 * width))
                 goto plain_not;
             memcpy(PyByteArray_AS_STRING(ids) + i * width, PyUnicode_1BYTE_DATA(doc), (size_t)len);
-            if (grades) {
-                int overflow = 0;
-                if (!PyLong_CheckExact(val))
-                    goto plain_not;
-                long long g = PyLong_AsLongLongAndOverflow(val, &overflow);
-                if (overflow || (g == -1 && PyErr_Occurred()))
-                    goto plain_not;          /* beyond int64: the general path names the grade */
-                int64_t g64 = (int64_t)g;
-                memcpy(valbuf + i * 8, &g64, 8);
-            } else {
-                if (!PyFloat_CheckExact(val))
-                    goto plain_not;
-                double d = PyFloat_AS_DOUBLE(val);
-                memcpy(valbuf + i * 8, &d, 8);
-            }
+            if (!plain_value(val, grades, valbuf, i))
+                goto plain_not;             /* another type, or a grade beyond int64: the general path names it */
             i++;
         }
     }
@@ -134,6 +154,92 @@ plain_not:
     Py_XDECREF(values);
     Py_RETURN_NONE;
 fail:
+    Py_XDECREF(ids);
+    Py_XDECREF(values);
+    return NULL;
+}
+
+static PyObject *
+records(PyObject *self, PyObject *args)
+{
+    PyObject *items, *heads = NULL, *lengths = NULL, *ids = NULL, *values = NULL, *last = NULL;
+    Py_ssize_t qi, di, vi, n, width = 1, longest = 1, len, blocks = 0, start = 0;
+    int grades;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Onnni", &items, &qi, &di, &vi, &grades))
+        return NULL;
+    if (!PyList_CheckExact(items) && !PyTuple_CheckExact(items))
+        Py_RETURN_NONE;
+    n = PySequence_Fast_GET_SIZE(items);
+    PyObject **row = PySequence_Fast_ITEMS(items);
+    Py_ssize_t need = qi > di ? qi : di;
+    need = (need > vi ? need : vi) + 1;
+    if (n <= 0 || qi < 0 || di < 0 || vi < 0)
+        Py_RETURN_NONE;
+    for (Py_ssize_t i = 0; i < n && i < 1024; i++)
+        if (PyTuple_Check(row[i]) && PyTuple_GET_SIZE(row[i]) >= need
+                && plain_id(PyTuple_GET_ITEM(row[i], di), &len) && len > width)
+            width = len;
+    if (width > PY_SSIZE_T_MAX / n)
+        Py_RETURN_NONE;
+    heads = PyList_New(0);
+    ids = heads == NULL ? NULL : PyByteArray_FromStringAndSize(NULL, n * width);
+    values = ids == NULL ? NULL : PyByteArray_FromStringAndSize(NULL, n * 8);
+    lengths = values == NULL ? NULL : PyByteArray_FromStringAndSize(NULL, 0);
+    if (lengths == NULL)
+        goto fail;
+    memset(PyByteArray_AS_STRING(ids), 0, (size_t)(n * width));
+    char *valbuf = PyByteArray_AS_STRING(values);
+    /* nothing here runs Python code: the list and its tuples (immutable) cannot change while read */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = row[i];
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) < need)
+            goto plain_not;
+        PyObject *q = PyTuple_GET_ITEM(item, qi), *doc = PyTuple_GET_ITEM(item, di);
+        if (q != last) {
+            if (!PyUnicode_CheckExact(q))
+                goto plain_not;
+            if (last == NULL || PyUnicode_Compare(q, last) != 0) {      /* a new block of equal query ids */
+                if (last != NULL) {
+                    int64_t l = (int64_t)(i - start);
+                    if (PyByteArray_Resize(lengths, (blocks + 1) * 8) < 0)
+                        goto fail;
+                    memcpy(PyByteArray_AS_STRING(lengths) + blocks * 8, &l, 8);
+                    blocks++;
+                }
+                if (PyList_Append(heads, q) < 0)
+                    goto fail;
+                start = i;
+            }
+            last = q;
+        }
+        if (!plain_id(doc, &len))
+            goto plain_not;
+        if (len > longest)
+            longest = len;
+        if (len > width && !widen(&ids, n, i, &width, len > 2 * width ? len : 2 * width))
+            goto plain_not;          /* (memory: the general path says so) */
+        memcpy(PyByteArray_AS_STRING(ids) + i * width, PyUnicode_1BYTE_DATA(doc), (size_t)len);
+        if (!plain_value(PyTuple_GET_ITEM(item, vi), grades, valbuf, i))
+            goto plain_not;
+    }
+    {
+        int64_t l = (int64_t)(n - start);
+        if (PyByteArray_Resize(lengths, (blocks + 1) * 8) < 0)
+            goto fail;
+        memcpy(PyByteArray_AS_STRING(lengths) + blocks * 8, &l, 8);
+    }
+    return Py_BuildValue("(NNNnnN)", heads, lengths, ids, width, longest, values);
+plain_not:
+    PyErr_Clear();
+    Py_XDECREF(heads);
+    Py_XDECREF(lengths);
+    Py_XDECREF(ids);
+    Py_XDECREF(values);
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(heads);
+    Py_XDECREF(lengths);
     Py_XDECREF(ids);
     Py_XDECREF(values);
     return NULL;
@@ -214,6 +320,7 @@ same(PyObject *self, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"columns", columns, METH_VARARGS, "A dict of dicts' document ids and values as two buffers, or None."},
+    {"records", records, METH_VARARGS, "A list of tuples' query blocks, document ids and values, or None."},
     {"same", same, METH_VARARGS, "Whether a dict of dicts holds the kept lists, or None when undecided."},
     {NULL, NULL, 0, NULL},
 };

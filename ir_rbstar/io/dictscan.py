@@ -1,26 +1,28 @@
-"""The optional compiled reader of dicts of dicts (``_ir_rbstar_dicts``, built from csrc/ by setup.py where a C
-compiler is there; without it every function here returns None and the callers take their Python path, with
-the same results).
+"""The optional compiled reader of dicts of dicts and lists of namedtuples (``_ir_rbstar_dicts``, built from csrc/
+by setup.py where a C compiler is there; without it every function here returns None and the callers take their
+Python path, with the same results).
 
 A run given as ``{query_id: {doc_id: score}}`` (ir_measures' and pytrec_eval's native form) is otherwise read by
-``np.fromiter`` over the ids and again over the scores: about 35 ns an id, most of a call of a cheap measure such
-as RBP (docs/benchmarks.md). The compiled reader copies each id's bytes and each score in one pass in C, for
-dicts whose ids are ``str`` of ASCII characters and whose values are ``float`` (grades: ``int``), the usual
-case; anything else (another type, a non-ASCII id, an id holding a NUL character, a dict subclass) is left to
-the Python path, which converts it or names what is wrong.
+``np.fromiter`` over the ids and again over the scores, about 35 ns an id, and a list of namedtuples by pyarrow's
+converter: most of a call of a cheap measure such as RBP (docs/benchmarks.md). The compiled reader copies each
+id's bytes and each score in one pass in C, for ids that are ``str`` of ASCII characters and values that are
+``float`` (grades: ``int``), the usual case; anything else (another type, a non-ASCII id, an id holding a NUL
+character, a dict subclass) is left to the Python path, which converts it or names what is wrong.
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
+
+from .ids import QUERY_IDS, CodedIds
 
 try:
     import _ir_rbstar_dicts as _compiled
 except ImportError:                 # not built (no C compiler at install time) or a source checkout
     _compiled = None
 
-__all__ = ["available", "dict_columns", "same_lists"]
+__all__ = ["available", "dict_columns", "record_columns", "same_lists"]
 
 
 def available() -> bool:
@@ -38,10 +40,28 @@ def dict_columns(obj: dict, n: int, grades: bool) -> Optional[Tuple[np.ndarray, 
     if got is None:
         return None
     buf, width, longest, values = got
+    return _ids(buf, width, longest), np.frombuffer(values, dtype=np.int64 if grades else np.float64)
+
+
+def record_columns(items: Sequence, at: List[int], grades: bool) -> Optional[Tuple[CodedIds, np.ndarray, np.ndarray]]:
+    """(query codes, document ids as bytes, values) of a list (or tuple) of tuples whose fields ``at`` are the
+    query id, the document id and the value, as :func:`dict_columns` reads a dict (the query ids interned once
+    per block of equal ids, as the Python path does); None as there (also for a query id that is not ``str``)."""
+    if _compiled is None or not len(items):
+        return None
+    got = _compiled.records(items, at[0], at[1], at[2], int(grades))
+    if got is None:
+        return None
+    heads, lengths, buf, width, longest, values = got
+    codes = np.repeat(QUERY_IDS.encode(heads), np.frombuffer(lengths, dtype=np.int64))
+    return CodedIds(codes), _ids(buf, width, longest), np.frombuffer(values, dtype=np.int64 if grades else np.float64)
+
+
+def _ids(buf: bytearray, width: int, longest: int) -> np.ndarray:
+    """The ids' rows of ``width`` bytes as an ``S`` array as wide as the longest id, as numpy makes an array of
+    them (the buffer is widened ahead of need when a long id comes late)."""
     ids = np.frombuffer(buf, dtype=f"S{width}")
-    if longest < width:                         # the buffer was widened ahead of need: as numpy makes it
-        ids = ids.astype(f"S{longest}")
-    return ids, np.frombuffer(values, dtype=np.int64 if grades else np.float64)
+    return ids.astype(f"S{longest}") if longest < width else ids
 
 
 def same_lists(obj: dict, queries: list, doc_lists: list, value_lists: list) -> Optional[bool]:

@@ -12,6 +12,7 @@ from typing import AbstractSet, Any, Callable, Iterable, List, Optional, Sequenc
 import numpy as np
 
 from ..errors import InputFormatError
+from . import dictscan
 from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column, _narrowed, first_missing, first_missing_id
 from .ids import QUERY_IDS, CodedIds, _show, query_text
 from .tables import _block_firsts
@@ -69,7 +70,9 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
         if not all(map(queries.__contains__, map(qid, items[::max(1, len(items) // 64)]))):
             blocks = _judged_blocks(items, qid, queries) if what == "run" and len(items[0]) == 3 else None
             if blocks is not None:
-                fast = _arrow_kept(*blocks, at) if _arrow_wanted(len(blocks[0])) else None
+                fast = dictscan.record_columns(blocks[0], at, grades=False)
+                if fast is None and _arrow_wanted(len(blocks[0])):
+                    fast = _arrow_kept(*blocks, at)
                 if fast is not None:
                     return fast
                 items = blocks[0]           # the rows kept, as the per-row filter keeps them
@@ -84,7 +87,10 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
                 empty = np.empty(0, dtype=object)
                 return empty, _id_column(empty, 0), np.empty(0, dtype=np.float64) if what == "run" else empty
     # (after _arrow_kept declined, the struct converter would decline the same rows for the same reason)
-    fast = _arrow_records(items, at) if what == "run" and blocks is None and _arrow_wanted(len(items)) else None
+    # the compiled reader (ir_rbstar/io/dictscan.py) where built, else pyarrow's converter for a run
+    fast = dictscan.record_columns(items, at, grades=what != "run")
+    if fast is None and what == "run" and blocks is None and _arrow_wanted(len(items)):
+        fast = _arrow_records(items, at)
     if fast is not None:
         return fast if queries is None else _rows_of_queries(fast, queries)
     n, width = len(items), len(items[0])

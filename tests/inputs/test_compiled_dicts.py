@@ -12,7 +12,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import ir_measures
 import ir_rbstar
 from ir_rbstar.errors import InputFormatError
-from ir_rbstar.io import convert, dictscan, qcache
+from ir_rbstar.io import QUERY_IDS, convert, dictscan, qcache, to_ranking
+
+from tests.inputs import test_record_fast_path as fast_path
 
 from tests.conftest import examples
 
@@ -226,3 +228,50 @@ def test_errors_name_the_same_thing_either_way(compiled, monkeypatch):
     qcache.clear()
     with pytest.raises(InputFormatError, match=r"query '1' of the run dict has no document id at key 1"):
         ir_measures.calc_aggregate(ir_rbstar.parse("RBP(p=0.8)"), {"1": {"a": 1}}, {"1": {"b": 2.0, None: 1.0}})
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# namedtuples: the compiled reader against the general path (pyarrow's converter and the block filter off too),
+# on the random records of test_record_fast_path (numbers, bytes, None and non-ASCII text as ids, scores that are
+# not floats, queries in several blocks, queries left out)
+
+def _general_ranking(items, queries):
+    kept, dictscan._compiled = dictscan._compiled, None
+    try:
+        return fast_path.general(items, queries)
+    finally:
+        dictscan._compiled = kept
+
+
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fast_path.records(), st.sampled_from(["ScoredDoc", "Reordered", "Wide"]), st.booleans())
+def test_namedtuples_give_the_general_paths_ranking_or_error(rows, shape, filtered):
+    if shape == "ScoredDoc":
+        items = [ir_measures.ScoredDoc(*r) for r in rows]
+    elif shape == "Reordered":
+        items = [fast_path.Reordered(s, q, d) for q, d, s in rows]
+    else:
+        items = [fast_path.Wide(q, d, s, "t") for q, d, s in rows]
+    queries = {"q1", "10", "7"} if filtered else None
+    got, got_error = fast_path.outcome(lambda: to_ranking(items, queries=queries))
+    want, want_error = fast_path.outcome(lambda: _general_ranking(items, queries))
+    assert got_error == want_error
+    if got is not None:
+        fast_path.assert_same(got, want)
+
+
+def test_the_compiled_reader_takes_plain_namedtuples_and_declines_the_rest():
+    S = ir_measures.ScoredDoc
+    plain = [S("q", f"d{i}", float(i % 3)) for i in range(50)] + [S("r", "x" * 2000, 1.0), S("q", "e", 2.0)]
+    codes, ids, scores = dictscan.record_columns(plain, [0, 1, 2], grades=False)
+    assert QUERY_IDS.decode(codes.codes).tolist() == ["q"] * 50 + ["r", "q"]     # blocks as they come
+    assert ids.dtype == np.dtype("S2000") and ids[10] == b"d10" and ids[50] == b"x" * 2000 and scores[4] == 1.0
+    qrels = [ir_measures.Qrel("q", "d", 2, "0"), ir_measures.Qrel("q", "e", -1, "0")]
+    codes, ids, grades = dictscan.record_columns(qrels, [0, 1, 2], grades=True)
+    assert grades.dtype == np.int64 and grades.tolist() == [2, -1]
+    for odd in ([S("q", 5, 1.0)], [S("q", "é", 1.0)], [S(None, "a", 1.0)], [S(7, "a", 1.0)], [S("q", "a", "1.5")],
+                [S("q", "a\x00", 1.0)], [S("q", "a", None)], [S("q", "a", 1)], [S("q", "a", np.float64(1.0))],
+                [S("q", "a", 1.0), ("q", "b")], [S("q", "a", 1.0), "qb1"]):
+        assert dictscan.record_columns(odd, [0, 1, 2], grades=False) is None
+    assert dictscan.record_columns([ir_measures.Qrel("q", "d", True, "0")], [0, 1, 2], grades=True) is None
+    assert dictscan.record_columns([ir_measures.Qrel("q", "d", 1 << 64, "0")], [0, 1, 2], grades=True) is None

@@ -7,15 +7,17 @@ import numpy as np
 import pytest
 
 import ir_measures
-from ir_rbstar.io import records as recs, to_ranking
+from ir_rbstar.io import dictscan, records as recs, to_ranking
 
 pytest.importorskip("pyarrow")
 
 
 @pytest.fixture(autouse=True)
 def _converter_taken(monkeypatch):
-    """pyarrow's converter for every run here, whatever this process has imported (records._arrow_wanted)."""
+    """pyarrow's converter for every run here, whatever this process has imported (records._arrow_wanted), and
+    not the compiled reader, which comes first where it is built (tests/inputs/test_compiled_dicts.py)."""
     monkeypatch.setattr(recs, "_arrow_wanted", lambda n: True)
+    monkeypatch.setattr(dictscan, "_compiled", None)
 
 
 def _items(n_queries=20, depth=50, seed=3):
