@@ -701,14 +701,25 @@ def dist_version(dist: str) -> str:
         return "not installed"
 
 
+def compiled_reader() -> str:
+    """Whether ir_rbstar's optional C extension is importable here (ir_rbstar/io/dictscan.py): it reads dicts and
+    namedtuples, so the tuples and dict rows of bench_native depend on it."""
+    try:
+        import _ir_rbstar_dicts  # noqa: F401
+    except ImportError:
+        return "no"
+    return "yes"
+
+
 def machine_info() -> str:
     m = machine_detail()
     ver = dist_version
     return (f"machine: {m['cpu']}; {m['cores']} cores; RAM {m['ram']}; Python {m['python']}; "
             f"numpy {ver('numpy')}; pandas {ver('pandas')}; ir_measures {ver('ir_measures')}; "
             f"pytrec_eval {ver('pytrec_eval-terrier')}; rbo {ver('rbo')}; cwl-eval {ver('cwl-eval')}; "
-            f"scikit-learn {ver('scikit-learn')}; ir_rbstar {ver('ir_rbstar')}; "
-            f"{m['os']}; date {datetime.datetime.now().isoformat(timespec='seconds')}")
+            f"scikit-learn {ver('scikit-learn')}; ir_rbstar {ver('ir_rbstar')} "
+            f"(compiled dict reader: {compiled_reader()}); {m['os']}; "
+            f"date {datetime.datetime.now().isoformat(timespec='seconds')}")
 
 
 def load_average() -> str:
