@@ -150,13 +150,12 @@ columns(PyObject *self, PyObject *args)
     return Py_BuildValue("(NnnN)", ids, width, longest, values);
 plain_not:
     PyErr_Clear();
-    Py_XDECREF(ids);
-    Py_XDECREF(values);
-    Py_RETURN_NONE;
 fail:
     Py_XDECREF(ids);
     Py_XDECREF(values);
-    return NULL;
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
 }
 
 static PyObject *
@@ -230,19 +229,16 @@ records(PyObject *self, PyObject *args)
         memcpy(PyByteArray_AS_STRING(lengths) + blocks * 8, &l, 8);
     }
     return Py_BuildValue("(NNNnnN)", heads, lengths, ids, width, longest, values);
-plain_not:
+plain_not:                                  /* not a plain input: None, the Python path's turn */
     PyErr_Clear();
+fail:                                       /* an error (memory) is raised; otherwise None */
     Py_XDECREF(heads);
     Py_XDECREF(lengths);
     Py_XDECREF(ids);
     Py_XDECREF(values);
+    if (PyErr_Occurred())
+        return NULL;
     Py_RETURN_NONE;
-fail:
-    Py_XDECREF(heads);
-    Py_XDECREF(lengths);
-    Py_XDECREF(ids);
-    Py_XDECREF(values);
-    return NULL;
 }
 
 /* 1: the same id (the very object, or two exact str that are equal); 0: not; -1: undecided */
