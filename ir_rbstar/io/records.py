@@ -86,11 +86,13 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
             if not items:
                 empty = np.empty(0, dtype=object)
                 return empty, _id_column(empty, 0), np.empty(0, dtype=np.float64) if what == "run" else empty
-    # (after _arrow_kept declined, the struct converter would decline the same rows for the same reason)
-    # the compiled reader (ir_rbstar/io/dictscan.py) where built, else pyarrow's converter for a run
-    fast = dictscan.record_columns(items, at, grades=what != "run")
-    if fast is None and what == "run" and blocks is None and _arrow_wanted(len(items)):
-        fast = _arrow_records(items, at)
+    # the compiled reader (ir_rbstar/io/dictscan.py) where built, else pyarrow's converter for a run (after the
+    # block filter's readers declined, these would decline the same rows for the same reason)
+    fast = None
+    if blocks is None:
+        fast = dictscan.record_columns(items, at, grades=what != "run")
+        if fast is None and what == "run" and _arrow_wanted(len(items)):
+            fast = _arrow_records(items, at)
     if fast is not None:
         return fast if queries is None else _rows_of_queries(fast, queries)
     n, width = len(items), len(items[0])
