@@ -71,6 +71,31 @@ widen(PyObject **buf, Py_ssize_t n, Py_ssize_t filled, Py_ssize_t *width, Py_ssi
     return 1;
 }
 
+/* whether a column of n ids `width` bytes wide fits the package's budget for fixed-width id columns, max(64 MiB,
+   8 x the ids' total size), the total estimated from the `rows_seen` ids read so far (`bytes_seen` bytes):
+   when it may not, the reader declines and the Python path checks the exact total (and names the id) */
+static int
+within_budget(Py_ssize_t n, Py_ssize_t width, double bytes_seen, Py_ssize_t rows_seen)
+{
+    double total = rows_seen > 0 ? bytes_seen * (double)n / (double)rows_seen : 0.0;
+    double allowed = 8.0 * total > 64.0 * 1048576.0 ? 8.0 * total : 64.0 * 1048576.0;
+    return (double)n * (double)width <= allowed;
+}
+
+/* the rows widened for an id of `len` bytes (to twice their width, or to `len` where that is more or where twice
+   would pass the budget); 0 when `len` itself would pass it (within_budget, `seen`: the bytes of the ids read
+   so far, this one's included) or memory fails */
+static int
+wider_ids(PyObject **buf, Py_ssize_t n, Py_ssize_t i, Py_ssize_t *width, Py_ssize_t len, double seen)
+{
+    if (!within_budget(n, len, seen, i + 1))
+        return 0;
+    Py_ssize_t wider = len > 2 * *width ? len : 2 * *width;
+    if (!within_budget(n, wider, seen, i + 1))
+        wider = len;
+    return widen(buf, n, i, width, wider);
+}
+
 /* the value of a plain row into `valbuf` at row i: an exact float (grades == 0) or an exact int within int64;
    0 when it is not one */
 static int
@@ -107,18 +132,23 @@ columns(PyObject *self, PyObject *args)
         Py_RETURN_NONE;
     /* the width guessed from the first ids (widened when a longer one comes): one pass over the dicts, each
        id and value read once (a first pass to measure the ids took as long again: the objects are what costs) */
+    double seen = 0.0;
     while (PyDict_Next(outer, &pos, &qid, &inner) && i < 1024) {
         if (!PyDict_CheckExact(inner))
             Py_RETURN_NONE;
         ipos = 0;
         while (PyDict_Next(inner, &ipos, &doc, &val) && i < 1024) {
-            if (plain_id(doc, &len) && len > width)
-                width = len;
+            if (plain_id(doc, &len)) {
+                seen += (double)len;
+                if (len > width)
+                    width = len;
+            }
             i++;
         }
     }
-    if (width > PY_SSIZE_T_MAX / n)
+    if (width > PY_SSIZE_T_MAX / n || n > PY_SSIZE_T_MAX / 8 || !within_budget(n, width, seen, i))
         Py_RETURN_NONE;
+    seen = 0.0;
     ids = PyByteArray_FromStringAndSize(NULL, n * width);
     values = ids == NULL ? NULL : PyByteArray_FromStringAndSize(NULL, n * 8);
     if (values == NULL)
@@ -137,7 +167,8 @@ columns(PyObject *self, PyObject *args)
                 goto plain_not;
             if (len > longest)
                 longest = len;
-            if (len > width && !widen(&ids, n, i, &width, len > 2 * width ? len : 2 * width))
+            seen += (double)len;
+            if (len > width && !wider_ids(&ids, n, i, &width, len, seen))
                 goto plain_not;
             memcpy(PyByteArray_AS_STRING(ids) + i * width, PyUnicode_1BYTE_DATA(doc), (size_t)len);
             if (!plain_value(val, grades, valbuf, i))
@@ -175,12 +206,18 @@ records(PyObject *self, PyObject *args)
     need = (need > vi ? need : vi) + 1;
     if (n <= 0 || qi < 0 || di < 0 || vi < 0)
         Py_RETURN_NONE;
-    for (Py_ssize_t i = 0; i < n && i < 1024; i++)
+    double seen = 0.0;
+    Py_ssize_t first = n < 1024 ? n : 1024;
+    for (Py_ssize_t i = 0; i < first; i++)
         if (PyTuple_Check(row[i]) && PyTuple_GET_SIZE(row[i]) >= need
-                && plain_id(PyTuple_GET_ITEM(row[i], di), &len) && len > width)
-            width = len;
-    if (width > PY_SSIZE_T_MAX / n)
+                && plain_id(PyTuple_GET_ITEM(row[i], di), &len)) {
+            seen += (double)len;
+            if (len > width)
+                width = len;
+        }
+    if (width > PY_SSIZE_T_MAX / n || n > PY_SSIZE_T_MAX / 8 || !within_budget(n, width, seen, first))
         Py_RETURN_NONE;
+    seen = 0.0;
     heads = PyList_New(0);
     ids = heads == NULL ? NULL : PyByteArray_FromStringAndSize(NULL, n * width);
     values = ids == NULL ? NULL : PyByteArray_FromStringAndSize(NULL, n * 8);
@@ -216,8 +253,9 @@ records(PyObject *self, PyObject *args)
             goto plain_not;
         if (len > longest)
             longest = len;
-        if (len > width && !widen(&ids, n, i, &width, len > 2 * width ? len : 2 * width))
-            goto plain_not;          /* (memory: the general path says so) */
+        seen += (double)len;
+        if (len > width && !wider_ids(&ids, n, i, &width, len, seen))
+            goto plain_not;          /* (over the budget, or memory: the general path says so) */
         memcpy(PyByteArray_AS_STRING(ids) + i * width, PyUnicode_1BYTE_DATA(doc), (size_t)len);
         if (!plain_value(PyTuple_GET_ITEM(item, vi), grades, valbuf, i))
             goto plain_not;

@@ -325,7 +325,7 @@ def _columns_from_dict(obj: "dict | qcache.FlatDict", source: str, what: str,
         lens = np.array(obj.lengths, dtype=np.int64)
         n = int(lens.sum())
         codes = np.repeat(_key_codes(obj.queries, source, what), lens)
-        docs = _id_column(obj.docs, n)
+        docs = _id_column(obj.docs, n, _dict_key(lens, obj.queries, source, what))
         _no_missing_docs(docs, obj.docs, lens, obj.queries, source, what)
         return CodedIds(codes), docs, _listed_values(obj.values(), n, what)
     for qid, docs in obj.items():
@@ -343,7 +343,7 @@ def _columns_from_dict(obj: "dict | qcache.FlatDict", source: str, what: str,
 
     def doc_ids():
         return chain.from_iterable(inner)
-    docs = _id_column(doc_ids, n)
+    docs = _id_column(doc_ids, n, _dict_key(lens, obj, source, what))
     _no_missing_docs(docs, doc_ids, lens, obj, source, what)
     values = _values(lambda: chain.from_iterable(map(dict.values, obj.values())), n, what)
     return CodedIds(codes), docs, values
@@ -380,13 +380,27 @@ def _no_missing_docs(docs: np.ndarray, make_items, lens: np.ndarray, queries, so
     row = first_missing_id(docs, make_items)
     if row is None:
         return
-    ends = np.cumsum(lens)
-    q = int(np.searchsorted(ends, row, side="right"))
-    qid = next(islice(iter(queries), q, None))
-    at = row - int(ends[q] - lens[q])
+    qid, at = _dict_place(row, lens, queries)
     value = next(islice(make_items(), row, None))
     raise InputFormatError(f"{source}: query {_show(qid)!r} of the {what} dict has no document id at key {at} "
                            f"({_show(value)!r}): {_NEEDS_IDS}")
+
+
+def _dict_place(row: int, lens: np.ndarray, queries) -> Tuple[Any, int]:
+    """(query id, place among its documents) of document ``row`` of a dict of dicts, counted over all its
+    queries (``lens``: each query's number of documents, ``queries``: the query ids, in order)."""
+    ends = np.cumsum(lens)
+    q = int(np.searchsorted(ends, row, side="right"))
+    return next(islice(iter(queries), q, None)), row - int(ends[q] - lens[q])
+
+
+def _dict_key(lens: np.ndarray, queries, source: str, what: str):
+    """``where(row)`` for :func:`.idcolumns._id_column`: document ``row`` of a dict of dicts named by its query
+    and key."""
+    def where(row: int) -> str:
+        qid, at = _dict_place(row, lens, queries)
+        return f"{source}: query {_show(qid)!r} of the {what} dict, key {at}"
+    return where
 
 
 def _values(make_items, n: int, what: str) -> np.ndarray:

@@ -5,11 +5,12 @@ a column came from a missing id (:func:`first_missing_id`). Shared by the DataFr
 from __future__ import annotations
 
 from itertools import islice
-from typing import Any, Optional, Tuple
+from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
-from .ids import QUERY_IDS, CodedIds, check_width_budget
+from ..errors import InputFormatError
+from .ids import QUERY_IDS, WIDTH_FLOOR, CodedIds, check_width_budget
 
 
 def _arrow_query_codes(arr: Any) -> CodedIds:
@@ -119,7 +120,7 @@ def _ascii_bytes(arr: Any, copy: bool = True) -> Optional[np.ndarray]:
     return table.view(f"S{width}").reshape(n)
 
 
-def _id_column(make_items, n: int) -> np.ndarray:
+def _id_column(make_items, n: int, where: Optional[Callable[[int], str]] = None) -> np.ndarray:
     """Document ids as bytes (``S``) in one C pass when every id is ASCII text or bytes (the usual case:
     no object array, no second conversion), else as objects for :func:`doc_bytes` (which encodes UTF-8
     and names an id that cannot be). ``make_items()`` gives a new iterator over the ids, or is an object
@@ -128,11 +129,20 @@ def _id_column(make_items, n: int) -> np.ndarray:
     The width is guessed from the first ids, with a byte to spare; when some id fills it (it may have
     been cut) the exact width is measured and the pass redone. Otherwise the longest id is one byte
     shorter than the guess (the first ids are among all ids), unless ids end in NUL bytes (a bytes
-    array drops them): then the width is trimmed to the longest id as stored."""
+    array drops them): then the width is trimmed to the longest id as stored.
+
+    Before a column wider than the guess, or one the guess makes larger than the budget of
+    :func:`.ids.check_width_budget` with the ids' total estimated from the first ones, is allocated, every id's
+    length is measured and the column held to that budget (an id too long is an ``InputFormatError`` naming it
+    by ``where(row)``): a single id of millions of characters among thousands of rows must not become a column
+    of gigabytes."""
     objects = make_items if isinstance(make_items, np.ndarray) else None
     try:
-        first = islice(objects if objects is not None else make_items(), 1000)
-        width = max(map(len, first), default=0) + 1                   # one byte to spare
+        first = list(map(len, islice(objects if objects is not None else make_items(), 1000)))
+        width = max(first, default=0) + 1                             # one byte to spare
+        # (the budget with the ids' total estimated from the first ones: measured exactly only past it)
+        if n * width > max(WIDTH_FLOOR, 8 * sum(first) * n // max(len(first), 1)):
+            width = _budgeted_width(make_items, objects, n, where) + 1
         if objects is not None:
             ids = objects.astype(f"S{width}")                         # numpy encodes str as ASCII
         else:
@@ -142,19 +152,30 @@ def _id_column(make_items, n: int) -> np.ndarray:
         cols = ids.view(np.uint8).reshape(n, width)
         # (np.count_nonzero: half the time of .any() on these strided columns, 4 against 8 us on 4,000 ids)
         if np.count_nonzero(cols[:, -1]):                             # some id fills the width
+            width = max(_budgeted_width(make_items, objects, n, where), 1)
             if objects is not None:
-                return objects.astype("S")
-            width = max(map(len, make_items()))
-            return np.fromiter(make_items(), dtype=f"S{max(width, 1)}", count=n)
+                return objects.astype(f"S{width}")
+            return np.fromiter(make_items(), dtype=f"S{width}", count=n)
         if width == 1:
             return ids
         if width > 2 and not np.count_nonzero(cols[:, width - 2]):    # ids that ended in NUL bytes
             return _narrowed(ids)
         return ids.astype(f"S{width - 1}")
+    except InputFormatError:                # an id too long for the budget (_budgeted_width): named there
+        raise
     except (TypeError, ValueError, UnicodeError):
         if objects is not None:
             return objects
         return np.fromiter(make_items(), dtype=object, count=n)
+
+
+def _budgeted_width(make_items, objects: Optional[np.ndarray], n: int,
+                    where: Optional[Callable[[int], str]]) -> int:
+    """The longest of the ids (:func:`_id_column`'s argument), once a column of them is known to fit the budget
+    (:func:`.ids.check_width_budget`, which names the longest by ``where``)."""
+    lens = np.fromiter(map(len, objects.tolist() if objects is not None else make_items()), dtype=np.int64, count=n)
+    check_width_budget(lens, where)
+    return int(lens.max(initial=0))
 
 
 def _narrowed(ids: np.ndarray) -> np.ndarray:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional
 
 import numpy as np
 
@@ -221,15 +221,21 @@ def _check_widths(arr: np.ndarray) -> None:
     check_width_budget(lens)
 
 
-def check_width_budget(lens: np.ndarray) -> None:
+#: the floor of the budget of a fixed-width column of ids (:func:`check_width_budget`)
+WIDTH_FLOOR = 64 << 20
+
+
+def check_width_budget(lens: np.ndarray, where: Optional[Callable[[int], str]] = None) -> None:
     """Refuse ids of these lengths when a fixed-width column of them (rows x the longest) would exceed
-    max(64 MiB, 8 x their total length), naming the row of the longest."""
+    max(64 MiB, 8 x their total length), naming the row of the longest (``where(row)``: how to name it;
+    default "row N")."""
     if len(lens) == 0:
         return
     i = int(np.argmax(lens))
-    budget = max(64 << 20, 8 * int(lens.sum()))
+    budget = max(WIDTH_FLOOR, 8 * int(lens.sum()))
     if len(lens) * int(lens[i]) > budget:
-        raise InputFormatError(f"row {i}: an id of {int(lens[i]):,} characters; with {len(lens):,} rows the longest "
+        at = where(i) if where is not None else f"row {i}"
+        raise InputFormatError(f"{at}: an id of {int(lens[i]):,} characters; with {len(lens):,} rows the longest "
                                f"id may have {budget // len(lens):,}: ids are held in fixed-width columns (rows x the "
                                f"longest id), limited to max(64 MiB, 8 x the ids' total size)")
 

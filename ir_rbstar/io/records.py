@@ -134,7 +134,12 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
     else:
         values = np.ascontiguousarray(values)
     docs = table[:, at[1]]
-    doc_ids = _id_column(docs, n)
+
+    def where(row: int) -> str:
+        item = items[row if kept is None else int(kept[row])]
+        place = row if items is whole and kept is None else next(i for i, x in enumerate(whole) if x is item)
+        return f"{source}: item {place} of the {what}"
+    doc_ids = _id_column(docs, n, where)
     row = first_missing_id(doc_ids, docs)
     if row is not None:
         check(docs[row:row + 1], np.array([row if kept is None else kept[row]]), 1)

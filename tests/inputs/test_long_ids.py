@@ -91,3 +91,33 @@ def test_long_ids_within_the_limit_are_read_exactly(tmp_path, scanner):
     plain.write_text(_run_text("d5"))
     short = ir_measures.calc_aggregate(ir_rbstar.parse("RBP(p=0.5)"), qrels.assign(doc_id=["d5", "d1"]), str(plain))
     assert value == short                                   # the long id counts as the document it replaces
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled reader", "python"])
+@pytest.mark.parametrize("at", [5, 2990], ids=["among the first ids", "late"])
+@pytest.mark.parametrize("door", ["dict", "namedtuples"])
+def test_a_long_id_in_a_dict_or_namedtuples_is_named_before_the_column_is_made(door, at, compiled, monkeypatch):
+    # a dict of dicts and a list of namedtuples were read into a column rows x the longest id with no budget:
+    # one 5,000,000-character id among 3,000 rows asked for 15 GB (the process was killed)
+    from ir_rbstar.io import dictscan, records
+    if compiled and not dictscan.available():
+        pytest.skip("the compiled reader (_ir_rbstar_dicts) is not built")
+    if not compiled:
+        monkeypatch.setattr(dictscan, "_compiled", None)
+    monkeypatch.setattr(records, "_arrow_wanted", lambda n: False)      # the general path, not pyarrow's
+    docs = [f"d{i}" for i in range(ROWS)]
+    docs[at] = "x" * 5_000_000
+    run = {"1": {d: float(i) for i, d in enumerate(docs[:1500])}, "2": {d: float(i) for i, d in enumerate(docs[1500:])}}
+    if door == "dict":
+        given, named = run, ("query '1' of the run dict, key 5" if at == 5 else "query '2' of the run dict, key 1490")
+    else:
+        given = [ir_measures.ScoredDoc(q, d, s) for q, ds in run.items() for d, s in ds.items()]
+        named = f"item {at} of the run"
+    tracemalloc.start()
+    try:
+        with pytest.raises(errors.InputFormatError, match=rf"{named}: an id of 5,000,000 characters"):
+            ir_measures.calc_aggregate(ir_rbstar.parse("RBP(p=0.5)"), {"1": {"d1": 1}, "2": {"d2": 1}}, given)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100_000_000, peak
