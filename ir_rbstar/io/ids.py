@@ -225,6 +225,11 @@ def _check_widths(arr: np.ndarray) -> None:
 WIDTH_FLOOR = 64 << 20
 
 
+def width_budget(total: int) -> int:
+    """The most bytes a fixed-width column of ids of ``total`` bytes in all may take: max(64 MiB, 8 x ``total``)."""
+    return max(WIDTH_FLOOR, 8 * total)
+
+
 def check_width_budget(lens: np.ndarray, where: Optional[Callable[[int], str]] = None) -> None:
     """Refuse ids of these lengths when a fixed-width column of them (rows x the longest) would exceed
     max(64 MiB, 8 x their total length), naming the row of the longest (``where(row)``: how to name it;
@@ -232,7 +237,7 @@ def check_width_budget(lens: np.ndarray, where: Optional[Callable[[int], str]] =
     if len(lens) == 0:
         return
     i = int(np.argmax(lens))
-    budget = max(WIDTH_FLOOR, 8 * int(lens.sum()))
+    budget = width_budget(int(lens.sum()))
     if len(lens) * int(lens[i]) > budget:
         at = where(i) if where is not None else f"row {i}"
         raise InputFormatError(f"{at}: an id of {int(lens[i]):,} characters; with {len(lens):,} rows the longest "

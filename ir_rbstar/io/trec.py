@@ -14,7 +14,7 @@ from ..engine import compiled
 from ..errors import DuplicateDocumentError, EmptyInputError, InputFormatError
 from .arrowscan import arrow_columns, str_array
 from .columns import _POW10, _as_float, _check_scores, qrels_from_columns, ranking_from_columns, underscored
-from .ids import QUERY_IDS, _to_str, doc_bytes
+from .ids import QUERY_IDS, _to_str, doc_bytes, width_budget
 from .tables import Qrels, Ranking
 
 if TYPE_CHECKING:                   # (pandas is imported where a DataFrame is made)
@@ -57,16 +57,11 @@ def _read_bytes(path: str, what: str) -> bytes:
     return data
 
 
-#: ids are held in fixed-width (``S``) columns, rows x the longest id: a file may hold ids as long as keep
-#: that within max(_WIDTH_FLOOR, _WIDTH_FACTOR x its size), else InputFormatError (never a memory blow-up)
-_WIDTH_FLOOR = 64 << 20
-_WIDTH_FACTOR = 8
-
-
 def check_token_width(source: str, nbytes: int, rows: int, width: int, line_of) -> None:
     """Refuse a token ``width`` bytes long when ``rows`` x ``width`` exceeds the memory an input of ``nbytes``
-    bytes allows (docs/guide.md, "Bad input"); ``line_of()`` gives the token's line, for the message."""
-    budget = max(_WIDTH_FLOOR, _WIDTH_FACTOR * nbytes)
+    bytes allows (:func:`.ids.width_budget`: ids are held in fixed-width columns, rows x the longest id;
+    docs/guide.md, "Bad input"); ``line_of()`` gives the token's line, for the message."""
+    budget = width_budget(nbytes)
     if rows * width <= budget:
         return
     raise InputFormatError(
@@ -237,7 +232,7 @@ def _compiled_columns(kernels, data: bytes, ncols: int, fields: Tuple[int, ...],
     rows, starts, lens = kernels.scan_columns(buf, ncols, np.array(fields, dtype=np.int64))
     if rows <= 0:
         return None
-    if rows * int(lens[:rows].max()) > _WIDTH_FLOOR:      # one pass; the per-column look only for long tokens
+    if rows * int(lens[:rows].max()) > width_budget(0):   # one pass; the per-column look only for long tokens
         for j in range(len(fields)):
             i = int(np.argmax(lens[:rows, j]))
             check_token_width(source, len(data), rows, int(lens[i, j]), _line_at(data, starts[i, j], first_line))
@@ -273,7 +268,7 @@ def _file_columns(path: str, ncols: int, fields: Tuple[int, ...], what: str, lay
     path = os.fspath(path)
     data = _read_bytes(path, what)
     # regular files (one space or one tab between tokens): pyarrow's reader; the scanners read the others
-    cols = arrow_columns(data, ncols, fields, numeric, max(_WIDTH_FLOOR, _WIDTH_FACTOR * len(data)), query=0)
+    cols = arrow_columns(data, ncols, fields, numeric, width_budget(len(data)), query=0)
     if cols is not None:
         return cols
     kernels = compiled(len(data) // 40)            # about 40 bytes per line of a run

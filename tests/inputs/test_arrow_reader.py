@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ir_rbstar import engine
-from ir_rbstar.io import arrowscan, trec
+from ir_rbstar.io import arrowscan, ids as id_module, trec
 from ir_rbstar.io.ids import QUERY_IDS, _to_str
 from tests.conftest import examples
 from tests.inputs.test_fuzz import corrupt
@@ -137,7 +137,7 @@ def test_regular_files_are_taken_and_the_others_left_to_the_scanners(tmp_path, m
 @pytest.mark.parametrize("column", ["doc_id", "query_id"])
 def test_a_long_id_over_the_budget_is_left_to_the_scanners(tmp_path, monkeypatch, column):
     """The long-id budget (docs/guide.md): the pyarrow reader declines, the scanners name the line."""
-    monkeypatch.setattr(trec, "_WIDTH_FLOOR", 1 << 12)
+    monkeypatch.setattr(id_module, "WIDTH_FLOOR", 1 << 12)
     rows = [f"q1 Q0 d{d} {d + 1} {100 - d} run" for d in range(200)]
     rows[150] = ("q1 Q0 " + "x" * 300 + " 151 1.5 run") if column == "doc_id" else ("x" * 300 + " Q0 d 151 1.5 run")
     path = tmp_path / "long.run"
