@@ -10,7 +10,7 @@ from typing import Any, Callable, Optional, Tuple
 import numpy as np
 
 from ..errors import InputFormatError
-from .ids import QUERY_IDS, WIDTH_FLOOR, CodedIds, check_width_budget
+from .ids import QUERY_IDS, CodedIds, check_width_budget, width_budget
 
 
 def _arrow_query_codes(arr: Any) -> CodedIds:
@@ -80,14 +80,15 @@ def _string_buffers(arr: Any) -> Optional[Tuple[np.ndarray, np.ndarray]]:
 _PAD_BY_ARROW = 1 << 14
 
 
-def _ascii_bytes(arr: Any, copy: bool = True) -> Optional[np.ndarray]:
+def _ascii_bytes(arr: Any, copy: bool = True, where: Optional[Callable[[int], str]] = None) -> Optional[np.ndarray]:
     """A pyarrow (large) string array without nulls as a bytes (``S``) array, read from its offsets and
     data buffers (no Python object per row): ids of one length are the data buffer itself; ids of several
     lengths are scattered into a rows x longest-id table of NULs by one boolean mask, or, from
     :data:`_PAD_BY_ARROW` cells on, padded with NULs by arrow's ``ascii_rpad``. None when some id holds a NUL
     byte (a bytes array would drop trailing ones) or a byte >= 128 (non-ASCII: the general path encodes and
     checks it), or for another array type. ``copy=False``: when every id has the same length, the array is
-    a (writable) view of the arrow data buffer, for an arrow array the caller made and nothing else holds."""
+    a (writable) view of the arrow data buffer, for an arrow array the caller made and nothing else holds.
+    An id too long for the budget of :func:`.ids.check_width_budget` is an error naming it by ``where(row)``."""
     held = _string_buffers(arr)
     if held is None:
         return None
@@ -99,7 +100,7 @@ def _ascii_bytes(arr: Any, copy: bool = True) -> Optional[np.ndarray]:
         lengths = np.subtract(offsets[1:], offsets[:-1], out=np.empty(n, dtype=np.int32), casting="unsafe")
     else:
         lengths = np.diff(offsets).astype(np.int64, copy=False)
-    check_width_budget(lengths)                      # before padding to rows x the longest id
+    check_width_budget(lengths, where)               # before padding to rows x the longest id
     width = max(int(lengths.max()), 1)
     if len(data) == n * width:                       # every id of the same length: the buffer is the array
         return (data.copy() if copy or not data.flags.writeable else data).view(f"S{width}")
@@ -141,7 +142,7 @@ def _id_column(make_items, n: int, where: Optional[Callable[[int], str]] = None)
         first = list(map(len, islice(objects if objects is not None else make_items(), 1000)))
         width = max(first, default=0) + 1                             # one byte to spare
         # (the budget with the ids' total estimated from the first ones: measured exactly only past it)
-        if n * width > max(WIDTH_FLOOR, 8 * sum(first) * n // max(len(first), 1)):
+        if n * width > width_budget(sum(first) * n // max(len(first), 1)):
             width = _budgeted_width(make_items, objects, n, where) + 1
         if objects is not None:
             ids = objects.astype(f"S{width}")                         # numpy encodes str as ASCII

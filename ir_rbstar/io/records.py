@@ -72,7 +72,7 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
             if blocks is not None:
                 fast = dictscan.record_columns(blocks[0], at, grades=False)
                 if fast is None and _arrow_wanted(len(blocks[0])):
-                    fast = _arrow_kept(*blocks, at)
+                    fast = _arrow_kept(*blocks, at, _item_names(whole, blocks[0], source, what))
                 if fast is not None:
                     return fast
                 items = blocks[0]           # the rows kept, as the per-row filter keeps them
@@ -92,7 +92,7 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
     if blocks is None:
         fast = dictscan.record_columns(items, at, grades=what != "run")
         if fast is None and what == "run" and _arrow_wanted(len(items)):
-            fast = _arrow_records(items, at)
+            fast = _arrow_records(items, at, _item_names(whole, items, source, what))
     if fast is not None:
         return fast if queries is None else _rows_of_queries(fast, queries)
     n, width = len(items), len(items[0])
@@ -134,16 +134,23 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
     else:
         values = np.ascontiguousarray(values)
     docs = table[:, at[1]]
-
-    def where(row: int) -> str:
-        item = items[row if kept is None else int(kept[row])]
-        place = row if items is whole and kept is None else next(i for i, x in enumerate(whole) if x is item)
-        return f"{source}: item {place} of the {what}"
-    doc_ids = _id_column(docs, n, where)
+    doc_ids = _id_column(docs, n, _item_names(whole, items, source, what, kept))
     row = first_missing_id(doc_ids, docs)
     if row is not None:
         check(docs[row:row + 1], np.array([row if kept is None else kept[row]]), 1)
     return query_column, doc_ids, values
+
+
+def _item_names(whole: Sequence, items: Sequence, source: str, what: str,
+                kept: Optional[np.ndarray] = None) -> Callable[[int], str]:
+    """``where(row)`` for the id columns' budget (:func:`.idcolumns._id_column`, :func:`.idcolumns._ascii_bytes`):
+    row ``row`` of a column read from ``items`` (some of ``whole``, the items given; ``kept``: the rows of
+    ``items`` the column holds, when not all) named by its item's place in ``whole``."""
+    def where(row: int) -> str:
+        item = items[row if kept is None else int(kept[row])]
+        place = row if items is whole and kept is None else next(i for i, x in enumerate(whole) if x is item)
+        return f"{source}: item {place} of the {what}"
+    return where
 
 
 def _no_missing(values: np.ndarray, rows: np.ndarray, qids: np.ndarray, whole: Sequence, items: Sequence,
@@ -188,11 +195,12 @@ def _judged_blocks(items: Sequence, qid: Callable,
     return kept, heads, lengths
 
 
-def _arrow_kept(kept: list, heads: List[str], lengths: List[int],
-                at: List[int]) -> Optional[Tuple[CodedIds, np.ndarray, np.ndarray]]:
+def _arrow_kept(kept: list, heads: List[str], lengths: List[int], at: List[int],
+                where: Optional[Callable[[int], str]] = None) -> Optional[Tuple[CodedIds, np.ndarray, np.ndarray]]:
     """:func:`_arrow_records`' columns for the items :func:`_judged_blocks` kept: the query ids from the
     blocks' first ids (each block's ids equal it), document ids and scores each read by pyarrow's
-    converter (with the types the struct of :func:`_arrow_records` gives them). None as there."""
+    converter (with the types the struct of :func:`_arrow_records` gives them). None as there; ``where`` as
+    there."""
     if not kept:
         return None                     # the general path's empty columns
     try:
@@ -205,17 +213,20 @@ def _arrow_kept(kept: list, heads: List[str], lengths: List[int],
     except (pa.lib.ArrowException, TypeError, ValueError, OverflowError):
         return None
     return _checked_columns(
-        lambda: CodedIds(np.repeat(QUERY_IDS.encode(heads), np.asarray(lengths, dtype=np.int64))), docs, scores)
+        lambda: CodedIds(np.repeat(QUERY_IDS.encode(heads), np.asarray(lengths, dtype=np.int64))), docs, scores,
+        where)
 
 
-def _arrow_records(items: Sequence, at: List[int]) -> Optional[Tuple[CodedIds, np.ndarray, np.ndarray]]:
+def _arrow_records(items: Sequence, at: List[int],
+                   where: Optional[Callable[[int], str]] = None) -> Optional[Tuple[CodedIds, np.ndarray, np.ndarray]]:
     """The columns of a run given as a list of 3-field tuples of one type (fields ``at``: query id, doc
     id, score), read by pyarrow's converter in one C pass that touches each tuple and field once and
     makes no Python object per row (about 0.35 s less than :func:`_columns_from_records`' copy and casts
     on 7M namedtuples): query ids interned per block, ASCII document ids as bytes, scores as float64.
     The same columns as the general path gives, or None (pyarrow missing, a field that is not text or a
     number, a missing value, a document id that is not ASCII or holds a NUL byte): then the general path
-    reads the items and names what is wrong."""
+    reads the items and names what is wrong. A document id too long for the id columns' budget is an error
+    naming its item by ``where(row)`` (default "row N")."""
     if len(items[0]) != 3:
         return None
     try:
@@ -233,11 +244,11 @@ def _arrow_records(items: Sequence, at: List[int]) -> Optional[Tuple[CodedIds, n
     qids, docs, scores = (arr.field(i) for i in at)
     if arr.null_count or qids.null_count:
         return None                                    # None somewhere: the general path says what it is
-    return _checked_columns(lambda: _arrow_query_codes(qids), docs, scores)
+    return _checked_columns(lambda: _arrow_query_codes(qids), docs, scores, where)
 
 
-def _checked_columns(codes: Callable[[], CodedIds], docs: Any,
-                     scores: Any) -> Optional[Tuple[CodedIds, np.ndarray, np.ndarray]]:
+def _checked_columns(codes: Callable[[], CodedIds], docs: Any, scores: Any,
+                     where: Optional[Callable[[int], str]] = None) -> Optional[Tuple[CodedIds, np.ndarray, np.ndarray]]:
     """The columns from pyarrow's document id and score arrays (the query codes made by ``codes()``), or
     None where the general path must read the items (a missing value, a document id that is not ASCII or
     holds a NUL byte): it names what is wrong. The arrays are this module's own: their buffers are taken as
@@ -245,7 +256,7 @@ def _checked_columns(codes: Callable[[], CodedIds], docs: Any,
     ranking_from_columns(fresh=True))."""
     if docs.null_count or scores.null_count:
         return None
-    dbytes = _ascii_bytes(docs, copy=False)
+    dbytes = _ascii_bytes(docs, copy=False, where=where)
     return None if dbytes is None else (codes(), dbytes, _own_floats(scores))
 
 
