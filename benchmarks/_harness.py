@@ -702,13 +702,10 @@ def dist_version(dist: str) -> str:
 
 
 def compiled_reader() -> str:
-    """Whether ir_rbstar's optional C extension is importable here (ir_rbstar/io/dictscan.py): it reads dicts and
+    """Whether ir_rbstar's optional C extension is there (ir_rbstar/io/dictscan.py): it reads dicts and
     namedtuples, so the tuples and dict rows of bench_native depend on it."""
-    try:
-        import _ir_rbstar_dicts  # noqa: F401
-    except ImportError:
-        return "no"
-    return "yes"
+    from ir_rbstar.io import dictscan
+    return "yes" if dictscan.available() else "no"
 
 
 def machine_info() -> str:
