@@ -22,7 +22,7 @@ try:
 except ImportError:                 # not built (no C compiler at install time) or a source checkout
     _compiled = None
 
-__all__ = ["available", "dict_columns", "record_columns", "same_lists"]
+__all__ = ["available", "dict_columns", "probe", "record_columns", "same_lists"]
 
 
 def available() -> bool:
@@ -73,3 +73,16 @@ def same_lists(obj: dict, queries: list, doc_lists: list, value_lists: list) -> 
         return None
     result: Any = _compiled.same(obj, queries, doc_lists, value_lists)
     return result
+
+
+def probe(local: np.ndarray, levels: list, hashes: np.ndarray, qcodes: np.ndarray, dhash: np.ndarray
+          ) -> Optional[np.ndarray]:
+    """The row of each (query code, document hash) pair in a :class:`.docindex.DocIndex`'s levels, -1 where there
+    is none, looked up one pair at a time in C (the index's own loop makes some fifty numpy calls whatever the
+    number of pairs); None when the compiled module is not installed. ``qcodes`` and ``dhash``: int64 arrays."""
+    if _compiled is None:
+        return None
+    out = np.empty(len(qcodes), dtype=np.int64)
+    _compiled.probe(local, tuple(levels), hashes, np.ascontiguousarray(qcodes, dtype=np.int64),
+                    np.ascontiguousarray(dhash).view(np.int64), out)
+    return out

@@ -275,3 +275,63 @@ def test_the_compiled_reader_takes_plain_namedtuples_and_declines_the_rest():
         assert dictscan.record_columns(odd, [0, 1, 2], grades=False) is None
     assert dictscan.record_columns([ir_measures.Qrel("q", "d", True, "0")], [0, 1, 2], grades=True) is None
     assert dictscan.record_columns([ir_measures.Qrel("q", "d", 1 << 64, "0")], [0, 1, 2], grades=True) is None
+
+
+# -- the compiled probe of the hash index (dictscan.probe, used by DocIndex.lookup) --
+
+def _numpy_lookup(index, q, h):
+    index.compiled_lookup = False
+    try:
+        return index.lookup(q, h)
+    finally:
+        index.compiled_lookup = True
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_probe_finds_what_the_numpy_loop_finds(seed):
+    # thousands of pairs, a third of them with clumped hashes (the same low bits: several levels), probed with
+    # the stored pairs, absent documents, absent and negative query codes, and queries beyond the index's
+    from ir_rbstar.io.docindex import DocIndex
+    rng = np.random.default_rng(seed)
+    n = 6000
+    q = rng.integers(0, 50, n)
+    h = rng.integers(0, 2 ** 63, n, dtype=np.uint64) * np.uint64(2) + rng.integers(0, 2, n).astype(np.uint64)
+    clumped = rng.random(n) < 0.3
+    h[clumped] = (rng.integers(0, 200, int(clumped.sum())).astype(np.uint64) << np.uint64(40)) | np.uint64(5)
+    index = DocIndex(q, h)
+    assert len(index._levels) >= 3                      # the overflow levels are exercised
+    pq = np.concatenate([q, rng.integers(-3, 60, 3000), q[:500]])
+    ph = np.concatenate([h, rng.integers(0, 2 ** 63, 3000, dtype=np.uint64), h[:500] ^ np.uint64(1 << 50)])
+    got = index.lookup(pq, ph)
+    expected = _numpy_lookup(index, pq, ph)
+    np.testing.assert_array_equal(got, expected)
+    hit = got >= 0
+    assert hit[:n].all() and (q[got[:n]] == q).all() and (h[got[:n]] == h).all()
+
+
+def test_probe_reads_tables_of_eight_byte_rows():
+    # an index of 2**31 rows or more stores its rows as int64: the probe reads either width
+    from ir_rbstar.io.docindex import DocIndex
+    rng = np.random.default_rng(7)
+    q, h = rng.integers(0, 5, 500), rng.integers(0, 2 ** 63, 500).astype(np.uint64)
+    index = DocIndex(q, h)
+    wide = [(mask, base, table.astype(np.int64)) for mask, base, table in index._levels]
+    assert index._levels[0][2].dtype == np.int32
+    np.testing.assert_array_equal(dictscan.probe(index._local, wide, index._hash, q, h), np.arange(500))
+
+
+def test_probe_refuses_a_broken_index():
+    from ir_rbstar.io.docindex import DocIndex
+    q, h = np.arange(4), np.arange(4, dtype=np.uint64)
+    index = DocIndex(q, h)
+    mask, base, table = index._levels[0]
+    with pytest.raises(ValueError, match="outside its table"):
+        dictscan.probe(index._local, [(mask, base + 10 ** 6, table)], index._hash, q, h)
+    with pytest.raises(ValueError, match="outside its table"):
+        dictscan.probe(index._local, [(mask, base, np.full_like(table, 99))], index._hash, q, h)
+    with pytest.raises(ValueError, match="8-byte integers"):
+        dictscan.probe(index._local.astype(np.int32), index._levels, index._hash, q, h)
+    with pytest.raises(ValueError, match="mask, base, table"):
+        dictscan.probe(index._local, [(mask, base)], index._hash, q, h)
+    with pytest.raises(ValueError, match="one cell per query"):
+        dictscan.probe(index._local, [(mask, base, table), (mask[:1], base[:1], table)], index._hash, q, h)

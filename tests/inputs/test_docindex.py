@@ -31,7 +31,13 @@ def pairs(draw, max_rows=60):
 # the hash index, and the sorted index that large runs use (with its usual key prefixes, and with
 # prefixes of 4 and 1 bits, so that most rows share a prefix with another and are told apart exactly)
 # and the small qrels' index: lookups in its sorted keys, in its hash index, or either by size
-BUILDERS = {"DocIndex": rio.DocIndex, "SortedIndex": SortedIndex,
+def _numpy_lookups(index):
+    index.compiled_lookup = False
+    return index
+
+
+BUILDERS = {"DocIndex": rio.DocIndex, "DocIndex, numpy lookups": lambda q, h: _numpy_lookups(rio.DocIndex(q, h)),
+            "SortedIndex": SortedIndex,
             "SortedIndex, 4-bit prefixes": lambda q, h: SortedIndex(q, h, row_bits=60),
             "SortedIndex, 1-bit prefixes": lambda q, h: SortedIndex(q, h, row_bits=63),
             "JudgmentIndex": JudgmentIndex,
