@@ -38,6 +38,15 @@
  *     the index was built. The numpy loop it replaces makes some fifty array calls a lookup whatever the size:
  *     on runs of 100 documents a query, a fifth of a call of RBP. Raises ValueError for buffers of the wrong
  *     item size or length, or a slot or row outside its table (a broken index).
+ *
+ * tie_order(same, order, ids, width) -> (rows, ranked)
+ *     Score ties broken by document id, descending, as ir_rbstar/io/tiebreak.py's numpy code breaks them: `same`
+ *     (n - 1 bytes, 0 or 1) says which ranked row ties with the row before; `order` (int64, n) is each ranked row's
+ *     input row, or None when they are the same; `ids` holds each input row's id as `width` NUL-padded bytes. Gives
+ *     `rows`, the ranked positions of every tied row (int64, in a bytearray), and `ranked`, the input row each of
+ *     them holds once each group of tied rows is in descending order of id (memcmp of the padded bytes: a prefix
+ *     sorts after the longer id), equal ids keeping their order. A group already descending is left as it is, one
+ *     ascending reversed, any other sorted (a merge sort: stable, n log n however large the group).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -508,10 +517,136 @@ free_local:
     return result;
 }
 
+/* ids of rows a and b (input rows) compared as padded bytes */
+static int
+id_cmp(const char *ids, Py_ssize_t width, int64_t a, int64_t b)
+{
+    return memcmp(ids + a * width, ids + b * width, (size_t)width);
+}
+
+/* a stable merge sort of v[0..n) (input rows) by id descending, tmp of n cells */
+static void
+sort_desc(int64_t *v, int64_t *tmp, Py_ssize_t n, const char *ids, Py_ssize_t width)
+{
+    if (n < 2)
+        return;
+    if (n <= 16) {                              /* insertion sort: stable, few moves on small groups */
+        for (Py_ssize_t i = 1; i < n; i++) {
+            int64_t x = v[i];
+            Py_ssize_t j = i;
+            while (j > 0 && id_cmp(ids, width, v[j - 1], x) < 0) {
+                v[j] = v[j - 1];
+                j--;
+            }
+            v[j] = x;
+        }
+        return;
+    }
+    Py_ssize_t h = n / 2, i = 0, j = h, k = 0;
+    sort_desc(v, tmp, h, ids, width);
+    sort_desc(v + h, tmp, n - h, ids, width);
+    while (i < h && j < n)                      /* the left one first when equal: stable */
+        tmp[k++] = id_cmp(ids, width, v[i], v[j]) >= 0 ? v[i++] : v[j++];
+    while (i < h)
+        tmp[k++] = v[i++];
+    while (j < n)
+        tmp[k++] = v[j++];
+    memcpy(v, tmp, (size_t)n * sizeof(int64_t));
+}
+
+static PyObject *
+tie_order(PyObject *self, PyObject *args)
+{
+    PyObject *same_o, *order_o, *ids_o, *result = NULL, *rows_b = NULL, *ranked_b = NULL;
+    Py_ssize_t width, i;
+    Py_buffer same, order = {0}, ids;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOn", &same_o, &order_o, &ids_o, &width))
+        return NULL;
+    if (width < 1) {
+        PyErr_SetString(PyExc_ValueError, "tie_order: width must be at least 1");
+        return NULL;
+    }
+    if (!get_items(same_o, &same, 1, 0, "same"))
+        return NULL;
+    if (PyObject_GetBuffer(ids_o, &ids, PyBUF_C_CONTIGUOUS) < 0)
+        goto free_same;
+    Py_ssize_t n = same.len + 1;
+    if (ids.len != n * width) {
+        PyErr_SetString(PyExc_ValueError, "tie_order: ids must hold one id of width bytes per row");
+        goto free_ids;
+    }
+    if (order_o != Py_None) {
+        if (!get_items(order_o, &order, 8, 0, "order"))
+            goto free_ids;
+        if (order.len != 8 * n) {
+            PyErr_SetString(PyExc_ValueError, "tie_order: order must have one cell per row");
+            goto free_order;
+        }
+    }
+    const char *tie = same.buf, *idb = ids.buf;
+    const int64_t *ord = order_o != Py_None ? order.buf : NULL;
+    Py_ssize_t tied = 0;
+    for (i = 0; i < n; i++)
+        tied += (i > 0 && tie[i - 1]) || (i < n - 1 && tie[i]);
+    rows_b = PyByteArray_FromStringAndSize(NULL, tied * 8);
+    ranked_b = PyByteArray_FromStringAndSize(NULL, tied * 8);
+    int64_t *tmp = PyMem_Malloc((size_t)(tied ? tied : 1) * sizeof(int64_t));
+    if (!rows_b || !ranked_b || !tmp) {
+        PyMem_Free(tmp);
+        if (rows_b && ranked_b)
+            PyErr_NoMemory();
+        goto free_order;
+    }
+    int64_t *rows = (int64_t *)PyByteArray_AS_STRING(rows_b), *ranked = (int64_t *)PyByteArray_AS_STRING(ranked_b);
+    for (i = 0; i < n; i++) {
+        if (!((i > 0 && tie[i - 1]) || (i < n - 1 && tie[i])))
+            continue;
+        *rows++ = i;
+        *ranked++ = ord ? ord[i] : i;
+    }
+    rows -= tied;
+    ranked -= tied;
+    for (Py_ssize_t s = 0; s < tied;) {            /* each group [s, e) of tied rows */
+        Py_ssize_t e = s + 1;
+        while (e < tied && rows[e] == rows[e - 1] + 1 && tie[rows[e] - 1])
+            e++;
+        int up = 1, down = 1;
+        for (i = s + 1; i < e && (up || down); i++) {
+            int c = id_cmp(idb, width, ranked[i - 1], ranked[i]);
+            up &= c < 0;
+            down &= c > 0;
+        }
+        if (up) {
+            for (Py_ssize_t a = s, b = e - 1; a < b; a++, b--) {
+                int64_t t = ranked[a];
+                ranked[a] = ranked[b];
+                ranked[b] = t;
+            }
+        }
+        else if (!down)
+            sort_desc(ranked + s, tmp, e - s, idb, width);
+        s = e;
+    }
+    PyMem_Free(tmp);
+    result = PyTuple_Pack(2, rows_b, ranked_b);
+free_order:
+    Py_XDECREF(rows_b);
+    Py_XDECREF(ranked_b);
+    if (order_o != Py_None && order.obj)
+        PyBuffer_Release(&order);
+free_ids:
+    PyBuffer_Release(&ids);
+free_same:
+    PyBuffer_Release(&same);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"columns", columns, METH_VARARGS, "A dict of dicts' document ids and values as two buffers, or None."},
     {"records", records, METH_VARARGS, "A list of tuples' query blocks, document ids and values, or None."},
     {"same", same, METH_VARARGS, "Whether a dict of dicts holds the kept lists, or None when undecided."},
+    {"tie_order", tie_order, METH_VARARGS, "Tied rows put in descending order of document id."},
     {"probe", probe, METH_VARARGS, "The rows of (query code, document hash) pairs in a DocIndex's levels."},
     {NULL, NULL, 0, NULL},
 };

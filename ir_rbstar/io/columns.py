@@ -9,7 +9,8 @@ import numpy as np
 from ..engine import compiled
 from ..errors import DuplicateDocumentError, InputFormatError, RbstarError
 from . import querytable
-from .docindex import MovedIndex, Moves, SortedIndex, clashes_by_sort, input_rows, judgment_index
+from .docindex import (MovedIndex, Moves, SortedIndex, clashes_by_sort, hashes_are_ids, input_rows,
+                       judgment_index)
 from .ids import QUERY_IDS, CodedIds, _raw, _show, _to_str, check_utf8, doc_bytes, hash_ids
 from .tables import Qrels, Ranking, _block_firsts, _build_ranking, _query_codes, first_seen
 
@@ -142,13 +143,16 @@ _PARALLEL_ROWS = 1_000_000
 
 def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: Optional[np.ndarray] = None,
                          loaded_only: bool = True, fresh: bool = False, fresh_ids: bool = False,
-                         fresh_scores: bool = False) -> Ranking:
+                         fresh_scores: bool = False, distinct_short: bool = False) -> Ranking:
     """A :class:`Ranking` from columns (query ids or :class:`CodedIds`, document ids, scores), validated.
 
     ``fresh``: the document ids and scores are new arrays made for this call by the caller (a conversion),
     which nothing else holds, so the sort may move their rows in place; ``fresh_ids``: the document ids
     only (a DataFrame's converted id column); ``fresh_scores``: the scores only. Ids that
-    :func:`~ir_rbstar.io.ids.doc_bytes` encodes here are new arrays too."""
+    :func:`~ir_rbstar.io.ids.doc_bytes` encodes here are new arrays too. ``distinct_short``: the caller knows
+    that no query holds a document id twice (a dict's ``str`` keys, one dict a query) and that every query has
+    fewer than :data:`.querytable.KEEP_WIDTH` rows (no table to keep): the duplicate check is then skipped where
+    the hashes are the ids themselves (:func:`.docindex.hashes_are_ids`; a longer id may share its hash)."""
     given = dids
     dbytes = doc_bytes(dids if isinstance(dids, np.ndarray) else np.asarray(dids, dtype=object))
     fresh_ids = fresh or fresh_ids or dbytes is not given
@@ -165,7 +169,9 @@ def ranking_from_columns(qids, dids, scores, source: str, line_of=None, dhash: O
             # duplicates by one sort of each query's rows (a table kept for the joins when the queries are
             # long); the hash index is built on first use (references of the RBO family and runs joined
             # from their rows' side or by the kept tables never need it)
-            clashes, table = clashes_by_sort(qc, dh, layout)
+            # (a tenth of a call of RBP from a dict of 100 documents a query, which cannot hold a duplicate)
+            skip = distinct_short and hashes_are_ids(dbytes)
+            clashes, table = (None, None) if skip else clashes_by_sort(qc, dh, layout)
             _check_duplicates(clashes, qc, dbytes, "run", source, line_of)
             ranking, order = _build_ranking(qc, dbytes, dh, scores, source, with_order=True, inplace=own)
             if table is not None:                # each query's sorted keys, for the run-reference join

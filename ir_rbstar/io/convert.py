@@ -18,6 +18,7 @@ from .columns import qrels_from_columns, ranking_from_columns
 from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column, first_missing, first_missing_id
 from .records import _materialised, columns_from_tuples
 from .ids import QUERY_IDS, CodedIds, _show, query_text
+from .querytable import KEEP_WIDTH
 from .tables import Qrels, Ranking
 from .trec import read_trec_qrels, read_trec_run
 
@@ -258,11 +259,12 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
             if done is None:
                 copy = qcache.snapshot_dict(obj)         # taken first, and converted: nothing can change it
                 done = kind.from_columns(*_columns_from_dict(obj if copy is None else copy, src, kind.name,
-                                                             kind.fields[2]), src)
+                                                             kind.fields[2])[:3], src)
                 if copy is not None:
                     qcache.keep_dict(copy, src, done)
             return done
-        return kind.from_columns(*_columns_from_dict(obj, src, kind.name, kind.fields[2]), src, **kind.fresh)
+        codes, docs, values, distinct = _columns_from_dict(obj, src, kind.name, kind.fields[2])
+        return kind.from_columns(codes, docs, values, src, distinct_short=distinct, **kind.fresh)
     if hasattr(obj, "__iter__"):
         path = _reader_file(obj, kind.reader)
         if path is not None:
@@ -316,18 +318,20 @@ def _reader_file(items: Any, reader: str) -> Optional[str]:
 
 
 def _columns_from_dict(obj: "dict | qcache.FlatDict", source: str, what: str,
-                       value_name: str) -> Tuple[CodedIds, np.ndarray, np.ndarray]:
-    """(CodedIds, doc ids, values) from a dict of dicts (or its flat copy, :class:`.qcache.FlatDict`): one
-    pass in C over the keys and values, the query ids interned once per query (no per-row Python). A
+                       value_name: str) -> Tuple[CodedIds, np.ndarray, np.ndarray, bool]:
+    """(CodedIds, doc ids, values, distinct) from a dict of dicts (or its flat copy, :class:`.qcache.FlatDict`):
+    one pass in C over the keys and values, the query ids interned once per query (no per-row Python). A
     missing query or document id is an error naming the query and the key (:func:`_no_missing_keys`,
-    :func:`_no_missing_docs`)."""
+    :func:`_no_missing_docs`). ``distinct``: the compiled reader read every id (each an exact ``str`` key of
+    one dict, so no query holds an id twice) and no query has as many rows as a conversion keeps a table for
+    (:data:`.querytable.KEEP_WIDTH`): :func:`.columns.ranking_from_columns` may then skip its duplicate check."""
     if isinstance(obj, qcache.FlatDict):            # a copy of a dict of dicts (checked when it was made)
         lens = np.array(obj.lengths, dtype=np.int64)
         n = int(lens.sum())
         codes = np.repeat(_key_codes(obj.queries, source, what), lens)
         docs = _id_column(obj.docs, n, _dict_key(lens, obj.queries, source, what))
         _no_missing_docs(docs, obj.docs, lens, obj.queries, source, what)
-        return CodedIds(codes), docs, _listed_values(obj.values(), n, what)
+        return CodedIds(codes), docs, _listed_values(obj.values(), n, what), False
     for qid, docs in obj.items():
         if not isinstance(docs, dict):
             raise InputFormatError(f"{source}: {what}[{qid!r}] must be a dict of doc_id -> {value_name}")
@@ -335,10 +339,13 @@ def _columns_from_dict(obj: "dict | qcache.FlatDict", source: str, what: str,
     # qrels' check does, was measured 5% faster on 860 rows but 6% slower on 5,400 and 17% on 43,000)
     lens = np.fromiter(map(len, obj.values()), dtype=np.int64, count=len(obj))
     n = int(lens.sum())
-    codes = np.repeat(_key_codes(obj.keys(), source, what), lens)
+    keys = _key_codes(obj.keys(), source, what)
+    codes = np.repeat(keys, lens)
     fast = dictscan.dict_columns(obj, n, grades=what != "run")
     if fast is not None:                            # plain str ids (none missing) and float scores / int grades
-        return CodedIds(codes), fast[0], fast[1]
+        # (two keys of the outer dict may be one query, 1 and '1': then a query's ids come from two dicts)
+        distinct = int(lens.max(initial=0)) < KEEP_WIDTH and len(set(keys.tolist())) == len(keys)
+        return CodedIds(codes), fast[0], fast[1], distinct
     inner = obj.values()
 
     def doc_ids():
@@ -346,7 +353,7 @@ def _columns_from_dict(obj: "dict | qcache.FlatDict", source: str, what: str,
     docs = _id_column(doc_ids, n, _dict_key(lens, obj, source, what))
     _no_missing_docs(docs, doc_ids, lens, obj, source, what)
     values = _values(lambda: chain.from_iterable(map(dict.values, obj.values())), n, what)
-    return CodedIds(codes), docs, values
+    return CodedIds(codes), docs, values, False
 
 
 def _key_codes(keys, source: str, what: str) -> np.ndarray:

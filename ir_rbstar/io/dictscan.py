@@ -22,7 +22,7 @@ try:
 except ImportError:                 # not built (no C compiler at install time) or a source checkout
     _compiled = None
 
-__all__ = ["available", "dict_columns", "probe", "record_columns", "same_lists"]
+__all__ = ["available", "dict_columns", "probe", "record_columns", "same_lists", "tie_order"]
 
 
 def available() -> bool:
@@ -86,3 +86,18 @@ def probe(local: np.ndarray, levels: list, hashes: np.ndarray, qcodes: np.ndarra
     _compiled.probe(local, tuple(levels), hashes, np.ascontiguousarray(qcodes, dtype=np.int64),
                     np.ascontiguousarray(dhash).view(np.int64), out)
     return out
+
+
+def tie_order(same: np.ndarray, order: Optional[np.ndarray], dbytes: np.ndarray
+              ) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """(the ranked positions of every tied row, the input row each holds once ties are broken by document id,
+    descending) as :func:`.tiebreak.break_ties_by_docid` breaks them, in C (its numpy steps number some forty
+    whatever the number of tied rows); None when the compiled module is not installed. ``same``: whether each
+    ranked row but the first ties with the row before; ``order``: each ranked row's input row (None: the same);
+    ``dbytes``: the input rows' ids (``S``)."""
+    if _compiled is None or dbytes.dtype.kind != "S" or dbytes.dtype.itemsize < 1:
+        return None
+    ranked_of = None if order is None else np.ascontiguousarray(order, dtype=np.int64)
+    rows, ranked = _compiled.tie_order(np.ascontiguousarray(same, dtype=bool).view(np.uint8), ranked_of,
+                                       np.ascontiguousarray(dbytes), dbytes.dtype.itemsize)
+    return np.frombuffer(rows, dtype=np.int64), np.frombuffer(ranked, dtype=np.int64)

@@ -29,7 +29,9 @@ def python_columns(obj, what):
     """The columns the Python path makes (the extension switched off for the call)."""
     kept, dictscan._compiled = dictscan._compiled, None
     try:
-        return convert._columns_from_dict(obj, "test", what, "score" if what == "run" else "grade")
+        *columns, distinct = convert._columns_from_dict(obj, "test", what, "score" if what == "run" else "grade")
+        assert distinct is False                # (said only of ids the compiled reader read)
+        return columns
     finally:
         dictscan._compiled = kept
 
@@ -67,7 +69,8 @@ def test_run_columns_equal_the_python_path(obj):
     _same_arrays(got[0], docs)
     _same_arrays(got[1], values)
     # and through the converter itself (the compiled reader on)
-    codes2, docs2, values2 = convert._columns_from_dict(obj, "test", "run", "score")
+    codes2, docs2, values2, distinct = convert._columns_from_dict(obj, "test", "run", "score")
+    assert distinct == (len(set(obj)) == len(obj) and max(map(len, obj.values())) < 256)
     assert codes2.codes.tolist() == codes.codes.tolist()
     _same_arrays(docs2, docs)
     _same_arrays(values2, values)
@@ -335,3 +338,13 @@ def test_probe_refuses_a_broken_index():
         dictscan.probe(index._local, [(mask, base)], index._hash, q, h)
     with pytest.raises(ValueError, match="one cell per query"):
         dictscan.probe(index._local, [(mask, base, table), (mask[:1], base[:1], table)], index._hash, q, h)
+
+
+def test_a_query_given_twice_by_its_keys_still_gets_the_duplicate_check():
+    # the compiled reader's ids are one dict's distinct str keys, and the duplicate check is skipped for them;
+    # 1 and '1' are one query, though, whose ids then come from two dicts
+    from ir_rbstar.errors import DuplicateDocumentError
+    with pytest.raises(DuplicateDocumentError, match="d7"):
+        to_ranking({1: {"d7": 1.0, "d8": 0.5}, "1": {"d7": 2.0}})
+    ranking = to_ranking({1: {"d7": 1.0, "d8": 0.5}, "2": {"d7": 2.0}})
+    assert ranking.dbytes.tolist() == [b"d7", b"d8", b"d7"]

@@ -1,14 +1,30 @@
 """Score ties broken by document id, descending (ir_rbstar/io/tiebreak.py), against Python's own sort of
 each tie group: groups whose ids ascend (as NIST's runs list them), descend, or come in no order, ids
 across the 8-byte word boundaries and prefixes of one another, an id twice (kept in its order), with and
-without a sorting permutation."""
+without a sorting permutation. Each case is run both ways: in C where the extension is built
+(ir_rbstar/io/dictscan.py's tie_order) and by the numpy steps."""
 import numpy as np
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 from tests.conftest import examples
 
+from ir_rbstar.io import dictscan, tiebreak
 from ir_rbstar.io.docindex import Moves
-from ir_rbstar.io.tiebreak import break_ties_by_docid
+
+
+def break_ties_by_docid(order, same, dbytes):
+    """The tie-break by the numpy steps and, where the extension is built, in C: the same permutation."""
+    tiebreak.COMPILED = False
+    try:
+        by_numpy = tiebreak.break_ties_by_docid(order, same, dbytes)
+    finally:
+        tiebreak.COMPILED = True
+    if dictscan.available():
+        in_c = tiebreak.break_ties_by_docid(order, same, dbytes)
+        assert type(in_c) is type(by_numpy)
+        n = len(same) + 1
+        assert as_permutation(in_c, n, order).tolist() == as_permutation(by_numpy, n, order).tolist()
+    return by_numpy
 
 SETTINGS = settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # ids sharing long prefixes, of lengths on both sides of 8 and 16 bytes (the words compared)
@@ -100,7 +116,18 @@ def test_many_groups_need_an_eight_byte_group_number(monkeypatch):
     ids = np.array([b"b", b"a", b"cc", b"c", b"a", b"b"])     # two groups in no order: both sorted
     same = np.array([True, True, False, True, True])
     want = expected(ids, same, None).tolist()
-    from ir_rbstar.io import tiebreak
     real = tiebreak._sort_groups
     monkeypatch.setattr(tiebreak, "_sort_groups", lambda i, g: real(i, g * 2 ** 33))
     assert as_permutation(break_ties_by_docid(None, same, ids), len(ids), None).tolist() == want
+
+
+def test_large_groups_in_no_order():
+    # groups of thousands of rows (the C path's merge sort), ids twice among them, and prefixes
+    rng = np.random.default_rng(11)
+    n = 6_000
+    ids = np.array([f"doc{rng.integers(0, 3_000)}"[:rng.integers(3, 8)].encode() for _ in range(n)])
+    same = np.ones(n - 1, dtype=bool)
+    same[[1_000, 1_001, 4_500]] = False
+    for order in (None, rng.permutation(n)):
+        got = as_permutation(break_ties_by_docid(order, same, ids), n, order)
+        assert got.tolist() == expected(ids, same, order).tolist()
