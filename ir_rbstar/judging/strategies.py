@@ -78,6 +78,8 @@ R. Sitaraman. Minimal test collections for retrieval evaluation. SIGIR 2006, doi
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
@@ -315,7 +317,7 @@ def _rbp_pool_scores(pool: Pool, how: str) -> np.ndarray:
 
 def _position_in_query(pool: Pool, score: np.ndarray) -> np.ndarray:
     """0-based place of each candidate within its query when sorted by score descending."""
-    order = np.lexsort((np.arange(pool.n_candidates), -score, pool.cand_query))
+    order = np.lexsort((np.arange(pool.n_candidates), -steady(score), pool.cand_query))
     place = np.empty(pool.n_candidates, dtype=np.int64)
     q = pool.cand_query[order]
     start = np.r_[0, np.flatnonzero(q[1:] != q[:-1]) + 1]
@@ -351,6 +353,22 @@ def _runs_ranking(pool: Pool) -> np.ndarray:
     return pool.kept("runs-ranking", lambda: (pool.rank > 0).sum(axis=0))
 
 
+def steady(x: np.ndarray) -> np.ndarray:
+    """``x`` rounded to a multiple of 2**-32 of the power of two at or below its largest finite magnitude (other
+    values as they are): values equal but for the last bits of their floating-point sums and powers, whose
+    order numpy's vector code takes by the processor (SIMD width), compare equal, so that the ties between them
+    fall to the next keys alike on every machine, and a seeded selection is the same everywhere. Priorities
+    closer than that (about 2e-10 of the largest) count as tied."""
+    finite = np.isfinite(x)
+    if not finite.any():
+        return x
+    top = float(np.max(np.abs(x[finite])))
+    if top == 0.0:
+        return x
+    step = 2.0 ** (math.floor(math.log2(top)) - 32)        # a power of two: the scaling is exact
+    return np.where(finite, np.round(x / step) * step, x)
+
+
 def _top(pool: Pool, prio: np.ndarray, eligible: np.ndarray, k: int, per_query: Optional[np.ndarray],
          later: Optional[np.ndarray] = None) -> np.ndarray:
     """The k eligible candidates of highest priority (ties: more total weight; then, given ``later`` (the goals
@@ -358,12 +376,13 @@ def _top(pool: Pool, prio: np.ndarray, eligible: np.ndarray, k: int, per_query: 
     ``later``, each by the number of runs ranking them, more first, then by best rank; then query order, then
     candidate order), at most ``per_query[q]`` from query q."""
     idx = np.flatnonzero(eligible)
+    prio = steady(prio)
     if per_query is None and 0 < k < len(idx) and not np.isnan(prio[idx]).any():
         # only the k best are wanted: every candidate whose priority reaches the k-th largest (ties with it
         # included) is sorted, the others all come after them
         kth = np.partition(prio[idx], len(idx) - k)[len(idx) - k]
         idx = idx[prio[idx] >= kth]
-    total = _total_weight(pool)
+    total = steady(_total_weight(pool))
     keys = [idx, pool.cand_query[idx]]
     if later is not None:
         # the goals' order of the candidates no run ranks within the cutoff (nDCG@k's deeper pool): those not
