@@ -47,11 +47,24 @@
  *     them holds once each group of tied rows is in descending order of id (memcmp of the padded bytes: a prefix
  *     sorts after the longer id), equal ids keeping their order. A group already descending is left as it is, one
  *     ascending reversed, any other sorted (a merge sort: stable, n log n however large the group).
+ *
+ * scan(data, ncols, fields, numeric, budget) -> (heads, lengths, columns, values) or None
+ *     The columns of a regular TREC file held in `data` (bytes): rows of `ncols` non-empty tokens separated by
+ *     one space, or one tab (the same byte throughout), each row ended by a newline (the last may lack it).
+ *     `fields` lists the token numbers kept (the first the query id), `numeric` the one read as a number (-1:
+ *     none). Gives the query ids as `heads`, the first id (bytes) of each block of equal ids, and `lengths`,
+ *     each block's number of rows (int64 in a bytearray); `columns`, for each other kept token but `numeric`,
+ *     (buffer, width, longest) with its tokens as `width` NUL-padded bytes; and `values`, the numeric tokens as
+ *     float64 (correctly rounded, as Python's float() and pyarrow read them), or None. None (the caller reads
+ *     the file as before and names what it refuses) for anything else: another byte <= 32 (CR, a second
+ *     separator), an empty line or token, a wrong number of tokens, a NUL byte, a number not of the form
+ *     -?digits[.digits][e[+-]digits] (or .digits) or not finite, an id column of more than `budget` bytes.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include <math.h>
 
 /* an exact str of ASCII characters and no NUL (numpy's bytes arrays drop trailing NULs) */
 static int
@@ -642,11 +655,215 @@ free_same:
     return result;
 }
 
+/* whether token [p, e) is a plain decimal number: -?(digits[.digits*] | .digits)([eE][+-]?digits)? */
+static int
+plain_number(const char *p, const char *e)
+{
+    int digits = 0;
+    if (p < e && *p == '-')
+        p++;
+    while (p < e && *p >= '0' && *p <= '9') {
+        p++;
+        digits++;
+    }
+    if (p < e && *p == '.') {
+        p++;
+        while (p < e && *p >= '0' && *p <= '9') {
+            p++;
+            digits++;
+        }
+    }
+    if (!digits)
+        return 0;
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < e && (*p == '+' || *p == '-'))
+            p++;
+        if (p >= e || *p < '0' || *p > '9')
+            return 0;
+        while (p < e && *p >= '0' && *p <= '9')
+            p++;
+    }
+    return p == e;
+}
+
+#define MAX_FIELDS 8
+
+static PyObject *
+scan(PyObject *self, PyObject *args)
+{
+    Py_buffer view;
+    PyObject *fields_o, *heads = NULL, *lengths = NULL, *values = NULL, *columns = NULL, *result = NULL;
+    PyObject *bufs[MAX_FIELDS] = {NULL};
+    Py_ssize_t ncols, numeric, budget, nf, i, rows = 0, blocks = 0;
+    Py_ssize_t field[MAX_FIELDS], width[MAX_FIELDS] = {0};
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nO!nn", &view, &ncols, &PyTuple_Type, &fields_o, &numeric, &budget))
+        return NULL;
+    nf = PyTuple_GET_SIZE(fields_o);
+    if (nf < 1 || nf > MAX_FIELDS || ncols < 1 || ncols > 64) {
+        PyErr_SetString(PyExc_ValueError, "scan: 1 to 8 fields of 1 to 64 columns");
+        goto done;
+    }
+    for (i = 0; i < nf; i++) {
+        field[i] = PyLong_AsSsize_t(PyTuple_GET_ITEM(fields_o, i));
+        if (field[i] < 0 || field[i] >= ncols) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "scan: a field outside the columns");
+            goto done;
+        }
+    }
+    const char *data = view.buf, *end = data + view.len;
+    char sep = 0;
+    for (const char *c = data; c < end; c++) {
+        if ((unsigned char)*c <= 32 && *c != '\n') {
+            sep = *c;
+            break;
+        }
+    }
+    if ((sep != ' ' && sep != '\t') || view.len == 0)
+        goto declined;
+    /* first pass: the layout checked, rows and query blocks counted, each kept token's longest found */
+    const char *prev_q = NULL;
+    Py_ssize_t prev_qlen = 0, qlongest = 0;
+    for (const char *line = data; line < end;) {
+        const char *c = line;
+        Py_ssize_t col = 0;
+        for (;;) {                                          /* one token [t, c) */
+            const char *t = c;
+            while (c < end && (unsigned char)*c > 32)
+                c++;
+            if (c == t)
+                goto declined;                              /* empty token or line, or a stray separator */
+            for (i = 0; i < nf; i++) {
+                if (field[i] != col)
+                    continue;
+                if (memchr(t, 0, (size_t)(c - t)))
+                    goto declined;
+                if (i == 0) {
+                    if (!prev_q || prev_qlen != c - t || memcmp(prev_q, t, (size_t)(c - t)) != 0)
+                        blocks++;
+                    prev_q = t;
+                    prev_qlen = c - t;
+                    if (c - t > qlongest)
+                        qlongest = c - t;
+                }
+                else if (field[i] == numeric) {
+                    if (c - t > 64 || !plain_number(t, c))
+                        goto declined;
+                }
+                else if (c - t > width[i])
+                    width[i] = c - t;
+            }
+            col++;
+            if (c == end || *c == '\n')
+                break;
+            if (*c != sep)
+                goto declined;
+            c++;
+        }
+        if (col != ncols)
+            goto declined;
+        rows++;
+        line = c + 1;                                       /* (past the end when the last line has no newline) */
+    }
+    if (qlongest > budget / rows)
+        goto declined;
+    for (i = 1; i < nf; i++) {
+        if (field[i] != numeric && width[i] > budget / rows)
+            goto declined;
+    }
+    /* second pass: the columns filled */
+    heads = PyList_New(0);
+    lengths = PyByteArray_FromStringAndSize(NULL, blocks * 8);
+    values = numeric >= 0 ? PyByteArray_FromStringAndSize(NULL, rows * 8) : Py_NewRef(Py_None);
+    if (!heads || !lengths || !values)
+        goto done;
+    for (i = 1; i < nf; i++) {
+        if (field[i] == numeric)
+            continue;
+        bufs[i] = PyByteArray_FromStringAndSize(NULL, rows * width[i]);
+        if (!bufs[i])
+            goto done;
+        memset(PyByteArray_AS_STRING(bufs[i]), 0, (size_t)(rows * width[i]));
+    }
+    int64_t *lens = (int64_t *)PyByteArray_AS_STRING(lengths);
+    double *vals = numeric >= 0 ? (double *)PyByteArray_AS_STRING(values) : NULL;
+    Py_ssize_t row = 0, block = -1;
+    prev_q = NULL;
+    for (const char *c = data; row < rows; row++) {
+        for (Py_ssize_t col = 0; col < ncols; col++) {
+            const char *t = c;
+            while (c < end && (unsigned char)*c > 32)
+                c++;
+            for (i = 0; i < nf; i++) {
+                if (field[i] != col)
+                    continue;
+                if (i == 0) {
+                    if (!prev_q || prev_qlen != c - t || memcmp(prev_q, t, (size_t)(c - t)) != 0) {
+                        PyObject *head = PyBytes_FromStringAndSize(t, c - t);
+                        if (!head || PyList_Append(heads, head) < 0) {
+                            Py_XDECREF(head);
+                            goto done;
+                        }
+                        Py_DECREF(head);
+                        lens[++block] = 0;
+                    }
+                    lens[block]++;
+                    prev_q = t;
+                    prev_qlen = c - t;
+                }
+                else if (field[i] == numeric) {
+                    char number[72];
+                    memcpy(number, t, (size_t)(c - t));
+                    number[c - t] = 0;
+                    double v = PyOS_string_to_double(number, NULL, NULL);
+                    if (v == -1.0 && PyErr_Occurred())
+                        goto done;
+                    if (!isfinite(v))
+                        goto declined;
+                    vals[row] = v;
+                }
+                else
+                    memcpy(PyByteArray_AS_STRING(bufs[i]) + row * width[i], t, (size_t)(c - t));
+            }
+            c++;                                            /* past the separator or the newline */
+        }
+    }
+    columns = PyList_New(0);
+    if (!columns)
+        goto done;
+    for (i = 1; i < nf; i++) {
+        if (field[i] == numeric)
+            continue;
+        PyObject *item = Py_BuildValue("(Onn)", bufs[i], width[i], width[i]);
+        if (!item || PyList_Append(columns, item) < 0) {
+            Py_XDECREF(item);
+            goto done;
+        }
+        Py_DECREF(item);
+    }
+    result = PyTuple_Pack(4, heads, lengths, columns, values);
+    goto done;
+declined:
+    result = Py_NewRef(Py_None);
+done:
+    for (i = 0; i < MAX_FIELDS; i++)
+        Py_XDECREF(bufs[i]);
+    Py_XDECREF(heads);
+    Py_XDECREF(lengths);
+    Py_XDECREF(values);
+    Py_XDECREF(columns);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"columns", columns, METH_VARARGS, "A dict of dicts' document ids and values as two buffers, or None."},
     {"records", records, METH_VARARGS, "A list of tuples' query blocks, document ids and values, or None."},
     {"same", same, METH_VARARGS, "Whether a dict of dicts holds the kept lists, or None when undecided."},
     {"tie_order", tie_order, METH_VARARGS, "Tied rows put in descending order of document id."},
+    {"scan", scan, METH_VARARGS, "The kept columns of a regular TREC file, or None."},
     {"probe", probe, METH_VARARGS, "The rows of (query code, document hash) pairs in a DocIndex's levels."},
     {NULL, NULL, 0, NULL},
 };

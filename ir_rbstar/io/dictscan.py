@@ -22,7 +22,7 @@ try:
 except ImportError:                 # not built (no C compiler at install time) or a source checkout
     _compiled = None
 
-__all__ = ["available", "dict_columns", "probe", "record_columns", "same_lists", "tie_order"]
+__all__ = ["available", "dict_columns", "probe", "record_columns", "same_lists", "scan_columns", "tie_order"]
 
 
 def available() -> bool:
@@ -101,3 +101,31 @@ def tie_order(same: np.ndarray, order: Optional[np.ndarray], dbytes: np.ndarray
     rows, ranked = _compiled.tie_order(np.ascontiguousarray(same, dtype=bool).view(np.uint8), ranked_of,
                                        np.ascontiguousarray(dbytes), dbytes.dtype.itemsize)
     return np.frombuffer(rows, dtype=np.int64), np.frombuffer(ranked, dtype=np.int64)
+
+
+def scan_columns(data: bytes, ncols: int, fields: Tuple[int, ...], numeric: Optional[int], budget: int
+                 ) -> Optional[dict]:
+    """The ``fields`` columns of a regular TREC file (``data``: its bytes, the mark removed) as
+    :func:`.arrowscan.arrow_columns` gives them (the first field, the query ids, as :class:`CodedIds`; the
+    ``numeric`` one as float64; the others as ``S`` arrays as wide as their longest token), read in C in one
+    pass over the bytes to check the layout and one to copy; None when the compiled module is not installed
+    or the file is not regular (see the module's C source: then pyarrow's reader or the scanners read it)."""
+    if _compiled is None or data.startswith(b"\xef\xbb\xbf"):     # (a second byte-order mark: as pyarrow's)
+        return None
+    got = _compiled.scan(data, ncols, tuple(fields), -1 if numeric is None else numeric, budget)
+    if got is None:
+        return None
+    heads, lengths, columns, values = got
+    try:
+        texts = [h.decode("utf-8") for h in heads]
+    except UnicodeDecodeError:
+        return None                         # (the scanners name the line)
+    out: dict = {fields[0]: CodedIds(np.repeat(QUERY_IDS.encode(texts), np.frombuffer(lengths, dtype=np.int64)))}
+    others = iter(columns)
+    for f in fields[1:]:
+        if f == numeric:
+            out[f] = np.frombuffer(values, dtype=np.float64)
+        else:
+            buf, width, longest = next(others)
+            out[f] = _ids(buf, width, longest)
+    return out

@@ -1,7 +1,9 @@
 """The pyarrow reader of regular TREC files (ir_rbstar.io.arrowscan) against the scanners it stands in for
 (numpy and compiled): on the fuzz corpus's corrupted runs and qrels and on generated runs with odd score
 spellings, every reader gives the same rows (ids, widths, scores bit for bit, grades) or the same error,
-word for word; the pyarrow reader takes the regular files and leaves the others to the scanners."""
+word for word; the pyarrow reader takes the regular files and leaves the others to the scanners. Where the C
+extension is built its scan reads the regular files first (ir_rbstar.io.dictscan.scan_columns): every comparison
+here also holds it to pyarrow's reader."""
 import gzip
 import importlib.util
 import os
@@ -53,9 +55,13 @@ class Taken:
 
 
 def _compare(path, what, monkeypatch):
-    """The pyarrow reader's outcome, after checking it is every scanner's."""
+    """The regular files' reader's outcome (the compiled scan, where the extension is built, else pyarrow's
+    reader), after checking it is pyarrow's reader's and every scanner's."""
     monkeypatch.setattr(arrowscan, "ENABLED", True)
     ours = _outcome(path, what)
+    monkeypatch.setattr(arrowscan, "COMPILED", False)
+    assert _outcome(path, what) == ours, ("pyarrow", path, open(path, "rb").read()[:300])
+    monkeypatch.setattr(arrowscan, "COMPILED", True)
     monkeypatch.setattr(arrowscan, "ENABLED", False)
     for name in SCANNERS:
         with engine.using(name):

@@ -348,3 +348,52 @@ def test_a_query_given_twice_by_its_keys_still_gets_the_duplicate_check():
         to_ranking({1: {"d7": 1.0, "d8": 0.5}, "1": {"d7": 2.0}})
     ranking = to_ranking({1: {"d7": 1.0, "d8": 0.5}, "2": {"d7": 2.0}})
     assert ranking.dbytes.tolist() == [b"d7", b"d8", b"d7"]
+
+
+# -- the compiled scan of regular TREC files (dictscan.scan_columns, tried before pyarrow's reader) --
+
+def _arrow(data, ncols, fields, numeric):
+    from ir_rbstar.io import arrowscan
+    kept, arrowscan.COMPILED = arrowscan.COMPILED, False
+    try:
+        return arrowscan.arrow_columns(data, ncols, fields, numeric, 1 << 30, query=0)
+    finally:
+        arrowscan.COMPILED = kept
+
+
+@pytest.mark.parametrize("sep,eol,last", [(" ", "\n", "\n"), ("\t", "\n", ""), (" ", "\n", "")])
+def test_scan_gives_pyarrows_columns(sep, eol, last):
+    pytest.importorskip("pyarrow")
+    rows = [sep.join([f"q{q}\u00e9", "Q0", f"doc-{d}" * (1 + d % 3), str(d + 1), score, "tag"])
+            for q in (3, 1, 3) for d, score in enumerate(["1", "-0", "2.5e-3", ".5", "7.", "-1E+2", "0.1"])]
+    data = (eol.join(rows) + last).encode()
+    for ncols, fields, numeric in ((6, (0, 2, 4), 4), (6, (0, 2, 3), None)):
+        got, want = dictscan.scan_columns(data, ncols, fields, numeric, 1 << 30), _arrow(data, ncols, fields, numeric)
+        assert got is not None and want is not None
+        assert got[0].codes.tolist() == want[0].codes.tolist()
+        for f in fields[1:]:
+            _same_arrays(got[f], want[f])
+    qrels = "\n".join(f"{q} 0 d{d} {d % 4}" for q in range(3) for d in range(5)).encode()
+    got, want = dictscan.scan_columns(qrels, 4, (0, 2, 3), None, 1 << 30), _arrow(qrels, 4, (0, 2, 3), None)
+    assert got[0].codes.tolist() == want[0].codes.tolist()
+    _same_arrays(got[2], want[2])
+    _same_arrays(got[3], want[3])
+
+
+@pytest.mark.parametrize("text", ["q Q0 d 1 1.5 t\n\nq Q0 e 2 1 t\n", "q Q0 d 1 1.5 t\r\n", "q  Q0 d 1 1.5 t\n",
+                                  "q Q0 d 1 1.5\n", "q Q0 d 1 1.5 t x\n", " q Q0 d 1 1.5 t\n", "q Q0 d 1 1.5 t \n",
+                                  "q Q0 d 1 +1.5 t\n", "q Q0 d 1 1e400 t\n", "q Q0 d 1 nan t\n", "q Q0 d 1 1_0 t\n",
+                                  "q Q0 d 1 0x1 t\n", "q Q0 d 1 1e t\n", "q Q0 d 1 . t\n", "q Q0 d\x00 1 1 t\n",
+                                  "\xff Q0 d 1 1 t\n", "q\tQ0 d 1 1 t\n", ""])
+def test_scan_declines_what_is_not_regular(text):
+    # the scanners (or pyarrow's reader) then read it and name what they refuse
+    data = text.encode("latin-1")
+    assert dictscan.scan_columns(data, 6, (0, 2, 4), 4, 1 << 30) is None
+
+
+def test_scan_declines_ids_over_the_budget():
+    data = b"".join(b"q Q0 d%d %d 1 t\n" % (i, i) for i in range(50)) + b"q Q0 " + b"x" * 100 + b" 51 1 t\n"
+    assert dictscan.scan_columns(data, 6, (0, 2, 4), 4, 51 * 100) is not None
+    assert dictscan.scan_columns(data, 6, (0, 2, 4), 4, 51 * 100 - 1) is None
+    data = b"".join(b"q Q0 d%d %d 1 t\n" % (i, i) for i in range(50)) + b"q" * 100 + b" Q0 d 51 1 t\n"
+    assert dictscan.scan_columns(data, 6, (0, 2, 4), 4, 51 * 100 - 1) is None
