@@ -397,3 +397,32 @@ def test_scan_declines_ids_over_the_budget():
     assert dictscan.scan_columns(data, 6, (0, 2, 4), 4, 51 * 100 - 1) is None
     data = b"".join(b"q Q0 d%d %d 1 t\n" % (i, i) for i in range(50)) + b"q" * 100 + b" Q0 d 51 1 t\n"
     assert dictscan.scan_columns(data, 6, (0, 2, 4), 4, 51 * 100 - 1) is None
+
+
+NUMBERS = st.from_regex(r"-?[0-9]{1,17}(\.[0-9]{0,17})?([eE][+-]?[0-9]{1,3})?", fullmatch=True) | \
+    st.from_regex(r"-?\.[0-9]{1,17}([eE][+-]?[0-9]{1,2})?", fullmatch=True) | \
+    st.floats(allow_nan=False, allow_infinity=False).map(lambda x: f"{x:.{abs(hash(x)) % 17}g}")
+
+
+@SETTINGS
+@given(st.lists(NUMBERS, min_size=1, max_size=40))
+def test_scanned_numbers_are_pythons_floats(numbers):
+    # the scan reads a number exactly (one IEEE operation on exact operands) or declines the whole file
+    taken = []
+    for x in numbers:
+        got = dictscan.scan_columns(f"q Q0 d 1 {x} t\n".encode(), 6, (0, 2, 4), 4, 1 << 30)
+        if got is not None:
+            assert got[4].view(np.int64).tolist() == np.array([float(x)]).view(np.int64).tolist(), x  # -0.0 too
+            taken.append(x)
+    data = "".join(f"q Q0 d{i} {i + 1} {x} t\n" for i, x in enumerate(numbers)).encode()
+    got = dictscan.scan_columns(data, 6, (0, 2, 4), 4, 1 << 30)
+    assert (got is not None) == (len(taken) == len(numbers))
+    if got is not None:
+        assert got[4].view(np.int64).tolist() == np.array([float(x) for x in numbers]).view(np.int64).tolist()
+
+
+def test_the_scan_takes_short_numbers_and_leaves_long_ones():
+    short = b"q Q0 a 1 7.6953125 t\nq Q0 b 2 -0.000123 t\nq Q0 c 3 12345678901234.5 t\nq Q0 d 4 1e22 t\n"
+    assert dictscan.scan_columns(short, 6, (0, 2, 4), 4, 1 << 30) is not None
+    for long in (b"0.30000000000000004", b"1234567890123456", b"1e23", b"1e-23"):
+        assert dictscan.scan_columns(short + b"q Q0 e 5 " + long + b" t\n", 6, (0, 2, 4), 4, 1 << 30) is None
