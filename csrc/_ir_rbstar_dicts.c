@@ -61,6 +61,11 @@
  *     -?digits[.digits][e[+-]digits] (or .digits), of more than 15 significant digits or a power of ten beyond
  *     10^22 (read exactly by one IEEE operation only within those), or not finite, an id column of more than
  *     `budget` bytes.
+ *
+ * hash_ids(ids, width) -> bytearray
+ *     The 64-bit hash of each id of `ids` (rows of `width` NUL-padded bytes) as ir_rbstar/io/ids.py's hash_ids
+ *     makes it, as uint64 in the machine's order: splitmix64's finaliser of the id's first 8 bytes (NUL-padded,
+ *     read in the machine's order), then, for each later 8 bytes that are not all NUL, of the hash xor them.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -916,12 +921,49 @@ done:
     return result;
 }
 
+static PyObject *
+hash_ids(PyObject *self, PyObject *args)
+{
+    Py_buffer view;
+    Py_ssize_t width;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*n", &view, &width))
+        return NULL;
+    if (width < 1 || view.len % width) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "hash_ids: ids must be rows of width bytes");
+        return NULL;
+    }
+    Py_ssize_t n = view.len / width;
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, n * 8);
+    if (out) {
+        uint64_t *h = (uint64_t *)PyByteArray_AS_STRING(out);
+        const char *ids = view.buf;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const char *id = ids + i * width;
+            uint64_t acc = 0;
+            for (Py_ssize_t j = 0; j < width; j += 8) {
+                uint64_t w = 0;
+                memcpy(&w, id + j, (size_t)(width - j < 8 ? width - j : 8));
+                if (j == 0)
+                    acc = mix64(w);
+                else if (w)
+                    acc = mix64(acc ^ w);
+            }
+            h[i] = acc;
+        }
+    }
+    PyBuffer_Release(&view);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"columns", columns, METH_VARARGS, "A dict of dicts' document ids and values as two buffers, or None."},
     {"records", records, METH_VARARGS, "A list of tuples' query blocks, document ids and values, or None."},
     {"same", same, METH_VARARGS, "Whether a dict of dicts holds the kept lists, or None when undecided."},
     {"tie_order", tie_order, METH_VARARGS, "Tied rows put in descending order of document id."},
     {"scan", scan, METH_VARARGS, "The kept columns of a regular TREC file, or None."},
+    {"hash_ids", hash_ids, METH_VARARGS, "The 64-bit hash of each id of a buffer of fixed-width ids."},
     {"probe", probe, METH_VARARGS, "The rows of (query code, document hash) pairs in a DocIndex's levels."},
     {NULL, NULL, 0, NULL},
 };

@@ -88,6 +88,15 @@ def _mix(h: np.ndarray, scratch: Optional[np.ndarray] = None) -> np.ndarray:
     return h
 
 
+try:
+    import _ir_rbstar_dicts as _compiled
+except ImportError:                 # not built (ir_rbstar/io/dictscan.py)
+    _compiled = None
+
+#: hash ids in C where the extension is built (the same hashes); the tests switch it off to check both
+COMPILED_HASH = True
+
+
 def hash_ids(ids: np.ndarray) -> np.ndarray:
     """64-bit hash of each id of a bytes (``S``) array; independent of the array's padded width."""
     n = len(ids)
@@ -95,6 +104,9 @@ def hash_ids(ids: np.ndarray) -> np.ndarray:
     words = -(-width // 8)
     if n == 0:
         return np.empty(0, dtype=np.uint64)
+    if _compiled is not None and COMPILED_HASH and width and sys.byteorder == "little":
+        # the same words and mixing in C, one id at a time (the numpy steps below: 0.1 ms for 4,300 ids)
+        return np.frombuffer(_compiled.hash_ids(np.ascontiguousarray(ids).view(np.uint8), width), dtype=np.uint64)
     own = not (width % 8 == 0 and ids.flags.c_contiguous)
     w = id_words(ids, words)                                        # a view of the ids unless ``own``
     with np.errstate(over="ignore"):

@@ -426,3 +426,21 @@ def test_the_scan_takes_short_numbers_and_leaves_long_ones():
     assert dictscan.scan_columns(short, 6, (0, 2, 4), 4, 1 << 30) is not None
     for long in (b"0.30000000000000004", b"1234567890123456", b"1e23", b"1e-23"):
         assert dictscan.scan_columns(short + b"q Q0 e 5 " + long + b" t\n", 6, (0, 2, 4), 4, 1 << 30) is None
+
+
+@SETTINGS
+@given(st.lists(st.binary(min_size=1, max_size=40).map(lambda b: b.replace(b"\x00", b"x")), min_size=1, max_size=30),
+       st.integers(0, 9))
+def test_hashes_are_the_numpy_steps(ids, extra):
+    # any width (the padding of a wider column, too: the hash does not depend on it) and non-contiguous ids
+    from ir_rbstar.io import ids as id_module
+    arr = np.array(ids, dtype=f"S{max(map(len, ids)) + extra}")
+    for column in (arr, np.repeat(arr, 2)[::2]):
+        id_module.COMPILED_HASH = False
+        try:
+            want = id_module.hash_ids(column)
+        finally:
+            id_module.COMPILED_HASH = True
+        got = id_module.hash_ids(column)
+        assert got.dtype == np.uint64 and got.tolist() == want.tolist()
+        assert got.flags.writeable
