@@ -944,7 +944,16 @@ hash_ids(PyObject *self, PyObject *args)
             uint64_t acc = 0;
             for (Py_ssize_t j = 0; j < width; j += 8) {
                 uint64_t w = 0;
-                memcpy(&w, id + j, (size_t)(width - j < 8 ? width - j : 8));
+                if (width - j >= 8)
+                    memcpy(&w, id + j, 8);          /* (a fixed size: one load) */
+                else if (id + j + 8 <= ids + view.len) {       /* the next id's bytes masked off */
+                    memcpy(&w, id + j, 8);
+                    w &= ((uint64_t)1 << (8 * (width - j))) - 1;
+                }
+                else {
+                    for (Py_ssize_t k = width - j - 1; k >= 0; k--)     /* the machine's order: little-endian */
+                        w = (w << 8) | (unsigned char)id[j + k];
+                }
                 if (j == 0)
                     acc = mix64(w);
                 else if (w)
