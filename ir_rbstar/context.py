@@ -197,7 +197,8 @@ def gather(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None,
         return Rows(seg=None, rank=None, docs=ranking.docs[src], dbytes=None, src=src, lens=lens, source=ranking)
     seg, pos = _segments(lens), _positions(lens)
     src = starts[seg] + pos
-    return Rows(seg=seg, rank=pos + 1, docs=ranking.docs[src], dbytes=ranking.dbytes[src], src=src, lens=lens)
+    # (the ids on first use: most joins need only the hashes, which are the ids when no id is longer than 8 bytes)
+    return Rows(seg=seg, rank=pos + 1, docs=ranking.docs[src], dbytes=None, src=src, lens=lens, source=ranking)
 
 
 def _segments(lens: np.ndarray) -> np.ndarray:

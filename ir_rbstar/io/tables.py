@@ -283,10 +283,10 @@ class Qrels(KeepsDerived):
         """(grade, judged) for each (query code, document) pair."""
         rows = self.find_rows(qcodes, dhash)
         verify_ids(self.rowb, rows, dbytes, self.source)
-        judged = rows >= 0
-        grade = np.zeros(len(rows), dtype=np.int64)
-        grade[judged] = self.grades[rows[judged]]
-        return grade, judged
+        # the grades after a 0 for "not judged" (row -1): one gather instead of a mask and a scatter
+        padded = self.kept("grades after 0", lambda: np.concatenate((np.zeros(1, dtype=np.int64),
+                                                                      self.grades.astype(np.int64))))
+        return padded[rows + 1], rows >= 0
 
     def find_rows(self, qcodes: np.ndarray, dhash: np.ndarray) -> np.ndarray:
         """The qrels row of each (query code, document hash) pair, -1 where there is none; the document
