@@ -93,6 +93,13 @@ class Rows:
         return self._rank
 
     @property
+    def id_width(self) -> int:
+        """The width in bytes of :attr:`dbytes` (without making it)."""
+        if self._dbytes is None:
+            return cast(Ranking, self._source).dbytes.dtype.itemsize
+        return self._dbytes.dtype.itemsize
+
+    @property
     def dbytes(self) -> np.ndarray:
         """The document id (bytes) of each row."""
         if self._dbytes is None:
@@ -230,7 +237,9 @@ def join_judgments(run: Ranking, qrels: Qrels, b: Rows, queries: Callable[[], np
     if side is None:
         side = "judgments" if run.has_index() and 4 * len(qrels.rowq) < len(b.docs) else "rows"
     if side == "rows":
-        return qrels.lookup(queries(), b.docs, b.dbytes)
+        # the rows' ids only where some id is longer than 8 bytes (else verify_ids reads no id, only widths)
+        ids = b.dbytes if max(b.id_width, qrels.rowb.dtype.itemsize) > 8 else qrels.rowb[:0]
+        return qrels.lookup(queries(), b.docs, ids)
     run_row = run.find(qrels.rowq, qrels.rowd, qrels.rowb)
     judgment = np.flatnonzero(run_row >= 0)
     return grades_of_rows(b, len(run), run_row[judgment], qrels.grades[judgment])

@@ -132,6 +132,16 @@ def test_hash_collision_between_run_and_reference_is_reported(monkeypatch):
         ir_rbstar.unregister_run("collide_ref")
 
 
+def test_hash_collision_between_run_and_judgments_is_reported(monkeypatch):
+    # the qrels' queries in another order than the run's: the run's rows are gathered in the qrels' order, their
+    # ids made on first use, which the join must still compare where ids are longer than 8 bytes
+    _colliding_hash(monkeypatch)
+    qrels = {"q2": {"doc-cccccccccc": 1}, "q1": {"doc-bbbbbbbbbb": 1}}
+    run = {"q1": {"doc-aaaaaaaaaa": 2.0, "doc-cccccccccc": 1.0}, "q2": {"doc-cccccccccc": 1.0}}
+    with pytest.raises(RbstarError, match="hash collision"):
+        ir_measures.calc_aggregate([ir_rbstar.parse("RBP(p=0.5)")[0]], qrels, run)
+
+
 def test_duplicate_names_the_earliest_repeated_pair():
     frame = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q1", "q2"], "doc_id": ["a", "b", "c", "b", "c"],
                           "score": [5.0, 4.0, 3.0, 2.0, 1.0]})
