@@ -444,3 +444,66 @@ def test_hashes_are_the_numpy_steps(ids, extra):
         got = id_module.hash_ids(column)
         assert got.dtype == np.uint64 and got.tolist() == want.tolist()
         assert got.flags.writeable
+
+
+_TOKEN_BYTES = [b"0", b"7", b".", b"-", b"+", b"e", b"a", b"Q", b"\xc3\xa9"]
+_ANY_BYTES = [b" ", b"\t", b"\n", b"\r", b"\x00", b"\xff", b"0", b"."]
+
+
+@st.composite
+def _scan_inputs(draw):
+    """Rows of tokens: numbers, or the characters a TREC file's layout turns on (digits, signs, points, exponents,
+    letters, a two-byte UTF-8 character), one separator, a last newline or not, and now and
+    then one byte replaced by a separator, a newline, CR, NUL or a byte that is not UTF-8; and a layout to read
+    them with."""
+    ncols = draw(st.integers(1, 4))
+    sep = draw(st.sampled_from([b" ", b"\t"]))
+    token = st.one_of(st.from_regex(rb"-?[0-9]{1,4}(\.[0-9]{0,3})?(e-?[0-9])?", fullmatch=True),
+                      st.lists(st.sampled_from(_TOKEN_BYTES), min_size=1, max_size=3).map(b"".join))
+    rows = draw(st.lists(st.lists(token, min_size=ncols, max_size=ncols).map(sep.join), min_size=1, max_size=4))
+    data = b"\n".join(rows) + draw(st.sampled_from([b"", b"\n"]))
+    if data and draw(st.booleans()):
+        at = draw(st.integers(0, len(data) - 1))
+        data = data[:at] + draw(st.sampled_from(_ANY_BYTES)) + data[at + 1:]
+    others = draw(st.lists(st.integers(1, ncols - 1), unique=True, max_size=ncols - 1)) if ncols > 1 else []
+    numeric = draw(st.sampled_from([None] + others))
+    return data, ncols, tuple([0] + others), numeric
+
+
+def _scan_by_definition(data, ncols, fields, numeric):
+    """What the scan must give, from the layout's definition (None where it must decline)."""
+    seps = {c for c in data if c <= 32 and c != 10}
+    if not data or len(seps) != 1 or seps.pop() not in b" \t":
+        return None
+    sep = bytes([next(c for c in data if c <= 32 and c != 10)])
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    rows = [line.split(sep) for line in lines]
+    if not rows or any(len(r) != ncols or not all(r) or any(b"\x00" in t for t in r) for r in rows):
+        return None
+    if numeric is not None:
+        import re
+        number = re.compile(rb"-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+        if not all(number.fullmatch(r[numeric]) for r in rows):
+            return None
+    return rows
+
+
+@settings(max_examples=examples(1000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_scan_inputs())
+def test_the_scan_reads_what_the_layout_defines(case):
+    data, ncols, fields, numeric = case
+    got = dictscan.scan_columns(data, ncols, fields, numeric, 1 << 30)
+    rows = _scan_by_definition(data, ncols, fields, numeric)
+    if rows is None:
+        assert got is None
+        return
+    if got is None:        # (a number beyond the exact fast path, or a query id that is not UTF-8)
+        return
+    assert QUERY_IDS.decode(got[0].codes).tolist() == [r[0].decode() for r in rows]
+    for f in fields[1:]:
+        if f == numeric:
+            assert got[f].tolist() == [float(r[f]) for r in rows]
+        else:
+            assert got[f].tolist() == [r[f] for r in rows]
