@@ -80,8 +80,9 @@ def probe(local: np.ndarray, levels: list, hashes: np.ndarray, qcodes: np.ndarra
     """The row of each (query code, document hash) pair in a :class:`.docindex.DocIndex`'s levels, -1 where there
     is none, looked up one pair at a time in C (the index's own loop makes some fifty numpy calls whatever the
     number of pairs); None when the compiled module is not installed. ``qcodes`` and ``dhash``: int64 arrays."""
-    if _compiled is None:
-        return None
+    if _compiled is None or local.dtype != np.int64 or hashes.dtype != np.int64 or not all(
+            m.dtype == b.dtype == np.int64 and t.dtype in (np.int32, np.int64) for m, b, t in levels):
+        return None                         # (the numpy loop reads other widths; numpy 2 makes these)
     out = np.empty(len(qcodes), dtype=np.int64)
     _compiled.probe(local, tuple(levels), hashes, np.ascontiguousarray(qcodes, dtype=np.int64),
                     np.ascontiguousarray(dhash).view(np.int64), out)
