@@ -237,9 +237,8 @@ def join_judgments(run: Ranking, qrels: Qrels, b: Rows, queries: Callable[[], np
     if side is None:
         side = "judgments" if run.has_index() and 4 * len(qrels.rowq) < len(b.docs) else "rows"
     if side == "rows":
-        # the rows' ids only where some id is longer than 8 bytes (else verify_ids reads no id, only widths)
-        ids = b.dbytes if max(b.id_width, qrels.rowb.dtype.itemsize) > 8 else qrels.rowb[:0]
-        return qrels.lookup(queries(), b.docs, ids)
+        # (the rows' ids made only where they are compared: some id longer than 8 bytes)
+        return qrels.lookup(queries(), b.docs, lambda: b.dbytes, b.id_width)
     run_row = run.find(qrels.rowq, qrels.rowd, qrels.rowb)
     judgment = np.flatnonzero(run_row >= 0)
     return grades_of_rows(b, len(run), run_row[judgment], qrels.grades[judgment])

@@ -2,7 +2,7 @@
 reorderings (:class:`Moves`, :class:`MovedIndex`) that let an index built before a sort answer after it."""
 from __future__ import annotations
 
-from typing import List, Optional, Tuple, cast
+from typing import Callable, List, Optional, Tuple, cast
 
 import numpy as np
 
@@ -306,9 +306,17 @@ def verify_pairs(ids_a: np.ndarray, rows_a: np.ndarray, ids_b: np.ndarray, rows_
         verify_matches(ids_a[rows_a], ids_b[rows_b], source)
 
 
-def verify_ids(table_ids: np.ndarray, rows: np.ndarray, ids: np.ndarray, source: str) -> None:
+def verify_ids(table_ids: np.ndarray, rows: np.ndarray, ids: "np.ndarray | Callable[[], np.ndarray]", source: str,
+               width: Optional[int] = None) -> None:
     """The documents matched by hash (``rows``: for each of ``ids``, its row of ``table_ids``, -1 for none)
-    must be the same ids (:func:`verify_pairs`)."""
+    must be the same ids (:func:`verify_pairs`). ``ids`` may be a function giving them, ``width`` bytes wide:
+    it is called only when they are compared (some id of either side longer than 8 bytes, :func:`hashes_are_ids`)."""
+    if callable(ids):
+        if width is None:
+            raise ValueError("verify_ids: the width of ids given by a function")
+        if width <= 8 and hashes_are_ids(table_ids):
+            return
+        ids = ids()
     if hashes_are_ids(table_ids, ids):
         return
     hit = np.flatnonzero(rows >= 0)

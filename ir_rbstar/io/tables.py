@@ -279,10 +279,12 @@ class Qrels(KeepsDerived):
     def max_grade(self) -> int:
         return int(self.grades.max()) if len(self.grades) else 0
 
-    def lookup(self, qcodes: np.ndarray, dhash: np.ndarray, dbytes: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-        """(grade, judged) for each (query code, document) pair."""
+    def lookup(self, qcodes: np.ndarray, dhash: np.ndarray, dbytes: "np.ndarray | Callable[[], np.ndarray]",
+               width: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+        """(grade, judged) for each (query code, document) pair; ``dbytes`` (the documents' ids) as
+        :func:`.docindex.verify_ids` takes them: or a function giving them, ``width`` bytes wide."""
         rows = self.find_rows(qcodes, dhash)
-        verify_ids(self.rowb, rows, dbytes, self.source)
+        verify_ids(self.rowb, rows, dbytes, self.source, width)
         # the grades after a 0 for "not judged" (row -1): one gather instead of a mask and a scatter
         padded = self.kept("grades after 0", lambda: np.concatenate((np.zeros(1, dtype=np.int64),
                                                                       self.grades.astype(np.int64))))
