@@ -98,3 +98,15 @@ def keeping_every_table():
     finally:
         querytable.KEEP_WIDTH = kept
         framecache.clear()
+
+
+@contextlib.contextmanager
+def compiled_off():
+    """Every step of the optional C extension switched off (``ir_rbstar.io.extension.compiled = None``): the
+    numpy and Python code it stands in for runs, for the tests that hold the two to the same answers."""
+    from ir_rbstar.io import extension
+    kept, extension.compiled = extension.compiled, None
+    try:
+        yield
+    finally:
+        extension.compiled = kept

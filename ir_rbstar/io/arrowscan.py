@@ -24,10 +24,6 @@ from .ids import QUERY_IDS, CodedIds
 #: tests switch this off to run the scanners on files the reader would take
 ENABLED = True
 
-#: regular files smaller than :data:`_THREADS` are read by the compiled module's scan where it is built
-#: (:func:`.dictscan.scan_columns`; the same columns); tests switch this off to run pyarrow's reader on them
-COMPILED = True
-
 
 #: bytes per block of the layout's count
 _BLOCK = 1 << 22
@@ -80,7 +76,7 @@ def arrow_columns(data: bytes, ncols: int, fields: Tuple[int, ...], numeric: Opt
     ``budget`` bytes (rows x its longest id: the scanners then name the line), or pyarrow is absent."""
     if not ENABLED:
         return None
-    if COMPILED and query == fields[0] == 0 and len(data) < _THREADS:
+    if query == fields[0] == 0 and len(data) < _THREADS:
         # the compiled module's scan, where it is built: a 4,300-row run in a fifth of pyarrow's time, whose
         # reader has fixed costs each call (0.9 ms for its CSV reader, 1 ms more for the columns here)
         cols = dictscan.scan_columns(data, ncols, fields, numeric, budget)

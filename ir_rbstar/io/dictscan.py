@@ -1,6 +1,7 @@
-"""The optional compiled reader of dicts of dicts and lists of namedtuples (``_ir_rbstar_dicts``, built from csrc/
-by setup.py where a C compiler is there; without it every function here returns None and the callers take their
-Python path, with the same results).
+"""The optional compiled reader of dicts of dicts and lists of namedtuples, and the other steps of the C extension
+(``_ir_rbstar_dicts``, :mod:`.extension`, built from csrc/ by setup.py where a C compiler is there): regular TREC
+files scanned, score ties broken, a hash index probed. Without it every function here returns None and the callers
+take their Python or numpy path, with the same results.
 
 A run given as ``{query_id: {doc_id: score}}`` (ir_measures' and pytrec_eval's native form) is otherwise read by
 ``np.fromiter`` over the ids and again over the scores, about 35 ns an id, and a list of namedtuples by pyarrow's
@@ -15,28 +16,26 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from . import extension
 from .ids import QUERY_IDS, CodedIds
 
-try:
-    import _ir_rbstar_dicts as _compiled
-except ImportError:                 # not built (no C compiler at install time) or a source checkout
-    _compiled = None
 
-__all__ = ["available", "dict_columns", "probe", "record_columns", "same_lists", "scan_columns", "tie_order"]
+__all__ = ["available", "dict_columns", "probe", "record_columns", "same_lists", "scan_columns",
+           "tie_order"]
 
 
 def available() -> bool:
     """Whether the compiled reader is installed."""
-    return _compiled is not None
+    return extension.compiled is not None
 
 
 def dict_columns(obj: dict, n: int, grades: bool) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """(document ids as bytes, values) of a dict of dicts with ``n`` documents in all, in its order: the ids an
     ``S`` array as wide as the longest (at least 1), the values float64 (``grades``: int64). None when the
     compiled reader is not installed or the dicts are not of the plain form it reads (the module's docstring)."""
-    if _compiled is None or n == 0:
+    if extension.compiled is None or n == 0:
         return None
-    got = _compiled.columns(obj, n, int(grades))
+    got = extension.compiled.columns(obj, n, int(grades))
     if got is None:
         return None
     buf, width, longest, values = got
@@ -47,9 +46,9 @@ def record_columns(items: Sequence, at: List[int], grades: bool) -> Optional[Tup
     """(query codes, document ids as bytes, values) of a list (or tuple) of tuples whose fields ``at`` are the
     query id, the document id and the value, as :func:`dict_columns` reads a dict (the query ids interned once
     per block of equal ids, as the Python path does); None as there (also for a query id that is not ``str``)."""
-    if _compiled is None or not len(items):
+    if extension.compiled is None or not len(items):
         return None
-    got = _compiled.records(items, at[0], at[1], at[2], int(grades))
+    got = extension.compiled.records(items, at[0], at[1], at[2], int(grades))
     if got is None:
         return None
     heads, lengths, buf, width, longest, values = got
@@ -69,9 +68,9 @@ def same_lists(obj: dict, queries: list, doc_lists: list, value_lists: list) -> 
     document ids and values (``doc_lists[i]``, ``value_lists[i]``), each compared by identity or, for ``str``
     ids and ``int`` values, by equality; None when undecided (some id or value of another type, an inner value
     not a dict, or the compiled reader not installed): the caller then compares in Python."""
-    if _compiled is None:
+    if extension.compiled is None:
         return None
-    result: Any = _compiled.same(obj, queries, doc_lists, value_lists)
+    result: Any = extension.compiled.same(obj, queries, doc_lists, value_lists)
     return result
 
 
@@ -80,11 +79,11 @@ def probe(local: np.ndarray, levels: list, hashes: np.ndarray, qcodes: np.ndarra
     """The row of each (query code, document hash) pair in a :class:`.docindex.DocIndex`'s levels, -1 where there
     is none, looked up one pair at a time in C (the index's own loop makes some fifty numpy calls whatever the
     number of pairs); None when the compiled module is not installed. ``qcodes`` and ``dhash``: int64 arrays."""
-    if _compiled is None or local.dtype != np.int64 or hashes.dtype != np.int64 or not all(
+    if extension.compiled is None or local.dtype != np.int64 or hashes.dtype != np.int64 or not all(
             m.dtype == b.dtype == np.int64 and t.dtype in (np.int32, np.int64) for m, b, t in levels):
         return None                         # (the numpy loop reads other widths; numpy 2 makes these)
     out = np.empty(len(qcodes), dtype=np.int64)
-    _compiled.probe(local, tuple(levels), hashes, np.ascontiguousarray(qcodes, dtype=np.int64),
+    extension.compiled.probe(local, tuple(levels), hashes, np.ascontiguousarray(qcodes, dtype=np.int64),
                     np.ascontiguousarray(dhash).view(np.int64), out)
     return out
 
@@ -96,10 +95,10 @@ def tie_order(same: np.ndarray, order: Optional[np.ndarray], dbytes: np.ndarray
     whatever the number of tied rows); None when the compiled module is not installed. ``same``: whether each
     ranked row but the first ties with the row before; ``order``: each ranked row's input row (None: the same);
     ``dbytes``: the input rows' ids (``S``)."""
-    if _compiled is None or dbytes.dtype.kind != "S" or dbytes.dtype.itemsize < 1:
+    if extension.compiled is None or dbytes.dtype.kind != "S" or dbytes.dtype.itemsize < 1:
         return None
     ranked_of = None if order is None else np.ascontiguousarray(order, dtype=np.int64)
-    rows, ranked = _compiled.tie_order(np.ascontiguousarray(same, dtype=bool).view(np.uint8), ranked_of,
+    rows, ranked = extension.compiled.tie_order(np.ascontiguousarray(same, dtype=bool).view(np.uint8), ranked_of,
                                        np.ascontiguousarray(dbytes), dbytes.dtype.itemsize)
     return np.frombuffer(rows, dtype=np.int64), np.frombuffer(ranked, dtype=np.int64)
 
@@ -111,9 +110,9 @@ def scan_columns(data: bytes, ncols: int, fields: Tuple[int, ...], numeric: Opti
     ``numeric`` one as float64; the others as ``S`` arrays as wide as their longest token), read in C in one
     pass over the bytes to check the layout and one to copy; None when the compiled module is not installed
     or the file is not regular (see the module's C source: then pyarrow's reader or the scanners read it)."""
-    if _compiled is None or data.startswith(b"\xef\xbb\xbf"):     # (a second byte-order mark: as pyarrow's)
+    if extension.compiled is None or data.startswith(b"\xef\xbb\xbf"):     # (a second byte-order mark: as pyarrow's)
         return None
-    got = _compiled.scan(data, ncols, tuple(fields), -1 if numeric is None else numeric, budget)
+    got = extension.compiled.scan(data, ncols, tuple(fields), -1 if numeric is None else numeric, budget)
     if got is None:
         return None
     heads, lengths, columns, values = got
@@ -130,3 +129,4 @@ def scan_columns(data: bytes, ncols: int, fields: Tuple[int, ...], numeric: Opti
             buf, width, longest = next(others)
             out[f] = _ids(buf, width, longest)
     return out
+

@@ -98,11 +98,6 @@ class DocIndex:
     a 64-bit hash collision).
     """
 
-    #: look pairs up with the compiled module's probe where it is installed (:func:`.dictscan.probe`; some fifty
-    #: numpy calls fewer a lookup, a fifth of a call of RBP on a run of 100 documents a query); the tests switch
-    #: it off to hold the numpy loop to the same answers
-    compiled_lookup = True
-
     def __init__(self, qcodes: np.ndarray, dhash: np.ndarray):
         qcodes = np.asarray(qcodes, dtype=np.int64)
         self._hash = np.ascontiguousarray(dhash, dtype=np.uint64).view(np.int64)
@@ -153,7 +148,9 @@ class DocIndex:
         h = np.ascontiguousarray(dhash, dtype=np.uint64).view(np.int64)
         if len(q) == 0 or not self._levels:
             return np.full(len(q), -1, dtype=np.int64)
-        rows = dictscan.probe(self._local, self._levels, self._hash, q, h) if self.compiled_lookup else None
+        # in C where the extension is built (:func:`.dictscan.probe`: some fifty numpy calls fewer a lookup, a
+        # fifth of a call of RBP on a run of 100 documents a query)
+        rows = dictscan.probe(self._local, self._levels, self._hash, q, h)
         if rows is not None:
             return rows
         if q.max() < len(self._local) and q.min() >= 0:

@@ -7,6 +7,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional
 import numpy as np
 
 from ..errors import InputFormatError
+from . import extension
 
 
 class _QueryVocab:
@@ -88,15 +89,6 @@ def _mix(h: np.ndarray, scratch: Optional[np.ndarray] = None) -> np.ndarray:
     return h
 
 
-try:
-    import _ir_rbstar_dicts as _compiled
-except ImportError:                 # not built (ir_rbstar/io/dictscan.py)
-    _compiled = None
-
-#: hash ids in C where the extension is built (the same hashes); the tests switch it off to check both
-COMPILED_HASH = True
-
-
 def hash_ids(ids: np.ndarray) -> np.ndarray:
     """64-bit hash of each id of a bytes (``S``) array; independent of the array's padded width."""
     n = len(ids)
@@ -104,9 +96,11 @@ def hash_ids(ids: np.ndarray) -> np.ndarray:
     words = -(-width // 8)
     if n == 0:
         return np.empty(0, dtype=np.uint64)
-    if _compiled is not None and COMPILED_HASH and width and sys.byteorder == "little":
-        # the same words and mixing in C, one id at a time (the numpy steps below: 0.1 ms for 4,300 ids)
-        return np.frombuffer(_compiled.hash_ids(np.ascontiguousarray(ids).view(np.uint8), width), dtype=np.uint64)
+    if extension.compiled is not None and sys.byteorder == "little":
+        # the same words (read in the machine's order) and mixing in C, one id at a time, where the extension is
+        # built (the numpy steps below: 0.1 ms for 4,300 ids)
+        flat = np.ascontiguousarray(ids).view(np.uint8)
+        return np.frombuffer(extension.compiled.hash_ids(flat, width), dtype=np.uint64)
     own = not (width % 8 == 0 and ids.flags.c_contiguous)
     w = id_words(ids, words)                                        # a view of the ids unless ``own``
     with np.errstate(over="ignore"):

@@ -31,11 +31,6 @@ from .ids import id_words, keyed_id_bytes
 
 __all__ = ["break_ties_by_docid"]
 
-#: break the ties in C where the extension is built (:func:`.dictscan.tie_order`: the same order, without the
-#: forty numpy calls below, most of the step on runs of 100 documents a query); the tests switch it off to hold
-#: the numpy steps to the same answers
-COMPILED = True
-
 
 def break_ties_by_docid(order: Optional[np.ndarray], same: np.ndarray, dbytes: np.ndarray):
     """Within each run of tied rows (``same[i]``: ranked row i + 1 ties with row i), put the doc ids
@@ -50,7 +45,9 @@ def break_ties_by_docid(order: Optional[np.ndarray], same: np.ndarray, dbytes: n
     instead of 24.9)."""
     if not same.any():
         return order
-    compiled = dictscan.tie_order(same, order, dbytes) if COMPILED else None
+    # in C where the extension is built (:func:`.dictscan.tie_order`: the same order without the forty numpy
+    # calls below, most of this step on runs of 100 documents a query)
+    compiled = dictscan.tie_order(same, order, dbytes)
     if compiled is not None:
         rows, ranked = compiled
         return _finished(order, rows, rows if order is None else None, ranked)

@@ -16,6 +16,7 @@ from ir_rbstar import engine
 from ir_rbstar.io import arrowscan, ids as id_module, trec
 from ir_rbstar.io.ids import QUERY_IDS, _to_str
 from tests.conftest import examples
+from tests.helpers import compiled_off
 from tests.inputs.test_fuzz import corrupt
 
 pytest.importorskip("pyarrow")
@@ -59,9 +60,8 @@ def _compare(path, what, monkeypatch):
     reader), after checking it is pyarrow's reader's and every scanner's."""
     monkeypatch.setattr(arrowscan, "ENABLED", True)
     ours = _outcome(path, what)
-    monkeypatch.setattr(arrowscan, "COMPILED", False)
-    assert _outcome(path, what) == ours, ("pyarrow", path, open(path, "rb").read()[:300])
-    monkeypatch.setattr(arrowscan, "COMPILED", True)
+    with compiled_off():
+        assert _outcome(path, what) == ours, ("pyarrow", path, open(path, "rb").read()[:300])
     monkeypatch.setattr(arrowscan, "ENABLED", False)
     for name in SCANNERS:
         with engine.using(name):

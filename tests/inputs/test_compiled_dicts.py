@@ -13,10 +13,12 @@ import ir_measures
 import ir_rbstar
 from ir_rbstar.errors import InputFormatError
 from ir_rbstar.io import QUERY_IDS, convert, dictscan, qcache, to_ranking
+from ir_rbstar.io import extension
 
 from tests.inputs import test_record_fast_path as fast_path
 
 from tests.conftest import examples
+from tests.helpers import compiled_off
 
 pytestmark = pytest.mark.skipif(not dictscan.available(), reason="the compiled reader (_ir_rbstar_dicts) is not "
                                 "built: install the package with a C compiler (pip install .)")
@@ -27,13 +29,10 @@ ASCII_IDS = st.text(st.characters(min_codepoint=1, max_codepoint=127), max_size=
 
 def python_columns(obj, what):
     """The columns the Python path makes (the extension switched off for the call)."""
-    kept, dictscan._compiled = dictscan._compiled, None
-    try:
+    with compiled_off():
         *columns, distinct = convert._columns_from_dict(obj, "test", what, "score" if what == "run" else "grade")
         assert distinct is False                # (said only of ids the compiled reader read)
         return columns
-    finally:
-        dictscan._compiled = kept
 
 
 @st.composite
@@ -134,11 +133,8 @@ def test_a_wrong_count_is_left_to_python():
 
 
 def _python_same(flat, obj):
-    kept, dictscan._compiled = dictscan._compiled, None
-    try:
+    with compiled_off():
         return flat.same(obj)
-    finally:
-        dictscan._compiled = kept
 
 
 @SETTINGS
@@ -215,7 +211,7 @@ def test_the_same_values_with_and_without_the_extension(vaswani_dicts, monkeypat
     with_c = _per_query(qrels, run)
     # twice: the second call meets the kept qrels, compared in C
     assert _per_query(qrels, run) == with_c
-    monkeypatch.setattr(dictscan, "_compiled", None)
+    monkeypatch.setattr(extension, "compiled", None)
     without = _per_query(qrels, run)
     assert len(with_c) == len(without) > 0
     for a, b in zip(with_c, without, strict=True):
@@ -227,7 +223,7 @@ def test_the_same_values_with_and_without_the_extension(vaswani_dicts, monkeypat
 def test_errors_name_the_same_thing_either_way(compiled, monkeypatch):
     # a dict the compiled reader does not take is converted by the Python path, whose errors name the key
     if not compiled:
-        monkeypatch.setattr(dictscan, "_compiled", None)
+        monkeypatch.setattr(extension, "compiled", None)
     qcache.clear()
     with pytest.raises(InputFormatError, match=r"query '1' of the run dict has no document id at key 1"):
         ir_measures.calc_aggregate(ir_rbstar.parse("RBP(p=0.8)"), {"1": {"a": 1}}, {"1": {"b": 2.0, None: 1.0}})
@@ -239,11 +235,8 @@ def test_errors_name_the_same_thing_either_way(compiled, monkeypatch):
 # not floats, queries in several blocks, queries left out)
 
 def _general_ranking(items, queries):
-    kept, dictscan._compiled = dictscan._compiled, None
-    try:
+    with compiled_off():
         return fast_path.general(items, queries)
-    finally:
-        dictscan._compiled = kept
 
 
 @settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -283,11 +276,8 @@ def test_the_compiled_reader_takes_plain_namedtuples_and_declines_the_rest():
 # -- the compiled probe of the hash index (dictscan.probe, used by DocIndex.lookup) --
 
 def _numpy_lookup(index, q, h):
-    index.compiled_lookup = False
-    try:
+    with compiled_off():
         return index.lookup(q, h)
-    finally:
-        index.compiled_lookup = True
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -330,7 +320,7 @@ def test_probe_refuses_a_broken_index():
     mask, base, table = index._levels[0]
 
     def probe(local, levels):
-        dictscan._compiled.probe(local, tuple(levels), index._hash, q, h.view(np.int64), np.empty(4, dtype=np.int64))
+        extension.compiled.probe(local, tuple(levels), index._hash, q, h.view(np.int64), np.empty(4, dtype=np.int64))
     with pytest.raises(ValueError, match="outside its table"):
         probe(index._local, [(mask, base + 10 ** 6, table)])
     with pytest.raises(ValueError, match="outside its table"):
@@ -361,11 +351,8 @@ def test_a_query_given_twice_by_its_keys_still_gets_the_duplicate_check():
 
 def _arrow(data, ncols, fields, numeric):
     from ir_rbstar.io import arrowscan
-    kept, arrowscan.COMPILED = arrowscan.COMPILED, False
-    try:
+    with compiled_off():
         return arrowscan.arrow_columns(data, ncols, fields, numeric, 1 << 30, query=0)
-    finally:
-        arrowscan.COMPILED = kept
 
 
 @pytest.mark.parametrize("sep,eol,last", [(" ", "\n", "\n"), ("\t", "\n", ""), (" ", "\n", "")])
@@ -443,11 +430,8 @@ def test_hashes_are_the_numpy_steps(ids, extra):
     from ir_rbstar.io import ids as id_module
     arr = np.array(ids, dtype=f"S{max(map(len, ids)) + extra}")
     for column in (arr, np.repeat(arr, 2)[::2]):
-        id_module.COMPILED_HASH = False
-        try:
+        with compiled_off():
             want = id_module.hash_ids(column)
-        finally:
-            id_module.COMPILED_HASH = True
         got = id_module.hash_ids(column)
         assert got.dtype == np.uint64 and got.tolist() == want.tolist()
         assert got.flags.writeable

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from tests.conftest import examples
-from tests.helpers import keeping_every_table
+from tests.helpers import compiled_off, keeping_every_table
 
 import ir_measures
 import ir_rbstar
@@ -31,12 +31,18 @@ def pairs(draw, max_rows=60):
 # the hash index, and the sorted index that large runs use (with its usual key prefixes, and with
 # prefixes of 4 and 1 bits, so that most rows share a prefix with another and are told apart exactly)
 # and the small qrels' index: lookups in its sorted keys, in its hash index, or either by size
-def _numpy_lookups(index):
-    index.compiled_lookup = False
-    return index
+class _NumpyLookups:
+    """An index whose lookups run the numpy loop (the compiled probe switched off)."""
+
+    def __init__(self, index):
+        self.index, self.clashes = index, index.clashes
+
+    def lookup(self, q, h):
+        with compiled_off():
+            return self.index.lookup(q, h)
 
 
-BUILDERS = {"DocIndex": rio.DocIndex, "DocIndex, numpy lookups": lambda q, h: _numpy_lookups(rio.DocIndex(q, h)),
+BUILDERS = {"DocIndex": rio.DocIndex, "DocIndex, numpy lookups": lambda q, h: _NumpyLookups(rio.DocIndex(q, h)),
             "SortedIndex": SortedIndex,
             "SortedIndex, 4-bit prefixes": lambda q, h: SortedIndex(q, h, row_bits=60),
             "SortedIndex, 1-bit prefixes": lambda q, h: SortedIndex(q, h, row_bits=63),

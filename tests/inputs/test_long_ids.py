@@ -100,13 +100,13 @@ def test_a_long_id_in_a_dict_or_namedtuples_is_named_before_the_column_is_made(d
     # a dict of dicts and a list of namedtuples were read into a column rows x the longest id with no budget:
     # one 5,000,000-character id among 3,000 rows asked for 15 GB (the process was killed); every reader of
     # those doors (the compiled one declines, pyarrow's for namedtuples, the general one) names the same place
-    from ir_rbstar.io import dictscan, records
+    from ir_rbstar.io import dictscan, extension, records
     if reader == "compiled" and not dictscan.available():
         pytest.skip("the compiled reader (_ir_rbstar_dicts) is not built")
     if reader == "arrow":
         pytest.importorskip("pyarrow")
     if reader != "compiled":
-        monkeypatch.setattr(dictscan, "_compiled", None)
+        monkeypatch.setattr(extension, "compiled", None)
     monkeypatch.setattr(records, "_arrow_wanted", lambda n: reader == "arrow")
     docs = [f"d{i}" for i in range(ROWS)]
     docs[at] = "x" * 5_000_000

@@ -14,6 +14,7 @@ from hypothesis import given, settings, strategies as st
 import ir_measures
 from ir_rbstar.errors import RbstarError
 from ir_rbstar.io import QUERY_IDS, dictscan, records as recs, to_ranking
+from ir_rbstar.io import extension
 
 from tests.conftest import examples
 
@@ -25,7 +26,7 @@ def _converter_taken(monkeypatch):
     """pyarrow's converter for every run here, whatever this process has imported (records._arrow_wanted), and
     not the compiled reader, which comes first where it is built (tests/inputs/test_compiled_dicts.py)."""
     monkeypatch.setattr(recs, "_arrow_wanted", lambda n: True)
-    monkeypatch.setattr(dictscan, "_compiled", None)
+    monkeypatch.setattr(extension, "compiled", None)
 
 QIDS = ["q1", "q2", "10", "é", b"q1", b"q3", 7, None]
 DOCS = ["a", "b", "ab", "D12345678", "doc-0000010", "", "é", "a\x00", b"b", b"zz", 5, None]

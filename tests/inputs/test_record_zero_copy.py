@@ -8,6 +8,7 @@ import pytest
 
 import ir_measures
 from ir_rbstar.io import dictscan, records as recs, to_ranking
+from ir_rbstar.io import extension
 
 pytest.importorskip("pyarrow")
 
@@ -17,7 +18,7 @@ def _converter_taken(monkeypatch):
     """pyarrow's converter for every run here, whatever this process has imported (records._arrow_wanted), and
     not the compiled reader, which comes first where it is built (tests/inputs/test_compiled_dicts.py)."""
     monkeypatch.setattr(recs, "_arrow_wanted", lambda n: True)
-    monkeypatch.setattr(dictscan, "_compiled", None)
+    monkeypatch.setattr(extension, "compiled", None)
 
 
 def _items(n_queries=20, depth=50, seed=3):

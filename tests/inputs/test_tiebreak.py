@@ -10,15 +10,13 @@ from tests.conftest import examples
 
 from ir_rbstar.io import dictscan, tiebreak
 from ir_rbstar.io.docindex import Moves
+from tests.helpers import compiled_off
 
 
 def break_ties_by_docid(order, same, dbytes):
     """The tie-break by the numpy steps and, where the extension is built, in C: the same permutation."""
-    tiebreak.COMPILED = False
-    try:
+    with compiled_off():
         by_numpy = tiebreak.break_ties_by_docid(order, same, dbytes)
-    finally:
-        tiebreak.COMPILED = True
     if dictscan.available():
         in_c = tiebreak.break_ties_by_docid(order, same, dbytes)
         assert type(in_c) is type(by_numpy)
