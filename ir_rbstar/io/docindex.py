@@ -362,7 +362,10 @@ class JudgmentIndex:
     duplicate check in about a quarter of a :class:`DocIndex`'s time: one sort against a dozen numpy
     calls per level) answering lookups of at most :data:`FEW_PROBES` pairs (the judged rows of a small
     run), and a :class:`DocIndex` built on the first larger lookup and kept (it answers many pairs
-    faster: no sort of the probes). Both give the same rows."""
+    faster: no sort of the probes). Where the compiled probe is built (:func:`.dictscan.probe`), every
+    lookup goes to the :class:`DocIndex`: 860 pairs of a DL 2019 run in some 10 us against about 70 us for
+    the sorted keys' twenty numpy calls, and the index is built once for qrels kept across calls. Both give
+    the same rows."""
 
     def __init__(self, qcodes: np.ndarray, dhash: np.ndarray, few_probes: int = FEW_PROBES):
         self._sorted = SortedIndex(qcodes, dhash)
@@ -372,7 +375,7 @@ class JudgmentIndex:
 
     def lookup(self, qcodes: np.ndarray, dhash: np.ndarray) -> np.ndarray:
         """The row of each (query code, document hash) pair, -1 where there is none."""
-        if len(qcodes) <= self._few:
+        if len(qcodes) <= self._few and dictscan.extension.compiled is None:
             return self._sorted.lookup(qcodes, dhash)
         if self._hashed is None:
             self._hashed = DocIndex(self._sorted._q, self._sorted._h)

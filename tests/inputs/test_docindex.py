@@ -48,7 +48,10 @@ BUILDERS = {"DocIndex": rio.DocIndex, "DocIndex, numpy lookups": lambda q, h: _N
             "SortedIndex, 1-bit prefixes": lambda q, h: SortedIndex(q, h, row_bits=63),
             "JudgmentIndex": JudgmentIndex,
             "JudgmentIndex, hash lookups": lambda q, h: JudgmentIndex(q, h, few_probes=0),
-            "JudgmentIndex, either": lambda q, h: JudgmentIndex(q, h, few_probes=20)}
+            "JudgmentIndex, either": lambda q, h: JudgmentIndex(q, h, few_probes=20),
+            # without the compiled probe, a few lookups go to the sorted keys
+            "JudgmentIndex, numpy lookups": lambda q, h: _NumpyLookups(JudgmentIndex(q, h)),
+            "JudgmentIndex, numpy, either": lambda q, h: _NumpyLookups(JudgmentIndex(q, h, few_probes=20))}
 
 
 @settings(max_examples=examples(300), deadline=None)
