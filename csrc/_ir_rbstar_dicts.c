@@ -66,6 +66,16 @@
  *     The 64-bit hash of each id of `ids` (rows of `width` NUL-padded bytes) as ir_rbstar/io/ids.py's hash_ids
  *     makes it, as uint64 in the machine's order: splitmix64's finaliser of the id's first 8 bytes (NUL-padded,
  *     read in the machine's order), then, for each later 8 bytes that are not all NUL, of the hash xor them.
+ *
+ * match_rows(x_lens, x_items, y_lens, y_items) -> (ix, iy) or None
+ *     The join of two rankings laid out query after query (int64 buffers: `x_lens[i]` rows of query i in X, then
+ *     query i + 1's, the same for Y, one number of queries on both sides; `x_items`, `y_items` the rows' 64-bit
+ *     item codes): the rows of X and Y holding the same item of the same query, as two int64 bytearrays of one
+ *     length, in X's row order. Each query's Y items go into a small open-addressing table (splitmix64's
+ *     finaliser of the item), and its X items are looked up there. None when an item appears twice in one
+ *     query of X or of Y (ir_rbstar/core/rowjoin.py's match_by_query declines then too; the caller's exact join
+ *     answers). Stands in for that function's sort of a table of each query's keys: some forty numpy calls a
+ *     block of queries. Raises ValueError for buffers of the wrong item size or lengths that disagree.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -415,7 +425,7 @@ get_items(PyObject *obj, Py_buffer *view, Py_ssize_t size, int writable, const c
         f++;
     int integer = strchr("bBhHiIlLqQnN", *f) != NULL && f[1] == '\0';
     if (view->itemsize != size || !integer) {
-        PyErr_Format(PyExc_ValueError, "probe: %s must hold %zd-byte integers", what, size);
+        PyErr_Format(PyExc_ValueError, "%s must hold %zd-byte integers", what, size);
         PyBuffer_Release(view);
         return 0;
     }
@@ -439,15 +449,15 @@ probe(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "probe: too many levels");
         return NULL;
     }
-    if (!get_items(local_o, &local, 8, 0, "local"))
+    if (!get_items(local_o, &local, 8, 0, "probe: local"))
         return NULL;
-    if (!get_items(hashes_o, &hashes, 8, 0, "hashes"))
+    if (!get_items(hashes_o, &hashes, 8, 0, "probe: hashes"))
         goto free_local;
-    if (!get_items(q_o, &qv, 8, 0, "qcodes"))
+    if (!get_items(q_o, &qv, 8, 0, "probe: qcodes"))
         goto free_hashes;
-    if (!get_items(h_o, &hv, 8, 0, "dhash"))
+    if (!get_items(h_o, &hv, 8, 0, "probe: dhash"))
         goto free_q;
-    if (!get_items(out_o, &outv, 8, 1, "out"))
+    if (!get_items(out_o, &outv, 8, 1, "probe: out"))
         goto free_h;
     for (; got < 3 * nlev; got++) {
         PyObject *level = PyTuple_GET_ITEM(levels, got / 3);
@@ -465,10 +475,10 @@ probe(PyObject *self, PyObject *args)
                 PyErr_SetString(PyExc_ValueError, "probe: a table must hold 4- or 8-byte integers");
                 goto free_levels;
             }
-            if (!get_items(part, &lv[got], size, 0, "table"))
+            if (!get_items(part, &lv[got], size, 0, "probe: table"))
                 goto free_levels;
         }
-        else if (!get_items(part, &lv[got], 8, 0, got % 3 ? "base" : "mask"))
+        else if (!get_items(part, &lv[got], 8, 0, got % 3 ? "probe: base" : "probe: mask"))
             goto free_levels;
     }
     Py_ssize_t n = qv.len / 8, nlocal = local.len / 8, nrows = hashes.len / 8;
@@ -587,7 +597,7 @@ tie_order(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "tie_order: width must be at least 1");
         return NULL;
     }
-    if (!get_items(same_o, &same, 1, 0, "same"))
+    if (!get_items(same_o, &same, 1, 0, "tie_order: same"))
         return NULL;
     if (PyObject_GetBuffer(ids_o, &ids, PyBUF_C_CONTIGUOUS) < 0)
         goto free_same;
@@ -597,7 +607,7 @@ tie_order(PyObject *self, PyObject *args)
         goto free_ids;
     }
     if (order_o != Py_None) {
-        if (!get_items(order_o, &order, 8, 0, "order"))
+        if (!get_items(order_o, &order, 8, 0, "tie_order: order"))
             goto free_ids;
         if (order.len != 8 * n) {
             PyErr_SetString(PyExc_ValueError, "tie_order: order must have one cell per row");
@@ -966,6 +976,138 @@ hash_ids(PyObject *self, PyObject *args)
     return out;
 }
 
+/* match_rows's table of one query's items: the row holding each item, -1 for an empty slot */
+typedef struct {
+    int64_t *item, *row;
+    Py_ssize_t mask;
+} ItemTable;
+
+/* 1: placed; 0: the item is there already */
+static int
+place(ItemTable *t, int64_t item, int64_t row)
+{
+    Py_ssize_t slot = (Py_ssize_t)(mix64((uint64_t)item) & (uint64_t)t->mask);
+    while (t->row[slot] >= 0) {
+        if (t->item[slot] == item)
+            return 0;
+        slot = (slot + 1) & t->mask;
+    }
+    t->item[slot] = item;
+    t->row[slot] = row;
+    return 1;
+}
+
+/* the row of `item` in the table, -1 if absent */
+static int64_t
+held_at(const ItemTable *t, int64_t item)
+{
+    Py_ssize_t slot = (Py_ssize_t)(mix64((uint64_t)item) & (uint64_t)t->mask);
+    while (t->row[slot] >= 0) {
+        if (t->item[slot] == item)
+            return t->row[slot];
+        slot = (slot + 1) & t->mask;
+    }
+    return -1;
+}
+
+static PyObject *
+match_rows(PyObject *self, PyObject *args)
+{
+    PyObject *xl_o, *xi_o, *yl_o, *yi_o, *result = NULL, *ix_o = NULL, *iy_o = NULL;
+    Py_buffer xl, xi, yl, yi;
+    int64_t *mem = NULL;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOO", &xl_o, &xi_o, &yl_o, &yi_o))
+        return NULL;
+    if (!get_items(xl_o, &xl, 8, 0, "match_rows: x_lens"))
+        return NULL;
+    if (!get_items(xi_o, &xi, 8, 0, "match_rows: x_items"))
+        goto free_xl;
+    if (!get_items(yl_o, &yl, 8, 0, "match_rows: y_lens"))
+        goto free_xi;
+    if (!get_items(yi_o, &yi, 8, 0, "match_rows: y_items"))
+        goto free_yl;
+    Py_ssize_t nq = xl.len / 8, nx = xi.len / 8, ny = yi.len / 8, sx = 0, sy = 0, longest = 0, q, i;
+    const int64_t *xlen = xl.buf, *ylen = yl.buf, *xs = xi.buf, *ys = yi.buf;
+    if (yl.len / 8 != nq) {
+        PyErr_SetString(PyExc_ValueError, "match_rows: x_lens and y_lens must have one length");
+        goto free_yi;
+    }
+    for (q = 0; q < nq; q++) {
+        if (xlen[q] < 0 || ylen[q] < 0 || xlen[q] > nx - sx || ylen[q] > ny - sy) {
+            PyErr_SetString(PyExc_ValueError, "match_rows: the lengths must add up to the items");
+            goto free_yi;
+        }
+        sx += xlen[q];
+        sy += ylen[q];
+        if (xlen[q] > longest)
+            longest = xlen[q];
+        if (ylen[q] > longest)
+            longest = ylen[q];
+    }
+    if (sx != nx || sy != ny) {
+        PyErr_SetString(PyExc_ValueError, "match_rows: the lengths must add up to the items");
+        goto free_yi;
+    }
+    Py_ssize_t size = 16;
+    while (size < 2 * longest)
+        size *= 2;
+    Py_ssize_t most = nx < ny ? nx : ny;
+    mem = PyMem_Malloc((size_t)(4 * size) * sizeof(int64_t));
+    if (mem == NULL) {
+        PyErr_NoMemory();
+        goto free_yi;
+    }
+    ix_o = PyByteArray_FromStringAndSize(NULL, most * 8);
+    iy_o = ix_o ? PyByteArray_FromStringAndSize(NULL, most * 8) : NULL;
+    if (iy_o == NULL)
+        goto free_out;
+    int64_t *ix = (int64_t *)PyByteArray_AS_STRING(ix_o), *iy = (int64_t *)PyByteArray_AS_STRING(iy_o);
+    ItemTable ty = {mem, mem + size, 15}, tx = {mem + 2 * size, mem + 3 * size, 15};
+    Py_ssize_t found = 0, ax = 0, ay = 0;
+    int twice = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (q = 0; q < nq && !twice; q++) {
+        Py_ssize_t lx = (Py_ssize_t)xlen[q], ly = (Py_ssize_t)ylen[q], cap = 16;
+        while (cap < 2 * (lx > ly ? lx : ly))          /* each query's tables as small as its rows allow */
+            cap *= 2;
+        ty.mask = tx.mask = cap - 1;
+        for (i = 0; i < cap; i++)
+            ty.row[i] = tx.row[i] = -1;
+        for (i = 0; i < ly && !twice; i++)
+            twice = !place(&ty, ys[ay + i], ay + i);
+        for (i = 0; i < lx && !twice; i++) {
+            twice = !place(&tx, xs[ax + i], ax + i);      /* (only to find an item twice in X) */
+            int64_t row = held_at(&ty, xs[ax + i]);
+            if (row >= 0) {
+                ix[found] = ax + i;
+                iy[found] = row;
+                found++;
+            }
+        }
+        ax += lx;
+        ay += ly;
+    }
+    Py_END_ALLOW_THREADS
+    if (twice)
+        result = Py_NewRef(Py_None);
+    else if (PyByteArray_Resize(ix_o, found * 8) == 0 && PyByteArray_Resize(iy_o, found * 8) == 0)
+        result = PyTuple_Pack(2, ix_o, iy_o);
+free_out:
+    Py_XDECREF(ix_o);
+    Py_XDECREF(iy_o);
+    PyMem_Free(mem);
+free_yi:
+    PyBuffer_Release(&yi);
+free_yl:
+    PyBuffer_Release(&yl);
+free_xi:
+    PyBuffer_Release(&xi);
+free_xl:
+    PyBuffer_Release(&xl);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"columns", columns, METH_VARARGS, "A dict of dicts' document ids and values as two buffers, or None."},
     {"records", records, METH_VARARGS, "A list of tuples' query blocks, document ids and values, or None."},
@@ -974,6 +1116,7 @@ static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, "The kept columns of a regular TREC file, or None."},
     {"hash_ids", hash_ids, METH_VARARGS, "The 64-bit hash of each id of a buffer of fixed-width ids."},
     {"probe", probe, METH_VARARGS, "The rows of (query code, document hash) pairs in a DocIndex's levels."},
+    {"match_rows", match_rows, METH_VARARGS, "The rows of two rankings holding the same item of the same query."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -19,7 +19,7 @@ from .errors import GradeScaleError, MissingQrelsError
 from .core.rbo_variants import match_counted
 from .core.rowjoin import match_by_query
 from .core.segments import seg_cumcount
-from .io import QUERY_IDS, Qrels, Ranking, hashes_are_ids, querytable, tie_layout, verify_pairs
+from .io import QUERY_IDS, Qrels, Ranking, dictscan, hashes_are_ids, querytable, tie_layout, verify_pairs
 from .io.tables import KeepsDerived
 from .io.judgmenttable import grades_of_rows, judgments_by_tables
 from .references import resolve_run
@@ -364,6 +364,8 @@ class RunContext(KeepsDerived):
                 # (a table with one query per row, sorted along its rows, when the queries fit one)
                 # (merged from the tables of sorted keys both conversions kept, when B and R are all their rows)
                 pairs = querytable.kept_pairs(self.run, reference) if b.identity and r.identity else None
+                if pairs is None:       # (in C where the extension is built; the numpy table declines alike)
+                    pairs = dictscan.match_rows(b.lens, b.docs.view(np.int64), r.lens, r.docs.view(np.int64))
                 if pairs is None:
                     pairs = match_by_query(b.lens, b.docs.view(np.int64), r.lens, r.docs.view(np.int64))
                 ib, ir = pairs if pairs is not None else \

@@ -88,6 +88,25 @@ def probe(local: np.ndarray, levels: list, hashes: np.ndarray, qcodes: np.ndarra
     return out
 
 
+def match_rows(x_lens: np.ndarray, x_items: np.ndarray, y_lens: np.ndarray, y_items: np.ndarray
+               ) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+    """The rows (ix, iy) of two rankings X and Y laid out query after query that hold the same item of the same
+    query (``x_lens[i]`` rows of query i in X, likewise Y; int64 item codes), as
+    :func:`~ir_rbstar.core.rowjoin.match_by_query` gives them (the same pairs; here in X's row order), joined in
+    C one query at a time through a small hash table (that function sorts a table of keys, some forty numpy calls
+    a block of queries); None when the compiled module is not installed or an item appears twice in one query of
+    a side (that function declines then too)."""
+    if extension.compiled is None:
+        return None
+    got = extension.compiled.match_rows(np.ascontiguousarray(x_lens, dtype=np.int64),
+                                        np.ascontiguousarray(x_items, dtype=np.int64),
+                                        np.ascontiguousarray(y_lens, dtype=np.int64),
+                                        np.ascontiguousarray(y_items, dtype=np.int64))
+    if got is None:
+        return None
+    return np.frombuffer(got[0], dtype=np.int64), np.frombuffer(got[1], dtype=np.int64)
+
+
 def tie_order(same: np.ndarray, order: Optional[np.ndarray], dbytes: np.ndarray
               ) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """(the ranked positions of every tied row, the input row each holds once ties are broken by document id,

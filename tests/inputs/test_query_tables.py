@@ -100,3 +100,71 @@ def test_an_item_last_in_one_query_and_first_in_the_next_is_no_pair():
     got = match_by_query(lens, x, lens, y)
     assert got is not None and len(got[0]) == len(got[1]) == 0
     assert _oracle(lens, x, lens, y) == set()
+
+
+# the same join in C (ir_rbstar.io.dictscan.match_rows), which the RBO family's run-reference join takes first
+# where the extension is built: the same pairs, in X's row order; None for an item twice in a query of a side
+
+def _compiled():
+    from ir_rbstar.io import extension
+    if extension.compiled is None:
+        pytest.skip("the C extension is not built (no C compiler at install time)")
+    return extension.compiled
+
+
+@pytest.fixture
+def compiled_join():
+    from ir_rbstar.io import dictscan
+    _compiled()
+    return dictscan.match_rows
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(rankings=_two_rankings())
+def test_the_compiled_join_gives_the_pairs_of_a_dict(rankings):
+    from ir_rbstar.io import dictscan
+    _compiled()
+    got = dictscan.match_rows(*rankings)
+    assert got is not None
+    assert got[0].tolist() == sorted(got[0].tolist())           # X's row order
+    assert set(zip(got[0].tolist(), got[1].tolist(), strict=True)) == _oracle(*rankings)
+    assert len(set(got[0].tolist())) == len(got[0])
+
+
+@pytest.mark.parametrize("x, y", [([7, 7], [7]), ([7], [5, 7, 7]), ([3, 7, 7], [5]), ([1, 2, 1], [])])
+def test_the_compiled_join_declines_an_item_twice_in_a_query(compiled_join, x, y):
+    lens = (np.array([1, len(x)], dtype=np.int64), np.array([1, len(y)], dtype=np.int64))
+    x_items, y_items = np.array([7] + x, dtype=np.int64), np.array([7] + y, dtype=np.int64)
+    assert compiled_join(lens[0], x_items, lens[1], y_items) is None
+    assert match_by_query(lens[0], x_items, lens[1], y_items) is None       # (the numpy table declines alike)
+    # the same item in two queries is no repeat
+    got = compiled_join(np.array([1, 1]), np.array([7, 7]), np.array([1, 1]), np.array([7, 7]))
+    assert [a.tolist() for a in got] == [[0, 1], [0, 1]]
+
+
+def test_the_compiled_join_on_long_queries_and_colliding_slots():
+    """Queries of thousands of rows (tables grown past the first size), and items that all fall in one slot
+    chain of a small table (multiples of a large power of two differ only in bits the mask drops, before the
+    mixing: after it they spread; here checked against the dict either way)."""
+    from ir_rbstar.io import dictscan
+    _compiled()
+    rng = np.random.default_rng(5)
+    lx, ly = np.array([3000, 0, 17, 5000]), np.array([2500, 9, 0, 4999])
+    x = np.concatenate([rng.choice(20_000, n, replace=False) << 40 for n in lx]).astype(np.int64)
+    y = np.concatenate([rng.choice(20_000, n, replace=False) << 40 for n in ly]).astype(np.int64)
+    got = dictscan.match_rows(lx, x, ly, y)
+    assert set(zip(got[0].tolist(), got[1].tolist(), strict=True)) == _oracle(lx, x, ly, y)
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(y_lens=np.array([2, 1, 4, 0])), "one length"),
+    (dict(x_lens=np.array([3, 2, 1])), "add up to the items"),
+    (dict(y_lens=np.array([2, -1, 6])), "add up to the items"),
+    (dict(x_items=np.array([5, 6, 7, 1, 2], dtype=np.int32)), "x_items must hold 8-byte integers")])
+def test_the_compiled_join_refuses_inconsistent_buffers(bad, message):
+    compiled = _compiled()
+    args = dict(x_lens=np.array([3, 2, 0]), x_items=np.array([5, 6, 7, 1, 2]), y_lens=np.array([2, 1, 4]),
+                y_items=np.array([7, 5, 2, 9, 8, 7, 6]))
+    args = {k: np.asarray(v) for k, v in {**args, **bad}.items()}
+    with pytest.raises(ValueError, match=message):
+        compiled.match_rows(*(args[k] for k in ("x_lens", "x_items", "y_lens", "y_items")))
