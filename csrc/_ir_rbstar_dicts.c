@@ -76,6 +76,17 @@
  *     query of X or of Y (ir_rbstar/core/rowjoin.py's match_by_query declines then too; the caller's exact join
  *     answers). Stands in for that function's sort of a table of each query's keys: some forty numpy calls a
  *     block of queries. Raises ValueError for buffers of the wrong item size or lengths that disagree.
+ *
+ * id_blocks(offsets, data, limit) -> (starts, ids), () or None
+ *     The blocks of equal ids of an arrow string array (`offsets`: its int32 or int64 offsets, len + 1 of them from
+ *     its slice's first; `data`: its bytes from the first id's first byte): the row each block starts at (int64,
+ *     in a bytearray) and each block's id as a str. () when there are more than `limit` blocks (the caller then
+ *     interns each distinct id once by arrow's dictionary encoding); None when an id is not UTF-8.
+ *
+ * ascii_ids(offsets, data, budget, view) -> (ids, width) or None
+ *     The ids of such an array as one bytearray of rows of `width` bytes (the longest id, at least 1), NUL-padded.
+ *     With `view`, ids all of one length give (None, width): the data buffer is the column. None when an id holds
+ *     a NUL byte or a byte >= 128, or when rows x width exceeds `budget` (the caller's path names the id).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1108,6 +1119,229 @@ free_xl:
     return result;
 }
 
+/* the offsets of an arrow string array (int32 or int64: `wide`), as int64 */
+static inline int64_t
+offset_at(const void *offsets, int wide, Py_ssize_t i)
+{
+    return wide ? ((const int64_t *)offsets)[i] : (int64_t)((const int32_t *)offsets)[i];
+}
+
+/* the offsets and data buffers of id_blocks and ascii_ids; 0 (exception set) if they disagree */
+static int
+string_buffers(PyObject *off_o, PyObject *data_o, Py_buffer *off, Py_buffer *data, int *wide, Py_ssize_t *n,
+               const char *what)
+{
+    if (PyObject_GetBuffer(off_o, off, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return 0;
+    Py_ssize_t size = off->itemsize;
+    PyBuffer_Release(off);
+    if (size != 4 && size != 8) {
+        PyErr_Format(PyExc_ValueError, "%s: offsets must hold 4- or 8-byte integers", what);
+        return 0;
+    }
+    if (!get_items(off_o, off, size, 0, what))
+        return 0;
+    if (PyObject_GetBuffer(data_o, data, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(off);
+        return 0;
+    }
+    *wide = size == 8;
+    *n = off->len / size - 1;
+    Py_ssize_t i;
+    int bad = *n < 0;
+    if (!bad) {
+        int64_t first = offset_at(off->buf, *wide, 0);
+        for (i = 0; i < *n && !bad; i++) {
+            int64_t a = offset_at(off->buf, *wide, i), b = offset_at(off->buf, *wide, i + 1);
+            bad = a > b || a < first || b - first > (int64_t)data->len;
+        }
+    }
+    if (bad) {
+        PyErr_Format(PyExc_ValueError, "%s: offsets outside the data", what);
+        PyBuffer_Release(data);
+        PyBuffer_Release(off);
+        return 0;
+    }
+    return 1;
+}
+
+/* whether the `len` bytes at a and b are equal (short ids compared byte by byte, without a call) */
+static inline int
+same_bytes(const char *a, const char *b, int64_t len)
+{
+    if (len > 16)
+        return memcmp(a, b, (size_t)len) == 0;
+    for (int64_t j = 0; j < len; j++)
+        if (a[j] != b[j])
+            return 0;
+    return 1;
+}
+
+/* the rows where a block of equal ids starts, at most `limit` + 1 of them written to `starts` (the count
+   returned: more than `limit` means there are more blocks) */
+#define BLOCK_STARTS(T)                                                                                    \
+    static Py_ssize_t block_starts_##T(const T *o, const char *bytes, Py_ssize_t n, Py_ssize_t limit,      \
+                                       int64_t *starts)                                                    \
+    {                                                                                                      \
+        Py_ssize_t count = 0;                                                                              \
+        int64_t first = n ? (int64_t)o[0] : 0, plen = -1, pa = 0;                                          \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                               \
+            int64_t a = (int64_t)o[i] - first, len = (int64_t)o[i + 1] - (int64_t)o[i];                  \
+            if (len != plen || !same_bytes(bytes + a, bytes + pa, len)) {                                  \
+                starts[count++] = i;                                                                       \
+                if (count > limit)                                                                         \
+                    return count;                                                                          \
+            }                                                                                              \
+            plen = len;                                                                                    \
+            pa = a;                                                                                        \
+        }                                                                                                  \
+        return count;                                                                                      \
+    }
+BLOCK_STARTS(int32_t)
+BLOCK_STARTS(int64_t)
+
+static PyObject *
+id_blocks(PyObject *self, PyObject *args)
+{
+    PyObject *off_o, *data_o, *result = NULL, *heads = NULL, *starts_o = NULL;
+    Py_buffer off, data;
+    Py_ssize_t n, limit, i, count;
+    int wide;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOn", &off_o, &data_o, &limit))
+        return NULL;
+    if (limit < 0)
+        limit = 0;
+    if (!string_buffers(off_o, data_o, &off, &data, &wide, &n, "id_blocks"))
+        return NULL;
+    const char *bytes = data.buf;
+    Py_ssize_t room = (limit < n ? limit : n) + 1;
+    starts_o = PyByteArray_FromStringAndSize(NULL, room * 8);
+    if (starts_o == NULL)
+        goto done;
+    int64_t *starts = (int64_t *)PyByteArray_AS_STRING(starts_o);
+    count = wide ? block_starts_int64_t(off.buf, bytes, n, limit, starts)
+                 : block_starts_int32_t(off.buf, bytes, n, limit, starts);
+    if (count > limit) {
+        result = PyTuple_New(0);
+        goto done;
+    }
+    heads = PyList_New(count);
+    if (heads == NULL || PyByteArray_Resize(starts_o, count * 8) < 0)
+        goto done;
+    starts = (int64_t *)PyByteArray_AS_STRING(starts_o);
+    int64_t first = n ? offset_at(off.buf, wide, 0) : 0;
+    for (i = 0; i < count; i++) {
+        int64_t a = offset_at(off.buf, wide, starts[i]), b = offset_at(off.buf, wide, starts[i] + 1);
+        PyObject *head = PyUnicode_DecodeUTF8(bytes + (a - first), (Py_ssize_t)(b - a), "strict");
+        if (head == NULL) {                         /* not UTF-8 (arrow's strings are): the caller's way */
+            PyErr_Clear();
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        PyList_SET_ITEM(heads, i, head);
+    }
+    result = PyTuple_Pack(2, starts_o, heads);
+done:
+    Py_XDECREF(starts_o);
+    Py_XDECREF(heads);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&off);
+    return result;
+}
+
+/* whether `len` bytes hold a NUL byte or one >= 128, eight at a time */
+static int
+nul_or_wide(const unsigned char *p, int64_t len)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t bad = 0;
+    int64_t j = 0;
+    for (; j + 8 <= len; j += 8) {
+        uint64_t w;
+        memcpy(&w, p + j, 8);
+        bad |= (w | ((w - ones) & ~w)) & highs;      /* a high bit, or a zero byte (exact for ASCII bytes) */
+    }
+    for (; j < len; j++)
+        bad |= (p[j] == 0 || p[j] >= 128);
+    return bad != 0;
+}
+
+/* each id into its row of `width` bytes, NUL-padded */
+#define PAD_IDS(T)                                                                                         \
+    static void pad_ids_##T(const T *o, const char *bytes, Py_ssize_t n, Py_ssize_t width, char *to)       \
+    {                                                                                                      \
+        int64_t first = n ? (int64_t)o[0] : 0;                                                             \
+        memset(to, 0, (size_t)(n * width));                                                                \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                               \
+            int64_t a = (int64_t)o[i] - first, len = (int64_t)o[i + 1] - (int64_t)o[i];                  \
+            const char *src = bytes + a;                                                                   \
+            char *dst = to + i * width;                                                                    \
+            if (len > 16)                                                                                  \
+                memcpy(dst, src, (size_t)len);                                                             \
+            else                                                                                           \
+                for (int64_t j = 0; j < len; j++)                                                          \
+                    dst[j] = src[j];                                                                       \
+        }                                                                                                  \
+    }
+PAD_IDS(int32_t)
+PAD_IDS(int64_t)
+
+static PyObject *
+ascii_ids(PyObject *self, PyObject *args)
+{
+    PyObject *off_o, *data_o, *result = NULL;
+    Py_buffer off, data;
+    Py_ssize_t n, budget, i;
+    int wide, view;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOnp", &off_o, &data_o, &budget, &view))
+        return NULL;
+    if (!string_buffers(off_o, data_o, &off, &data, &wide, &n, "ascii_ids"))
+        return NULL;
+    const unsigned char *bytes = data.buf;
+    int64_t first = n ? offset_at(off.buf, wide, 0) : 0, last = n ? offset_at(off.buf, wide, n) : 0;
+    int64_t longest = 0, shortest = INT64_MAX;
+    if (nul_or_wide(bytes, last - first)) {           /* a NUL byte or not ASCII: the caller's way */
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    for (i = 0; i < n; i++) {
+        int64_t len = offset_at(off.buf, wide, i + 1) - offset_at(off.buf, wide, i);
+        if (len > longest)
+            longest = len;
+        if (len < shortest)
+            shortest = len;
+    }
+    Py_ssize_t width = longest > 0 ? (Py_ssize_t)longest : 1;
+    if (n && (double)n * (double)width > (double)budget) {     /* too wide: the caller names the id */
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    if (view && n && longest == shortest && longest > 0) {     /* the data buffer is the column */
+        result = Py_BuildValue("(On)", Py_None, width);
+        goto done;
+    }
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, n * width);
+    if (out == NULL)
+        goto done;
+    char *to = PyByteArray_AS_STRING(out);
+    const char *src = (const char *)bytes;
+    Py_BEGIN_ALLOW_THREADS
+    if (n && longest == shortest && longest > 0)
+        memcpy(to, src, (size_t)(n * width));
+    else if (wide)
+        pad_ids_int64_t(off.buf, src, n, width, to);
+    else
+        pad_ids_int32_t(off.buf, src, n, width, to);
+    Py_END_ALLOW_THREADS
+    result = Py_BuildValue("(Nn)", out, width);
+done:
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&off);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"columns", columns, METH_VARARGS, "A dict of dicts' document ids and values as two buffers, or None."},
     {"records", records, METH_VARARGS, "A list of tuples' query blocks, document ids and values, or None."},
@@ -1117,6 +1351,8 @@ static PyMethodDef methods[] = {
     {"hash_ids", hash_ids, METH_VARARGS, "The 64-bit hash of each id of a buffer of fixed-width ids."},
     {"probe", probe, METH_VARARGS, "The rows of (query code, document hash) pairs in a DocIndex's levels."},
     {"match_rows", match_rows, METH_VARARGS, "The rows of two rankings holding the same item of the same query."},
+    {"id_blocks", id_blocks, METH_VARARGS, "The blocks of equal ids of an arrow string array: starts and ids."},
+    {"ascii_ids", ascii_ids, METH_VARARGS, "The ids of an arrow string array as fixed-width bytes, or None."},
     {NULL, NULL, 0, NULL},
 };
 

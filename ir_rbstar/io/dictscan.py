@@ -107,6 +107,34 @@ def match_rows(x_lens: np.ndarray, x_items: np.ndarray, y_lens: np.ndarray, y_it
     return np.frombuffer(got[0], dtype=np.int64), np.frombuffer(got[1], dtype=np.int64)
 
 
+def id_blocks(offsets: np.ndarray, data: np.ndarray, limit: int) -> "Optional[Tuple[np.ndarray, list] | Tuple[()]]":
+    """The blocks of equal ids of an arrow string array given by its ``offsets`` and ``data`` (as
+    :func:`.idcolumns._string_buffers` gives them): (the row each block starts at, each block's id as a ``str``),
+    read in C; ``()`` when there are more than ``limit`` blocks; None when the compiled module is not installed
+    or an id is not UTF-8."""
+    if extension.compiled is None:
+        return None
+    got = extension.compiled.id_blocks(offsets, data, limit)
+    if not got:
+        return got
+    return np.frombuffer(got[0], dtype=np.int64), got[1]
+
+
+def ascii_ids(offsets: np.ndarray, data: np.ndarray, budget: int, view: bool
+              ) -> Optional[Tuple[Optional[np.ndarray], int]]:
+    """The ids of an arrow string array (``offsets``, ``data`` as for :func:`id_blocks`) as a bytes (``S``) array
+    as wide as the longest id (at least 1 byte), NUL-padded, made in C, and that width; with ``view``, ids all of
+    one length give (None, width): ``data`` itself is the column. None when the compiled module is not installed,
+    some id holds a NUL byte or a byte >= 128, or rows x width would exceed ``budget``."""
+    if extension.compiled is None:
+        return None
+    got = extension.compiled.ascii_ids(offsets, data, budget, view)
+    if got is None:
+        return None
+    buf, width = got
+    return (None if buf is None else np.frombuffer(buf, dtype=f"S{width}")), width
+
+
 def tie_order(same: np.ndarray, order: Optional[np.ndarray], dbytes: np.ndarray
               ) -> Optional[Tuple[np.ndarray, np.ndarray]]:
     """(the ranked positions of every tied row, the input row each holds once ties are broken by document id,

@@ -10,6 +10,7 @@ from typing import Any, Callable, Optional, Tuple
 import numpy as np
 
 from ..errors import InputFormatError
+from . import dictscan
 from .ids import QUERY_IDS, CodedIds, check_width_budget, width_budget
 
 
@@ -23,17 +24,27 @@ def _arrow_query_codes(arr: Any) -> CodedIds:
     return CodedIds(QUERY_IDS.encode(enc.dictionary.to_pylist())[enc.indices.to_numpy(zero_copy_only=False)])
 
 
-def _query_blocks(arr: Any) -> Optional[CodedIds]:
+def _query_blocks(arr: Any, limit: Optional[int] = None) -> Optional[CodedIds]:
     """Query ids interned per block of equal ids (the rows of a query usually come together): each id
     compared with the one before (:func:`_new_ids`), one id interned per block. None when the ids come
     in many short blocks (then arrow's dictionary encoding, which interns each distinct id once, is
-    cheaper than a Python step per block)."""
+    cheaper than a Python step per block): more than ``limit`` blocks, by default max(64, rows / 16). The blocks
+    are found in C where the extension is built (:func:`.dictscan.id_blocks`: one pass over arrow's buffers, each
+    block's id decoded there), else by :func:`_new_ids`."""
     n = len(arr)
-    new = _new_ids(arr)
-    starts = np.flatnonzero(new)
-    if len(starts) > max(64, n // 16):
-        return None
-    codes = QUERY_IDS.encode(arr.take(starts).to_pylist())
+    limit = max(64, n // 16) if limit is None else limit
+    held = _string_buffers(arr)
+    got = None if held is None else dictscan.id_blocks(held[0], held[1], limit)
+    if got is not None:
+        if not got:
+            return None
+        starts, heads = got
+    else:
+        starts = np.flatnonzero(_new_ids(arr))
+        if len(starts) > limit:
+            return None
+        heads = arr.take(starts).to_pylist()
+    codes = QUERY_IDS.encode(heads)
     return CodedIds(np.repeat(codes, np.diff(np.append(starts, n))))
 
 
@@ -88,12 +99,19 @@ def _ascii_bytes(arr: Any, copy: bool = True, where: Optional[Callable[[int], st
     byte (a bytes array would drop trailing ones) or a byte >= 128 (non-ASCII: the general path encodes and
     checks it), or for another array type. ``copy=False``: when every id has the same length, the array is
     a (writable) view of the arrow data buffer, for an arrow array the caller made and nothing else holds.
-    An id too long for the budget of :func:`.ids.check_width_budget` is an error naming it by ``where(row)``."""
+    An id too long for the budget of :func:`.ids.check_width_budget` is an error naming it by ``where(row)``.
+    Where the C extension is built, the column is made there in one pass (:func:`.dictscan.ascii_ids`), which
+    declines what the steps above then answer (the refusals, and the error naming an id)."""
     held = _string_buffers(arr)
     if held is None:
         return None
     offsets, data = held
     n = len(arr)
+    view = not copy and data.flags.writeable
+    got = dictscan.ascii_ids(offsets, data, width_budget(len(data)), view)    # in C where built: one pass
+    if got is not None:
+        ids, width = got
+        return data.view(f"S{width}") if ids is None else ids
     if len(data) and (int(data.max()) >= 128 or not data.all()):
         return None                                  # non-ASCII ids, or NUL bytes
     if len(data) < 2 ** 31:                          # every length fits 4 bytes: half the column

@@ -2,6 +2,8 @@
 arrow buffers: the same Ranking as the general path (object columns), whatever the ids hold."""
 from __future__ import annotations
 
+import contextlib
+
 from unittest import mock
 
 import numpy as np
@@ -16,6 +18,7 @@ from ir_rbstar.io.idcolumns import _ascii_bytes
 from ir_rbstar.io.ids import QUERY_IDS
 
 from tests.conftest import examples
+from tests.helpers import compiled_off
 
 pa = pytest.importorskip("pyarrow")
 
@@ -37,14 +40,29 @@ def _same(a, b):
     assert np.array_equal(a.docs, b.docs) and np.array_equal(a.scores, b.scores)
 
 
-@pytest.mark.parametrize("pad_from", [None, 0])      # ids of several lengths padded by numpy, or by arrow
+# ids of several lengths padded by numpy or by arrow (the C extension switched off), or in C where it is built
+@pytest.mark.parametrize("how", ["numpy", "arrow", "compiled"])
 @settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "30"]), st.text(_ALPHABET, max_size=12),
                           st.integers(0, 5)), min_size=1, max_size=30, unique_by=lambda t: (t[0], t[1])),
        st.integers(0, 3))
-def test_arrow_columns_convert_as_object_columns(pad_from, rows, skip):
-    with mock.patch.object(idcolumns, "_PAD_BY_ARROW", idcolumns._PAD_BY_ARROW if pad_from is None else pad_from):
+def test_arrow_columns_convert_as_object_columns(how, rows, skip):
+    with _way(how):
         _arrow_columns_convert_as_object_columns(rows, skip)
+
+
+@contextlib.contextmanager
+def _way(how):
+    """The numpy steps ("numpy": ids of several lengths padded by a scatter; "arrow": by arrow's padding), with
+    the C extension switched off, or the C steps ("compiled", skipped where the extension is not built)."""
+    if how == "compiled":
+        from ir_rbstar.io import extension
+        if extension.compiled is None:
+            pytest.skip("the C extension is not built")
+        yield
+        return
+    with compiled_off(), mock.patch.object(idcolumns, "_PAD_BY_ARROW", idcolumns._PAD_BY_ARROW if how == "numpy" else 0):
+        yield
 
 
 def _arrow_columns_convert_as_object_columns(rows, skip):
@@ -62,9 +80,9 @@ def _arrow_columns_convert_as_object_columns(rows, skip):
     _same(to_ranking(arrow), expected)
 
 
-@pytest.mark.parametrize("pad_from", [1 << 40, 0])     # numpy's scatter, arrow's padding
-def test_ascii_bytes_reads_the_buffers(pad_from):
-    with mock.patch.object(idcolumns, "_PAD_BY_ARROW", pad_from):
+@pytest.mark.parametrize("how", ["numpy", "arrow", "compiled"])
+def test_ascii_bytes_reads_the_buffers(how):
+    with _way(how):
         for kind in (pa.string(), pa.large_string()):
             arr = pa.array(["d10", "", "d2", "abcdef"], type=kind).slice(1)
             out = _ascii_bytes(arr)
@@ -129,3 +147,45 @@ def test_arrow_columns_in_several_chunks_convert_as_object_columns(cuts):
         joined = pd.concat(parts)
         assert joined["query_id"].array.__arrow_array__().num_chunks == len(parts)
         _same(to_ranking(joined), to_ranking(plain))
+
+
+@pytest.mark.parametrize("how", ["numpy", "compiled"])
+@settings(max_examples=examples(80), deadline=None)
+@given(st.lists(st.sampled_from(["q1", "q2", "q10", "", "q\x00", "é", "q1 "]), max_size=40),
+       st.booleans(), st.integers(0, 3), st.integers(0, 3), st.sampled_from([None, 1, 3]))
+def test_query_blocks_intern_each_block_of_equal_ids(how, ids, large, cut_front, cut_back, limit):
+    """Query ids per block of equal ids (:func:`idcolumns._query_blocks`), in numpy and arrow steps or in C: the
+    same ids in the same order as the array holds them, or None (arrow's dictionary encoding then) where there
+    are more blocks than the limit, in string and large_string arrays and in slices of them."""
+    arr = pa.array(ids, type=pa.large_string() if large else pa.string())
+    arr = arr.slice(min(cut_front, len(ids)), max(len(ids) - cut_front - cut_back, 0))
+    text = arr.to_pylist()
+    blocks = sum(1 for i in range(len(text)) if i == 0 or text[i] != text[i - 1])
+    with _way(how):
+        got = idcolumns._query_blocks(arr, limit)
+    if blocks > (limit if limit is not None else max(64, len(text) // 16)):
+        assert got is None
+    else:
+        assert QUERY_IDS.decode(got.codes).tolist() == text
+
+
+def test_ascii_ids_in_c_view_budget_and_refusals():
+    """The C step's own answers: a view of the data buffer for ids of one length when asked (the caller's
+    arrow array, nothing else holds it), a copy otherwise; None (the numpy path, which names the id) past the
+    width budget; None for NUL bytes and non-ASCII ids; inconsistent offsets refused."""
+    from ir_rbstar.io import dictscan, extension
+    if extension.compiled is None:
+        pytest.skip("the C extension is not built")
+    offsets, data = idcolumns._string_buffers(pa.array(["ab", "cd", "ef"]).slice(1))
+    assert dictscan.ascii_ids(offsets, data, 1 << 20, True) == (None, 2)
+    ids, width = dictscan.ascii_ids(offsets, data, 1 << 20, False)
+    assert width == 2 and ids.tolist() == [b"cd", b"ef"]
+    offsets, data = idcolumns._string_buffers(pa.array(["a", "bcd", ""]))
+    assert dictscan.ascii_ids(offsets, data, 8, False) is None           # 3 rows x 3 bytes > 8
+    assert dictscan.ascii_ids(offsets, data, 9, False)[0].tolist() == [b"a", b"bcd", b""]
+    for bad in (["a\x00"], ["é"]):
+        assert dictscan.ascii_ids(*idcolumns._string_buffers(pa.array(bad)), 1 << 20, False) is None
+    with pytest.raises(ValueError, match="offsets outside the data"):
+        extension.compiled.ascii_ids(np.array([0, 5], dtype=np.int32), np.zeros(3, dtype=np.uint8), 100, False)
+    with pytest.raises(ValueError, match="offsets must hold 4- or 8-byte integers"):
+        extension.compiled.id_blocks(np.array([0, 1], dtype=np.int16), np.zeros(3, dtype=np.uint8), 10)
