@@ -48,7 +48,7 @@
  *     sorts after the longer id), equal ids keeping their order. A group already descending is left as it is, one
  *     ascending reversed, any other sorted (a merge sort: stable, n log n however large the group).
  *
- * scan(data, ncols, fields, numeric, budget) -> (heads, lengths, columns, values) or None
+ * scan(data, ncols, fields, numeric, budget, slow=True) -> (heads, lengths, columns, values) or None
  *     The columns of a regular TREC file held in `data` (bytes): rows of `ncols` non-empty tokens separated by
  *     one space, or one tab (the same byte throughout), each row ended by a newline (the last may lack it).
  *     `fields` lists the token numbers kept (the first the query id), `numeric` the one read as a number (-1:
@@ -58,9 +58,11 @@
  *     float64 (correctly rounded, as Python's float() and pyarrow read them), or None. None (the caller reads
  *     the file as before and names what it refuses) for anything else: another byte <= 32 (CR, a second
  *     separator), an empty line or token, a wrong number of tokens, a NUL byte, a number not of the form
- *     -?digits[.digits][e[+-]digits] (or .digits), of more than 15 significant digits or a power of ten beyond
- *     10^22 (read exactly by one IEEE operation only within those), or not finite, an id column of more than
- *     `budget` bytes.
+ *     -?digits[.digits][e[+-]digits] (or .digits), or not finite, an id column of more than `budget` bytes.
+ *     Numbers of at most 15 significant digits and a power of ten within 10^22 are read by one exact IEEE
+ *     operation; others, with `slow` and where the C library is glibc, by its strtod_l in the "C" locale (correctly
+ *     rounded); without `slow` or elsewhere, such a number declines the file (pyarrow's parser of them is faster
+ *     on large files). Each number is read once.
  *
  * hash_ids(ids, width) -> bytearray
  *     The 64-bit hash of each id of `ids` (rows of `width` NUL-padded bytes) as ir_rbstar/io/ids.py's hash_ids
@@ -93,6 +95,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <math.h>
+#include <locale.h>
 
 /* an exact str of ASCII characters and no NUL (numpy's bytes arrays drop trailing NULs) */
 static int
@@ -717,9 +720,7 @@ plain_number(const char *p, const char *e)
 
 /* a plain number's value by one exact IEEE operation where it has at most 15 significant digits and a
    power of ten within 10^22 (Clinger's fast path: both operands exact, so the result is correctly rounded,
-   the double Python's float() and pyarrow give); 0 (not done) for the others: the file is then left to
-   pyarrow's reader, whose parser of longer numbers (such as Python's 17-digit reprs) is several times faster
-   than Python's */
+   the double Python's float() and pyarrow give); 0 (not done) for the others, which any_number reads */
 static const double POW10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
                                  1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
@@ -779,6 +780,41 @@ quick_number(const char *p, const char *e, double *out)
     return 1;
 }
 
+/* a plain number's value: by quick_number, else (the C library is glibc, whose strtod rounds correctly in the
+   "C" locale, as Python's float() and pyarrow's parser do) by strtod_l on a copy of the token; 0 (not done) for
+   a token longer than 400 bytes or a C library without it: the file is then left to pyarrow's reader */
+#if defined(__GLIBC__)
+static locale_t c_numbers = (locale_t)0;
+#endif
+
+static int
+any_number(const char *p, const char *e, double *out)
+{
+    if (quick_number(p, e, out))
+        return 1;
+#if defined(__GLIBC__)
+    char buf[401];
+    Py_ssize_t len = e - p;
+    if (len > 400)
+        return 0;
+    if (c_numbers == (locale_t)0) {
+        c_numbers = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+        if (c_numbers == (locale_t)0)
+            return 0;
+    }
+    memcpy(buf, p, (size_t)len);
+    buf[len] = '\0';
+    char *stop = NULL;
+    double v = strtod_l(buf, &stop, c_numbers);   /* (an underflow: the correctly rounded subnormal or 0) */
+    if (stop != buf + len)
+        return 0;
+    *out = v;                                   /* (an overflow is +-inf: the caller declines the file) */
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 #define MAX_FIELDS 8
 
 static PyObject *
@@ -787,10 +823,12 @@ scan(PyObject *self, PyObject *args)
     Py_buffer view;
     PyObject *fields_o, *heads = NULL, *lengths = NULL, *values = NULL, *columns = NULL, *result = NULL;
     PyObject *bufs[MAX_FIELDS] = {NULL};
+    double *kept_vals = NULL;                   /* the numeric column's values, found in the first pass */
     Py_ssize_t ncols, numeric, budget, nf, i, rows = 0, blocks = 0;
     Py_ssize_t field[MAX_FIELDS], width[MAX_FIELDS] = {0};
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*nO!nn", &view, &ncols, &PyTuple_Type, &fields_o, &numeric, &budget))
+    int slow = 1;
+    if (!PyArg_ParseTuple(args, "y*nO!nn|p", &view, &ncols, &PyTuple_Type, &fields_o, &numeric, &budget, &slow))
         return NULL;
     nf = PyTuple_GET_SIZE(fields_o);
     if (nf < 1 || nf > MAX_FIELDS || ncols < 1 || ncols > 64) {
@@ -817,7 +855,7 @@ scan(PyObject *self, PyObject *args)
         goto declined;
     /* first pass: the layout checked, rows and query blocks counted, each kept token's longest found */
     const char *prev_q = NULL;
-    Py_ssize_t prev_qlen = 0, qlongest = 0;
+    Py_ssize_t prev_qlen = 0, qlongest = 0, kept_room = 0;
     for (const char *line = data; line < end;) {
         const char *c = line;
         Py_ssize_t col = 0;
@@ -842,8 +880,19 @@ scan(PyObject *self, PyObject *args)
                 }
                 else if (field[i] == numeric) {
                     double v;
-                    if (!plain_number(t, c) || !quick_number(t, c, &v) || !isfinite(v))
+                    if (!plain_number(t, c) || !(slow ? any_number(t, c, &v) : quick_number(t, c, &v)) || !isfinite(v))
                         goto declined;
+                    if (rows == kept_room) {                /* each value kept: read once */
+                        Py_ssize_t room = kept_room ? 2 * kept_room : 4096;
+                        double *grown = PyMem_Realloc(kept_vals, (size_t)room * sizeof(double));
+                        if (grown == NULL) {
+                            PyErr_NoMemory();
+                            goto done;
+                        }
+                        kept_vals = grown;
+                        kept_room = room;
+                    }
+                    kept_vals[rows] = v;
                 }
                 else if (c - t > width[i])
                     width[i] = c - t;
@@ -907,7 +956,7 @@ scan(PyObject *self, PyObject *args)
                     prev_qlen = c - t;
                 }
                 else if (field[i] == numeric)
-                    quick_number(t, c, &vals[row]);         /* (it did in the first pass) */
+                    vals[row] = kept_vals[row];             /* (read in the first pass) */
                 else
                     memcpy(PyByteArray_AS_STRING(bufs[i]) + row * width[i], t, (size_t)(c - t));
             }
@@ -932,6 +981,7 @@ scan(PyObject *self, PyObject *args)
 declined:
     result = Py_NewRef(Py_None);
 done:
+    PyMem_Free(kept_vals);
     for (i = 0; i < MAX_FIELDS; i++)
         Py_XDECREF(bufs[i]);
     Py_XDECREF(heads);
