@@ -7,7 +7,7 @@ from typing import Callable, List, Optional, Tuple, cast
 import numpy as np
 
 from ..errors import RbstarError
-from . import dictscan
+from . import dictscan, extension
 from .ids import _GOLD, _mix, id_words
 from .querytable import QueryTable, checked_by_query
 
@@ -375,7 +375,7 @@ class JudgmentIndex:
 
     def lookup(self, qcodes: np.ndarray, dhash: np.ndarray) -> np.ndarray:
         """The row of each (query code, document hash) pair, -1 where there is none."""
-        if len(qcodes) <= self._few and dictscan.extension.compiled is None:
+        if len(qcodes) <= self._few and extension.compiled is None:
             return self._sorted.lookup(qcodes, dhash)
         if self._hashed is None:
             self._hashed = DocIndex(self._sorted._q, self._sorted._h)
