@@ -50,14 +50,15 @@
  *
  * scan(data, ncols, fields, numeric, budget, slow=True) -> (heads, lengths, columns, values) or None
  *     The columns of a regular TREC file held in `data` (bytes): rows of `ncols` non-empty tokens separated by
- *     one space, or one tab (the same byte throughout), each row ended by a newline (the last may lack it).
+ *     one space, or one tab (the same byte throughout), each row ended by a newline or CR LF (the last may lack
+ *     it, or end in a CR alone).
  *     `fields` lists the token numbers kept (the first the query id), `numeric` the one read as a number (-1:
  *     none). Gives the query ids as `heads`, the first id (bytes) of each block of equal ids, and `lengths`,
  *     each block's number of rows (int64 in a bytearray); `columns`, for each other kept token but `numeric`,
  *     (buffer, width, longest) with its tokens as `width` NUL-padded bytes; and `values`, the numeric tokens as
  *     float64 (correctly rounded, as Python's float() and pyarrow read them), or None. None (the caller reads
- *     the file as before and names what it refuses) for anything else: another byte <= 32 (CR, a second
- *     separator), an empty line or token, a wrong number of tokens, a NUL byte, a number not of the form
+ *     the file as before and names what it refuses) for anything else: another byte <= 32 (a CR elsewhere, a
+ *     second separator), an empty line or token, a wrong number of tokens, a NUL byte, a number not of the form
  *     -?digits[.digits][e[+-]digits] (or .digits), or not finite, an id column of more than `budget` bytes.
  *     Numbers of at most 15 significant digits and a power of ten within 10^22 are read by one exact IEEE
  *     operation; others, with `slow` and where the C library is glibc, by its strtod_l in the "C" locale (correctly
@@ -900,6 +901,10 @@ scan(PyObject *self, PyObject *args)
             col++;
             if (c == end || *c == '\n')
                 break;
+            if (*c == '\r' && (c + 1 == end || c[1] == '\n')) {  /* a CRLF line end (or a CR ending the file) */
+                c++;
+                break;
+            }
             if (*c != sep)
                 goto declined;
             c++;
@@ -960,6 +965,8 @@ scan(PyObject *self, PyObject *args)
                 else
                     memcpy(PyByteArray_AS_STRING(bufs[i]) + row * width[i], t, (size_t)(c - t));
             }
+            if (col == ncols - 1 && c < end && *c == '\r')
+                c++;                                        /* (a CRLF line end: checked in the first pass) */
             c++;                                            /* past the separator or the newline */
         }
     }

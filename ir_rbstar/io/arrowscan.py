@@ -5,8 +5,8 @@ arrow strings without a Python object per row.
 The reader takes a file only when its tokens are exactly what the package's scanners would find: every
 byte <= 32 is the one separator (a space, or a tab) or a newline, every row has the columns' number of
 fields and none of them is empty (so separators come one at a time between two tokens, none at a line's
-start or end), and no byte-order mark is left. Anything else (several spaces, mixed tabs and spaces,
-CR LF, indented lines, a wrong column count, a score that is not a finite number, an id over the long-id
+start or end), and no byte-order mark is left; lines may end in LF or CR LF. Anything else (several spaces,
+mixed tabs and spaces, a CR elsewhere, indented lines, a wrong column count, a score that is not a finite number, an id over the long-id
 budget, an error from arrow) returns None: the scanners of :mod:`ir_rbstar.io.trec` then read the file
 and name what they refuse, with the same messages as always.
 """
@@ -44,7 +44,9 @@ def _pyarrow():
 def _layout(data: bytes) -> Optional[Tuple[bytes, int, int]]:
     """(the separator, the number of bytes <= 32 that are not a newline, the number of tokens), or None when
     ``data`` starts with a (second) byte-order mark. The separator is a tab if the first line holds one, else
-    a space; tokens are counted as the scanners find them: a byte above 32 at the start or after one <= 32."""
+    a space; tokens are counted as the scanners find them: a byte above 32 at the start or after one <= 32.
+    When every CR is followed by a newline (or ends the file), the CRs count with the newlines: CR LF line ends,
+    which arrow's reader takes as line ends too."""
     if not data or data.startswith(b"\xef\xbb\xbf"):     # a second mark: the scanners keep it in the first id
         return None
     end = data.find(b"\n")
@@ -64,6 +66,9 @@ def _layout(data: bytes) -> Optional[Tuple[bytes, int, int]]:
         tokens += int(np.count_nonzero(starts[:m - 1])) + int(after_blank and not blank[0])
         after_blank = bool(blank[m - 1])
     others = blanks - data.count(b"\n")
+    crs = data.count(b"\r")
+    if crs and crs == data.count(b"\r\n") + data.endswith(b"\r"):
+        others -= crs                      # CR LF line ends (and a CR ending the file): newlines to arrow too
     return sep, others, tokens
 
 

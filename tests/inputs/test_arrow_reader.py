@@ -122,7 +122,12 @@ def test_regular_files_are_taken_and_the_others_left_to_the_scanners(tmp_path, m
              "blank lines": ("\n\n".join(rows) + "\n\n", True),
              "two spaces": ("\n".join(r.replace(" Q0", "  Q0") for r in rows), False),
              "tab and space": ("\n".join(r.replace(" Q0", "\tQ0") for r in rows), False),
-             "CR LF": ("\r\n".join(rows), False), "indented": ("\n".join(" " + r for r in rows), False),
+             "CR LF": ("\r\n".join(rows), True), "CR LF, a last CR": ("\r\n".join(rows) + "\r", True),
+             "CR LF and LF": ("\r\n".join(rows[:5]) + "\n" + "\n".join(rows[5:]), True),
+             "a CR inside a line": ("\n".join(rows).replace(" Q0", "\rQ0", 1), False),
+             "a CR before a separator": ("\n".join(rows).replace(" run", "\r run", 1), False),
+             "CR CR LF": ("\r\r\n".join(rows), False),
+             "indented": ("\n".join(" " + r for r in rows), False),
              "trailing space": ("\n".join(r + " " for r in rows), False),
              "an empty last field": ("\n".join(rows).replace(" run", " ", 1), False),
              "an empty first field": ("\n".join(rows).replace("q0 ", " ", 1), False),
@@ -181,4 +186,7 @@ def test_the_layout_counts_block_by_block_as_over_the_whole_file(monkeypatch, da
         return
     assert got is not None
     starts = int(np.count_nonzero(~blank[1:] & blank[:-1])) + int(not blank[0])
-    assert got[1:] == (int(blank.sum()) - data.count(b"\n"), starts)
+    # CRs count with the newlines when each one ends a line (before a newline, or last)
+    line_end_crs = all(data[i + 1:i + 2] in (b"\n", b"") for i in range(len(data)) if data[i:i + 1] == b"\r")
+    others = int(blank.sum()) - data.count(b"\n") - (data.count(b"\r") if line_end_crs else 0)
+    assert got[1:] == (others, starts)

@@ -376,7 +376,8 @@ def test_scan_gives_pyarrows_columns(sep, eol, last):
     _same_arrays(got[3], want[3])
 
 
-@pytest.mark.parametrize("text", ["q Q0 d 1 1.5 t\n\nq Q0 e 2 1 t\n", "q Q0 d 1 1.5 t\r\n", "q  Q0 d 1 1.5 t\n",
+@pytest.mark.parametrize("text", ["q Q0 d 1 1.5 t\n\nq Q0 e 2 1 t\n", "q Q0 d 1 1.5\r t\n", "q  Q0 d 1 1.5 t\n",
+                                  "q Q0 d 1 1.5 t\r\r\n", "q Q0 d 1 1.5 t\rq Q0 e 2 1 t\n", "q Q0 d 1 1.5 t\r\n\r\n",
                                   "q Q0 d 1 1.5\n", "q Q0 d 1 1.5 t x\n", " q Q0 d 1 1.5 t\n", "q Q0 d 1 1.5 t \n",
                                   "q Q0 d 1 +1.5 t\n", "q Q0 d 1 1e400 t\n", "q Q0 d 1 nan t\n", "q Q0 d 1 1_0 t\n",
                                   "q Q0 d 1 0x1 t\n", "q Q0 d 1 1e t\n", "q Q0 d 1 . t\n", "q Q0 d\x00 1 1 t\n",
@@ -477,7 +478,7 @@ _ANY_BYTES = [b" ", b"\t", b"\n", b"\r", b"\x00", b"\xff", b"0", b"."]
 @st.composite
 def _scan_inputs(draw):
     """Rows of tokens: numbers, or the characters a TREC file's layout turns on (digits, signs, points, exponents,
-    letters, a two-byte UTF-8 character), one separator, a last newline or not, and now and
+    letters, a two-byte UTF-8 character), one separator, LF or CR LF line ends, a last one or not, and now and
     then one byte replaced by a separator, a newline, CR, NUL or a byte that is not UTF-8; and a layout to read
     them with."""
     ncols = draw(st.integers(1, 4))
@@ -488,7 +489,8 @@ def _scan_inputs(draw):
                       st.from_regex(rb"-?[0-9]{14,25}(\.[0-9]{0,20})?([eE][+-]?[0-9]{1,3})?", fullmatch=True),
                       st.lists(st.sampled_from(_TOKEN_BYTES), min_size=1, max_size=3).map(b"".join))
     rows = draw(st.lists(st.lists(token, min_size=ncols, max_size=ncols).map(sep.join), min_size=1, max_size=4))
-    data = b"\n".join(rows) + draw(st.sampled_from([b"", b"\n"]))
+    eol = draw(st.sampled_from([b"\n", b"\r\n"]))               # LF or CR LF line ends
+    data = eol.join(rows) + draw(st.sampled_from([b"", eol, b"\r"]))
     if data and draw(st.booleans()):
         at = draw(st.integers(0, len(data) - 1))
         data = data[:at] + draw(st.sampled_from(_ANY_BYTES)) + data[at + 1:]
@@ -498,7 +500,11 @@ def _scan_inputs(draw):
 
 
 def _scan_by_definition(data, ncols, fields, numeric):
-    """What the scan must give, from the layout's definition (None where it must decline)."""
+    """What the scan must give, from the layout's definition (None where it must decline): a CR before a newline,
+    or ending the data, is part of the line's end."""
+    data = data.replace(b"\r\n", b"\n")
+    if data.endswith(b"\r"):
+        data = data[:-1]
     seps = {c for c in data if c <= 32 and c != 10}
     if not data or len(seps) != 1 or seps.pop() not in b" \t":
         return None
