@@ -6,9 +6,9 @@ The reader takes a file only when its tokens are exactly what the package's scan
 byte <= 32 is the one separator (a space, or a tab) or a newline, every row has the columns' number of
 fields and none of them is empty (so separators come one at a time between two tokens, none at a line's
 start or end), and no byte-order mark is left; lines may end in LF or CR LF. Anything else (several spaces,
-mixed tabs and spaces, a CR elsewhere, indented lines, a wrong column count, a score that is not a finite number, an id over the long-id
-budget, an error from arrow) returns None: the scanners of :mod:`ir_rbstar.io.trec` then read the file
-and name what they refuse, with the same messages as always.
+mixed tabs and spaces, a CR elsewhere, indented lines, a wrong column count, a score that is not a finite
+number, an id over the long-id budget, an error from arrow) returns None: the scanners of
+:mod:`ir_rbstar.io.trec` then read the file and name what they refuse, with the same messages as always.
 """
 from __future__ import annotations
 
