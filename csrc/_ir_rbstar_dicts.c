@@ -49,16 +49,17 @@
  *     ascending reversed, any other sorted (a merge sort: stable, n log n however large the group).
  *
  * scan(data, ncols, fields, numeric, budget, slow=True) -> (heads, lengths, columns, values) or None
- *     The columns of a regular TREC file held in `data` (bytes): rows of `ncols` non-empty tokens separated by
- *     one space, or one tab (the same byte throughout), each row ended by a newline or CR LF (the last may lack
- *     it, or end in a CR alone).
+ *     The columns of a TREC file held in `data` (bytes): rows of `ncols` tokens (runs of bytes > 32) separated by
+ *     runs of spaces and tabs, the first at the line's start, the last followed by spaces or tabs or nothing, then
+ *     a newline or CR LF (the last line may lack it, or end in a CR alone): tokens as the package's scanners find
+ *     them (any byte <= 32 separates), and as Python's bytes.split() does.
  *     `fields` lists the token numbers kept (the first the query id), `numeric` the one read as a number (-1:
  *     none). Gives the query ids as `heads`, the first id (bytes) of each block of equal ids, and `lengths`,
  *     each block's number of rows (int64 in a bytearray); `columns`, for each other kept token but `numeric`,
  *     (buffer, width, longest) with its tokens as `width` NUL-padded bytes; and `values`, the numeric tokens as
  *     float64 (correctly rounded, as Python's float() and pyarrow read them), or None. None (the caller reads
- *     the file as before and names what it refuses) for anything else: another byte <= 32 (a CR elsewhere, a
- *     second separator), an empty line or token, a wrong number of tokens, a NUL byte, a number not of the form
+ *     the file as before and names what it refuses) for anything else: another byte <= 32 (a CR elsewhere),
+ *     an empty line, a line starting with a blank, a wrong number of tokens, a NUL byte, a number not of the form
  *     -?digits[.digits][e[+-]digits] (or .digits), or not finite, an id column of more than `budget` bytes.
  *     Numbers of at most 15 significant digits and a power of ten within 10^22 are read by one exact IEEE
  *     operation; others, with `slow` and where the C library is glibc, by its strtod_l in the "C" locale (correctly
@@ -845,14 +846,7 @@ scan(PyObject *self, PyObject *args)
         }
     }
     const char *data = view.buf, *end = data + view.len;
-    char sep = 0;
-    for (const char *c = data; c < end; c++) {
-        if ((unsigned char)*c <= 32 && *c != '\n') {
-            sep = *c;
-            break;
-        }
-    }
-    if ((sep != ' ' && sep != '\t') || view.len == 0)
+    if (view.len == 0)
         goto declined;
     /* first pass: the layout checked, rows and query blocks counted, each kept token's longest found */
     const char *prev_q = NULL;
@@ -899,15 +893,14 @@ scan(PyObject *self, PyObject *args)
                     width[i] = c - t;
             }
             col++;
+            while (c < end && (*c == ' ' || *c == '\t'))     /* the separators (or blanks ending the line) */
+                c++;
+            if (c < end && *c == '\r' && (c + 1 == end || c[1] == '\n'))
+                c++;                                        /* a CR LF line end (or a CR ending the file) */
             if (c == end || *c == '\n')
                 break;
-            if (*c == '\r' && (c + 1 == end || c[1] == '\n')) {  /* a CRLF line end (or a CR ending the file) */
-                c++;
-                break;
-            }
-            if (*c != sep)
-                goto declined;
-            c++;
+            if ((unsigned char)*c <= 32)
+                goto declined;                              /* another byte <= 32 */
         }
         if (col != ncols)
             goto declined;
@@ -965,10 +958,12 @@ scan(PyObject *self, PyObject *args)
                 else
                     memcpy(PyByteArray_AS_STRING(bufs[i]) + row * width[i], t, (size_t)(c - t));
             }
-            if (col == ncols - 1 && c < end && *c == '\r')
-                c++;                                        /* (a CRLF line end: checked in the first pass) */
-            c++;                                            /* past the separator or the newline */
+            while (c < end && (*c == ' ' || *c == '\t'))
+                c++;                                        /* past the separators (the first pass checked them) */
         }
+        if (c < end && *c == '\r')
+            c++;                                            /* a CR LF line end */
+        c++;                                                /* past the newline */
     }
     columns = PyList_New(0);
     if (!columns)

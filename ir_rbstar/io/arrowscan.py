@@ -1,6 +1,8 @@
 """Regular TREC files through the compiled module's scan (where the C extension is built; files under 64 MB)
 or pyarrow's CSV reader (multithreaded C++, correctly rounded floats), and id columns handed to pandas as
-arrow strings without a Python object per row.
+arrow strings without a Python object per row. (The compiled scan also takes runs of spaces and tabs between
+tokens and blanks ending a line, where its tokens are the scanners' too: see csrc/_ir_rbstar_dicts.c; the
+conditions below are pyarrow's reader's.)
 
 The reader takes a file only when its tokens are exactly what the package's scanners would find: every
 byte <= 32 is the one separator (a space, or a tab) or a newline, every row has the columns' number of

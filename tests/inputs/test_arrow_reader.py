@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ir_rbstar import engine
-from ir_rbstar.io import arrowscan, ids as id_module, trec
+from ir_rbstar.io import arrowscan, extension, ids as id_module, trec
 from ir_rbstar.io.ids import QUERY_IDS, _to_str
 from tests.conftest import examples
 from tests.helpers import compiled_off
@@ -120,15 +120,17 @@ def test_regular_files_are_taken_and_the_others_left_to_the_scanners(tmp_path, m
     rows = [f"q{q} Q0 d{d} {d + 1} {10 - d / 4} run" for q in range(3) for d in range(6)]
     cases = {"space": ("\n".join(rows) + "\n", True), "tab": ("\n".join(r.replace(" ", "\t") for r in rows), True),
              "blank lines": ("\n\n".join(rows) + "\n\n", True),
-             "two spaces": ("\n".join(r.replace(" Q0", "  Q0") for r in rows), False),
-             "tab and space": ("\n".join(r.replace(" Q0", "\tQ0") for r in rows), False),
+             # runs of blanks, and blanks ending a line: the compiled scan's (pyarrow's reader declines them)
+             "two spaces": ("\n".join(r.replace(" Q0", "  Q0") for r in rows), extension.compiled is not None),
+             "tab and space": ("\n".join(r.replace(" Q0", "\tQ0") for r in rows), extension.compiled is not None),
              "CR LF": ("\r\n".join(rows), True), "CR LF, a last CR": ("\r\n".join(rows) + "\r", True),
              "CR LF and LF": ("\r\n".join(rows[:5]) + "\n" + "\n".join(rows[5:]), True),
              "a CR inside a line": ("\n".join(rows).replace(" Q0", "\rQ0", 1), False),
              "a CR before a separator": ("\n".join(rows).replace(" run", "\r run", 1), False),
              "CR CR LF": ("\r\r\n".join(rows), False),
              "indented": ("\n".join(" " + r for r in rows), False),
-             "trailing space": ("\n".join(r + " " for r in rows), False),
+             "trailing space": ("\n".join(r + " " for r in rows), extension.compiled is not None),
+             "trailing blanks, CR LF": ("\r\n".join(r + " \t" for r in rows), extension.compiled is not None),
              "an empty last field": ("\n".join(rows).replace(" run", " ", 1), False),
              "an empty first field": ("\n".join(rows).replace("q0 ", " ", 1), False),
              "an empty field inside": ("\n".join(rows).replace(" Q0 ", "  ", 1), False),

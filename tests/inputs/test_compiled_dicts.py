@@ -376,16 +376,28 @@ def test_scan_gives_pyarrows_columns(sep, eol, last):
     _same_arrays(got[3], want[3])
 
 
-@pytest.mark.parametrize("text", ["q Q0 d 1 1.5 t\n\nq Q0 e 2 1 t\n", "q Q0 d 1 1.5\r t\n", "q  Q0 d 1 1.5 t\n",
+@pytest.mark.parametrize("text", ["q Q0 d 1 1.5 t\n\nq Q0 e 2 1 t\n", "q Q0 d 1 1.5\r t\n", "\tq Q0 d 1 1.5 t\n",
                                   "q Q0 d 1 1.5 t\r\r\n", "q Q0 d 1 1.5 t\rq Q0 e 2 1 t\n", "q Q0 d 1 1.5 t\r\n\r\n",
-                                  "q Q0 d 1 1.5\n", "q Q0 d 1 1.5 t x\n", " q Q0 d 1 1.5 t\n", "q Q0 d 1 1.5 t \n",
+                                  "q Q0 d 1 1.5 t\n\r", "q Q0 d 1 1.5 t \x0b\n", "q Q0\x0cd 1 1.5 t\n",
+                                  "q Q0 d 1 1.5\n", "q Q0 d 1 1.5 t x\n", " q Q0 d 1 1.5 t\n", "q Q0 d 1 1.5 t x \n",
                                   "q Q0 d 1 +1.5 t\n", "q Q0 d 1 1e400 t\n", "q Q0 d 1 nan t\n", "q Q0 d 1 1_0 t\n",
                                   "q Q0 d 1 0x1 t\n", "q Q0 d 1 1e t\n", "q Q0 d 1 . t\n", "q Q0 d\x00 1 1 t\n",
-                                  "\xff Q0 d 1 1 t\n", "q\tQ0 d 1 1 t\n", ""])
+                                  "\xff Q0 d 1 1 t\n", ""])
 def test_scan_declines_what_is_not_regular(text):
     # the scanners (or pyarrow's reader) then read it and name what they refuse
     data = text.encode("latin-1")
     assert dictscan.scan_columns(data, 6, (0, 2, 4), 4, 1 << 30) is None
+
+
+@pytest.mark.parametrize("text", ["q  Q0 d 1 1.5 t\nq\tQ0\t\td 2 1 t\n", "q Q0 d 1 1.5 t \nq Q0 e 2 1 t\t \n",
+                                  "q Q0  d 1 1.5 t \r\nq Q0 e 2 1 t\r\n", "q \t Q0 d 1 1.5 t\t\r"])
+def test_scan_takes_runs_of_blanks_as_the_scanners_do(text):
+    """Runs of spaces and tabs between tokens, blanks ending a line (before LF or CR LF): the tokens the scanners
+    find (and pyarrow's reader does not take)."""
+    got = dictscan.scan_columns(text.encode(), 6, (0, 2, 4), 4, 1 << 30)
+    rows = [line.split() for line in text.encode().splitlines()]
+    assert QUERY_IDS.decode(got[0].codes).tolist() == [r[0].decode() for r in rows]
+    assert got[2].tolist() == [r[2] for r in rows] and _bits(got[4]) == _bits([float(r[4]) for r in rows])
 
 
 def test_scan_declines_ids_over_the_budget():
@@ -488,7 +500,11 @@ def _scan_inputs(draw):
                       st.floats(allow_nan=False, allow_infinity=False).map(lambda x: repr(x).encode()),
                       st.from_regex(rb"-?[0-9]{14,25}(\.[0-9]{0,20})?([eE][+-]?[0-9]{1,3})?", fullmatch=True),
                       st.lists(st.sampled_from(_TOKEN_BYTES), min_size=1, max_size=3).map(b"".join))
-    rows = draw(st.lists(st.lists(token, min_size=ncols, max_size=ncols).map(sep.join), min_size=1, max_size=4))
+    # between tokens the file's separator, now and then a run of blanks; now and then blanks ending a line
+    gap = st.one_of(st.just(sep), st.sampled_from([b"  ", b" \t", b"\t\t", b"\t "]))
+    row = st.tuples(st.lists(st.tuples(gap, token), min_size=ncols - 1, max_size=ncols - 1), token,
+                    st.sampled_from([b"", b"", b"", b" ", b"\t "]))
+    rows = draw(st.lists(row.map(lambda r: r[1] + b"".join(g + t for g, t in r[0]) + r[2]), min_size=1, max_size=4))
     eol = draw(st.sampled_from([b"\n", b"\r\n"]))               # LF or CR LF line ends
     data = eol.join(rows) + draw(st.sampled_from([b"", eol, b"\r"]))
     if data and draw(st.booleans()):
@@ -500,23 +516,29 @@ def _scan_inputs(draw):
 
 
 def _scan_by_definition(data, ncols, fields, numeric):
-    """What the scan must give, from the layout's definition (None where it must decline): a CR before a newline,
-    or ending the data, is part of the line's end."""
+    """What the scan must give, from the layout's definition (None where it must decline): tokens separated by
+    runs of spaces and tabs, none before a line's first token, any after its last; a CR before a newline, or
+    ending the data after a token or a blank, is part of the line's end; any other byte <= 32 declines."""
+    import re
     data = data.replace(b"\r\n", b"\n")
-    if data.endswith(b"\r"):
+    if data.endswith(b"\r") and not data.endswith(b"\n\r"):
         data = data[:-1]
-    seps = {c for c in data if c <= 32 and c != 10}
-    if not data or len(seps) != 1 or seps.pop() not in b" \t":
+    if not data or any(c <= 32 and c not in b" \t\n" for c in data):
         return None
-    sep = bytes([next(c for c in data if c <= 32 and c != 10)])
     lines = data.split(b"\n")
     if lines[-1] == b"":
         lines.pop()
-    rows = [line.split(sep) for line in lines]
-    if not rows or any(len(r) != ncols or not all(r) or any(b"\x00" in t for t in r) for r in rows):
+    rows = []
+    for line in lines:
+        if not line or line[:1] in (b" ", b"\t"):
+            return None
+        tokens = re.split(rb"[ \t]+", line.rstrip(b" \t"))
+        if len(tokens) != ncols:
+            return None
+        rows.append(tokens)
+    if not rows:
         return None
     if numeric is not None:
-        import re
         number = re.compile(rb"-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
         if not all(number.fullmatch(r[numeric]) for r in rows):
             return None
