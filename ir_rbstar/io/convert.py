@@ -258,8 +258,9 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
             done = qcache.cached_dict(obj, src)
             if done is None:
                 copy = qcache.snapshot_dict(obj)         # taken first, and converted: nothing can change it
-                done = kind.from_columns(*_columns_from_dict(obj if copy is None else copy, src, kind.name,
-                                                             kind.fields[2])[:3], src)
+                codes, docs, values, _ = _columns_from_dict(obj if copy is None else copy, src, kind.name,
+                                                            kind.fields[2])
+                done = kind.from_columns(codes, docs, values, src)      # (qrels check duplicates themselves)
                 if copy is not None:
                     qcache.keep_dict(copy, src, done)
             return done

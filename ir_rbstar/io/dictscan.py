@@ -1,6 +1,6 @@
 """The optional compiled reader of dicts of dicts and lists of namedtuples, and the other steps of the C extension
 (``_ir_rbstar_dicts``, :mod:`.extension`, built from csrc/ by setup.py where a C compiler is there): regular TREC
-files scanned, score ties broken, a hash index probed. Without it every function here returns None and the callers
+files scanned, score ties broken, a hash index probed, a run joined with its reference, arrow id columns read. Without it every function here returns None and the callers
 take their Python or numpy path, with the same results.
 
 A run given as ``{query_id: {doc_id: score}}`` (ir_measures' and pytrec_eval's native form) is otherwise read by
@@ -20,8 +20,8 @@ from . import extension
 from .ids import QUERY_IDS, CodedIds
 
 
-__all__ = ["available", "dict_columns", "probe", "record_columns", "same_lists", "scan_columns",
-           "tie_order"]
+__all__ = ["SLOW_NUMBERS", "ascii_ids", "available", "dict_columns", "id_blocks", "match_rows", "probe",
+           "record_columns", "same_lists", "scan_columns", "tie_order"]
 
 
 def available() -> bool:

@@ -79,7 +79,6 @@ R. Sitaraman. Minimal test collections for retrieval evaluation. SIGIR 2006, doi
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
