@@ -1,7 +1,8 @@
 """The optional compiled reader of dicts of dicts and lists of namedtuples, and the other steps of the C extension
 (``_ir_rbstar_dicts``, :mod:`.extension`, built from csrc/ by setup.py where a C compiler is there): regular TREC
-files scanned, score ties broken, a hash index probed, a run joined with its reference, arrow id columns read. Without it every function here returns None and the callers
-take their Python or numpy path, with the same results.
+files scanned, score ties broken, a hash index probed, a run joined with its reference, arrow id columns read.
+Without it every function here returns None and the callers take their Python or numpy path, with the same
+results.
 
 A run given as ``{query_id: {doc_id: score}}`` (ir_measures' and pytrec_eval's native form) is otherwise read by
 ``np.fromiter`` over the ids and again over the scores, about 35 ns an id, and a list of namedtuples by pyarrow's
