@@ -632,6 +632,12 @@ tie_order(PyObject *self, PyObject *args)
     }
     const char *tie = same.buf, *idb = ids.buf;
     const int64_t *ord = order_o != Py_None ? order.buf : NULL;
+    for (i = 0; ord && i < n; i++) {
+        if (ord[i] < 0 || ord[i] >= n) {
+            PyErr_SetString(PyExc_ValueError, "tie_order: order must hold rows 0 to n - 1");
+            goto free_order;
+        }
+    }
     Py_ssize_t tied = 0;
     for (i = 0; i < n; i++)
         tied += (i > 0 && tie[i - 1]) || (i < n - 1 && tie[i]);
@@ -845,6 +851,13 @@ scan(PyObject *self, PyObject *args)
             goto done;
         }
     }
+    int numeric_kept = numeric < 0;
+    for (i = 1; i < nf; i++)
+        numeric_kept |= field[i] == numeric;
+    if (!numeric_kept) {
+        PyErr_SetString(PyExc_ValueError, "scan: numeric must be -1 or a kept field after the first");
+        goto done;
+    }
     const char *data = view.buf, *end = data + view.len;
     if (view.len == 0)
         goto declined;
@@ -1045,32 +1058,26 @@ typedef struct {
     Py_ssize_t mask;
 } ItemTable;
 
+/* the slot holding `item`, or the empty slot where it would go (linear probing) */
+static Py_ssize_t
+slot_of(const ItemTable *t, int64_t item)
+{
+    Py_ssize_t slot = (Py_ssize_t)(mix64((uint64_t)item) & (uint64_t)t->mask);
+    while (t->row[slot] >= 0 && t->item[slot] != item)
+        slot = (slot + 1) & t->mask;
+    return slot;
+}
+
 /* 1: placed; 0: the item is there already */
 static int
 place(ItemTable *t, int64_t item, int64_t row)
 {
-    Py_ssize_t slot = (Py_ssize_t)(mix64((uint64_t)item) & (uint64_t)t->mask);
-    while (t->row[slot] >= 0) {
-        if (t->item[slot] == item)
-            return 0;
-        slot = (slot + 1) & t->mask;
-    }
+    Py_ssize_t slot = slot_of(t, item);
+    if (t->row[slot] >= 0)
+        return 0;
     t->item[slot] = item;
     t->row[slot] = row;
     return 1;
-}
-
-/* the row of `item` in the table, -1 if absent */
-static int64_t
-held_at(const ItemTable *t, int64_t item)
-{
-    Py_ssize_t slot = (Py_ssize_t)(mix64((uint64_t)item) & (uint64_t)t->mask);
-    while (t->row[slot] >= 0) {
-        if (t->item[slot] == item)
-            return t->row[slot];
-        slot = (slot + 1) & t->mask;
-    }
-    return -1;
 }
 
 static PyObject *
@@ -1141,7 +1148,7 @@ match_rows(PyObject *self, PyObject *args)
             twice = !place(&ty, ys[ay + i], ay + i);
         for (i = 0; i < lx && !twice; i++) {
             twice = !place(&tx, xs[ax + i], ax + i);      /* (only to find an item twice in X) */
-            int64_t row = held_at(&ty, xs[ax + i]);
+            int64_t row = ty.row[slot_of(&ty, xs[ax + i])];           /* -1: not in Y */
             if (row >= 0) {
                 ix[found] = ax + i;
                 iy[found] = row;

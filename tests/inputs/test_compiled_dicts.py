@@ -575,3 +575,17 @@ def _utf8(b: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def test_compiled_steps_refuse_arguments_that_would_read_outside_their_buffers():
+    """Arguments the package never passes, checked so that a wrong one is an error, not a read out of bounds."""
+    ids = np.array([b"a", b"b", b"c"])
+    same = np.array([1, 1], dtype=np.uint8)
+    with pytest.raises(ValueError, match="order must hold rows 0 to n - 1"):
+        extension.compiled.tie_order(same, np.array([0, 1, 7], dtype=np.int64), ids, 1)
+    assert extension.compiled.tie_order(same, np.array([2, 0, 1], dtype=np.int64), ids, 1) is not None
+    data = b"q Q0 d 1 1.5 t\n"
+    for numeric in (0, 3, 6):               # the query field, a field not kept, a column outside the row
+        with pytest.raises(ValueError, match="numeric must be -1 or a kept field"):
+            extension.compiled.scan(data, 6, (0, 2, 4), numeric, 1 << 30)
+    assert extension.compiled.scan(data, 6, (0, 2, 4), -1, 1 << 30) is not None
