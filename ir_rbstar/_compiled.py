@@ -464,3 +464,31 @@ def rbo_tied_join_same(b_first, b_len, b_hash, b_same, r_first, r_len, r_hash, r
                                               r_hash, r_start, r_size, r_first[i], table, mask, l[i], s[i],
                                               Hs, Gs, Ks)
     return head, x_s, x_l
+
+
+# ---------------------------------------------------------------------------------------------
+# One machine version per kernel
+# ---------------------------------------------------------------------------------------------
+
+def _read_only(kernel):
+    """``kernel`` called with every array argument as a read-only view. numba compiles one machine version
+    per combination of argument types, and a writable array and a read-only one (a column read from a
+    file's buffer, a reference's document ids) are different types: the same join was compiled up to four
+    times, some seconds each on first use. These kernels only read their arguments, so one version,
+    all read-only, serves every caller."""
+    def call(*args):
+        return kernel(*[_frozen(a) for a in args])
+    call.__doc__, call.__name__, call.__wrapped__ = kernel.__doc__, kernel.__name__, kernel   # type: ignore[attr-defined]
+    return call
+
+
+def _frozen(a):
+    if isinstance(a, np.ndarray) and a.flags.writeable:
+        a = a.view()
+        a.flags.writeable = False
+    return a
+
+
+match_ranges = _read_only(match_ranges)
+rbo_tied_join = _read_only(rbo_tied_join)
+rbo_tied_join_same = _read_only(rbo_tied_join_same)

@@ -215,3 +215,25 @@ def test_numba_unable_to_cache(monkeypatch):
         ir_rbstar.set_engine("numba")
     with engine.using("auto"):
         assert engine.compiled(10 ** 9) is None
+
+
+def test_a_join_kernel_has_one_machine_version_for_writable_and_read_only_arrays():
+    """match_ranges and the RBO joins only read their arguments, so they are called with read-only views: a
+    read-only column (a file's buffer) and a writable one must not make numba compile a second version."""
+    from ir_rbstar import _compiled as k
+    b_hash = np.array([5, 7, 9, 5, 11], dtype=np.int64)
+    r_hash = np.array([9, 5, 13, 5, 2], dtype=np.int64)
+    args = [np.array([0, 3]), np.array([3, 2]), b_hash, np.array([0, 3]), np.array([3, 2]), r_hash]
+    kernel = getattr(k.match_ranges, "__wrapped__", k.match_ranges)       # the numba dispatcher
+    first = k.match_ranges(*args)
+    versions = len(kernel.signatures)
+    frozen = [a.copy() for a in args]
+    for a in frozen[2::3]:
+        a.flags.writeable = False
+    again = k.match_ranges(*frozen)
+    assert len(kernel.signatures) == versions
+    for x, y in zip(first, again, strict=True):
+        assert np.array_equal(x, y)
+    # (query 0: 5 is the reference's row 1, 9 its row 0; query 1: 5 is its row 3)
+    assert [x.tolist() for x in first] == [[0, 0, 1], [1, 3, 1], [1, 0, 3]]
+    assert all(a.flags.writeable for a in args)          # the caller's arrays are left as they were
