@@ -100,6 +100,14 @@ def underscored(tokens: np.ndarray) -> np.ndarray:
     return np.char.find(tokens, b"_") >= 0
 
 
+def text_floats(tokens) -> np.ndarray:
+    """Scores (numbers written as text, or values numpy casts) as doubles. One beyond the doubles' range
+    becomes +-inf, as C's strtod makes it, without numpy's overflow warning (which would print on the user's
+    terminal): the scores' finite check then names its line."""
+    with np.errstate(over="ignore"):
+        return np.asarray(tokens, dtype=np.float64)
+
+
 def _as_float(scores: Any, qids, dids, source: str, line_of=None) -> np.ndarray:
     try:
         if isinstance(scores, np.ndarray) and scores.dtype.kind == "S":
@@ -108,11 +116,11 @@ def _as_float(scores: Any, qids, dids, source: str, line_of=None) -> np.ndarray:
                 if not ok.all():
                     if underscored(scores[~ok]).any():
                         raise ValueError("an underscore in a number")
-                    values[~ok] = np.asarray(scores[~ok], dtype=np.float64)
+                    values[~ok] = text_floats(scores[~ok])
                 return values
             if underscored(scores).any():
                 raise ValueError("an underscore in a number")
-        return np.asarray(scores, dtype=np.float64)
+        return text_floats(scores)
     except (TypeError, ValueError):
         import pandas as pd                # (the error's path: the row to name)
         raw = np.asarray(scores, dtype=object)

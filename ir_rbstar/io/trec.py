@@ -13,7 +13,8 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..engine import compiled
 from ..errors import DuplicateDocumentError, EmptyInputError, InputFormatError
 from .arrowscan import arrow_columns, pandas_strings, str_array
-from .columns import _POW10, _as_float, _check_scores, qrels_from_columns, ranking_from_columns, underscored
+from .columns import (_POW10, _as_float, _check_scores, qrels_from_columns, ranking_from_columns, text_floats,
+                      underscored)
 from .ids import QUERY_IDS, _to_str, doc_bytes, width_budget
 from .tables import Qrels, Ranking
 
@@ -256,7 +257,7 @@ def _compiled_columns(kernels, data: bytes, ncols: int, fields: Tuple[int, ...],
                 odd = tokens(j, bad)
                 if underscored(odd).any():           # 1_000: refused (numpy would read 1000)
                     raise ValueError(odd)
-                values[bad] = np.asarray(odd, dtype=np.float64)
+                values[bad] = text_floats(odd)
             except ValueError:
                 values = tokens(j, every)
         out[f] = values
