@@ -91,6 +91,18 @@
  *     The ids of such an array as one bytearray of rows of `width` bytes (the longest id, at least 1), NUL-padded.
  *     With `view`, ids all of one length give (None, width): the data buffer is the column. None when an id holds
  *     a NUL byte or a byte >= 128, or when rows x width exceeds `budget` (the caller's path names the id).
+ *
+ * rbo_tied_join_same(b_first, b_len, b_items, b_same, r_first, r_len, r_items, r_same, l, s, Hs, Gs, Ks)
+ *         -> (head, x_s, x_l) or None
+ *     The RBO family's sums over the documents a run (B) shares with a reference (R), query by query, as
+ *     ir_rbstar/_compiled.py's rbo_tied_join_same (numba) computes them, operation for operation, so the same
+ *     doubles: query i is rows b_first[i] .. + b_len[i] of B (int64 item codes `b_items`, 1-byte tie flags
+ *     `b_same`: row j + 1 ties with row j) and likewise of R; each of its B rows is looked up among its R rows
+ *     (a small open-addressing table), and every shared document adds its tie-aware terms from the suffix tables
+ *     Hs, Gs, Ks (float64, one length) at depth l[i] (`head`), its overlap at depth s[i] (`x_s`) and 1 (`x_l`),
+ *     in B's row order. Three float64 bytearrays; None when an item appears twice in one query of R. Raises
+ *     ValueError for buffers of the wrong type or lengths, rows outside their ranking, or a depth outside the
+ *     tables. No multiply-add is fused (the pragma below): the doubles are numba's and numpy's.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -98,6 +110,13 @@
 #include <string.h>
 #include <math.h>
 #include <locale.h>
+
+/* products and sums rounded one by one, as numba and numpy round them (no fused multiply-add) */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
 
 /* an exact str of ASCII characters and no NUL (numpy's bytes arrays drop trailing NULs) */
 static int
@@ -1401,6 +1420,217 @@ done:
     return result;
 }
 
+/* a float64 buffer (C-contiguous doubles) */
+static int
+get_doubles(PyObject *obj, Py_buffer *view, const char *what)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return 0;
+    const char *f = view->format ? view->format : "B";
+    if (*f == '<' || *f == '=' || *f == '@')
+        f++;
+    if (view->itemsize != 8 || *f != 'd' || f[1] != '\0') {
+        PyErr_Format(PyExc_ValueError, "%s must hold float64 numbers", what);
+        PyBuffer_Release(view);
+        return 0;
+    }
+    return 1;
+}
+
+/* the tie groups of rows first .. first + length - 1 of a ranking (one query, in rank order; same[j]: row j + 1
+   ties with row j): for the row at position t, start[t] the position where its group starts, size[t] its size */
+static void
+groups_of(const char *same, int64_t first, int64_t length, int64_t *start, int64_t *size)
+{
+    int64_t g = 0, t, end = length;
+    for (t = 0; t < length; t++) {
+        if (t > 0 && same[first + t - 1])
+            start[t] = g;
+        else
+            start[t] = g = t;
+    }
+    for (t = length - 1; t >= 0; t--) {
+        size[t] = end - start[t];
+        if (start[t] == t)
+            end = t;
+    }
+}
+
+/* one shared document's terms: the sum over depths up to `last` of p^d A(d) B(d) / d (A ramps from sa to ea,
+   slope 1 / ga, then stays; B likewise), stretch by stretch from the suffix tables, and A(d) B(d) at depth `d` */
+static void
+tied_doc(int64_t sa, int64_t ga, int64_t ea, int64_t sb, int64_t gb, int64_t eb, int64_t last, int64_t d,
+         const double *Hs, const double *Gs, const double *Ks, double *sum, double *at_d)
+{
+    int64_t d0 = (sa > sb ? sa : sb) + 1, m1 = ea < eb ? ea : eb, m2 = ea > eb ? ea : eb;
+    double total = 0.0;
+    for (int piece = 0; piece < 3; piece++) {
+        int64_t lo, hi;
+        if (piece == 0) {
+            lo = d0;
+            hi = m1 < last ? m1 : last;
+        }
+        else if (piece == 1) {
+            lo = d0 > m1 + 1 ? d0 : m1 + 1;
+            hi = m2 < last ? m2 : last;
+        }
+        else {
+            lo = d0 > m2 + 1 ? d0 : m2 + 1;
+            hi = last;
+        }
+        if (lo > hi)
+            continue;
+        double a0, a1, b0, b1;
+        if (hi <= ea) {
+            a0 = (double)(-sa) / (double)ga;
+            a1 = 1.0 / (double)ga;
+        }
+        else {
+            a0 = (double)(ea - sa) / (double)ga;
+            a1 = 0.0;
+        }
+        if (hi <= eb) {
+            b0 = (double)(-sb) / (double)gb;
+            b1 = 1.0 / (double)gb;
+        }
+        else {
+            b0 = (double)(eb - sb) / (double)gb;
+            b1 = 0.0;
+        }
+        total += (a0 * b0 * (Hs[lo] - Hs[hi + 1]) + (a0 * b1 + a1 * b0) * (Gs[lo] - Gs[hi + 1])
+                  + a1 * b1 * (Ks[lo] - Ks[hi + 1]));
+    }
+    double fa = (double)((d < ea ? d : ea) - sa) / (double)ga, fb = (double)((d < eb ? d : eb) - sb) / (double)gb;
+    fa = fa < 0.0 ? 0.0 : (fa > 1.0 ? 1.0 : fa);
+    fb = fb < 0.0 ? 0.0 : (fb > 1.0 ? 1.0 : fb);
+    *sum = total;
+    *at_d = fa * fb;
+}
+
+/* whether rows first[i] .. first[i] + len[i] - 1 of every query lie within `rows` rows, the tie flags
+   (`flags` of them) reach the last pair of rows, and the longest query in *longest */
+static int
+rows_within(const int64_t *first, const int64_t *len, Py_ssize_t n, Py_ssize_t rows, Py_ssize_t flags,
+            int64_t *longest)
+{
+    *longest = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (first[i] < 0 || len[i] < 0 || len[i] > rows || first[i] > rows - len[i])
+            return 0;
+        if (len[i] > 1 && first[i] + len[i] - 1 > flags)
+            return 0;
+        if (len[i] > *longest)
+            *longest = len[i];
+    }
+    return 1;
+}
+
+static PyObject *
+rbo_tied_join_same(PyObject *self, PyObject *args)
+{
+    PyObject *o[13], *result = NULL, *out[3] = {NULL, NULL, NULL};
+    Py_buffer v[13];
+    const char *names[13] = {"rbo_tied_join_same: b_first", "rbo_tied_join_same: b_len",
+                             "rbo_tied_join_same: b_items", "rbo_tied_join_same: b_same",
+                             "rbo_tied_join_same: r_first", "rbo_tied_join_same: r_len",
+                             "rbo_tied_join_same: r_items", "rbo_tied_join_same: r_same",
+                             "rbo_tied_join_same: l", "rbo_tied_join_same: s", "rbo_tied_join_same: Hs",
+                             "rbo_tied_join_same: Gs", "rbo_tied_join_same: Ks"};
+    int got = 0, k;
+    int64_t *mem = NULL;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
+                          &o[9], &o[10], &o[11], &o[12]))
+        return NULL;
+    for (k = 0; k < 13; k++, got++) {
+        int ok = k >= 10 ? get_doubles(o[k], &v[k], names[k])
+                         : get_items(o[k], &v[k], (k == 3 || k == 7) ? 1 : 8, 0, names[k]);
+        if (!ok)
+            goto release;
+    }
+    Py_ssize_t n = v[0].len / 8, nt = v[10].len / 8;
+    const int64_t *bf = v[0].buf, *bl = v[1].buf, *bi = v[2].buf, *rf = v[4].buf, *rl = v[5].buf, *ri = v[6].buf;
+    const int64_t *L = v[8].buf, *S = v[9].buf;
+    const char *bs = v[3].buf, *rs = v[7].buf;
+    const double *Hs = v[10].buf, *Gs = v[11].buf, *Ks = v[12].buf;
+    int64_t top_b, top_r;
+    if (v[1].len / 8 != n || v[4].len / 8 != n || v[5].len / 8 != n || v[8].len / 8 != n || v[9].len / 8 != n) {
+        PyErr_SetString(PyExc_ValueError, "rbo_tied_join_same: the per-query buffers must have one length");
+        goto release;
+    }
+    if (!rows_within(bf, bl, n, v[2].len / 8, v[3].len, &top_b)
+        || !rows_within(rf, rl, n, v[6].len / 8, v[7].len, &top_r)) {
+        PyErr_SetString(PyExc_ValueError, "rbo_tied_join_same: a query's rows lie outside its ranking's rows or flags");
+        goto release;
+    }
+    if (v[11].len / 8 != nt || v[12].len / 8 != nt) {
+        PyErr_SetString(PyExc_ValueError, "rbo_tied_join_same: the suffix tables must have one length");
+        goto release;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (bl[i] && rl[i] && (L[i] < 0 || L[i] + 1 >= nt)) {
+            PyErr_SetString(PyExc_ValueError, "rbo_tied_join_same: a depth l lies outside the suffix tables");
+            goto release;
+        }
+    }
+    Py_ssize_t size = 16;
+    while (size < 2 * top_r)
+        size *= 2;
+    mem = PyMem_Malloc((size_t)(2 * size + 2 * (top_b + 1) + 2 * (top_r + 1)) * sizeof(int64_t));
+    for (k = 0; k < 3 && mem; k++)
+        out[k] = PyByteArray_FromStringAndSize(NULL, n * 8);
+    if (mem == NULL || out[2] == NULL) {
+        if (mem == NULL)
+            PyErr_NoMemory();
+        goto release;
+    }
+    double *head = (double *)PyByteArray_AS_STRING(out[0]), *x_s = (double *)PyByteArray_AS_STRING(out[1]);
+    double *x_l = (double *)PyByteArray_AS_STRING(out[2]);
+    int64_t *b_start = mem + 2 * size, *b_size = b_start + top_b + 1, *r_start = b_size + top_b + 1;
+    int64_t *r_size = r_start + top_r + 1;
+    ItemTable t = {mem, mem + size, 15};
+    int twice = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n && !twice; i++) {
+        double h = 0.0, xs = 0.0, xl = 0.0;
+        if (bl[i] && rl[i]) {
+            Py_ssize_t cap = 16, j;
+            while (cap < 2 * rl[i])
+                cap *= 2;
+            t.mask = cap - 1;
+            for (j = 0; j < cap; j++)
+                t.row[j] = -1;
+            for (j = 0; j < rl[i] && !twice; j++)
+                twice = !place(&t, ri[rf[i] + j], j);
+            groups_of(rs, rf[i], rl[i], r_start, r_size);
+            groups_of(bs, bf[i], bl[i], b_start, b_size);
+            for (j = 0; j < bl[i] && !twice; j++) {
+                int64_t at = t.row[slot_of(&t, bi[bf[i] + j])];          /* -1: not in the reference */
+                if (at < 0)
+                    continue;
+                double sum, at_d;
+                int64_t sa = b_start[j], ga = b_size[j], sb = r_start[at], gb = r_size[at];
+                tied_doc(sa, ga, sa + ga, sb, gb, sb + gb, L[i], S[i], Hs, Gs, Ks, &sum, &at_d);
+                h += sum;
+                xs += at_d;
+                xl += (double)ga / (double)ga;
+            }
+        }
+        head[i] = h;
+        x_s[i] = xs;
+        x_l[i] = xl;
+    }
+    Py_END_ALLOW_THREADS
+    result = twice ? Py_NewRef(Py_None) : PyTuple_Pack(3, out[0], out[1], out[2]);
+release:
+    for (k = 0; k < 3; k++)
+        Py_XDECREF(out[k]);
+    PyMem_Free(mem);
+    for (k = 0; k < got; k++)
+        PyBuffer_Release(&v[k]);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"columns", columns, METH_VARARGS, "A dict of dicts' document ids and values as two buffers, or None."},
     {"records", records, METH_VARARGS, "A list of tuples' query blocks, document ids and values, or None."},
@@ -1412,6 +1642,7 @@ static PyMethodDef methods[] = {
     {"match_rows", match_rows, METH_VARARGS, "The rows of two rankings holding the same item of the same query."},
     {"id_blocks", id_blocks, METH_VARARGS, "The blocks of equal ids of an arrow string array: starts and ids."},
     {"ascii_ids", ascii_ids, METH_VARARGS, "The ids of an arrow string array as fixed-width bytes, or None."},
+    {"rbo_tied_join_same", rbo_tied_join_same, METH_VARARGS, "The RBO family's sums over the shared documents."},
     {NULL, NULL, 0, NULL},
 };
 

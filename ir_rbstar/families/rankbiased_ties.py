@@ -17,7 +17,7 @@ from ..core import rankbiased as K
 from ..core import rankbiased_ties as T
 from ..core.rankbiased import _expected_pair_sum
 from ..core.segments import seg_sum
-from ..io import Ranking, hashes_are_ids
+from ..io import Ranking, dictscan, hashes_are_ids
 
 __all__ = ["compute_tied"]
 
@@ -89,6 +89,10 @@ def _rbo_family(m, ctx: RunContext, tied, cache: dict):
     key = ("rbo tied", cutoff, ref, rel, p)
     if key not in cache and _joined_by_kernel(m, ctx, tied):
         cache[key] = (*_rbo_family_compiled(m, ctx, tied), None)
+    if key not in cache and not ctx.kernels():
+        got = _rbo_family_c(m, ctx, tied)
+        if got is not None:
+            cache[key] = (*got, None)
     if key not in cache:
         reference, at, src = _shared(m, ctx, tied)
         b = tied.rows
@@ -141,6 +145,38 @@ def _rbo_family_compiled(m, ctx: RunContext, tied):
                                                               for a in (tied.start, tied.size, tied.kept)),
                                      r_first, r_len, reference.docs.view(np.int64), rstart, rsize, l, s, *suffix)
     return T.rbo_family_tied_from(m["p"], tied.blen, r_len, sums)
+
+
+class _Declined(Exception):
+    """The C join declined (an item twice in a query of the reference): the numpy path answers."""
+
+
+def _rbo_family_c(m, ctx: RunContext, tied):
+    """(family, x_l) of :func:`_rbo_family` by the C extension's ``rbo_tied_join_same`` (the compiled engine's
+    join and sums, the same doubles, without numba), where that join applies: every row of the run in B, both
+    rankings' tie flags known from their sort, document ids of at most 8 bytes, and no join of these rankings
+    held already (for another measure). None where it does not, or without the extension."""
+    cutoff, ref, rel = m.params.get("cutoff"), m["ref"], m["rel"]
+    b = tied.rows
+    if not dictscan.available() or not b.identity or tied.straddles \
+            or ctx.held(("match", cutoff, ref, rel, tied.straddles)) is not None:
+        return None
+    reference = ctx.reference(ref, rel, m)
+    b_same, r_same = ctx.run.tie_flags(), reference.tie_flags()
+    if b_same is None or r_same is None or not hashes_are_ids(b.dbytes, reference.dbytes):
+        return None
+    r_first, r_len = ctx.reference_ranges(ref, rel, m)
+
+    def sums(l, s, suffix):
+        got = dictscan.rbo_tied_join_same(ctx.run.offsets[:-1], b.lens, b.docs.view(np.int64), b_same, r_first,
+                                          r_len, reference.docs.view(np.int64), r_same, l, s, *suffix)
+        if got is None:
+            raise _Declined
+        return got
+    try:
+        return T.rbo_family_tied_from(m["p"], tied.blen, r_len, sums)
+    except _Declined:
+        return None
 
 
 def _rbo(m, ctx: RunContext, tied, cache: dict) -> np.ndarray:

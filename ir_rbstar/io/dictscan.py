@@ -22,7 +22,7 @@ from .ids import QUERY_IDS, CodedIds
 
 
 __all__ = ["SLOW_NUMBERS", "ascii_ids", "available", "dict_columns", "id_blocks", "match_rows", "probe",
-           "record_columns", "same_lists", "scan_columns", "tie_order"]
+           "rbo_tied_join_same", "record_columns", "same_lists", "scan_columns", "tie_order"]
 
 
 def available() -> bool:
@@ -106,6 +106,33 @@ def match_rows(x_lens: np.ndarray, x_items: np.ndarray, y_lens: np.ndarray, y_it
     if got is None:
         return None
     return np.frombuffer(got[0], dtype=np.int64), np.frombuffer(got[1], dtype=np.int64)
+
+
+def rbo_tied_join_same(b_first: np.ndarray, b_len: np.ndarray, b_items: np.ndarray, b_same: np.ndarray,
+                       r_first: np.ndarray, r_len: np.ndarray, r_items: np.ndarray, r_same: np.ndarray,
+                       l: np.ndarray, s: np.ndarray, Hs: np.ndarray, Gs: np.ndarray, Ks: np.ndarray
+                       ) -> Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The RBO family's sums over the documents a run shares with its reference, (head, x_s, x_l) per query, as the
+    compiled engine's ``_compiled.rbo_tied_join_same`` computes them (the same doubles), in C: no numba, nothing
+    to compile, for the inputs too small for that engine (a re-ranking of a few thousand rows). The arguments are
+    that function's (int64 rows, item codes and depths, boolean tie flags, float64 suffix tables). None when the
+    compiled module is not installed or an item appears twice in one query of the reference."""
+    if extension.compiled is None or not hasattr(extension.compiled, "rbo_tied_join_same"):
+        return None
+
+    def ints(a):
+        return np.ascontiguousarray(a, dtype=np.int64)
+
+    def flags(a):
+        return np.ascontiguousarray(a, dtype=bool).view(np.uint8)
+
+    got = extension.compiled.rbo_tied_join_same(
+        ints(b_first), ints(b_len), ints(b_items), flags(b_same), ints(r_first), ints(r_len), ints(r_items),
+        flags(r_same), ints(l), ints(s), *(np.ascontiguousarray(t, dtype=np.float64) for t in (Hs, Gs, Ks)))
+    if got is None:
+        return None
+    head, x_s, x_l = (np.frombuffer(g, dtype=np.float64) for g in got)
+    return head, x_s, x_l
 
 
 def id_blocks(offsets: np.ndarray, data: np.ndarray, limit: int) -> "Optional[Tuple[np.ndarray, list] | Tuple[()]]":
