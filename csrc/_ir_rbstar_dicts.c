@@ -1456,6 +1456,21 @@ groups_of(const char *same, int64_t first, int64_t length, int64_t *start, int64
     }
 }
 
+/* a ramp's value on a stretch of depths ending at `hi` as c0 + c1 d: rising from start `s` (slope 1 / g) until
+   `e`, then flat */
+static inline void
+ramp_terms(int64_t hi, int64_t s, int64_t g, int64_t e, double *c0, double *c1)
+{
+    if (hi <= e) {
+        *c0 = (double)(-s) / (double)g;
+        *c1 = 1.0 / (double)g;
+    }
+    else {
+        *c0 = (double)(e - s) / (double)g;
+        *c1 = 0.0;
+    }
+}
+
 /* one shared document's terms: the sum over depths up to `last` of p^d A(d) B(d) / d (A ramps from sa to ea,
    slope 1 / ga, then stays; B likewise), stretch by stretch from the suffix tables, and A(d) B(d) at depth `d` */
 static void
@@ -1481,22 +1496,8 @@ tied_doc(int64_t sa, int64_t ga, int64_t ea, int64_t sb, int64_t gb, int64_t eb,
         if (lo > hi)
             continue;
         double a0, a1, b0, b1;
-        if (hi <= ea) {
-            a0 = (double)(-sa) / (double)ga;
-            a1 = 1.0 / (double)ga;
-        }
-        else {
-            a0 = (double)(ea - sa) / (double)ga;
-            a1 = 0.0;
-        }
-        if (hi <= eb) {
-            b0 = (double)(-sb) / (double)gb;
-            b1 = 1.0 / (double)gb;
-        }
-        else {
-            b0 = (double)(eb - sb) / (double)gb;
-            b1 = 0.0;
-        }
+        ramp_terms(hi, sa, ga, ea, &a0, &a1);
+        ramp_terms(hi, sb, gb, eb, &b0, &b1);
         total += (a0 * b0 * (Hs[lo] - Hs[hi + 1]) + (a0 * b1 + a1 * b0) * (Gs[lo] - Gs[hi + 1])
                   + a1 * b1 * (Ks[lo] - Ks[hi + 1]));
     }
