@@ -1578,13 +1578,13 @@ rbo_tied_join_same(PyObject *self, PyObject *args)
     while (size < 2 * top_r)
         size *= 2;
     mem = PyMem_Malloc((size_t)(2 * size + 2 * (top_b + 1) + 2 * (top_r + 1)) * sizeof(int64_t));
-    for (k = 0; k < 3 && mem; k++)
-        out[k] = PyByteArray_FromStringAndSize(NULL, n * 8);
-    if (mem == NULL || out[2] == NULL) {
-        if (mem == NULL)
-            PyErr_NoMemory();
+    if (mem == NULL) {
+        PyErr_NoMemory();
         goto release;
     }
+    for (k = 0; k < 3; k++)
+        if ((out[k] = PyByteArray_FromStringAndSize(NULL, n * 8)) == NULL)
+            goto release;
     double *head = (double *)PyByteArray_AS_STRING(out[0]), *x_s = (double *)PyByteArray_AS_STRING(out[1]);
     double *x_l = (double *)PyByteArray_AS_STRING(out[2]);
     int64_t *b_start = mem + 2 * size, *b_size = b_start + top_b + 1, *r_start = b_size + top_b + 1;
