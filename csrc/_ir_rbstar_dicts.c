@@ -103,6 +103,17 @@
  *     in B's row order. Three float64 bytearrays; None when an item appears twice in one query of R. Raises
  *     ValueError for buffers of the wrong type or lengths, rows outside their ranking, or a depth outside the
  *     tables. No multiply-add is fused (the pragma below): the doubles are numba's and numpy's.
+ *
+ * match_ranges(b_first, b_len, b_items, r_first, r_len, r_items) -> (seg, rank, row) or None
+ *     ir_rbstar/_compiled.py's match_ranges: for every row of B found among its query's rows of R (int64 buffers
+ *     as above), in B's order, its query, its 1-based rank in B and its row in R (three int64 bytearrays). None
+ *     when an item appears twice in one query of R. Raises ValueError for lengths that disagree or rows outside.
+ *
+ * rbo_sums(n, seg, rank, row, t_start, t_size, l, s, H, G) -> (head, x_s)
+ *     ir_rbstar/_compiled.py's rbo_sums, the same operations in the same order: per query, the sums over the
+ *     shared documents (`seg`, `rank`, `row` as match_ranges gives them; `t_start`, `t_size` the tie group of
+ *     each row of R) of sum_{d<=l} p^d f(d) / d and of f(s) for a run without ties, from the tables H and G
+ *     (float64). Raises ValueError for lengths that disagree or a row, rank or depth outside the tables.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1632,6 +1643,160 @@ release:
     return result;
 }
 
+
+/* the per-query buffers (int64, one length) and the rows of each side (item buffers) of match_ranges; 0 with
+   ValueError when a query's rows lie outside its side's items */
+static int
+ranges_within(const int64_t *first, const int64_t *len, Py_ssize_t n, Py_ssize_t rows, int64_t *longest)
+{
+    return rows_within(first, len, n, rows, rows + 1, longest);
+}
+
+static PyObject *
+match_ranges(PyObject *self, PyObject *args)
+{
+    PyObject *o[6], *result = NULL, *out[3] = {NULL, NULL, NULL};
+    Py_buffer v[6];
+    const char *names[6] = {"match_ranges: b_first", "match_ranges: b_len", "match_ranges: b_items",
+                            "match_ranges: r_first", "match_ranges: r_len", "match_ranges: r_items"};
+    int got = 0, k;
+    int64_t *mem = NULL;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5]))
+        return NULL;
+    for (k = 0; k < 6; k++, got++)
+        if (!get_items(o[k], &v[k], 8, 0, names[k]))
+            goto release;
+    Py_ssize_t n = v[0].len / 8, total = 0, i, j;
+    const int64_t *bf = v[0].buf, *bl = v[1].buf, *bi = v[2].buf, *rf = v[3].buf, *rl = v[4].buf, *ri = v[5].buf;
+    int64_t top_b, top_r;
+    if (v[1].len / 8 != n || v[3].len / 8 != n || v[4].len / 8 != n) {
+        PyErr_SetString(PyExc_ValueError, "match_ranges: the per-query buffers must have one length");
+        goto release;
+    }
+    if (!ranges_within(bf, bl, n, v[2].len / 8, &top_b) || !ranges_within(rf, rl, n, v[5].len / 8, &top_r)) {
+        PyErr_SetString(PyExc_ValueError, "match_ranges: a query's rows lie outside its ranking's rows");
+        goto release;
+    }
+    for (i = 0; i < n; i++)
+        total += bl[i] < rl[i] ? bl[i] : rl[i];
+    Py_ssize_t size = 16;
+    while (size < 2 * top_r)
+        size *= 2;
+    if ((mem = PyMem_Malloc((size_t)(2 * size) * sizeof(int64_t))) == NULL) {
+        PyErr_NoMemory();
+        goto release;
+    }
+    for (k = 0; k < 3; k++)
+        if ((out[k] = PyByteArray_FromStringAndSize(NULL, total * 8)) == NULL)
+            goto release;
+    int64_t *seg = (int64_t *)PyByteArray_AS_STRING(out[0]), *rank = (int64_t *)PyByteArray_AS_STRING(out[1]);
+    int64_t *row = (int64_t *)PyByteArray_AS_STRING(out[2]);
+    ItemTable t = {mem, mem + size, 15};
+    Py_ssize_t m = 0;
+    int twice = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (i = 0; i < n && !twice; i++) {
+        if (!bl[i] || !rl[i])
+            continue;
+        Py_ssize_t cap = 16;
+        while (cap < 2 * rl[i])
+            cap *= 2;
+        t.mask = cap - 1;
+        for (j = 0; j < cap; j++)
+            t.row[j] = -1;
+        for (j = 0; j < rl[i] && !twice; j++)
+            twice = !place(&t, ri[rf[i] + j], rf[i] + j);
+        for (j = 0; j < bl[i] && !twice && m < total; j++) {
+            int64_t at = t.row[slot_of(&t, bi[bf[i] + j])];          /* -1: not in the reference */
+            if (at < 0)
+                continue;
+            seg[m] = i;
+            rank[m] = j + 1;
+            row[m] = at;
+            m++;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (twice)
+        result = Py_NewRef(Py_None);
+    else if (PyByteArray_Resize(out[0], m * 8) == 0 && PyByteArray_Resize(out[1], m * 8) == 0
+             && PyByteArray_Resize(out[2], m * 8) == 0)
+        result = PyTuple_Pack(3, out[0], out[1], out[2]);
+release:
+    for (k = 0; k < 3; k++)
+        Py_XDECREF(out[k]);
+    PyMem_Free(mem);
+    for (k = 0; k < got; k++)
+        PyBuffer_Release(&v[k]);
+    return result;
+}
+
+static PyObject *
+rbo_sums(PyObject *self, PyObject *args)
+{
+    PyObject *o[9], *result = NULL, *out[2] = {NULL, NULL};
+    Py_buffer v[9];
+    const char *names[9] = {"rbo_sums: seg", "rbo_sums: rank", "rbo_sums: row", "rbo_sums: t_start",
+                            "rbo_sums: t_size", "rbo_sums: l", "rbo_sums: s", "rbo_sums: H", "rbo_sums: G"};
+    Py_ssize_t n;
+    int got = 0, k;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "nOOOOOOOOO", &n, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8]))
+        return NULL;
+    for (k = 0; k < 9; k++, got++)
+        if (!(k >= 7 ? get_doubles(o[k], &v[k], names[k]) : get_items(o[k], &v[k], 8, 0, names[k])))
+            goto release;
+    Py_ssize_t shared = v[0].len / 8, rows = v[3].len / 8, nt = v[7].len / 8, x;
+    const int64_t *seg = v[0].buf, *rank = v[1].buf, *row = v[2].buf, *ts = v[3].buf, *tz = v[4].buf;
+    const int64_t *L = v[5].buf, *S = v[6].buf;
+    const double *H = v[7].buf, *G = v[8].buf;
+    int bad = n < 0 || v[1].len / 8 != shared || v[2].len / 8 != shared || v[4].len / 8 != rows
+              || v[5].len / 8 != n || v[6].len / 8 != n || v[8].len / 8 != nt;
+    for (x = 0; x < n && !bad; x++)
+        bad = L[x] < 0 || L[x] >= nt;
+    for (x = 0; x < shared && !bad; x++) {
+        int64_t r = row[x];
+        bad = seg[x] < 0 || seg[x] >= n || r < 0 || r >= rows || rank[x] < 1 || tz[r] < 1 || ts[r] < 0
+              || ts[r] + tz[r] >= nt || rank[x] >= nt;
+    }
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "rbo_sums: lengths that disagree, or a row, rank or depth outside the "
+                                          "tables");
+        goto release;
+    }
+    for (k = 0; k < 2; k++)
+        if ((out[k] = PyByteArray_FromStringAndSize(NULL, n * 8)) == NULL)
+            goto release;
+    double *head = (double *)PyByteArray_AS_STRING(out[0]), *x_s = (double *)PyByteArray_AS_STRING(out[1]);
+    for (x = 0; x < n; x++)
+        head[x] = x_s[x] = 0.0;
+    for (x = 0; x < shared; x++) {
+        Py_ssize_t i = (Py_ssize_t)seg[x];
+        int64_t start = ts[row[x]], size = tz[row[x]];
+        int64_t d0 = rank[x] > start + 1 ? rank[x] : start + 1, d1 = start + size;
+        if (d1 > d0) {
+            head[i] += ((G[d1] - G[d0 - 1]) - (double)start * (H[d1] - H[d0 - 1])) / (double)size + (H[L[i]] - H[d1]);
+            if (S[i] >= d1)
+                x_s[i] += 1.0;
+            else if (S[i] >= d0)
+                x_s[i] += (double)(S[i] - start) / (double)size;
+        }
+        else {
+            head[i] += H[L[i]] - H[d0 - 1];
+            if (S[i] >= d0)
+                x_s[i] += 1.0;
+        }
+    }
+    result = PyTuple_Pack(2, out[0], out[1]);
+release:
+    for (k = 0; k < 2; k++)
+        Py_XDECREF(out[k]);
+    for (k = 0; k < got; k++)
+        PyBuffer_Release(&v[k]);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"columns", columns, METH_VARARGS, "A dict of dicts' document ids and values as two buffers, or None."},
     {"records", records, METH_VARARGS, "A list of tuples' query blocks, document ids and values, or None."},
@@ -1644,6 +1809,8 @@ static PyMethodDef methods[] = {
     {"id_blocks", id_blocks, METH_VARARGS, "The blocks of equal ids of an arrow string array: starts and ids."},
     {"ascii_ids", ascii_ids, METH_VARARGS, "The ids of an arrow string array as fixed-width bytes, or None."},
     {"rbo_tied_join_same", rbo_tied_join_same, METH_VARARGS, "The RBO family's sums over the shared documents."},
+    {"match_ranges", match_ranges, METH_VARARGS, "The documents of B found in R, query by query."},
+    {"rbo_sums", rbo_sums, METH_VARARGS, "The RBO family's sums over the shared documents, without ties in B."},
     {NULL, NULL, 0, NULL},
 };
 

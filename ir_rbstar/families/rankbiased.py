@@ -10,6 +10,7 @@ from ..context import RunContext
 from ..core import rankbiased as K
 from ..core.rbo_variants import rbo_variants
 from ..core.segments import seg_sum
+from ..io import dictscan
 from .rankbiased_aux import with_aux
 from .rankbiased_bounds import extreme, rbr_variance
 from .rankbiased_ties import compute_tied
@@ -40,6 +41,12 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
         if kernels and name in _COMPILED and not (ref is None and name == "RBO_res"):
             out[m] = _compiled(m, ctx, kernels, rbo_cache)
             continue
+        if not kernels and name in _IN_C and not (ref is None and name == "RBO_res") and dictscan.rbo_kernels():
+            try:                 # the same steps in C (the C extension), for inputs below the compiled engine's size
+                out[m] = _compiled(m, ctx, dictscan.RBO_KERNELS, rbo_cache)
+                continue
+            except dictscan.Declined:
+                pass
         b = ctx.observation(cutoff)
         reference, b_in_r, r_in_b = ctx.match(cutoff, ref, rel, m)
         matched = b_in_r >= 0
@@ -94,6 +101,8 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
 
 
 _COMPILED = ("RBR", "RBA", "RBO", "RBO_res", "RBO_ext")
+#: the measures whose compiled steps the C extension also has (:data:`.io.dictscan.RBO_KERNELS`)
+_IN_C = ("RBO", "RBO_res", "RBO_ext")
 
 
 def _compiled(m, ctx: RunContext, kernels, rbo_cache: dict) -> np.ndarray:

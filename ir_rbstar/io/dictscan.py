@@ -21,8 +21,9 @@ from . import extension
 from .ids import QUERY_IDS, CodedIds
 
 
-__all__ = ["SLOW_NUMBERS", "ascii_ids", "available", "dict_columns", "id_blocks", "match_rows", "probe",
-           "rbo_tied_join_same", "record_columns", "same_lists", "scan_columns", "tie_order"]
+__all__ = ["SLOW_NUMBERS", "Declined", "RBO_KERNELS", "ascii_ids", "available", "dict_columns", "id_blocks",
+           "match_rows", "probe", "rbo_kernels", "rbo_tied_join_same", "record_columns", "same_lists", "scan_columns",
+           "tie_order"]
 
 
 def available() -> bool:
@@ -133,6 +134,53 @@ def rbo_tied_join_same(b_first: np.ndarray, b_len: np.ndarray, b_items: np.ndarr
         return None
     head, x_s, x_l = (np.frombuffer(g, dtype=np.float64) for g in got)
     return head, x_s, x_l
+
+
+class Declined(Exception):
+    """A step of :data:`RBO_KERNELS` declined its input (an item twice in one query of the reference): the numpy
+    path answers."""
+
+
+def _ints(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+class _RboKernels:
+    """The compiled engine's ``match_ranges`` and ``rbo_sums`` (``ir_rbstar._compiled``: the RBO family of a run
+    without ties, against a reference with or without), done by the C extension with the same arguments and the
+    same results (the same doubles: numba's operations in its order), for inputs too small for that engine.
+    :func:`rbo_kernels` gives it where the extension is built."""
+
+    @staticmethod
+    def match_ranges(b_start, b_len, b_hash, r_start, r_len, r_hash) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The documents of B found in R, query by query (rows ``b_start[i] .. + b_len[i]`` of B, likewise R, by
+        their 64-bit codes): each one's universe query, 1-based rank in B and row in R, in B's order."""
+        got = extension.compiled.match_ranges(_ints(b_start), _ints(b_len), _ints(b_hash), _ints(r_start),
+                                              _ints(r_len), _ints(r_hash))
+        if got is None:
+            raise Declined
+        seg, rank, row = (np.frombuffer(g, dtype=np.int64) for g in got)
+        return seg, rank, row
+
+    @staticmethod
+    def rbo_sums(n, seg, rank, row, t_start, t_size, l, s, H, G) -> Tuple[np.ndarray, np.ndarray]:
+        """Per query: the sum over the shared documents of sum_{d<=l} p^d f_e(d) / d and of f_e(s), from the
+        tables H and G of :func:`ir_rbstar.core.rankbiased.rbo_tables`."""
+        head, x_s = extension.compiled.rbo_sums(int(n), _ints(seg), _ints(rank), _ints(row), _ints(t_start),
+                                                _ints(t_size), _ints(l), _ints(s),
+                                                np.ascontiguousarray(H, dtype=np.float64),
+                                                np.ascontiguousarray(G, dtype=np.float64))
+        return np.frombuffer(head, dtype=np.float64), np.frombuffer(x_s, dtype=np.float64)
+
+
+RBO_KERNELS = _RboKernels()
+
+
+def rbo_kernels() -> Optional[_RboKernels]:
+    """:data:`RBO_KERNELS` where the C extension (with these steps) is built, else None."""
+    if extension.compiled is None or not hasattr(extension.compiled, "rbo_sums"):
+        return None
+    return RBO_KERNELS
 
 
 def id_blocks(offsets: np.ndarray, data: np.ndarray, limit: int) -> "Optional[Tuple[np.ndarray, list] | Tuple[()]]":

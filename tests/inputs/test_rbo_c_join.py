@@ -122,3 +122,94 @@ def test_wrong_types_are_refused_and_an_item_twice_in_the_reference_declines():
                                                 + as_buffers[11:]))
     args[6] = np.array([3, 3], dtype=np.int64)
     assert dictscan.rbo_tied_join_same(*args) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# runs without ties: match_ranges and rbo_sums in C (dictscan.RBO_KERNELS)
+
+@st.composite
+def untied_frames(draw, queries=("q1", "q2", "q3")):
+    """A run without tied scores (each query's scores distinct), rows in any order."""
+    import pandas as pd
+    rows = []
+    for q in draw(st.lists(st.sampled_from(queries), min_size=1, max_size=3, unique=True)):
+        docs = draw(st.lists(st.sampled_from([f"d{i}" for i in range(12)]), min_size=1, max_size=10, unique=True))
+        scores = draw(st.permutations(list(range(len(docs)))))
+        rows += [(q, d, float(s) / 4) for d, s in zip(docs, scores, strict=True)]
+    return pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+
+
+@SETTINGS
+@given(st.one_of(untied_frames(), frames()), st.one_of(frames(), untied_frames()),
+       st.sampled_from([["RBO", "RBO_ext"], ["RBO_ext", "RBO_res"], ["RBO"]]), st.sampled_from([0.5, 0.9]),
+       st.sampled_from(["", "@3"]), st.sampled_from(["", ",ties='docid'"]))
+def test_an_untied_run_through_the_c_steps_gives_the_numpy_paths_doubles(a, b, names, p, cutoff, ties):
+    """A run without ties, or any run with ``ties='docid'`` (its ties broken as trec_eval orders them)."""
+    measures = [ir_measures.parse_measure(f"{n}(p={p},ref='c_join_ref'{ties}){cutoff}") for n in names]
+    calls = []
+    original = dictscan.RBO_KERNELS.rbo_sums
+
+    def counted(*args):
+        calls.append(1)
+        return original(*args)
+
+    ir_rbstar.register_run("c_join_ref", b)
+    try:
+        dictscan.RBO_KERNELS.rbo_sums = counted           # type: ignore[method-assign]
+        try:
+            with_c = _values(measures, a)
+        finally:
+            del dictscan.RBO_KERNELS.rbo_sums
+        framecache.clear()
+        with compiled_off():
+            without = _values(measures, a)
+    finally:
+        ir_rbstar.unregister_run("c_join_ref")
+    assert with_c == without
+    if ties or not to_ranking(a).has_ties():
+        assert calls, "the evaluation did not take the C steps"
+
+
+@SETTINGS
+@given(untied_frames(), st.one_of(frames(), untied_frames()), st.sampled_from([0.5, 0.9, 0.99]),
+       st.sampled_from([None, 2]))
+def test_the_c_steps_are_the_compiled_engines(a, b, p, cutoff):
+    _compiled = pytest.importorskip("ir_rbstar._compiled", reason="the compiled engine needs numba")
+    from ir_rbstar.context import ranges
+    from ir_rbstar.core import rankbiased as K
+    run, ref = to_ranking(a), to_ranking(b)
+    b_start, b_len = ranges(run, run.qcodes, cutoff)
+    r_start, r_len = ranges(ref, run.qcodes)
+    args = (b_start, b_len, run.docs.view(np.int64), r_start, r_len, ref.docs.view(np.int64))
+    want = _compiled.match_ranges(*args)
+    got = dictscan.RBO_KERNELS.match_ranges(*args)
+    assert [x.tolist() for x in got] == [x.tolist() for x in want]
+    seg, rank, row = got
+    start, size = (x.astype(np.int64) for x in ref.tie_groups())
+    l, s = np.maximum(b_len, r_len), np.minimum(b_len, r_len)
+    _, H, G = K.rbo_tables(p, int(l.max(initial=0)))
+    sums = (len(b_len), seg, rank, row, start, size, l, s, H, G)
+    for w, g in zip(_compiled.rbo_sums(*sums), dictscan.RBO_KERNELS.rbo_sums(*sums), strict=True):
+        assert w.tobytes() == g.tobytes()
+
+
+def test_the_c_steps_refuse_what_would_read_outside_their_buffers_and_decline_a_repeated_item():
+    i8 = lambda *x: np.array(x, dtype=np.int64)              # noqa: E731
+    match = extension.compiled.match_ranges
+    assert [np.frombuffer(x, dtype=np.int64).tolist() for x in match(i8(0), i8(3), i8(1, 2, 3), i8(0), i8(2),
+                                                                     i8(3, 1))] == [[0, 0], [1, 3], [1, 0]]
+    with pytest.raises(ValueError, match="outside"):
+        match(i8(0), i8(4), i8(1, 2, 3), i8(0), i8(2), i8(3, 1))
+    with pytest.raises(ValueError, match="one length"):
+        match(i8(0, 0), i8(3), i8(1, 2, 3), i8(0), i8(2), i8(3, 1))
+    with pytest.raises(dictscan.Declined):
+        dictscan.RBO_KERNELS.match_ranges(i8(0), i8(3), i8(1, 2, 3), i8(0), i8(2), i8(3, 3))
+    _, H, G = __import__("ir_rbstar.core.rankbiased", fromlist=["rbo_tables"]).rbo_tables(0.9, 3)
+    sums = extension.compiled.rbo_sums
+    good = [1, i8(0), i8(1), i8(0), i8(0), i8(1), i8(3), i8(2), H, G]
+    head, x_s = (np.frombuffer(x) for x in sums(*good))
+    # one shared document, rank 1 in both: sum over d = 1 .. 3 of p^d / d, and 1 at depth 2
+    assert head[0] == pytest.approx(sum(0.9 ** d / d for d in (1, 2, 3)), rel=1e-12) and x_s[0] == 1.0
+    for at, bad in ((3, i8(5)), (6, i8(99)), (4, i8(-1)), (1, i8(1))):     # row, depth l, group start, query
+        with pytest.raises(ValueError, match="outside the tables"):
+            sums(*(good[:at] + [bad] + good[at + 1:]))
