@@ -1537,6 +1537,41 @@ rows_within(const int64_t *first, const int64_t *len, Py_ssize_t n, Py_ssize_t r
     return 1;
 }
 
+/* `count` bytearrays of `bytes` bytes each into out[]; 0 (MemoryError set) when one cannot be made */
+static int
+new_outputs(PyObject **out, int count, Py_ssize_t bytes)
+{
+    for (int k = 0; k < count; k++)
+        if ((out[k] = PyByteArray_FromStringAndSize(NULL, bytes)) == NULL)
+            return 0;
+    return 1;
+}
+
+/* the slots of a table for queries of up to `longest` rows (a power of two, at least 16 and 2 x longest) */
+static Py_ssize_t
+table_size(int64_t longest)
+{
+    Py_ssize_t size = 16;
+    while (size < 2 * longest)
+        size *= 2;
+    return size;
+}
+
+/* `t` (of table_size(len) slots or more) made to hold the items of rows first .. first + len - 1 of `items`,
+   row first + j kept as base + j; 0 when an item repeats */
+static int
+index_rows(ItemTable *t, const int64_t *items, int64_t first, int64_t len, int64_t base)
+{
+    Py_ssize_t cap = table_size(len), j;
+    t->mask = cap - 1;
+    for (j = 0; j < cap; j++)
+        t->row[j] = -1;
+    for (j = 0; j < len; j++)
+        if (!place(t, items[first + j], base + j))
+            return 0;
+    return 1;
+}
+
 static PyObject *
 rbo_tied_join_same(PyObject *self, PyObject *args)
 {
@@ -1585,17 +1620,14 @@ rbo_tied_join_same(PyObject *self, PyObject *args)
             goto release;
         }
     }
-    Py_ssize_t size = 16;
-    while (size < 2 * top_r)
-        size *= 2;
+    Py_ssize_t size = table_size(top_r);
     mem = PyMem_Malloc((size_t)(2 * size + 2 * (top_b + 1) + 2 * (top_r + 1)) * sizeof(int64_t));
     if (mem == NULL) {
         PyErr_NoMemory();
         goto release;
     }
-    for (k = 0; k < 3; k++)
-        if ((out[k] = PyByteArray_FromStringAndSize(NULL, n * 8)) == NULL)
-            goto release;
+    if (!new_outputs(out, 3, n * 8))
+        goto release;
     double *head = (double *)PyByteArray_AS_STRING(out[0]), *x_s = (double *)PyByteArray_AS_STRING(out[1]);
     double *x_l = (double *)PyByteArray_AS_STRING(out[2]);
     int64_t *b_start = mem + 2 * size, *b_size = b_start + top_b + 1, *r_start = b_size + top_b + 1;
@@ -1605,18 +1637,11 @@ rbo_tied_join_same(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n && !twice; i++) {
         double h = 0.0, xs = 0.0, xl = 0.0;
-        if (bl[i] && rl[i]) {
-            Py_ssize_t cap = 16, j;
-            while (cap < 2 * rl[i])
-                cap *= 2;
-            t.mask = cap - 1;
-            for (j = 0; j < cap; j++)
-                t.row[j] = -1;
-            for (j = 0; j < rl[i] && !twice; j++)
-                twice = !place(&t, ri[rf[i] + j], j);
+        if (bl[i] && rl[i] && !(twice = !index_rows(&t, ri, rf[i], rl[i], 0))) {
+            Py_ssize_t j;
             groups_of(rs, rf[i], rl[i], r_start, r_size);
             groups_of(bs, bf[i], bl[i], b_start, b_size);
-            for (j = 0; j < bl[i] && !twice; j++) {
+            for (j = 0; j < bl[i]; j++) {
                 int64_t at = t.row[slot_of(&t, bi[bf[i] + j])];          /* -1: not in the reference */
                 if (at < 0)
                     continue;
@@ -1680,16 +1705,13 @@ match_ranges(PyObject *self, PyObject *args)
     }
     for (i = 0; i < n; i++)
         total += bl[i] < rl[i] ? bl[i] : rl[i];
-    Py_ssize_t size = 16;
-    while (size < 2 * top_r)
-        size *= 2;
+    Py_ssize_t size = table_size(top_r);
     if ((mem = PyMem_Malloc((size_t)(2 * size) * sizeof(int64_t))) == NULL) {
         PyErr_NoMemory();
         goto release;
     }
-    for (k = 0; k < 3; k++)
-        if ((out[k] = PyByteArray_FromStringAndSize(NULL, total * 8)) == NULL)
-            goto release;
+    if (!new_outputs(out, 3, total * 8))
+        goto release;
     int64_t *seg = (int64_t *)PyByteArray_AS_STRING(out[0]), *rank = (int64_t *)PyByteArray_AS_STRING(out[1]);
     int64_t *row = (int64_t *)PyByteArray_AS_STRING(out[2]);
     ItemTable t = {mem, mem + size, 15};
@@ -1697,17 +1719,9 @@ match_ranges(PyObject *self, PyObject *args)
     int twice = 0;
     Py_BEGIN_ALLOW_THREADS
     for (i = 0; i < n && !twice; i++) {
-        if (!bl[i] || !rl[i])
+        if (!bl[i] || !rl[i] || (twice = !index_rows(&t, ri, rf[i], rl[i], rf[i])))
             continue;
-        Py_ssize_t cap = 16;
-        while (cap < 2 * rl[i])
-            cap *= 2;
-        t.mask = cap - 1;
-        for (j = 0; j < cap; j++)
-            t.row[j] = -1;
-        for (j = 0; j < rl[i] && !twice; j++)
-            twice = !place(&t, ri[rf[i] + j], rf[i] + j);
-        for (j = 0; j < bl[i] && !twice && m < total; j++) {
+        for (j = 0; j < bl[i] && m < total; j++) {
             int64_t at = t.row[slot_of(&t, bi[bf[i] + j])];          /* -1: not in the reference */
             if (at < 0)
                 continue;
@@ -1765,9 +1779,8 @@ rbo_sums(PyObject *self, PyObject *args)
                                           "tables");
         goto release;
     }
-    for (k = 0; k < 2; k++)
-        if ((out[k] = PyByteArray_FromStringAndSize(NULL, n * 8)) == NULL)
-            goto release;
+    if (!new_outputs(out, 2, n * 8))
+        goto release;
     double *head = (double *)PyByteArray_AS_STRING(out[0]), *x_s = (double *)PyByteArray_AS_STRING(out[1]);
     for (x = 0; x < n; x++)
         head[x] = x_s[x] = 0.0;

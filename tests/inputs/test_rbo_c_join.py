@@ -4,6 +4,8 @@ path (the extension switched off) through an evaluation, and of the numba kernel
 arguments; it refuses arguments that would make it read outside its buffers."""
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -27,31 +29,34 @@ def _values(measures, run):
             for m in ir_measures.iter_calc(measures, None, run)}
 
 
-@SETTINGS
-@given(frames(), frames(), st.sampled_from([["RBO", "RBO_ext"], ["RBO_ext"], ["RBO", "RBO_res"]]),
-       st.sampled_from([0.5, 0.9, 0.99]), st.sampled_from(["", "@3"]))
-def test_an_evaluation_through_the_c_join_gives_the_numpy_paths_doubles(a, b, names, p, cutoff):
-    measures = [ir_measures.parse_measure(f"{n}(p={p},ref='c_join_ref'){cutoff}") for n in names]
+def _both_ways(measures, run, reference, owner, step):
+    """The measures' per-query doubles (against ``reference`` registered as 'c_join_ref') with the extension, its
+    ``owner.step`` counted, and with the extension switched off; and whether the step was called."""
     calls = []
-    original = dictscan.rbo_tied_join_same
+    original = getattr(owner, step)
 
     def counted(*args):
         calls.append(1)
         return original(*args)
 
-    ir_rbstar.register_run("c_join_ref", b)
+    ir_rbstar.register_run("c_join_ref", reference)
     try:
-        dictscan.rbo_tied_join_same = counted
-        try:
-            with_c = _values(measures, a)
-        finally:
-            dictscan.rbo_tied_join_same = original
-        taken = bool(calls)
+        with mock.patch.object(owner, step, counted):
+            with_c = _values(measures, run)
         framecache.clear()
         with compiled_off():
-            without = _values(measures, a)
+            without = _values(measures, run)
     finally:
         ir_rbstar.unregister_run("c_join_ref")
+    return with_c, without, bool(calls)
+
+
+@SETTINGS
+@given(frames(), frames(), st.sampled_from([["RBO", "RBO_ext"], ["RBO_ext"], ["RBO", "RBO_res"]]),
+       st.sampled_from([0.5, 0.9, 0.99]), st.sampled_from(["", "@3"]))
+def test_an_evaluation_through_the_c_join_gives_the_numpy_paths_doubles(a, b, names, p, cutoff):
+    measures = [ir_measures.parse_measure(f"{n}(p={p},ref='c_join_ref'){cutoff}") for n in names]
+    with_c, without, taken = _both_ways(measures, a, b, dictscan, "rbo_tied_join_same")
     assert with_c == without
     if to_ranking(a).has_ties() and not cutoff:        # (a cutoff that splits a tie group: the numpy path)
         assert taken, "the evaluation did not take the C join"
@@ -146,28 +151,10 @@ def untied_frames(draw, queries=("q1", "q2", "q3")):
 def test_an_untied_run_through_the_c_steps_gives_the_numpy_paths_doubles(a, b, names, p, cutoff, ties):
     """A run without ties, or any run with ``ties='docid'`` (its ties broken as trec_eval orders them)."""
     measures = [ir_measures.parse_measure(f"{n}(p={p},ref='c_join_ref'{ties}){cutoff}") for n in names]
-    calls = []
-    original = dictscan.RBO_KERNELS.rbo_sums
-
-    def counted(*args):
-        calls.append(1)
-        return original(*args)
-
-    ir_rbstar.register_run("c_join_ref", b)
-    try:
-        dictscan.RBO_KERNELS.rbo_sums = counted           # type: ignore[method-assign]
-        try:
-            with_c = _values(measures, a)
-        finally:
-            del dictscan.RBO_KERNELS.rbo_sums
-        framecache.clear()
-        with compiled_off():
-            without = _values(measures, a)
-    finally:
-        ir_rbstar.unregister_run("c_join_ref")
+    with_c, without, taken = _both_ways(measures, a, b, dictscan.RBO_KERNELS, "rbo_sums")
     assert with_c == without
     if ties or not to_ranking(a).has_ties():
-        assert calls, "the evaluation did not take the C steps"
+        assert taken, "the evaluation did not take the C steps"
 
 
 @SETTINGS
