@@ -24,14 +24,10 @@ pytestmark = pytest.mark.skipif(extension.compiled is None, reason="the C extens
 SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def _values(measures, run):
-    return {(str(m.measure), m.query_id): np.float64(m.value).tobytes()
-            for m in ir_measures.iter_calc(measures, None, run)}
-
-
-def _both_ways(measures, run, reference, owner, step):
-    """The measures' per-query doubles (against ``reference`` registered as 'c_join_ref') with the extension, its
-    ``owner.step`` counted, and with the extension switched off; and whether the step was called."""
+def _both_ways(measures, run, reference, owner, step, qrels=None):
+    """The measures' per-query doubles (against ``reference`` registered as 'c_join_ref', or the ``qrels``) with
+    the extension, its ``owner.step`` counted, and with the extension switched off; and whether the step was
+    called."""
     calls = []
     original = getattr(owner, step)
 
@@ -39,13 +35,17 @@ def _both_ways(measures, run, reference, owner, step):
         calls.append(1)
         return original(*args)
 
-    ir_rbstar.register_run("c_join_ref", reference)
+    def values():
+        return {(str(m.measure), m.query_id): np.float64(m.value).tobytes()
+                for m in ir_measures.iter_calc(measures, qrels, run)}
+    if reference is not None:
+        ir_rbstar.register_run("c_join_ref", reference)
     try:
         with mock.patch.object(owner, step, counted):
-            with_c = _values(measures, run)
+            with_c = values()
         framecache.clear()
         with compiled_off():
-            without = _values(measures, run)
+            without = values()
     finally:
         ir_rbstar.unregister_run("c_join_ref")
     return with_c, without, bool(calls)
@@ -200,3 +200,17 @@ def test_the_c_steps_refuse_what_would_read_outside_their_buffers_and_decline_a_
     for at, bad in ((3, i8(5)), (6, i8(99)), (4, i8(-1)), (1, i8(1))):     # row, depth l, group start, query
         with pytest.raises(ValueError, match="outside the tables"):
             sums(*(good[:at] + [bad] + good[at + 1:]))
+
+
+@SETTINGS
+@given(untied_frames(), st.dictionaries(st.sampled_from(["q1", "q2", "q3"]),
+                                        st.dictionaries(st.sampled_from([f"d{i}" for i in range(12)]),
+                                                        st.integers(0, 3), min_size=1, max_size=8),
+                                        min_size=1, max_size=3),
+       st.sampled_from([0.5, 0.9]), st.sampled_from(["", "@3"]))
+def test_against_the_qrels_ideal_ranking_the_c_steps_give_the_numpy_paths_doubles(a, qrels, p, cutoff):
+    """Without ``ref=`` the reference is the qrels' ideal ranking (grades tie there)."""
+    measures = [ir_measures.parse_measure(f"{n}(p={p}){cutoff}") for n in ("RBO", "RBO_ext")]
+    with_c, without, taken = _both_ways(measures, a, None, dictscan.RBO_KERNELS, "rbo_sums", qrels)
+    assert with_c == without
+    assert taken, "the evaluation did not take the C steps"
