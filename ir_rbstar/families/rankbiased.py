@@ -38,14 +38,13 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
             continue
         if kernels is None and name in _COMPILED:
             kernels = ctx.kernels() or False      # chosen once per evaluation, loaded only when used
-        if kernels and name in _COMPILED and not (ref is None and name == "RBO_res"):
-            out[m] = _compiled(m, ctx, kernels, rbo_cache)
-            continue
-        if not kernels and name in _IN_C and not (ref is None and name == "RBO_res") and dictscan.rbo_kernels():
-            try:                 # the same steps in C (the C extension), for inputs below the compiled engine's size
-                out[m] = _compiled(m, ctx, dictscan.RBO_KERNELS, rbo_cache)
+        # the compiled engine's steps, or (below its size) their C counterparts for the RBO family
+        steps = kernels or (name in _IN_C and dictscan.rbo_kernels())
+        if steps and name in _COMPILED and not (ref is None and name == "RBO_res"):
+            try:
+                out[m] = _compiled(m, ctx, steps, rbo_cache)
                 continue
-            except dictscan.Declined:
+            except dictscan.Declined:             # (a C step declined: the numpy path answers)
                 pass
         b = ctx.observation(cutoff)
         reference, b_in_r, r_in_b = ctx.match(cutoff, ref, rel, m)

@@ -87,10 +87,8 @@ def _rbo_family(m, ctx: RunContext, tied, cache: dict):
     same cutoff, reference and p: one join and one gather of the shared documents for both."""
     p, cutoff, ref, rel = m["p"], m.params.get("cutoff"), m["ref"], m["rel"]
     key = ("rbo tied", cutoff, ref, rel, p)
-    if key not in cache and _joined_by_kernel(m, ctx, tied):
-        cache[key] = (*_rbo_family_compiled(m, ctx, tied), None)
-    if key not in cache and not ctx.kernels():
-        got = _rbo_family_c(m, ctx, tied)
+    if key not in cache:
+        got = _rbo_family_joined(m, ctx, tied)
         if got is not None:
             cache[key] = (*got, None)
     if key not in cache:
@@ -110,72 +108,45 @@ def _rbo_family(m, ctx: RunContext, tied, cache: dict):
     return cache[key]
 
 
-def _joined_by_kernel(m, ctx: RunContext, tied) -> bool:
-    """Whether the compiled engine joins and sums in one pass: it serves the evaluation, the context has
-    not joined these rankings already (for another measure), and document ids are at most 8 bytes (their
-    64-bit hashes are then the ids themselves: no matched pair needs checking)."""
+def _rbo_family_joined(m, ctx: RunContext, tied):
+    """(family, x_l) of :func:`_rbo_family` joined and summed in one pass, nothing gathered: by the compiled
+    engine where it serves the evaluation, else by the C extension's counterparts of its steps
+    (:data:`.io.dictscan.RBO_KERNELS`: the same doubles). None where neither applies: neither is there, the
+    context has joined these rankings already (for another measure), a document id is longer than 8 bytes (the
+    64-bit hashes are then not the ids themselves), or the C steps lack the join needed or decline it."""
     cutoff, ref, rel = m.params.get("cutoff"), m["ref"], m["rel"]
-    if not ctx.kernels() or ctx.held(("match", cutoff, ref, rel, tied.straddles)) is not None:
-        return False
-    return hashes_are_ids(tied.rows.dbytes, ctx.reference(ref, rel, m).dbytes)
-
-
-def _rbo_family_compiled(m, ctx: RunContext, tied):
-    """(family, x_l) of :func:`_rbo_family` by the compiled engine's ``rbo_tied_join``."""
-    reference = ctx.reference(m["ref"], m["rel"], m)
+    kernels = ctx.kernels() or dictscan.rbo_kernels()
+    if not kernels or ctx.held(("match", cutoff, ref, rel, tied.straddles)) is not None:
+        return None
+    reference = ctx.reference(ref, rel, m)
     b = tied.rows
-    r_first, r_len = ctx.reference_ranges(m["ref"], m["rel"], m)
-    kernels = ctx.kernels()
+    if not hashes_are_ids(b.dbytes, reference.dbytes):
+        return None
+    r_first, r_len = ctx.reference_ranges(ref, rel, m)
     b_same, r_same = ctx.run.tie_flags(), reference.tie_flags()
     if b.identity and not tied.straddles and b_same is not None and r_same is not None:
         # every row of the run in B, both rankings' tie flags known from their sort: the kernel makes the
         # groups query by query (no start and size columns over all rows of either ranking); B is the run
         # itself (``identity``: the universe is the run's own queries), so its first rows are the run's offsets
         # (the fallback's cumsum(lens) - lens) and its rows are those the run's tie flags index
-        def from_flags(l, s, suffix):
+        def sums(l, s, suffix):
             return kernels.rbo_tied_join_same(ctx.run.offsets[:-1], b.lens.astype(np.int64, copy=False),
                                               b.docs.view(np.int64), b_same, r_first, r_len,
                                               reference.docs.view(np.int64), r_same, l, s, *suffix)
-        return T.rbo_family_tied_from(m["p"], tied.blen, r_len, from_flags)
-    rstart, rsize = (a.astype(np.int64, copy=False) for a in reference.tie_groups())
+    elif hasattr(kernels, "rbo_tied_join"):
+        rstart, rsize = (a.astype(np.int64, copy=False) for a in reference.tie_groups())
 
-    def sums(l, s, suffix):
-        return kernels.rbo_tied_join(np.cumsum(b.lens) - b.lens, b.lens.astype(np.int64, copy=False),
-                                     b.docs.view(np.int64), *(a.astype(np.int64, copy=False)
-                                                              for a in (tied.start, tied.size, tied.kept)),
-                                     r_first, r_len, reference.docs.view(np.int64), rstart, rsize, l, s, *suffix)
-    return T.rbo_family_tied_from(m["p"], tied.blen, r_len, sums)
-
-
-class _Declined(Exception):
-    """The C join declined (an item twice in a query of the reference): the numpy path answers."""
-
-
-def _rbo_family_c(m, ctx: RunContext, tied):
-    """(family, x_l) of :func:`_rbo_family` by the C extension's ``rbo_tied_join_same`` (the compiled engine's
-    join and sums, the same doubles, without numba), where that join applies: every row of the run in B, both
-    rankings' tie flags known from their sort, document ids of at most 8 bytes, and no join of these rankings
-    held already (for another measure). None where it does not, or without the extension."""
-    cutoff, ref, rel = m.params.get("cutoff"), m["ref"], m["rel"]
-    b = tied.rows
-    if not dictscan.available() or not b.identity or tied.straddles \
-            or ctx.held(("match", cutoff, ref, rel, tied.straddles)) is not None:
+        def sums(l, s, suffix):
+            return kernels.rbo_tied_join(np.cumsum(b.lens) - b.lens, b.lens.astype(np.int64, copy=False),
+                                         b.docs.view(np.int64), *(a.astype(np.int64, copy=False)
+                                                                  for a in (tied.start, tied.size, tied.kept)),
+                                         r_first, r_len, reference.docs.view(np.int64), rstart, rsize, l, s,
+                                         *suffix)
+    else:
         return None
-    reference = ctx.reference(ref, rel, m)
-    b_same, r_same = ctx.run.tie_flags(), reference.tie_flags()
-    if b_same is None or r_same is None or not hashes_are_ids(b.dbytes, reference.dbytes):
-        return None
-    r_first, r_len = ctx.reference_ranges(ref, rel, m)
-
-    def sums(l, s, suffix):
-        got = dictscan.rbo_tied_join_same(ctx.run.offsets[:-1], b.lens, b.docs.view(np.int64), b_same, r_first,
-                                          r_len, reference.docs.view(np.int64), r_same, l, s, *suffix)
-        if got is None:
-            raise _Declined
-        return got
     try:
         return T.rbo_family_tied_from(m["p"], tied.blen, r_len, sums)
-    except _Declined:
+    except dictscan.Declined:
         return None
 
 

@@ -22,8 +22,7 @@ from .ids import QUERY_IDS, CodedIds
 
 
 __all__ = ["SLOW_NUMBERS", "Declined", "RBO_KERNELS", "ascii_ids", "available", "dict_columns", "id_blocks",
-           "match_rows", "probe", "rbo_kernels", "rbo_tied_join_same", "record_columns", "same_lists", "scan_columns",
-           "tie_order"]
+           "match_rows", "probe", "rbo_kernels", "record_columns", "same_lists", "scan_columns", "tie_order"]
 
 
 def available() -> bool:
@@ -109,33 +108,6 @@ def match_rows(x_lens: np.ndarray, x_items: np.ndarray, y_lens: np.ndarray, y_it
     return np.frombuffer(got[0], dtype=np.int64), np.frombuffer(got[1], dtype=np.int64)
 
 
-def rbo_tied_join_same(b_first: np.ndarray, b_len: np.ndarray, b_items: np.ndarray, b_same: np.ndarray,
-                       r_first: np.ndarray, r_len: np.ndarray, r_items: np.ndarray, r_same: np.ndarray,
-                       l: np.ndarray, s: np.ndarray, Hs: np.ndarray, Gs: np.ndarray, Ks: np.ndarray
-                       ) -> Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """The RBO family's sums over the documents a run shares with its reference, (head, x_s, x_l) per query, as the
-    compiled engine's ``_compiled.rbo_tied_join_same`` computes them (the same doubles), in C: no numba, nothing
-    to compile, for the inputs too small for that engine (a re-ranking of a few thousand rows). The arguments are
-    that function's (int64 rows, item codes and depths, boolean tie flags, float64 suffix tables). None when the
-    compiled module is not installed or an item appears twice in one query of the reference."""
-    if extension.compiled is None or not hasattr(extension.compiled, "rbo_tied_join_same"):
-        return None
-
-    def ints(a):
-        return np.ascontiguousarray(a, dtype=np.int64)
-
-    def flags(a):
-        return np.ascontiguousarray(a, dtype=bool).view(np.uint8)
-
-    got = extension.compiled.rbo_tied_join_same(
-        ints(b_first), ints(b_len), ints(b_items), flags(b_same), ints(r_first), ints(r_len), ints(r_items),
-        flags(r_same), ints(l), ints(s), *(np.ascontiguousarray(t, dtype=np.float64) for t in (Hs, Gs, Ks)))
-    if got is None:
-        return None
-    head, x_s, x_l = (np.frombuffer(g, dtype=np.float64) for g in got)
-    return head, x_s, x_l
-
-
 class Declined(Exception):
     """A step of :data:`RBO_KERNELS` declined its input (an item twice in one query of the reference): the numpy
     path answers."""
@@ -146,10 +118,26 @@ def _ints(a: np.ndarray) -> np.ndarray:
 
 
 class _RboKernels:
-    """The compiled engine's ``match_ranges`` and ``rbo_sums`` (``ir_rbstar._compiled``: the RBO family of a run
-    without ties, against a reference with or without), done by the C extension with the same arguments and the
-    same results (the same doubles: numba's operations in its order), for inputs too small for that engine.
-    :func:`rbo_kernels` gives it where the extension is built."""
+    """The compiled engine's ``rbo_tied_join_same``, ``match_ranges`` and ``rbo_sums`` (``ir_rbstar._compiled``:
+    the RBO family's join and sums over the shared documents), done by the C extension with the same arguments
+    and the same results (the same doubles: numba's operations in its order), for inputs too small for that
+    engine. A step that declines its input raises :class:`Declined`. :func:`rbo_kernels` gives it where the
+    extension is built."""
+
+    @staticmethod
+    def rbo_tied_join_same(b_first, b_len, b_hash, b_same, r_first, r_len, r_hash, r_same, l, s, Hs, Gs, Ks
+                           ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(head, x_s, x_l) per query: the tie-aware sums over the documents a run (every row of it) shares with
+        its reference, both rankings' tie groups made from their sort's flags (``b_same``, ``r_same``)."""
+        def flags(a):
+            return np.ascontiguousarray(a, dtype=bool).view(np.uint8)
+        got = extension.compiled.rbo_tied_join_same(
+            _ints(b_first), _ints(b_len), _ints(b_hash), flags(b_same), _ints(r_first), _ints(r_len), _ints(r_hash),
+            flags(r_same), _ints(l), _ints(s), *(np.ascontiguousarray(t, dtype=np.float64) for t in (Hs, Gs, Ks)))
+        if got is None:
+            raise Declined
+        head, x_s, x_l = (np.frombuffer(g, dtype=np.float64) for g in got)
+        return head, x_s, x_l
 
     @staticmethod
     def match_ranges(b_start, b_len, b_hash, r_start, r_len, r_hash) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -178,7 +166,8 @@ RBO_KERNELS = _RboKernels()
 
 def rbo_kernels() -> Optional[_RboKernels]:
     """:data:`RBO_KERNELS` where the C extension (with these steps) is built, else None."""
-    if extension.compiled is None or not hasattr(extension.compiled, "rbo_sums"):
+    if extension.compiled is None or not all(hasattr(extension.compiled, step) for step in
+                                             ("rbo_tied_join_same", "match_ranges", "rbo_sums")):
         return None
     return RBO_KERNELS
 

@@ -1,7 +1,9 @@
-"""The C extension's ``rbo_tied_join_same``: the RBO family's join of a run with its reference and its sums over
-the shared documents, for runs too small for the compiled engine (numba). It must give the doubles of the numpy
-path (the extension switched off) through an evaluation, and of the numba kernel it stands in for on the same
-arguments; it refuses arguments that would make it read outside its buffers."""
+"""The C extension's counterparts of the compiled engine's RBO steps (``dictscan.RBO_KERNELS``:
+``rbo_tied_join_same`` for tied runs, ``match_ranges`` and ``rbo_sums`` for the others): the RBO family's join of a
+run with its reference and its sums over the shared documents, for runs too small for the compiled engine (numba).
+They must give the doubles of the numpy path (the extension switched off) through an evaluation, and of the numba
+kernels they stand in for on the same arguments; they refuse arguments that would make them read outside their
+buffers."""
 from __future__ import annotations
 
 from unittest import mock
@@ -56,7 +58,7 @@ def _both_ways(measures, run, reference, owner, step, qrels=None):
        st.sampled_from([0.5, 0.9, 0.99]), st.sampled_from(["", "@3"]))
 def test_an_evaluation_through_the_c_join_gives_the_numpy_paths_doubles(a, b, names, p, cutoff):
     measures = [ir_measures.parse_measure(f"{n}(p={p},ref='c_join_ref'){cutoff}") for n in names]
-    with_c, without, taken = _both_ways(measures, a, b, dictscan, "rbo_tied_join_same")
+    with_c, without, taken = _both_ways(measures, a, b, dictscan.RBO_KERNELS, "rbo_tied_join_same")
     assert with_c == without
     if to_ranking(a).has_ties() and not cutoff:        # (a cutoff that splits a tie group: the numpy path)
         assert taken, "the evaluation did not take the C join"
@@ -72,7 +74,7 @@ def test_the_c_join_is_the_compiled_engines_join(a, b, p):
     args = (run.offsets[:-1], b_len, run.docs.view(np.int64), run._cache["same"], r_first, r_len,
             ref.docs.view(np.int64), ref._cache["same"], l, s, *tables)
     want = _compiled.rbo_tied_join_same(*args)
-    got = dictscan.rbo_tied_join_same(*args)
+    got = dictscan.RBO_KERNELS.rbo_tied_join_same(*args)
     for w, g in zip(want, got, strict=True):
         assert w.tobytes() == g.tobytes()
 
@@ -90,7 +92,7 @@ def test_one_query_by_hand():
     depth d the expected overlap is sum over shared documents of A(d) B(d), A the share of the document's tie
     group in B within depth d; the head sums p^d X_d / d over d = 1 .. l."""
     args = _small()
-    head, x_s, x_l = dictscan.rbo_tied_join_same(*args)
+    head, x_s, x_l = dictscan.RBO_KERNELS.rbo_tied_join_same(*args)
     p = 0.9
     # d1: rank 1 in B, rank 2 in R: A = 1 from d = 1, B = 1 from d = 2. d3: tied with d2 at ranks 2-3 in B
     # (A = 1/2 at d = 2, 1 from d = 3), rank 1 in R.
@@ -126,7 +128,8 @@ def test_wrong_types_are_refused_and_an_item_twice_in_the_reference_declines():
         extension.compiled.rbo_tied_join_same(*(as_buffers[:10] + [as_buffers[10].astype(np.float32)]
                                                 + as_buffers[11:]))
     args[6] = np.array([3, 3], dtype=np.int64)
-    assert dictscan.rbo_tied_join_same(*args) is None
+    with pytest.raises(dictscan.Declined):
+        dictscan.RBO_KERNELS.rbo_tied_join_same(*args)
 
 
 # ---------------------------------------------------------------------------------------------
