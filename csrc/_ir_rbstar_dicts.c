@@ -1082,6 +1082,45 @@ hash_ids(PyObject *self, PyObject *args)
     return out;
 }
 
+/* a float64 buffer (C-contiguous doubles) */
+static int
+get_doubles(PyObject *obj, Py_buffer *view, const char *what)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return 0;
+    const char *f = view->format ? view->format : "B";
+    if (*f == '<' || *f == '=' || *f == '@')
+        f++;
+    if (view->itemsize != 8 || *f != 'd' || f[1] != '\0') {
+        PyErr_Format(PyExc_ValueError, "%s must hold float64 numbers", what);
+        PyBuffer_Release(view);
+        return 0;
+    }
+    return 1;
+}
+
+/* the buffers of o[0 .. n - 1] into v[], each of the kind kinds[k] names ('q': 8-byte integers, 'b': 1-byte
+   integers, 'd': float64), `names[k]` in the error; 0 (exception set) at the first that is not, with *got the
+   number acquired (each to be released) */
+static int
+acquire(PyObject *const *o, Py_buffer *v, const char *kinds, const char *const *names, int *got)
+{
+    for (*got = 0; kinds[*got]; (*got)++) {
+        char kind = kinds[*got];
+        if (!(kind == 'd' ? get_doubles(o[*got], &v[*got], names[*got])
+                          : get_items(o[*got], &v[*got], kind == 'b' ? 1 : 8, 0, names[*got])))
+            return 0;
+    }
+    return 1;
+}
+
+static void
+release_all(Py_buffer *v, int got)
+{
+    for (int k = 0; k < got; k++)
+        PyBuffer_Release(&v[k]);
+}
+
 /* match_rows's table of one query's items: the row holding each item, -1 for an empty slot */
 typedef struct {
     int64_t *item, *row;
@@ -1113,20 +1152,17 @@ place(ItemTable *t, int64_t item, int64_t row)
 static PyObject *
 match_rows(PyObject *self, PyObject *args)
 {
-    PyObject *xl_o, *xi_o, *yl_o, *yi_o, *result = NULL, *ix_o = NULL, *iy_o = NULL;
-    Py_buffer xl, xi, yl, yi;
+    PyObject *o[4], *result = NULL, *ix_o = NULL, *iy_o = NULL;
+    Py_buffer v[4];
+    const char *names[4] = {"match_rows: x_lens", "match_rows: x_items", "match_rows: y_lens", "match_rows: y_items"};
+    int got = 0;
     int64_t *mem = NULL;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOO", &xl_o, &xi_o, &yl_o, &yi_o))
+    if (!PyArg_ParseTuple(args, "OOOO", &o[0], &o[1], &o[2], &o[3]))
         return NULL;
-    if (!get_items(xl_o, &xl, 8, 0, "match_rows: x_lens"))
-        return NULL;
-    if (!get_items(xi_o, &xi, 8, 0, "match_rows: x_items"))
-        goto free_xl;
-    if (!get_items(yl_o, &yl, 8, 0, "match_rows: y_lens"))
-        goto free_xi;
-    if (!get_items(yi_o, &yi, 8, 0, "match_rows: y_items"))
-        goto free_yl;
+    if (!acquire(o, v, "qqqq", names, &got))
+        goto free_yi;
+    Py_buffer xl = v[0], xi = v[1], yl = v[2], yi = v[3];
     Py_ssize_t nq = xl.len / 8, nx = xi.len / 8, ny = yi.len / 8, sx = 0, sy = 0, longest = 0, q, i;
     const int64_t *xlen = xl.buf, *ylen = yl.buf, *xs = xi.buf, *ys = yi.buf;
     if (yl.len / 8 != nq) {
@@ -1198,13 +1234,7 @@ free_out:
     Py_XDECREF(iy_o);
     PyMem_Free(mem);
 free_yi:
-    PyBuffer_Release(&yi);
-free_yl:
-    PyBuffer_Release(&yl);
-free_xi:
-    PyBuffer_Release(&xi);
-free_xl:
-    PyBuffer_Release(&xl);
+    release_all(v, got);
     return result;
 }
 
@@ -1431,23 +1461,6 @@ done:
     return result;
 }
 
-/* a float64 buffer (C-contiguous doubles) */
-static int
-get_doubles(PyObject *obj, Py_buffer *view, const char *what)
-{
-    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
-        return 0;
-    const char *f = view->format ? view->format : "B";
-    if (*f == '<' || *f == '=' || *f == '@')
-        f++;
-    if (view->itemsize != 8 || *f != 'd' || f[1] != '\0') {
-        PyErr_Format(PyExc_ValueError, "%s must hold float64 numbers", what);
-        PyBuffer_Release(view);
-        return 0;
-    }
-    return 1;
-}
-
 /* the tie groups of rows first .. first + length - 1 of a ranking (one query, in rank order; same[j]: row j + 1
    ties with row j): for the row at position t, start[t] the position where its group starts, size[t] its size */
 static void
@@ -1547,6 +1560,34 @@ new_outputs(PyObject **out, int count, Py_ssize_t bytes)
     return 1;
 }
 
+/* what a join holds when it returns: its outputs (the result, if made, holds its own references), its memory and
+   its argument buffers */
+static void
+drop_all(PyObject **out, int count, int64_t *mem, Py_buffer *v, int got)
+{
+    for (int k = 0; k < count; k++)
+        Py_XDECREF(out[k]);
+    PyMem_Free(mem);
+    release_all(v, got);
+}
+
+/* the memory of a join: a table of `size` slots (items and rows, 2 x size cells) and `extra` cells more, and the
+   `count` outputs of `bytes` bytes each into out[]; NULL (exception set) when either cannot be had */
+static int64_t *
+join_memory(Py_ssize_t size, Py_ssize_t extra, PyObject **out, int count, Py_ssize_t bytes)
+{
+    int64_t *mem = PyMem_Malloc((size_t)(2 * size + extra) * sizeof(int64_t));
+    if (mem == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    if (!new_outputs(out, count, bytes)) {
+        PyMem_Free(mem);
+        return NULL;
+    }
+    return mem;
+}
+
 /* the slots of a table for queries of up to `longest` rows (a power of two, at least 16 and 2 x longest) */
 static Py_ssize_t
 table_size(int64_t longest)
@@ -1583,18 +1624,14 @@ rbo_tied_join_same(PyObject *self, PyObject *args)
                              "rbo_tied_join_same: r_items", "rbo_tied_join_same: r_same",
                              "rbo_tied_join_same: l", "rbo_tied_join_same: s", "rbo_tied_join_same: Hs",
                              "rbo_tied_join_same: Gs", "rbo_tied_join_same: Ks"};
-    int got = 0, k;
+    int got = 0;
     int64_t *mem = NULL;
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
                           &o[9], &o[10], &o[11], &o[12]))
         return NULL;
-    for (k = 0; k < 13; k++, got++) {
-        int ok = k >= 10 ? get_doubles(o[k], &v[k], names[k])
-                         : get_items(o[k], &v[k], (k == 3 || k == 7) ? 1 : 8, 0, names[k]);
-        if (!ok)
-            goto release;
-    }
+    if (!acquire(o, v, "qqqbqqqbqqddd", names, &got))
+        goto release;
     Py_ssize_t n = v[0].len / 8, nt = v[10].len / 8;
     const int64_t *bf = v[0].buf, *bl = v[1].buf, *bi = v[2].buf, *rf = v[4].buf, *rl = v[5].buf, *ri = v[6].buf;
     const int64_t *L = v[8].buf, *S = v[9].buf;
@@ -1621,12 +1658,7 @@ rbo_tied_join_same(PyObject *self, PyObject *args)
         }
     }
     Py_ssize_t size = table_size(top_r);
-    mem = PyMem_Malloc((size_t)(2 * size + 2 * (top_b + 1) + 2 * (top_r + 1)) * sizeof(int64_t));
-    if (mem == NULL) {
-        PyErr_NoMemory();
-        goto release;
-    }
-    if (!new_outputs(out, 3, n * 8))
+    if ((mem = join_memory(size, 2 * (top_b + 1) + 2 * (top_r + 1), out, 3, n * 8)) == NULL)
         goto release;
     double *head = (double *)PyByteArray_AS_STRING(out[0]), *x_s = (double *)PyByteArray_AS_STRING(out[1]);
     double *x_l = (double *)PyByteArray_AS_STRING(out[2]);
@@ -1660,11 +1692,7 @@ rbo_tied_join_same(PyObject *self, PyObject *args)
     Py_END_ALLOW_THREADS
     result = twice ? Py_NewRef(Py_None) : PyTuple_Pack(3, out[0], out[1], out[2]);
 release:
-    for (k = 0; k < 3; k++)
-        Py_XDECREF(out[k]);
-    PyMem_Free(mem);
-    for (k = 0; k < got; k++)
-        PyBuffer_Release(&v[k]);
+    drop_all(out, 3, mem, v, got);
     return result;
 }
 
@@ -1684,14 +1712,13 @@ match_ranges(PyObject *self, PyObject *args)
     Py_buffer v[6];
     const char *names[6] = {"match_ranges: b_first", "match_ranges: b_len", "match_ranges: b_items",
                             "match_ranges: r_first", "match_ranges: r_len", "match_ranges: r_items"};
-    int got = 0, k;
+    int got = 0;
     int64_t *mem = NULL;
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5]))
         return NULL;
-    for (k = 0; k < 6; k++, got++)
-        if (!get_items(o[k], &v[k], 8, 0, names[k]))
-            goto release;
+    if (!acquire(o, v, "qqqqqq", names, &got))
+        goto release;
     Py_ssize_t n = v[0].len / 8, total = 0, i, j;
     const int64_t *bf = v[0].buf, *bl = v[1].buf, *bi = v[2].buf, *rf = v[3].buf, *rl = v[4].buf, *ri = v[5].buf;
     int64_t top_b, top_r;
@@ -1706,11 +1733,7 @@ match_ranges(PyObject *self, PyObject *args)
     for (i = 0; i < n; i++)
         total += bl[i] < rl[i] ? bl[i] : rl[i];
     Py_ssize_t size = table_size(top_r);
-    if ((mem = PyMem_Malloc((size_t)(2 * size) * sizeof(int64_t))) == NULL) {
-        PyErr_NoMemory();
-        goto release;
-    }
-    if (!new_outputs(out, 3, total * 8))
+    if ((mem = join_memory(size, 0, out, 3, total * 8)) == NULL)
         goto release;
     int64_t *seg = (int64_t *)PyByteArray_AS_STRING(out[0]), *rank = (int64_t *)PyByteArray_AS_STRING(out[1]);
     int64_t *row = (int64_t *)PyByteArray_AS_STRING(out[2]);
@@ -1738,11 +1761,7 @@ match_ranges(PyObject *self, PyObject *args)
              && PyByteArray_Resize(out[2], m * 8) == 0)
         result = PyTuple_Pack(3, out[0], out[1], out[2]);
 release:
-    for (k = 0; k < 3; k++)
-        Py_XDECREF(out[k]);
-    PyMem_Free(mem);
-    for (k = 0; k < got; k++)
-        PyBuffer_Release(&v[k]);
+    drop_all(out, 3, mem, v, got);
     return result;
 }
 
@@ -1754,13 +1773,12 @@ rbo_sums(PyObject *self, PyObject *args)
     const char *names[9] = {"rbo_sums: seg", "rbo_sums: rank", "rbo_sums: row", "rbo_sums: t_start",
                             "rbo_sums: t_size", "rbo_sums: l", "rbo_sums: s", "rbo_sums: H", "rbo_sums: G"};
     Py_ssize_t n;
-    int got = 0, k;
+    int got = 0;
     (void)self;
     if (!PyArg_ParseTuple(args, "nOOOOOOOOO", &n, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8]))
         return NULL;
-    for (k = 0; k < 9; k++, got++)
-        if (!(k >= 7 ? get_doubles(o[k], &v[k], names[k]) : get_items(o[k], &v[k], 8, 0, names[k])))
-            goto release;
+    if (!acquire(o, v, "qqqqqqqdd", names, &got))
+        goto release;
     Py_ssize_t shared = v[0].len / 8, rows = v[3].len / 8, nt = v[7].len / 8, x;
     const int64_t *seg = v[0].buf, *rank = v[1].buf, *row = v[2].buf, *ts = v[3].buf, *tz = v[4].buf;
     const int64_t *L = v[5].buf, *S = v[6].buf;
@@ -1803,10 +1821,7 @@ rbo_sums(PyObject *self, PyObject *args)
     }
     result = PyTuple_Pack(2, out[0], out[1]);
 release:
-    for (k = 0; k < 2; k++)
-        Py_XDECREF(out[k]);
-    for (k = 0; k < got; k++)
-        PyBuffer_Release(&v[k]);
+    drop_all(out, 2, NULL, v, got);
     return result;
 }
 
