@@ -35,6 +35,9 @@ def _column_name(df: pd.DataFrame, options, source: str, what: str) -> str:
     if name is None:
         raise InputFormatError(f"{source}: {what} DataFrame has no column {options[0]!r} "
                                f"(columns found: {list(df.columns)})")
+    if not df.columns.is_unique and list(df.columns).count(name) > 1:
+        raise InputFormatError(f"{source}: {what} DataFrame has {list(df.columns).count(name)} columns named "
+                               f"{name!r}: which one to take is not clear (columns found: {list(df.columns)})")
     return name
 
 
@@ -58,7 +61,7 @@ def _numpy_values(values: np.ndarray, name: str) -> np.ndarray:
     return values if name == "score" else values.astype(object)
 
 
-def _arrow_ids(col: pd.Series, query: bool) -> Any:
+def _arrow_ids(col: Any, query: bool) -> Any:
     """An id column held by pyarrow (pandas' default string type with pyarrow installed) without a Python
     object per row: query ids interned (:class:`CodedIds`: per block of equal ids, :func:`.idcolumns._query_blocks`,
     else per distinct id through arrow's dictionary encoding), ASCII document ids as a bytes (``S``)
@@ -69,7 +72,7 @@ def _arrow_ids(col: pd.Series, query: bool) -> Any:
     import pyarrow as pa
     # the column's own arrow data, through the array's arrow protocol method (every pyarrow-backed string
     # array has one; pa.array(col) goes through pandas' Series conversion: some 20 us a column)
-    arr = col.array.__arrow_array__()
+    arr = framecache.array_of(col).__arrow_array__()
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
     if arr.null_count or len(arr) == 0:
@@ -92,7 +95,7 @@ def _no_missing_ids(col: pd.Series, name: str, source: str, what: str, rows: Opt
     if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iub":
         return
     if _is_arrow_string(col):
-        if not col.array.__arrow_array__().null_count:
+        if not framecache.array_of(col).__arrow_array__().null_count:
             return
     elif not col.hasnans:
         return
@@ -204,7 +207,13 @@ def _from_key(key: framecache.Key, src: str, kind: _Kind, queries: Optional[Abst
     (The key's copy of numbers, a numpy column's or an arrow one's: never memory the frame's owner may
     write; the kept entry compares it, so the sort may not reorder it.)"""
     values = key.values if isinstance(key.values, np.ndarray) else key.bits
-    return _from_columns(list(key.series), key.names, values, src, kind, queries, False)
+    cols = list(key.series)
+    if not (queries is None and all(_is_arrow_string(c) and not framecache.array_of(c).__arrow_array__().null_count
+                                    for c in cols[:2])):
+        # the key's columns may be arrays (framecache.frame_columns), which have no index to name a row by and
+        # no rows to filter: the frame's Series of the same columns
+        cols = [key.frame[n] for n in key.names]
+    return _from_columns(cols, key.names, values, src, kind, queries, False)
 
 
 def _from_columns(cols: list, names, values: Optional[np.ndarray], src: str, kind: _Kind,
@@ -237,16 +246,18 @@ def _convert(obj: Any, source: Optional[str], kind: _Kind, queries: Optional[Abs
     if _is_frame(obj):
         src = source or f"<{kind.name} DataFrame>"
         names = [_column_name(obj, options, src, kind.name) for options in kind.frame_columns]
-        cols = [obj[name] for name in names]
+        arrays = framecache.frame_columns(obj, names)
+        cols = arrays if arrays is not None else [obj[name] for name in names]
         # the same unchanged columns as a recent call's: its conversion (io/framecache.py)
-        key = framecache.key(cols, names, kind.name, src, queries)
+        key = framecache.key(cols, names, kind.name, src, queries, obj)
         if key is None:
-            return _from_frame(cols, names, src, kind, queries)
+            return _from_frame([obj[name] for name in names] if arrays is not None else cols, names, src, kind,
+                               queries)
         done = framecache.cached(key)
         if done is None:
             done = _from_key(key, src, kind, queries)
             if key.still_read():            # (no column read was changed while it was converted)
-                key.series = None           # (the kept key holds no column of the user's frame)
+                key.series = key.frame = None       # (the kept key holds no column of the user's frame)
                 framecache.keep(key, done)
         return done
     if isinstance(obj, dict):

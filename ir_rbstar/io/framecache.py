@@ -52,7 +52,7 @@ _lock = threading.Lock()
 class Key:
     """What a conversion of a DataFrame depends on, as :func:`key` reads it from the frame."""
 
-    __slots__ = ("kind", "source", "queries", "names", "arrays", "values", "bits", "series", "rows")
+    __slots__ = ("kind", "source", "queries", "names", "arrays", "values", "bits", "series", "rows", "frame")
 
     def __init__(self, kind: str, source: str, queries: Optional[frozenset], names: Tuple[str, ...],
                  arrays: Tuple[Any, ...], values: Any, series: Any = None, bits: Optional[np.ndarray] = None):
@@ -61,9 +61,11 @@ class Key:
         #: a copy of the numbers of an arrow value column (None for a numpy or text one), which the
         #: conversion reads (not the arrow array: it may be numpy's memory, written later)
         self.bits = bits
-        #: the frame's columns read for the key (the conversion reads these; dropped once converted, before
-        #: the key is kept)
+        #: the frame's columns read for the key: Series, or the arrays pandas holds them in
+        #: (:func:`frame_columns`); the conversion reads these (dropped once converted, before the key is kept)
         self.series = series
+        #: the frame itself (its Series are read from it when the conversion needs them; dropped with ``series``)
+        self.frame: Any = None
         self.rows = len(values)
 
     @property
@@ -119,7 +121,7 @@ def _arrow_column(col: Any, numbers: bool = False) -> Any:
     dtype = col.dtype
     held = (isinstance(dtype, pd.StringDtype) and getattr(dtype, "storage", None) == "pyarrow") \
         or isinstance(dtype, getattr(pd, "ArrowDtype", ()))
-    arrow = getattr(col.array, "__arrow_array__", None) if held else None
+    arrow = getattr(array_of(col), "__arrow_array__", None) if held else None
     if arrow is None:
         return None
     try:
@@ -145,10 +147,11 @@ def _compact(arrays: Tuple[Any, ...]) -> bool:
     :data:`SLACK` (their buffers, which a kept entry keeps alive, may be those of a larger array sliced)."""
     try:
         held = sum(a.get_total_buffer_size() for a in arrays)
-        own = sum(a.nbytes for a in arrays)
+        # (the bytes of the rows, ``nbytes``, cost pyarrow a walk over the offsets of text: some 5 us a column,
+        # needless when all the memory held is within the slack)
+        return held <= SLACK or held <= SPARE * sum(a.nbytes for a in arrays) + SLACK
     except AttributeError:                   # pragma: no cover - a pyarrow without the sizes
         return False
-    return held <= SPARE * own + SLACK
 
 
 def _arrow_numbers(array: Any) -> Optional[np.ndarray]:
@@ -158,14 +161,37 @@ def _arrow_numbers(array: Any) -> Optional[np.ndarray]:
     return np.array(array.to_numpy(), copy=True)
 
 
-def key(cols: List[Any], names: List[str], kind: str, source: str, queries: Optional[Any]) -> Optional[Key]:
+def array_of(col: Any) -> Any:
+    """The array of a column: a Series' ``array``, or the array itself (:func:`frame_columns`)."""
+    return getattr(col, "array", col)
+
+
+def frame_columns(frame: Any, names: List[str]) -> Optional[List[Any]]:
+    """The arrays pandas holds the columns ``names`` of ``frame`` in (an extension array, or a numpy array:
+    a view of its block), without making a Series of each: ``frame[name]`` costs some 15 us a column, 50 us
+    right after other work has taken the processor's caches, as much as looking up a kept conversion. None
+    when a name is not exactly one column or this pandas has no such access (then ``frame[name]`` is read)."""
+    get = getattr(frame, "_get_column_array", None)
+    if get is None:                           # pragma: no cover - every pandas this package supports has it
+        return None
+    out = []
+    for name in names:
+        at = frame.columns.get_loc(name)
+        if type(at) is not int:               # (a name of two columns: a slice or a mask)
+            return None
+        out.append(get(at))
+    return out
+
+
+def key(cols: List[Any], names: List[str], kind: str, source: str, queries: Optional[Any],
+        frame: Any = None) -> Optional[Key]:
     """The key of the conversion as a ``kind`` of a DataFrame's three columns ``cols`` (its query and document
-    ids and its values, as read by ``frame[name]`` for ``names``), or None when the frame is not kept: no row
-    or more than :data:`MAX_ROWS`, a name given to two columns, an id column not held by pyarrow as text, a
-    value column neither numeric numpy nor arrow numbers without a missing value, arrow columns that are a
-    few rows of larger buffers."""
+    ids and its values, as read by ``frame[name]`` for ``names``, or their arrays, :func:`frame_columns`), or
+    None when the frame is not kept: no row or more than :data:`MAX_ROWS`, a name given to two columns, an
+    id column not held by pyarrow as text, a value column neither numeric numpy nor arrow numbers without a
+    missing value, arrow columns that are a few rows of larger buffers. ``frame``: the frame they are of."""
     import pandas as pd
-    if not all(isinstance(c, pd.Series) for c in cols) or not 0 < len(cols[0]) <= MAX_ROWS:
+    if any(isinstance(c, pd.DataFrame) for c in cols) or not 0 < len(cols[0]) <= MAX_ROWS:
         return None                  # (a name given to two columns reads as a DataFrame, not a Series)
     arrays = tuple(_arrow_column(c) for c in cols[:2])
     if any(a is None for a in arrays):
@@ -175,13 +201,14 @@ def key(cols: List[Any], names: List[str], kind: str, source: str, queries: Opti
     if values is None:
         if not (isinstance(cols[2].dtype, np.dtype) and cols[2].dtype.kind in "biuf"):
             return None
-        values = cols[2].to_numpy().copy()
+        values = np.array(cols[2], copy=True)
     elif _is_number(values.type):
         bits = _arrow_numbers(values)
         if bits is None:
             return None
     k = Key(kind, source, None if queries is None else frozenset(queries), tuple(names), arrays, values,
             tuple(cols), bits)
+    k.frame = frame
     return k if _compact(k.held) else None
 
 

@@ -188,7 +188,7 @@ def test_a_column_changed_in_place_while_it_is_converted_is_not_kept(monkeypatch
 
     def changing(key):
         found = original(key)
-        array = key.series[1].array
+        array = framecache.array_of(key.series[1])     # (a Series or its array)
         attr = "_pa_array" if hasattr(array, "_pa_array") else "_data"
         setattr(array, attr, pa.chunked_array([pa.array(["z", "b", "c", "a", "d"], type=getattr(array, attr).type)]))
         return found
@@ -390,3 +390,56 @@ def test_a_converted_frame_shares_no_memory_with_its_scores(dtype):
         assert ranking.scores.tolist() == before == [3.0, 2.0, 1.0]
     finally:
         ir_rbstar.unregister_run("framecache_scores")
+
+
+def _counting_getitem(monkeypatch):
+    """Count the Series a conversion reads from any DataFrame (``frame[name]``)."""
+    calls = []
+    original = pd.DataFrame.__getitem__
+
+    def counted(self, name):
+        calls.append(name)
+        return original(self, name)
+    monkeypatch.setattr(pd.DataFrame, "__getitem__", counted)
+    return calls
+
+
+def test_a_frame_of_arrow_ids_is_converted_and_found_again_without_a_series_per_column(monkeypatch):
+    """The columns are read as the arrays pandas holds them in (framecache.frame_columns): no Series is
+    made, neither to convert the frame nor to find its conversion again; the values are those of the
+    conversion from its Series (the key made from them, as before)."""
+    df = run_frame()
+    expected = content(fresh(df))
+    calls = _counting_getitem(monkeypatch)
+    first = to_ranking(df)
+    again = to_ranking(df)
+    assert calls == []
+    assert again is first and content(first) == expected
+    by_series = key_of(df, ["query_id", "doc_id", "score"], "run")
+    by_arrays = framecache.key(framecache.frame_columns(df, ["query_id", "doc_id", "score"]),
+                               ["query_id", "doc_id", "score"], "run", "<run DataFrame>", None)
+    assert by_series.same(by_arrays) and by_arrays.same(by_series)
+
+
+@pytest.mark.parametrize("change", ["missing", "filtered", "two columns"])
+def test_a_frame_whose_conversion_needs_its_series_reads_them(monkeypatch, change):
+    """A missing id (named by its index label), rows left out by the queries: these need the frame's Series,
+    which are then read (and give the error or the values they gave). A name given to two columns is an
+    error naming it (it was an AttributeError of pandas before)."""
+    df = run_frame().set_axis([10, 11, 12, 13, 14])
+    if change == "missing":
+        df.loc[12, "doc_id"] = None
+        with pytest.raises(ir_rbstar.errors.InputFormatError, match=r"row 2 \(index 12\)"):
+            to_ranking(df)
+        return
+    if change == "filtered":
+        expected = content(fresh(df, queries={"q2"}))
+        calls = _counting_getitem(monkeypatch)
+        assert content(to_ranking(df, queries={"q2"})) == expected == [("q2", [b"d", b"a"], [5.0, 1.0])]
+        assert calls                                  # (the Series, to filter their rows)
+        return
+    df["label"] = df["doc_id"]
+    df.columns = ["query_id", "doc_id", "score", "doc_id"]
+    assert framecache.frame_columns(df, ["query_id", "doc_id", "score"]) is None
+    with pytest.raises(ir_rbstar.errors.InputFormatError, match="run DataFrame has 2 columns named 'doc_id'"):
+        to_ranking(df)
