@@ -172,6 +172,9 @@ class RankedRows:
 def ranges(ranking: Ranking, universe: np.ndarray, cutoff: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
     """For each universe query, its first row in ``ranking`` and its number of rows (at most ``cutoff``;
     0 where the ranking does not have the query)."""
+    if len(universe) == len(ranking.qcodes) and np.array_equal(universe, ranking.qcodes):   # (its own, in order)
+        lens = ranking.segment_lengths().astype(np.int64, copy=False)
+        return ranking.offsets[:-1].astype(np.int64), (lens if cutoff is None else np.minimum(lens, cutoff))
     segs = ranking.segment_of(universe)
     found = segs >= 0
     lens = np.zeros(len(universe), dtype=np.int64)

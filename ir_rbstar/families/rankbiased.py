@@ -95,7 +95,7 @@ def compute(measures: Iterable, ctx: RunContext) -> Dict[object, np.ndarray]:
                                       size[rows], b.seg[unknown], b.rank[unknown])
                 out[m] = np.maximum(np.maximum(hi, family["RBO_ext"]) - family["RBO"], 0.0)
             else:
-                out[m] = family[name]
+                out[m] = _rbo_value(family, name)
     return out
 
 
@@ -131,8 +131,23 @@ def _compiled(m, ctx: RunContext, kernels, rbo_cache: dict) -> np.ndarray:
         tables = K.rbo_tables(p, int(l.max(initial=0)))
         head, x_s = kernels.rbo_sums(ctx.n, seg, rank, row, start, size, l, s, tables[1], tables[2])
         x_l = np.bincount(seg, minlength=ctx.n).astype(np.float64)
-        rbo_cache[key] = K.rbo_finish(p, s, l, head, x_l, x_s, tables)
-    return rbo_cache[key][name]
+        # (RBO_res, some fifteen numpy calls, only when a measure asks for it: _rbo_value)
+        rbo_cache[key] = K.rbo_finish(p, s, l, head, x_l, x_s, tables, residual=False)
+        rbo_cache[key][_RESIDUAL] = (p, s, l, x_l, tables)
+    return _rbo_value(rbo_cache[key], name)
+
+
+#: where a family's entry of ``rbo_cache`` holds what RBO_res is computed from until it is asked for
+_RESIDUAL = "residual of"
+
+
+def _rbo_value(family: dict, name: str) -> np.ndarray:
+    """``family[name]`` (RBO, RBO_ext, RBO_res), RBO_res computed on first use when the entry holds its
+    inputs instead (:data:`_RESIDUAL`)."""
+    if name == "RBO_res" and name not in family:
+        p, s, l, x_l, tables = family.pop(_RESIDUAL)
+        family[name] = K.rbo_residual(p, s, l, x_l.astype(np.int64), tables)
+    return family[name]
 
 
 def _shared_rows(ctx: RunContext, b, b_in_r: np.ndarray, m):
