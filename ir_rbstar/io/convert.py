@@ -211,8 +211,10 @@ def _from_key(key: framecache.Key, src: str, kind: _Kind, queries: Optional[Abst
     if not (queries is None and all(_is_arrow_string(c) and not framecache.array_of(c).__arrow_array__().null_count
                                     for c in cols[:2])):
         # the key's columns may be arrays (framecache.frame_columns), which have no index to name a row by and
-        # no rows to filter: the frame's Series of the same columns
+        # no rows to filter: the frame's Series of the same columns (the key checks these, still_read: kept
+        # only if they hold its arrays)
         cols = [key.frame[n] for n in key.names]
+        key.series = tuple(cols)
     return _from_columns(cols, key.names, values, src, kind, queries, False)
 
 

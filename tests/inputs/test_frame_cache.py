@@ -443,3 +443,25 @@ def test_a_frame_whose_conversion_needs_its_series_reads_them(monkeypatch, chang
     assert framecache.frame_columns(df, ["query_id", "doc_id", "score"]) is None
     with pytest.raises(ir_rbstar.errors.InputFormatError, match="run DataFrame has 2 columns named 'doc_id'"):
         to_ranking(df)
+
+
+def test_a_column_replaced_before_its_series_are_read_is_not_kept_under_the_old_arrays(monkeypatch):
+    """With rows to leave out (the qrels' queries) the conversion reads the frame's Series after the key read
+    its arrays: a column replaced in between (another thread) is converted, and that conversion is not kept
+    under the old arrays, which a copy of the frame made before still holds."""
+    df = run_frame()
+    before = df.copy()                            # shares the arrow arrays (they cannot change)
+    queries = {"q1", "q2"}
+    expected = content(fresh(before, queries=queries))
+    replaced = ["z", "b", "c", "a", "d"]
+    original = framecache.cached
+
+    def replacing(key):
+        found = original(key)
+        df["doc_id"] = pd.array(replaced, dtype=ARROW)
+        return found
+    monkeypatch.setattr(framecache, "cached", replacing)
+    converted = to_ranking(df, queries=queries)
+    monkeypatch.setattr(framecache, "cached", original)
+    assert content(converted)[0][1] == [b"z", b"b", b"c"]                   # the column as replaced
+    assert content(to_ranking(before, queries=queries)) == expected         # (the cache not cleared between)
