@@ -32,20 +32,28 @@ def _query_blocks(arr: Any, limit: Optional[int] = None) -> Optional[CodedIds]:
     are found in C where the extension is built (:func:`.dictscan.id_blocks`: one pass over arrow's buffers, each
     block's id decoded there), else by :func:`_new_ids`."""
     n = len(arr)
-    limit = max(64, n // 16) if limit is None else limit
+    got = id_blocks(arr, limit)
+    if got is None:
+        return None
+    starts, heads = got
+    codes = QUERY_IDS.encode(heads)
+    return CodedIds(np.repeat(codes, np.diff(np.append(starts, n))))
+
+
+def id_blocks(arr: Any, limit: Optional[int] = None) -> Optional[Tuple[np.ndarray, list]]:
+    """The blocks of equal ids of a pyarrow string array without nulls: (the row each starts at, each one's id as
+    a ``str``), or None when there are more than ``limit`` of them (by default max(64, rows / 16)). Found in C
+    where the extension is built (:func:`.dictscan.id_blocks`: one pass over arrow's buffers), else by
+    :func:`_new_ids`."""
+    limit = max(64, len(arr) // 16) if limit is None else limit
     held = _string_buffers(arr)
     got = None if held is None else dictscan.id_blocks(held[0], held[1], limit)
     if got is not None:
-        if not got:
-            return None
-        starts, heads = got
-    else:
-        starts = np.flatnonzero(_new_ids(arr))
-        if len(starts) > limit:
-            return None
-        heads = arr.take(starts).to_pylist()
-    codes = QUERY_IDS.encode(heads)
-    return CodedIds(np.repeat(codes, np.diff(np.append(starts, n))))
+        return got if got else None
+    starts = np.flatnonzero(_new_ids(arr))
+    if len(starts) > limit:
+        return None
+    return starts, arr.take(starts).to_pylist()
 
 
 def _new_ids(arr: Any) -> np.ndarray:

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import ir_rbstar
 from ir_rbstar.io import QUERY_IDS, framecache, to_qrels, to_ranking
+from tests.conftest import examples
 
 pytest.importorskip("pyarrow")
 ARROW = "string[pyarrow]"
@@ -423,9 +424,9 @@ def test_a_frame_of_arrow_ids_is_converted_and_found_again_without_a_series_per_
 
 @pytest.mark.parametrize("change", ["missing", "filtered", "two columns"])
 def test_a_frame_whose_conversion_needs_its_series_reads_them(monkeypatch, change):
-    """A missing id (named by its index label), rows left out by the queries: these need the frame's Series,
-    which are then read (and give the error or the values they gave). A name given to two columns is an
-    error naming it (it was an AttributeError of pandas before)."""
+    """A missing id (named by its index label) needs the frame's Series, which are then read (and give the error
+    they gave); rows left out by the queries do not. A name given to two columns is an error naming it (it was
+    an AttributeError of pandas before)."""
     df = run_frame().set_axis([10, 11, 12, 13, 14])
     if change == "missing":
         df.loc[12, "doc_id"] = None
@@ -433,10 +434,10 @@ def test_a_frame_whose_conversion_needs_its_series_reads_them(monkeypatch, chang
             to_ranking(df)
         return
     if change == "filtered":
-        expected = content(fresh(df, queries={"q2"}))
+        # (the rows left out: found from the arrays, each block of a query once; no Series needed)
         calls = _counting_getitem(monkeypatch)
-        assert content(to_ranking(df, queries={"q2"})) == expected == [("q2", [b"d", b"a"], [5.0, 1.0])]
-        assert calls                                  # (the Series, to filter their rows)
+        assert content(to_ranking(df, queries={"q2"})) == [("q2", [b"d", b"a"], [5.0, 1.0])]
+        assert calls == []
         return
     df["label"] = df["doc_id"]
     df.columns = ["query_id", "doc_id", "score", "doc_id"]
@@ -446,22 +447,50 @@ def test_a_frame_whose_conversion_needs_its_series_reads_them(monkeypatch, chang
 
 
 def test_a_column_replaced_before_its_series_are_read_is_not_kept_under_the_old_arrays(monkeypatch):
-    """With rows to leave out (the qrels' queries) the conversion reads the frame's Series after the key read
-    its arrays: a column replaced in between (another thread) is converted, and that conversion is not kept
-    under the old arrays, which a copy of the frame made before still holds."""
+    """A missing id makes the conversion read the frame's Series after the key read its arrays: a column replaced
+    in between (another thread) is converted as it now is, and that conversion is not kept under the old
+    arrays, which a copy of the frame made before still holds (with its missing id: an error)."""
     df = run_frame()
+    df.loc[2, "doc_id"] = None
     before = df.copy()                            # shares the arrow arrays (they cannot change)
-    queries = {"q1", "q2"}
-    expected = content(fresh(before, queries=queries))
-    replaced = ["z", "b", "c", "a", "d"]
     original = framecache.cached
 
     def replacing(key):
         found = original(key)
-        df["doc_id"] = pd.array(replaced, dtype=ARROW)
+        df["doc_id"] = pd.array(["z", "b", "c", "a", "d"], dtype=ARROW)
         return found
     monkeypatch.setattr(framecache, "cached", replacing)
-    converted = to_ranking(df, queries=queries)
+    converted = to_ranking(df)
     monkeypatch.setattr(framecache, "cached", original)
     assert content(converted)[0][1] == [b"z", b"b", b"c"]                   # the column as replaced
-    assert content(to_ranking(before, queries=queries)) == expected         # (the cache not cleared between)
+    with pytest.raises(ir_rbstar.errors.InputFormatError, match=r"no value at row 2"):
+        to_ranking(before)                                                  # (not the kept conversion)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3", "q10", "é"]), st.integers(0, 30),
+                          st.floats(-5, 5, allow_nan=False)), min_size=1, max_size=80, unique_by=lambda r: r[:2]),
+       st.sets(st.sampled_from(["q1", "q2", "q3", "q10", "é", "q4"])), st.booleans())
+def test_rows_left_out_by_the_queries_are_those_of_the_general_path(rows, queries, grouped):
+    """The rows of other queries left out of a frame of pyarrow ids (each block of a query looked up once, from the
+    arrays) are those the general path leaves out of the same frame with ids of Python objects (pandas' isin),
+    whether a query's rows come together or in many blocks (then isin on the arrays)."""
+    rows = sorted(rows, key=lambda r: r[0]) if grouped else rows
+    frame = pd.DataFrame([(q, f"d{d}", s) for q, d, s in rows], columns=["query_id", "doc_id", "score"])
+    arrow, objects = frame.astype({"query_id": ARROW, "doc_id": ARROW}), frame.astype(object).astype({"score": float})
+    assert content(fresh(arrow, queries=queries)) == content(fresh(objects, queries=queries))
+    assert content(to_ranking(arrow, queries=queries)) == content(fresh(objects, queries=queries))    # kept, again
+
+
+def test_many_short_blocks_of_queries_are_looked_up_by_isin(monkeypatch):
+    """Query ids in more blocks than the lookup per block is worth (each row another query than the one
+    before): pandas' isin on the array decides, the same rows."""
+    from ir_rbstar.io import convert
+    rows = [(f"q{i % 2}", f"d{i}", float(i)) for i in range(200)]
+    df = run_frame(rows)
+    blocks = []
+    original = convert._arrow_blocks
+    monkeypatch.setattr(convert, "_arrow_blocks", lambda col: blocks.append(original(col)) or blocks[-1])
+    got = content(to_ranking(df, queries={"q1"}))
+    assert blocks == [None]                                   # (200 blocks: over the limit of 64)
+    assert [q for q, _, _ in got] == ["q1"] and len(got[0][1]) == 100
