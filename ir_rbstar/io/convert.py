@@ -15,7 +15,8 @@ import numpy as np
 from ..errors import InputFormatError
 from . import dictscan, framecache, qcache
 from .columns import qrels_from_columns, ranking_from_columns
-from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column, first_missing, first_missing_id, id_blocks
+from .idcolumns import (_arrow_query_codes, _ascii_bytes, _id_column, codes_of_blocks, first_missing, first_missing_id,
+                        id_blocks)
 from .records import _materialised, columns_from_tuples
 from .ids import QUERY_IDS, CodedIds, _show, query_text
 from .querytable import KEEP_WIDTH
@@ -30,14 +31,21 @@ _QREL_COLS = (("query_id", "qid"), ("doc_id", "docno"), ("relevance", "label"))
 
 
 def _column_name(df: pd.DataFrame, options, source: str, what: str) -> str:
-    """The first of ``options`` that names a column of ``df``."""
+    """The first of ``options`` that names a column of ``df``: exactly one (a name of two columns, or of a level of
+    columns, is an error naming it)."""
     name = next((c for c in options if c in df.columns), None)
     if name is None:
         raise InputFormatError(f"{source}: {what} DataFrame has no column {options[0]!r} "
                                f"(columns found: {list(df.columns)})")
-    if not df.columns.is_unique and list(df.columns).count(name) > 1:
-        raise InputFormatError(f"{source}: {what} DataFrame has {list(df.columns).count(name)} columns named "
-                               f"{name!r}: which one to take is not clear (columns found: {list(df.columns)})")
+    at = df.columns.get_loc(name)
+    if type(at) is not int:                  # a slice or a mask: several columns, or a level of columns
+        many = np.arange(len(df.columns))[at].size
+        if many > 1:
+            raise InputFormatError(f"{source}: {what} DataFrame has {many} columns named {name!r}: which one to "
+                                   f"take is not clear (columns found: {list(df.columns)})")
+        if df[name].ndim > 1:
+            raise InputFormatError(f"{source}: {what} DataFrame column {name!r} is a level of columns over "
+                                   f"{list(df.columns[at])}: give the column a name of its own")
     return name
 
 
@@ -114,16 +122,17 @@ def _no_missing_ids(col: pd.Series, name: str, source: str, what: str, rows: Opt
                            f"(index {label!r}): every row needs a query id and a document id")
 
 
-def _kept_rows(given: pd.Series, name: str, queries: AbstractSet[str], source: str, what: str) -> Optional[np.ndarray]:
+def _kept_rows(given: pd.Series, name: str, queries: AbstractSet[str], source: str, what: str,
+               blocks: Optional[Tuple[np.ndarray, list]] = None) -> Optional[np.ndarray]:
     """Which rows of a DataFrame whose query id column ``name`` is ``given`` (a Series, or the array of one without a
     missing id) hold a query id (as text) of ``queries`` (a boolean mask), or None when every row does: each block
-    of equal ids of a pyarrow column looked up once (:func:`_arrow_blocks`), else one vectorised ``isin``, before
-    any column is converted. A missing query id is an error, not a query left out: an object column's rows left out are
+    of equal ids of a pyarrow column (``blocks``, :func:`_arrow_blocks`) looked up once, else one vectorised
+    ``isin``, before any column is converted. A missing query id is an error, not a query left out: an object
+    column's rows left out are
     searched for one here (a missing id is never text, so it is among the rows decided one by one), the rows
     kept by :func:`_column`, each row once; a string column (text or missing values only) by its null count
     when rows are left out; a number column whole, before its NaN becomes the text "nan"."""
     import pandas as pd
-    blocks = _arrow_blocks(given)
     if blocks is not None:
         # pyarrow strings without a missing id, the rows of a query together (as runs come): each block's id
         # looked up once (pandas' isin costs about 0.3 ms on 4,000 rows, some 0.9 ms after other work has
@@ -156,6 +165,13 @@ def _kept_rows(given: pd.Series, name: str, queries: AbstractSet[str], source: s
                 _no_missing_ids(given, name, source, what)
             keep[odd] = [query_text(v) in queries for v in values[odd].tolist()]
     return None if keep.all() else keep
+
+
+def _from_blocks(blocks: Tuple[np.ndarray, list], n: int, name: str, from_arrow: list) -> CodedIds:
+    """The query id column of ``n`` rows as :func:`_column` makes it from pyarrow's ids, from their blocks found
+    already (:func:`_arrow_blocks`, to leave rows out: none was), instead of finding them again."""
+    from_arrow.append(name)
+    return codes_of_blocks(*blocks, n)
 
 
 def _arrow_blocks(col: Any) -> Optional[Tuple[np.ndarray, list]]:
@@ -247,15 +263,19 @@ def _from_columns(cols: list, names, values: Optional[np.ndarray], src: str, kin
                   queries: Optional[AbstractSet[str]], own_values: bool):
     """A run or qrels from a DataFrame's three columns (Series) named ``names``; ``values``: the numbers of the
     third as a numpy array to take instead of the column (``own_values``: made for this conversion)."""
-    rows = None
+    rows = blocks = None
     if queries is not None:
-        keep = _kept_rows(cols[0], names[0], queries, src, kind.name)
+        blocks = _arrow_blocks(cols[0])
+        keep = _kept_rows(cols[0], names[0], queries, src, kind.name, blocks)
         if keep is not None:
             rows = np.flatnonzero(keep)
             cols = [c[keep] for c in cols]
             values = values[rows] if values is not None else None
+            blocks = None                       # (the blocks of the rows before some were left out)
     from_arrow: list = []
-    out = [_column(c, n, src, kind.name, rows, from_arrow) for c, n in zip(cols[:2], names[:2], strict=True)]
+    out = [_column(c, n, src, kind.name, rows, from_arrow) if i or blocks is None
+           else _from_blocks(blocks, len(c), n, from_arrow)
+           for i, (c, n) in enumerate(zip(cols[:2], names[:2], strict=True))]
     out.append(_column(cols[2], names[2], src, kind.name, rows) if values is None
                else _numpy_values(values, names[2]))
     if kind is not _RUN:

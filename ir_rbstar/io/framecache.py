@@ -170,29 +170,24 @@ def frame_columns(frame: Any, names: List[str]) -> Optional[List[Any]]:
     """The arrays pandas holds the columns ``names`` of ``frame`` in (an extension array, or a numpy array:
     a view of its block), without making a Series of each: ``frame[name]`` costs some 15 us a column, 50 us
     right after other work has taken the processor's caches, as much as looking up a kept conversion. None
-    when a name is not exactly one column or this pandas has no such access (then ``frame[name]`` is read)."""
+    when a name is not found at one place (a level of columns over one column; two columns of one name are an
+    error before, :func:`.convert._column_name`) or this pandas has no such access (then ``frame[name]`` is read)."""
     get = getattr(frame, "_get_column_array", None)
     if get is None:                           # pragma: no cover - every pandas this package supports has it
         return None
-    out = []
-    for name in names:
-        at = frame.columns.get_loc(name)
-        if type(at) is not int:               # (a name of two columns: a slice or a mask)
-            return None
-        out.append(get(at))
-    return out
+    at = [frame.columns.get_loc(name) for name in names]
+    return [get(i) for i in at] if all(type(i) is int for i in at) else None
 
 
 def key(cols: List[Any], names: List[str], kind: str, source: str, queries: Optional[Any],
         frame: Any = None) -> Optional[Key]:
     """The key of the conversion as a ``kind`` of a DataFrame's three columns ``cols`` (its query and document
     ids and its values, as read by ``frame[name]`` for ``names``, or their arrays, :func:`frame_columns`), or
-    None when the frame is not kept: no row or more than :data:`MAX_ROWS`, a name given to two columns, an
-    id column not held by pyarrow as text, a value column neither numeric numpy nor arrow numbers without a
+    None when the frame is not kept: no row or more than :data:`MAX_ROWS`, an id column not held by pyarrow as
+    text, a value column neither numeric numpy nor arrow numbers without a
     missing value, arrow columns that are a few rows of larger buffers. ``frame``: the frame they are of."""
-    import pandas as pd
-    if any(isinstance(c, pd.DataFrame) for c in cols) or not 0 < len(cols[0]) <= MAX_ROWS:
-        return None                  # (a name given to two columns reads as a DataFrame, not a Series)
+    if not 0 < len(cols[0]) <= MAX_ROWS:
+        return None
     arrays = tuple(_arrow_column(c) for c in cols[:2])
     if any(a is None for a in arrays):
         return None

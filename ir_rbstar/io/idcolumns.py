@@ -31,13 +31,14 @@ def _query_blocks(arr: Any, limit: Optional[int] = None) -> Optional[CodedIds]:
     cheaper than a Python step per block): more than ``limit`` blocks, by default max(64, rows / 16). The blocks
     are found in C where the extension is built (:func:`.dictscan.id_blocks`: one pass over arrow's buffers, each
     block's id decoded there), else by :func:`_new_ids`."""
-    n = len(arr)
     got = id_blocks(arr, limit)
-    if got is None:
-        return None
-    starts, heads = got
-    codes = QUERY_IDS.encode(heads)
-    return CodedIds(np.repeat(codes, np.diff(np.append(starts, n))))
+    return None if got is None else codes_of_blocks(*got, len(arr))
+
+
+def codes_of_blocks(starts: np.ndarray, heads: list, n: int) -> CodedIds:
+    """The interned query ids of ``n`` rows in blocks of equal ids (each block's first row and its id, as
+    :func:`id_blocks` gives them): each block's id interned once."""
+    return CodedIds(np.repeat(QUERY_IDS.encode(heads), np.diff(np.append(starts, n))))
 
 
 def id_blocks(arr: Any, limit: Optional[int] = None) -> Optional[Tuple[np.ndarray, list]]:

@@ -407,26 +407,26 @@ def _counting_getitem(monkeypatch):
 
 def test_a_frame_of_arrow_ids_is_converted_and_found_again_without_a_series_per_column(monkeypatch):
     """The columns are read as the arrays pandas holds them in (framecache.frame_columns): no Series is
-    made, neither to convert the frame nor to find its conversion again; the values are those of the
-    conversion from its Series (the key made from them, as before)."""
+    made, neither to convert the frame nor to find its conversion again (the key made from the arrays is the one
+    made from the Series)."""
     df = run_frame()
-    expected = content(fresh(df))
     calls = _counting_getitem(monkeypatch)
     first = to_ranking(df)
     again = to_ranking(df)
     assert calls == []
-    assert again is first and content(first) == expected
+    assert again is first
+    assert content(first) == [("q1", [b"a", b"b", b"c"], [3.0, 2.0, 1.0]), ("q2", [b"d", b"a"], [5.0, 1.0])]
     by_series = key_of(df, ["query_id", "doc_id", "score"], "run")
     by_arrays = framecache.key(framecache.frame_columns(df, ["query_id", "doc_id", "score"]),
                                ["query_id", "doc_id", "score"], "run", "<run DataFrame>", None)
     assert by_series.same(by_arrays) and by_arrays.same(by_series)
 
 
-@pytest.mark.parametrize("change", ["missing", "filtered", "two columns"])
+@pytest.mark.parametrize("change", ["missing", "filtered", "two columns", "levels"])
 def test_a_frame_whose_conversion_needs_its_series_reads_them(monkeypatch, change):
     """A missing id (named by its index label) needs the frame's Series, which are then read (and give the error
-    they gave); rows left out by the queries do not. A name given to two columns is an error naming it (it was
-    an AttributeError of pandas before)."""
+    they gave); rows left out by the queries do not. A name given to two columns (or to a level of columns) is an
+    error naming it (it was an AttributeError of pandas before)."""
     df = run_frame().set_axis([10, 11, 12, 13, 14])
     if change == "missing":
         df.loc[12, "doc_id"] = None
@@ -439,9 +439,18 @@ def test_a_frame_whose_conversion_needs_its_series_reads_them(monkeypatch, chang
         assert content(to_ranking(df, queries={"q2"})) == [("q2", [b"d", b"a"], [5.0, 1.0])]
         assert calls == []
         return
-    df["label"] = df["doc_id"]
-    df.columns = ["query_id", "doc_id", "score", "doc_id"]
-    assert framecache.frame_columns(df, ["query_id", "doc_id", "score"]) is None
+    if change == "levels":                          # columns in two levels: "doc_id" names two of them
+        df.columns = pd.MultiIndex.from_tuples([("query_id", ""), ("doc_id", "a"), ("score", "")])
+        assert framecache.frame_columns(df, ["query_id", "doc_id", "score"]) is None     # (not one place each)
+        with pytest.raises(ir_rbstar.errors.InputFormatError, match=r"column 'doc_id' is a level of columns"):
+            to_ranking(df)                          # a level over one column, ("doc_id", "a")
+        flat = df.copy()
+        flat.columns = pd.MultiIndex.from_tuples([("query_id", ""), ("doc_id", ""), ("score", "")])
+        assert content(to_ranking(flat)) == content(to_ranking(run_frame()))     # (frame["doc_id"]: one column)
+        df[("doc_id", "b")] = df[("doc_id", "a")]
+    else:
+        df["label"] = df["doc_id"]
+        df.columns = ["query_id", "doc_id", "score", "doc_id"]
     with pytest.raises(ir_rbstar.errors.InputFormatError, match="run DataFrame has 2 columns named 'doc_id'"):
         to_ranking(df)
 
@@ -494,3 +503,26 @@ def test_many_short_blocks_of_queries_are_looked_up_by_isin(monkeypatch):
     got = content(to_ranking(df, queries={"q1"}))
     assert blocks == [None]                                   # (200 blocks: over the limit of 64)
     assert [q for q, _, _ in got] == ["q1"] and len(got[0][1]) == 100
+
+
+def test_the_query_blocks_found_to_leave_rows_out_make_the_query_codes(monkeypatch):
+    """When no row is left out, the blocks of query ids found to decide it make the query column: they are not
+    found a second time."""
+    from ir_rbstar.io import idcolumns
+    df = run_frame()
+    calls = []
+    original = idcolumns.id_blocks
+
+    def counted(*args, **kw):
+        calls.append(1)
+        return original(*args, **kw)
+    monkeypatch.setattr(idcolumns, "id_blocks", counted)
+    from ir_rbstar.io import convert
+    monkeypatch.setattr(convert, "id_blocks", counted)
+    assert content(to_ranking(df, queries={"q1", "q2", "q9"})) == \
+        [("q1", [b"a", b"b", b"c"], [3.0, 2.0, 1.0]), ("q2", [b"d", b"a"], [5.0, 1.0])]
+    assert len(calls) == 1
+    framecache.clear()
+    calls.clear()
+    assert content(to_ranking(df, queries={"q2"})) == [("q2", [b"d", b"a"], [5.0, 1.0])]
+    assert len(calls) == 2                        # (rows left out: the kept rows' blocks found again)
