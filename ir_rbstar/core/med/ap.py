@@ -3,7 +3,7 @@ branch and bound with bounds from chains of the variables (see :mod:`ir_rbstar.c
 from __future__ import annotations
 
 import heapq
-from typing import Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
@@ -227,10 +227,11 @@ class _Terms:
         self.l = (1.0 / self.pa + (above_a[row, pa - 1] / pa + after_a[row, pa])
                   - 1.0 / self.pb - (above_b[row, pb - 1] / pb + after_b[row, pb])) / self.k
 
-    def problems(self, group: np.ndarray) -> List[_QUBO]:
-        """The QUBOs of ``group``, queries with the same number m of variables, with the chain bound's
-        order (the variables by their position in ``down``): their Q as one (queries x m x m) array, each
-        element as ap_qubo computes it."""
+    def arrays(self, group: np.ndarray):
+        """The QUBOs of ``group``, queries with the same number m of variables, as arrays: their constant
+        terms (queries), linear terms (queries x m), Q (queries x m x m, each element as ap_qubo computes
+        it), Q's positive and negative parts (queries x 2 x m x m) and the chain bound's order (the
+        variables by their position in ``down``)."""
         m = int(self.m[group[0]])
         cols = self.start[group][:, None] + np.arange(m)
         # 1 / max(x, y) is min(1 / x, 1 / y) exactly (a reciprocal rounds monotonically): one division per
@@ -244,8 +245,99 @@ class _Terms:
         np.maximum(Q, 0.0, out=parts[:, 0])
         np.minimum(Q, 0.0, out=parts[:, 1])
         order = np.argsort(self.order_key[cols], axis=1, kind="stable")
-        return [_QUBO(self.c[q], self.l[cols[i]], Q[i], order=order[i], parts=parts[i])
-                for i, q in enumerate(group.tolist())]
+        return self.c[group], self.l[cols], Q, parts, order
+
+    def problems(self, group: np.ndarray) -> List[_QUBO]:
+        """The QUBOs of ``group`` (see :meth:`arrays`)."""
+        c, l, Q, parts, order = self.arrays(group)
+        return [_QUBO(c[i], l[i], Q[i], order=order[i], parts=parts[i]) for i in range(len(group))]
+
+
+def _persistent(c: np.ndarray, a: np.ndarray, b: np.ndarray, k: int, l: np.ndarray):
+    """The root of the search of many QUBOs at once (queries x m, padded with variables whose terms are
+    all 0): the first-order persistency of :meth:`_QUBO.expand` to a fixed point, on every query
+    together. Q's elements are made from ``a`` and ``b``, the reciprocals of the variables' positions in
+    ``up`` and ``down`` (0 for padding), as :meth:`_Terms.arrays` makes them.
+
+    The first pass, on every variable, fixes most of them (a padding variable at 1, adding 0); the free ones
+    left are gathered into small blocks (as the search's blocks shrink), and the passes go on for the
+    queries still moving (some variable fixed in the last pass, some left free). Returns the constant
+    terms, the free variables (a mask over ``index``), the linear terms and Q over ``index`` (queries x
+    width), and ``index``: the variables of each query's block. A query with none free is solved: its
+    maximum is its constant term. The sums are over masks instead of the blocks of free variables, so a
+    value may differ from :meth:`_QUBO.expand`'s in the last bits."""
+    c = np.array(c, dtype=np.float64)
+
+    def make_q(a, b):
+        Q = np.minimum(a[:, :, None], a[:, None, :])
+        Q -= np.minimum(b[:, :, None], b[:, None, :])
+        Q /= k
+        m = Q.shape[1]
+        Q[:, np.arange(m), np.arange(m)] = 0.0
+        return Q
+
+    def fix(c, l, Q, free, pos, neg):
+        """One pass: the variables fixed, and c and l after the ones among them."""
+        one = free & (l + neg >= 0.0)
+        fixed = one | (free & (l + pos <= 0.0))
+        if one.any():          # some maximum has every one of them at 1 together (see _QUBO.expand)
+            z = one.astype(np.float64)
+            rows = np.matmul(z[:, None, :], Q)[:, 0, :]          # the sum of the rows of the ones
+            c = c + (l * z).sum(axis=1) + 0.5 * (rows * z).sum(axis=1)
+            l = l + rows
+        return fixed, c, l
+
+    Q = make_q(a, b)
+    fixed, c, l = fix(c, l, Q, np.ones(l.shape, dtype=bool), np.maximum(Q, 0.0).sum(axis=2),
+                      np.minimum(Q, 0.0).sum(axis=2))
+    left = (~fixed).sum(axis=1)
+    width = int(left.max(initial=0))
+    index = np.argsort(fixed, axis=1, kind="stable")[:, :width]      # each query's free variables first
+    free = np.arange(width) < left[:, None]
+    Q = make_q(np.take_along_axis(a, index, 1), np.take_along_axis(b, index, 1))
+    l = np.take_along_axis(l, index, 1)
+    parts = np.stack([np.maximum(Q, 0.0), np.minimum(Q, 0.0)], axis=1)
+    live = np.flatnonzero(fixed.any(axis=1) & free.any(axis=1))
+    while len(live):
+        f = free[live]
+        mask = f.astype(np.float64)[:, :, None]
+        P = parts[live]
+        got, c[live], l[live] = fix(c[live], l[live], Q[live], f,
+                                    np.matmul(P[:, 0], mask)[:, :, 0], np.matmul(P[:, 1], mask)[:, :, 0])
+        free[live] = f & ~got
+        live = live[got.any(axis=1) & free[live].any(axis=1)]
+    return c, free, l, Q, index
+
+
+def _roots(t: _Terms, queries: np.ndarray, cap: int = 1 << 20):
+    """:func:`_persistent` for ``queries`` (each with at least one variable) of one direction, in chunks of
+    queries of similar numbers of variables (padded to the chunk's largest), at most ``cap`` elements of Q
+    a chunk. Returns (solved, maximum) per query of ``queries`` and, for each query not solved, the QUBO
+    of its free variables (the fixed ones' terms moved into its constant and linear terms; the chain
+    bound's order that of the whole problem, restricted to them)."""
+    solved = np.zeros(len(queries), dtype=bool)
+    value = np.zeros(len(queries))
+    rest: Dict[int, _QUBO] = {}
+    order = np.argsort(t.m[queries], kind="stable")
+    step = max(1, cap // max(1, int(t.m[queries].max(initial=1)) ** 2))
+    for i in range(0, len(order), step):
+        at = order[i:i + step]
+        q = queries[at]
+        m = t.m[q]
+        real = np.arange(int(m.max())) < m[:, None]
+        cols = np.where(real, t.start[q][:, None] + np.arange(real.shape[1]), 0)
+        # padding: no position (1 / position 0 in both lists), so its Q entries are 0, and l = 0
+        a = np.where(real, 1.0 / t.pa[cols], 0.0)
+        b = np.where(real, 1.0 / t.pb[cols], 0.0)
+        c, free, l, Q, index = _persistent(t.c[q], a, b, t.k, np.where(real, t.l[cols], 0.0))
+        done = ~free.any(axis=1)
+        solved[at], value[at] = done, c
+        for g in np.flatnonzero(~done).tolist():
+            sub = np.flatnonzero(free[g])
+            variables = t.start[q[g]] + index[g, sub]
+            rest[int(q[g])] = _QUBO(c[g], l[g, sub], Q[g][np.ix_(sub, sub)],
+                                    order=np.argsort(t.order_key[variables], kind="stable"))
+    return solved, value, rest
 
 
 def _groups(queries: np.ndarray, *sizes: np.ndarray, cap: int = 1 << 20) -> Iterator[np.ndarray]:
@@ -274,10 +366,29 @@ def med_ap(ab: Dense, ba: Dense, budget: Optional[int]) -> Searched:
     cut = np.full((n, 2), -np.inf)
     nodes = np.zeros((n, 2), dtype=np.int64)
     terms = (_Terms(ab), _Terms(ba))
-    for group in _groups(np.flatnonzero((ab.m > 0) | (ba.m > 0)), ab.m, ba.m):
-        built = [t.problems(group) for t in terms]
-        for q, pair in zip(group.tolist(), zip(*built, strict=True), strict=True):
-            lower[q], cut[q], nodes[q] = _best_first(list(pair), lower[q], budget)
+    if budget is not None and budget < 1:       # no node expanded: every direction stops at its root's bound
+        for group in _groups(np.flatnonzero((ab.m > 0) | (ba.m > 0)), ab.m, ba.m):
+            built = [t.problems(group) for t in terms]
+            for q, pair in zip(group.tolist(), zip(*built, strict=True), strict=True):
+                lower[q], cut[q], nodes[q] = _best_first(list(pair), lower[q], budget)
+        return finish_search(lower, cut, nodes)
+    # The roots of all queries at once: persistency solves most directions there (on Robust04's runs at
+    # depth 100, nine in ten; each is one node). The others are searched from the free variables their root
+    # leaves (a direction without variables is its constant, already in ``lower``).
+    searched: Dict[int, List[Tuple[int, _QUBO]]] = {}
+    for side, t in enumerate(terms):
+        queries = np.flatnonzero(t.m > 0)
+        solved, value, rest = _roots(t, queries)
+        done = queries[solved]
+        lower[done] = np.maximum(lower[done], value[solved])
+        nodes[queries, side] = 1
+        for q, problem in rest.items():
+            searched.setdefault(q, []).append((side, problem))
+    for q in sorted(searched):
+        sides = [side for side, _ in searched[q]]
+        lower[q], found_cut, found_nodes = _best_first([p for _, p in searched[q]], lower[q], budget)
+        cut[q, sides] = found_cut
+        nodes[q, sides] = found_nodes
     return finish_search(lower, cut, nodes)
 
 
