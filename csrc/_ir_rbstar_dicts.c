@@ -48,6 +48,16 @@
  *     sorts after the longer id), equal ids keeping their order. A group already descending is left as it is, one
  *     ascending reversed, any other sorted (a merge sort: stable, n log n however large the group).
  *
+ * trec_dict(data, ncols, qcol, dcol, vcol, grades) -> dict or None
+ *     A TREC file held in `data` (bytes) as {query_id: {doc_id: value}}: ir_rbstar/dicts.py's read_trec_dict in
+ *     one pass, with the same rules, so that the same files give the same dicts (or None). Every byte is
+ *     printable ASCII, a tab, a newline or a carriage return; tokens are separated by spaces, tabs, carriage
+ *     returns and newlines (as str.split() does), lines by newlines; every line holding a token holds `ncols`;
+ *     token `vcol` has no '_' and is read as Python's float() reads it, finite (grades == 0), or as int() does,
+ *     within int64 (grades == 1: an optional sign and decimal digits); no document appears twice for a query.
+ *     The query ids and document ids are str (tokens `qcol` and `dcol`); the dicts keep the file's order (a
+ *     query's later lines added to its dict). None for anything else, and for a file without a line.
+ *
  * scan(data, ncols, fields, numeric, budget, slow=True) -> (heads, lengths, columns, values) or None
  *     The columns of a TREC file held in `data` (bytes): rows of `ncols` tokens (runs of bytes > 32) separated by
  *     runs of spaces and tabs, the first at the line's start, the last followed by spaces or tabs or nothing, then
@@ -1825,12 +1835,188 @@ release:
     return result;
 }
 
+/* trec_dict: a value token [t, e) as Python's int() reads it, within int64 (an optional sign, then decimal
+   digits; '_' checked by the caller); 0 when it is not one */
+static int
+int64_token(const char *t, const char *e, long long *out)
+{
+    int negative = 0;
+    unsigned long long v = 0, limit;
+    if (t < e && (*t == '+' || *t == '-'))
+        negative = *t++ == '-';
+    if (t == e)
+        return 0;
+    limit = negative ? (unsigned long long)INT64_MAX + 1ULL : (unsigned long long)INT64_MAX;
+    for (; t < e; t++) {
+        if (*t < '0' || *t > '9')
+            return 0;
+        unsigned long long d = (unsigned long long)(*t - '0');
+        if (v > (limit - d) / 10)
+            return 0;
+        v = 10 * v + d;
+    }
+    *out = negative ? (v == (unsigned long long)INT64_MAX + 1ULL ? INT64_MIN : -(long long)v) : (long long)v;
+    return 1;
+}
+
+/* trec_dict: a value token [t, e) as Python's float() reads it (no '_': checked by the caller), finite; 0 when
+   it is not one. Plain decimals of up to 15 digits by Clinger's fast path (correctly rounded, as float()),
+   anything else by PyOS_string_to_double, the parser float() itself uses. */
+static int
+float_token(const char *t, const char *e, double *out)
+{
+    double v;
+    if (!(plain_number(t, e) && quick_number(t, e, &v))) {
+        char small[64], *buf = small;
+        size_t len = (size_t)(e - t);
+        if (len >= sizeof(small)) {
+            buf = PyMem_Malloc(len + 1);
+            if (buf == NULL)
+                return 0;
+        }
+        memcpy(buf, t, len);
+        buf[len] = '\0';
+        v = PyOS_string_to_double(buf, NULL, NULL);
+        if (buf != small)
+            PyMem_Free(buf);
+        if (v == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    if (!isfinite(v))
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static PyObject *
+trec_dict(PyObject *self, PyObject *args)
+{
+    Py_buffer view;
+    Py_ssize_t ncols, qcol, dcol, vcol, n = 0;
+    int grades;
+    PyObject *out = NULL, *result = NULL, *qkey = NULL, *inner = NULL;
+    const char *ts[64], *te[64];
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nnnnp", &view, &ncols, &qcol, &dcol, &vcol, &grades))
+        return NULL;
+    if (ncols < 1 || ncols > 64 || qcol < 0 || qcol >= ncols || dcol < 0 || dcol >= ncols || vcol < 0
+        || vcol >= ncols) {
+        PyErr_SetString(PyExc_ValueError, "trec_dict: 1 to 64 columns, and the fields among them");
+        goto done;
+    }
+    const char *data = view.buf, *end = data + view.len;
+    for (const char *p = data; p < end; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch > 126 || (ch < 32 && ch != '\t' && ch != '\n' && ch != '\r'))
+            goto declined;
+    }
+    out = PyDict_New();
+    if (out == NULL)
+        goto done;
+    const char *prev_q = NULL;
+    Py_ssize_t prev_qlen = 0;
+    for (const char *c = data; c < end;) {
+        Py_ssize_t col = 0;
+        for (;;) {                                          /* the line's tokens */
+            while (c < end && (*c == ' ' || *c == '\t' || *c == '\r'))
+                c++;
+            if (c == end || *c == '\n')
+                break;
+            if (col == ncols)
+                goto declined;                              /* more tokens than columns */
+            ts[col] = c;
+            while (c < end && *c != ' ' && *c != '\t' && *c != '\r' && *c != '\n')
+                c++;
+            te[col++] = c;
+        }
+        if (c < end)
+            c++;                                            /* past the newline */
+        if (col == 0)
+            continue;                                       /* a blank line */
+        if (col != ncols)
+            goto declined;
+        const char *t = ts[vcol], *e = te[vcol];
+        if (memchr(t, '_', (size_t)(e - t)))
+            goto declined;                                  /* float() and int() accept digit separators */
+        PyObject *value;
+        if (grades) {
+            long long g;
+            if (!int64_token(t, e, &g))
+                goto declined;
+            value = PyLong_FromLongLong(g);
+        }
+        else {
+            double v;
+            if (!float_token(t, e, &v)) {
+                if (PyErr_Occurred())
+                    goto done;
+                goto declined;
+            }
+            value = PyFloat_FromDouble(v);
+        }
+        if (value == NULL)
+            goto done;
+        Py_ssize_t qlen = te[qcol] - ts[qcol];
+        if (!prev_q || prev_qlen != qlen || memcmp(prev_q, ts[qcol], (size_t)qlen) != 0) {
+            Py_XSETREF(qkey, PyUnicode_DecodeASCII(ts[qcol], qlen, NULL));
+            if (qkey == NULL) {
+                Py_DECREF(value);
+                goto done;
+            }
+            inner = PyDict_GetItemWithError(out, qkey);     /* (borrowed: out keeps it) */
+            if (inner == NULL) {
+                if (PyErr_Occurred() || (inner = PyDict_New()) == NULL) {
+                    Py_DECREF(value);
+                    goto done;
+                }
+                int failed = PyDict_SetItem(out, qkey, inner);
+                Py_DECREF(inner);
+                if (failed < 0) {
+                    Py_DECREF(value);
+                    goto done;
+                }
+            }
+            prev_q = ts[qcol];
+            prev_qlen = qlen;
+        }
+        PyObject *doc = PyUnicode_DecodeASCII(ts[dcol], te[dcol] - ts[dcol], NULL);
+        if (doc == NULL) {
+            Py_DECREF(value);
+            goto done;
+        }
+        Py_ssize_t before = PyDict_GET_SIZE(inner);
+        int failed = PyDict_SetItem(inner, doc, value);
+        Py_DECREF(doc);
+        Py_DECREF(value);
+        if (failed < 0)
+            goto done;
+        if (PyDict_GET_SIZE(inner) == before)
+            goto declined;                                  /* a document twice for a query */
+        n++;
+    }
+    if (n == 0)
+        goto declined;
+    result = out;
+    out = NULL;
+    goto done;
+declined:
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(out);
+    Py_XDECREF(qkey);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"columns", columns, METH_VARARGS, "A dict of dicts' document ids and values as two buffers, or None."},
     {"records", records, METH_VARARGS, "A list of tuples' query blocks, document ids and values, or None."},
     {"same", same, METH_VARARGS, "Whether a dict of dicts holds the kept lists, or None when undecided."},
     {"tie_order", tie_order, METH_VARARGS, "Tied rows put in descending order of document id."},
     {"scan", scan, METH_VARARGS, "The kept columns of a regular TREC file, or None."},
+    {"trec_dict", trec_dict, METH_VARARGS, "A regular TREC file as a dict of dicts, or None."},
     {"hash_ids", hash_ids, METH_VARARGS, "The 64-bit hash of each id of a buffer of fixed-width ids."},
     {"probe", probe, METH_VARARGS, "The rows of (query code, document hash) pairs in a DocIndex's levels."},
     {"match_rows", match_rows, METH_VARARGS, "The rows of two rankings holding the same item of the same query."},

@@ -107,3 +107,82 @@ def test_the_command_on_irregular_files_gives_the_same_values(tmp_path):
                                       _irm_dict(qrels, "qrels"), _irm_dict(run, "run"))
     assert {k: got[k] for k in got} == {str(k): v for k, v in want.items()}
     assert not any(math.isnan(v) for v in got.values())
+
+
+# ---------------------------------------------------------------------------------------------------
+# the compiled reader (``trec_dict`` of the C extension) against the Python path it stands in for
+
+def _same_dicts(a, b):
+    """Equal, in the same order of queries and documents, values of the same type and sign (-0.0)."""
+    if a is None or b is None:
+        return a is b
+    return (list(a) == list(b) and all(list(a[q]) == list(b[q]) for q in a)
+            and all(type(a[q][d]) is type(b[q][d]) and repr(a[q][d]) == repr(b[q][d]) for q in a for d in a[q]))
+
+
+def _both_paths(path, kind):
+    from ir_rbstar.io import extension
+    from tests.helpers import compiled_off
+    if extension.compiled is None:
+        pytest.skip("the C extension is not built")
+    got = dicts.read_trec_dict(str(path), kind)
+    with compiled_off():
+        want = dicts.read_trec_dict(str(path), kind)
+    return got, want
+
+
+# pieces that make a file irregular, or regular in an unusual way, inserted at random places
+PIECES = st.sampled_from(["_", "\r", "\r\n", "\x0c", "\x7f", "\u00e9", "+", "e", "E5", "inf", "nan", ".", "-",
+                          " x", "\t", "\n", "\n\n", " ", "0x1", "1e400", "1e-400", "Infinity", "00", "\x00"])
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(data=run_files(), edits=st.lists(st.tuples(st.integers(0, 10_000), PIECES), max_size=3),
+       duplicate=st.booleans())
+def test_the_compiled_reader_gives_the_python_paths_dict_or_none(tmp_path_factory, data, edits, duplicate):
+    """Whatever the file, the compiled reader and the Python path agree: the same dict (order, types, -0.0)
+    or both None."""
+    text, lines = data
+    if duplicate:
+        text += lines[0] + "\n"                     # a document twice for a query (or a repeated line)
+    for at, piece in edits:
+        at = at % (len(text) + 1)
+        text = text[:at] + piece + text[at:]
+    path = tmp_path_factory.mktemp("c") / "r.run"
+    path.write_bytes(text.encode("utf-8"))
+    got, want = _both_paths(path, "run")
+    assert _same_dicts(got, want), (text, got, want)
+
+
+@pytest.mark.parametrize("score", ["1.5", "+1.5", ".5", "5.", "-0", "-0.0", "0.1", "1E+05", "7e-3", "1e22",
+                                   "1e23", "123456789012345678", "0." + "0" * 80 + "1", "9" * 70,
+                                   "2.2250738585072014e-308", "4.9e-324", "1e-400", "1e400", "inf", "-Infinity",
+                                   "nan", "0x10", "1_0", "1e", "e1", "--1", "1.2.3", "", "1,5"])
+def test_numbers_are_read_as_float_reads_them(tmp_path, score):
+    path = tmp_path / "r.run"
+    path.write_text(f"q Q0 d 1 {score} t\nq Q0 e 2 0.25 t\n")
+    got, want = _both_paths(path, "run")
+    assert _same_dicts(got, want), (score, got, want)
+    if got is not None:
+        assert repr(got["q"]["d"]) == repr(float(score))
+
+
+@pytest.mark.parametrize("grade", ["0", "2", "-1", "+3", "007", "-0", str(2 ** 63 - 1), str(-2 ** 63), str(2 ** 63),
+                                   str(-2 ** 63 - 1), "1.0", "1e2", "1_0", "+", "-", "x", "٣"])
+def test_grades_are_read_as_int_reads_them_within_int64(tmp_path, grade):
+    path = tmp_path / "q.qrels"
+    path.write_text(f"1 0 d1 {grade}\n1 0 d2 0\n2 0 d1 1\n", encoding="utf-8")
+    got, want = _both_paths(path, "qrels")
+    assert _same_dicts(got, want), (grade, got, want)
+    if got is not None:
+        assert got["1"]["d1"] == int(grade)
+
+
+def test_a_query_in_two_blocks_is_one_dict_in_the_files_order(tmp_path):
+    path = tmp_path / "r.run"
+    path.write_text("a Q0 x 1 3 t\nb Q0 y 1 2 t\na Q0 z 2 1 t\n")
+    got, want = _both_paths(path, "run")
+    assert _same_dicts(got, want)
+    assert list(got) == ["a", "b"] and list(got["a"]) == ["x", "z"]
+    path.write_text("a Q0 x 1 3 t\nb Q0 y 1 2 t\na Q0 x 2 1 t\n")        # x twice for a, in two blocks
+    assert _both_paths(path, "run") == (None, None)
