@@ -59,9 +59,9 @@ def read_trec_dict(path: str, kind: str) -> Optional[Dict[str, Dict[str, Any]]]:
     except (OSError, EOFError, zlib.error):
         return None                         # unreadable or a truncated .gz: the package's reader says so
     from .io import extension
-    compiled = extension.compiled
-    if compiled is not None:                # the same rules in one pass in C, without a list of every token
-        return compiled.trec_dict(data, columns, qcol, dcol, vcol, kind == "qrels")
+    read = getattr(extension.compiled, "trec_dict", None)
+    if read is not None:                    # the same rules in one pass in C, without a list of every token
+        return read(data, columns, qcol, dcol, vcol, kind == "qrels")
     if not data or data.translate(None, _REGULAR):
         return None                         # empty, non-ASCII or other control bytes
     text = data.decode("ascii")
