@@ -1960,7 +1960,9 @@ trec_dict(PyObject *self, PyObject *args)
             goto done;
         Py_ssize_t qlen = te[qcol] - ts[qcol];
         if (!prev_q || prev_qlen != qlen || memcmp(prev_q, ts[qcol], (size_t)qlen) != 0) {
-            Py_XSETREF(qkey, PyUnicode_DecodeASCII(ts[qcol], qlen, NULL));
+            PyObject *key = PyUnicode_DecodeASCII(ts[qcol], qlen, NULL);
+            Py_XDECREF(qkey);
+            qkey = key;
             if (qkey == NULL) {
                 Py_DECREF(value);
                 goto done;
