@@ -326,7 +326,7 @@ def _roots(t: _Terms, queries: np.ndarray, cap: int = 1 << 20):
         m = t.m[q]
         real = np.arange(int(m.max())) < m[:, None]
         cols = np.where(real, t.start[q][:, None] + np.arange(real.shape[1]), 0)
-        # padding: no position (1 / position 0 in both lists), so its Q entries are 0, and l = 0
+        # padding: reciprocals of positions 0 in both lists, so its Q entries are min(0, .) - min(0, .) = 0; l = 0
         a = np.where(real, 1.0 / t.pa[cols], 0.0)
         b = np.where(real, 1.0 / t.pb[cols], 0.0)
         c, free, l, Q, index = _persistent(t.c[q], a, b, t.k, np.where(real, t.l[cols], 0.0))
