@@ -186,3 +186,23 @@ def test_a_query_in_two_blocks_is_one_dict_in_the_files_order(tmp_path):
     assert list(got) == ["a", "b"] and list(got["a"]) == ["x", "z"]
     path.write_text("a Q0 x 1 3 t\nb Q0 y 1 2 t\na Q0 x 2 1 t\n")        # x twice for a, in two blocks
     assert _both_paths(path, "run") == (None, None)
+
+
+def test_without_the_compiled_reader_a_large_file_goes_to_the_package_reader(tmp_path, monkeypatch):
+    """Above SPLIT_LIMIT bytes the Python path declines (the package's reader is faster there); the command
+    then gives the same values through the package's reader and its conversion."""
+    from tests.helpers import compiled_off
+    qrels = tmp_path / "q"
+    qrels.write_text("1 0 a 1\n1 0 c 2\n2 0 b 1\n")
+    run = tmp_path / "r.run"
+    run.write_text("1 Q0 a 1 3.0 t\n1 Q0 b 2 2.5 t\n1 Q0 c 3 2.0 t\n2 Q0 b 1 1.0 t\n2 Q0 a 2 0.5 t\n")
+    with compiled_off():
+        small = dicts.read_trec_dict(str(run), "run")
+        out_small = io.StringIO()
+        cli.run_measures([str(qrels), str(run), "nDCG@10 AP", "--places", "-1"], out=out_small)
+        monkeypatch.setattr(dicts, "SPLIT_LIMIT", 10)
+        assert small is not None and dicts.read_trec_dict(str(run), "run") is None
+        assert dicts.read_trec_dict(str(qrels), "qrels") is None
+        out_large = io.StringIO()
+        cli.run_measures([str(qrels), str(run), "nDCG@10 AP", "--places", "-1"], out=out_large)
+    assert out_large.getvalue() == out_small.getvalue() and "nDCG@10" in out_small.getvalue()
