@@ -1,36 +1,37 @@
 """MED_AP solves the root of every query's search at once (first-order persistency over padded blocks,
 ``_roots``) and searches only the directions it leaves open. On random directions, every value is the
-maximum found by trying every 0/1 assignment of the variables (the QUBO of :func:`ap_qubo`, checked against
-eq. 20 in test_med_ap_terms.py), whichever size the blocks are cut to; a direction solved at its root counts
-one node, one without variables none. (A budget that cuts the search from an open root:
+maximum found by trying every 0/1 relevance of the variables in AP with R = k (eq. 19 of Tan & Clarke, by
+tests/oracles/med.py's plain ``ap``), whichever size the blocks are cut to; a direction solved at its root
+counts one node, one without variables none. (A budget that cuts the search from an open root:
 test_med_budget.py's test_med_ap_bounds_beyond_the_budget.)"""
 import itertools
 
 import numpy as np
 import pytest
 
-from ir_rbstar.core.med.ap import _roots, _Terms, ap_qubo, med_ap
-from ir_rbstar.core.med.common import ap_rows
+from ir_rbstar.core.med.ap import _roots, _Terms, med_ap
 from tests.families.test_med_ap_terms import _random_direction
+from tests.oracles import med as O
 
 TOL = 1e-12
 
 
-def _qubo(d, q):
-    pa = np.empty(d.m[q], dtype=np.int64)
-    pb = np.empty(d.m[q], dtype=np.int64)
-    pa[d.va[q][d.va[q] >= 0]] = np.flatnonzero(d.va[q] >= 0) + 1
-    pb[d.vb[q][d.vb[q] >= 0]] = np.flatnonzero(d.vb[q] >= 0) + 1
-    return ap_qubo(d.fa[q], d.fb[q], pa, pb)
+def _lists(d, q, z):
+    """The two lists of one direction with the variables' relevance ``z``: ``up`` (fixed values, each variable's
+    position holding its value) and ``down`` (the same)."""
+    up, down = d.fa[q].copy(), d.fb[q].copy()
+    up[d.va[q] >= 0] = z[d.va[q][d.va[q] >= 0]]
+    down[d.vb[q] >= 0] = z[d.vb[q][d.vb[q] >= 0]]
+    return up.tolist(), down.tolist()
 
 
 def _brute(d, q) -> float:
-    """max over every assignment of c + l.z + sum_{u<v} Q_uv z_u z_v."""
-    c, l, Q = _qubo(d, q)
+    """max over every relevance of the variables of AP(up) - AP(down), R = k."""
+    k = d.fa.shape[1]
     best = -np.inf
     for z in itertools.product((0.0, 1.0), repeat=int(d.m[q])):
-        z = np.array(z)
-        best = max(best, c + l @ z + 0.5 * z @ Q @ z)
+        up, down = _lists(d, q, np.array(z))
+        best = max(best, O.ap(up, k) - O.ap(down, k))
     return float(best)
 
 
@@ -87,10 +88,14 @@ def test_blocks_of_any_size_give_the_same_roots(cap):
 
 
 def test_floor_is_zero_and_the_constants():
-    """Queries without variables are max(0, the two constants), with no node."""
+    """Queries without variables are max(0, the two directions' AP differences of the fixed lists), with no node."""
     ab, ba = _directions(3)
     got = med_ap(ab, ba, None)
-    none = (ab.m == 0) & (ba.m == 0)
-    want = np.maximum(np.maximum(ap_rows(ab.fa) - ap_rows(ab.fb), ap_rows(ba.fa) - ap_rows(ba.fb)), 0.0)
-    np.testing.assert_array_equal(got.value[none], want[none])
+    none = np.flatnonzero((ab.m == 0) & (ba.m == 0))
+    assert len(none)
+    k = ab.fa.shape[1]
+    for q in none:
+        want = max(0.0, O.ap(ab.fa[q].tolist(), k) - O.ap(ab.fb[q].tolist(), k),
+                   O.ap(ba.fa[q].tolist(), k) - O.ap(ba.fb[q].tolist(), k))
+        assert got.value[q] == pytest.approx(want, abs=TOL)
     assert (got.nodes[none] == 0).all()

@@ -227,37 +227,39 @@ class _Terms:
         self.l = (1.0 / self.pa + (above_a[row, pa - 1] / pa + after_a[row, pa])
                   - 1.0 / self.pb - (above_b[row, pb - 1] / pb + after_b[row, pb])) / self.k
 
-    def arrays(self, group: np.ndarray):
-        """The QUBOs of ``group``, queries with the same number m of variables, as arrays: their constant
-        terms (queries), linear terms (queries x m), Q (queries x m x m, each element as ap_qubo computes
-        it), Q's positive and negative parts (queries x 2 x m x m) and the chain bound's order (the
-        variables by their position in ``down``)."""
+    def problems(self, group: np.ndarray) -> List[_QUBO]:
+        """The QUBOs of ``group``, queries with the same number m of variables, with the chain bound's
+        order (the variables by their position in ``down``): their Q as one (queries x m x m) array
+        (:func:`_q_of`, each element as ap_qubo computes it)."""
         m = int(self.m[group[0]])
         cols = self.start[group][:, None] + np.arange(m)
-        # 1 / max(x, y) is min(1 / x, 1 / y) exactly (a reciprocal rounds monotonically): one division per
-        # variable instead of one per pair
-        a, b = 1.0 / self.pa[cols], 1.0 / self.pb[cols]
-        Q = np.minimum(a[:, :, None], a[:, None, :])
-        Q -= np.minimum(b[:, :, None], b[:, None, :])
-        Q /= self.k
-        Q[:, np.arange(m), np.arange(m)] = 0.0
+        Q = _q_of(1.0 / self.pa[cols], 1.0 / self.pb[cols], self.k)
         parts = np.empty((len(group), 2, m, m))
         np.maximum(Q, 0.0, out=parts[:, 0])
         np.minimum(Q, 0.0, out=parts[:, 1])
         order = np.argsort(self.order_key[cols], axis=1, kind="stable")
-        return self.c[group], self.l[cols], Q, parts, order
+        return [_QUBO(self.c[q], self.l[cols[i]], Q[i], order=order[i], parts=parts[i])
+                for i, q in enumerate(group.tolist())]
 
-    def problems(self, group: np.ndarray) -> List[_QUBO]:
-        """The QUBOs of ``group`` (see :meth:`arrays`)."""
-        c, l, Q, parts, order = self.arrays(group)
-        return [_QUBO(c[i], l[i], Q[i], order=order[i], parts=parts[i]) for i in range(len(group))]
+
+def _q_of(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
+    """Q of many queries (queries x m x m) from the reciprocals of their variables' positions in ``up`` (``a``)
+    and ``down`` (``b``), queries x m: (1 / max(pa_u, pa_v) - 1 / max(pb_u, pb_v)) / k, zero diagonal. 1 / max(x,
+    y) is min(1 / x, 1 / y) exactly (a reciprocal rounds monotonically): one division per variable instead of
+    one per pair. A variable of reciprocals 0 (padding) has a row and column of 0."""
+    Q = np.minimum(a[:, :, None], a[:, None, :])
+    Q -= np.minimum(b[:, :, None], b[:, None, :])
+    Q /= k
+    m = Q.shape[1]
+    Q[:, np.arange(m), np.arange(m)] = 0.0
+    return Q
 
 
 def _persistent(c: np.ndarray, a: np.ndarray, b: np.ndarray, k: int, l: np.ndarray):
     """The root of the search of many QUBOs at once (queries x m, padded with variables whose terms are
     all 0): the first-order persistency of :meth:`_QUBO.expand` to a fixed point, on every query
-    together. Q's elements are made from ``a`` and ``b``, the reciprocals of the variables' positions in
-    ``up`` and ``down`` (0 for padding), as :meth:`_Terms.arrays` makes them.
+    together. Q is made from ``a`` and ``b``, the reciprocals of the variables' positions in ``up`` and
+    ``down`` (0 for padding), by :func:`_q_of`.
 
     The first pass, on every variable, fixes most of them (a padding variable at 1, adding 0); the free ones
     left are gathered into small blocks (as the search's blocks shrink), and the passes go on for the
@@ -267,14 +269,6 @@ def _persistent(c: np.ndarray, a: np.ndarray, b: np.ndarray, k: int, l: np.ndarr
     maximum is its constant term. The sums are over masks instead of the blocks of free variables, so a
     value may differ from :meth:`_QUBO.expand`'s in the last bits."""
     c = np.array(c, dtype=np.float64)
-
-    def make_q(a, b):
-        Q = np.minimum(a[:, :, None], a[:, None, :])
-        Q -= np.minimum(b[:, :, None], b[:, None, :])
-        Q /= k
-        m = Q.shape[1]
-        Q[:, np.arange(m), np.arange(m)] = 0.0
-        return Q
 
     def fix(c, l, Q, free, pos, neg):
         """One pass: the variables fixed, and c and l after the ones among them."""
@@ -287,14 +281,14 @@ def _persistent(c: np.ndarray, a: np.ndarray, b: np.ndarray, k: int, l: np.ndarr
             l = l + rows
         return fixed, c, l
 
-    Q = make_q(a, b)
+    Q = _q_of(a, b, k)
     fixed, c, l = fix(c, l, Q, np.ones(l.shape, dtype=bool), np.maximum(Q, 0.0).sum(axis=2),
                       np.minimum(Q, 0.0).sum(axis=2))
     left = (~fixed).sum(axis=1)
     width = int(left.max(initial=0))
     index = np.argsort(fixed, axis=1, kind="stable")[:, :width]      # each query's free variables first
     free = np.arange(width) < left[:, None]
-    Q = make_q(np.take_along_axis(a, index, 1), np.take_along_axis(b, index, 1))
+    Q = _q_of(np.take_along_axis(a, index, 1), np.take_along_axis(b, index, 1), k)
     l = np.take_along_axis(l, index, 1)
     parts = np.stack([np.maximum(Q, 0.0), np.minimum(Q, 0.0)], axis=1)
     live = np.flatnonzero(fixed.any(axis=1) & free.any(axis=1))
@@ -360,18 +354,13 @@ def _groups(queries: np.ndarray, *sizes: np.ndarray, cap: int = 1 << 20) -> Iter
 
 def med_ap(ab: Dense, ba: Dense, budget: Optional[int]) -> Searched:
     """max(0, max AP(A) - AP(B), max AP(B) - AP(A)) per query (R = k, eq. 19): ``ab`` and ``ba`` are the
-    two directions (A up, B up) of every query; at most ``budget`` nodes per query and direction."""
+    two directions (A up, B up) of every query; at most ``budget`` (>= 1, the measure's check) nodes per query
+    and direction."""
     n = ab.fa.shape[0]
     lower = np.maximum(np.maximum(ap_rows(ab.fa) - ap_rows(ab.fb), ap_rows(ba.fa) - ap_rows(ba.fb)), 0.0)
     cut = np.full((n, 2), -np.inf)
     nodes = np.zeros((n, 2), dtype=np.int64)
     terms = (_Terms(ab), _Terms(ba))
-    if budget is not None and budget < 1:       # no node expanded: every direction stops at its root's bound
-        for group in _groups(np.flatnonzero((ab.m > 0) | (ba.m > 0)), ab.m, ba.m):
-            built = [t.problems(group) for t in terms]
-            for q, pair in zip(group.tolist(), zip(*built, strict=True), strict=True):
-                lower[q], cut[q], nodes[q] = _best_first(list(pair), lower[q], budget)
-        return finish_search(lower, cut, nodes)
     # The roots of all queries at once: persistency solves most directions there (on Robust04's runs at
     # depth 100, nine in ten; each is one node). The others are searched from the free variables their root
     # leaves (a direction without variables is its constant, already in ``lower``).
