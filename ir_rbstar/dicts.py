@@ -55,22 +55,33 @@ def _read_bytes(path: str) -> bytes:
     return data
 
 
+def _text_size(path: str) -> int:
+    """The bytes of a file's text, found before reading it: its size, or for a gzip file the size its trailer
+    records (modulo 2^32, as gzip keeps it: a guide for :data:`SPLIT_LIMIT`, not a check)."""
+    with open(path, "rb") as f:
+        if f.read(2) != b"\x1f\x8b":
+            return os.fstat(f.fileno()).st_size
+        f.seek(-4, os.SEEK_END)
+        return int.from_bytes(f.read(4), "little")
+
+
 def read_trec_dict(path: str, kind: str) -> Optional[Dict[str, Dict[str, Any]]]:
     """A regular TREC ``kind`` file ('run' or 'qrels'; ``.gz`` allowed) as a dict of dicts, or None when
     the file is not regular (see the module's docstring) and must go through the package's reader, or when,
     without the compiled reader, it holds more than :data:`SPLIT_LIMIT` bytes (the package's reader is then
     faster; the dicts hold the same values)."""
     columns, qcol, dcol, vcol = _LAYOUT[kind]
-    try:
-        data = _read_bytes(os.path.expanduser(os.fspath(path)))
-    except (OSError, EOFError, zlib.error):
-        return None                         # unreadable or a truncated .gz: the package's reader says so
     from .io import extension
     read = getattr(extension.compiled, "trec_dict", None)
+    path = os.path.expanduser(os.fspath(path))
+    try:
+        if read is None and _text_size(path) > SPLIT_LIMIT:
+            return None                     # the package's reader and a conversion are faster on a large file
+        data = _read_bytes(path)
+    except (OSError, EOFError, zlib.error):
+        return None                         # unreadable or a truncated .gz: the package's reader says so
     if read is not None:                    # the same rules in one pass in C, without a list of every token
         return read(data, columns, qcol, dcol, vcol, kind == "qrels")
-    if len(data) > SPLIT_LIMIT:
-        return None                         # the package's reader and a conversion are faster on a large file
     if not data or data.translate(None, _REGULAR):
         return None                         # empty, non-ASCII or other control bytes
     text = data.decode("ascii")

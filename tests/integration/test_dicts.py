@@ -201,8 +201,16 @@ def test_without_the_compiled_reader_a_large_file_goes_to_the_package_reader(tmp
         out_small = io.StringIO()
         cli.run_measures([str(qrels), str(run), "nDCG@10 AP", "--places", "-1"], out=out_small)
         monkeypatch.setattr(dicts, "SPLIT_LIMIT", 10)
+        read = []                                   # the file is not read to be declined: its size says so
+        monkeypatch.setattr(dicts, "_read_bytes", lambda p: read.append(p))
+        gz = tmp_path / "r.run.gz"
+        gz.write_bytes(gzip.compress(run.read_bytes()))
         assert small is not None and dicts.read_trec_dict(str(run), "run") is None
-        assert dicts.read_trec_dict(str(qrels), "qrels") is None
+        assert dicts.read_trec_dict(str(gz), "run") is None and dicts.read_trec_dict(str(qrels), "qrels") is None
+        assert read == []
+        assert dicts._text_size(str(gz)) == len(run.read_bytes()) == dicts._text_size(str(run))
+        monkeypatch.undo()
+        monkeypatch.setattr(dicts, "SPLIT_LIMIT", 10)
         out_large = io.StringIO()
         cli.run_measures([str(qrels), str(run), "nDCG@10 AP", "--places", "-1"], out=out_large)
     assert out_large.getvalue() == out_small.getvalue() and "nDCG@10" in out_small.getvalue()
