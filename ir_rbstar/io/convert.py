@@ -16,7 +16,7 @@ from ..errors import InputFormatError
 from . import dictscan, framecache, qcache
 from .columns import qrels_from_columns, ranking_from_columns
 from .idcolumns import (_arrow_query_codes, _ascii_bytes, _id_column, codes_of_blocks, first_missing, first_missing_id,
-                        id_blocks)
+                        id_blocks, rows_of_blocks)
 from .records import _materialised, columns_from_tuples
 from .ids import QUERY_IDS, CodedIds, _show, query_text
 from .querytable import KEEP_WIDTH
@@ -139,7 +139,7 @@ def _kept_rows(given: pd.Series, name: str, queries: AbstractSet[str], source: s
         # taken the processor's caches)
         starts, heads = blocks
         inside = np.fromiter(map(queries.__contains__, heads), dtype=bool, count=len(heads))
-        return None if inside.all() else np.repeat(inside, np.diff(np.append(starts, len(given))))
+        return None if inside.all() else rows_of_blocks(inside, starts, len(given))
     if not isinstance(given, pd.Series):        # an array of text without a missing id (framecache.frame_columns)
         given = pd.Series(given, copy=False)
     col = given

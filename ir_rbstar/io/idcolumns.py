@@ -38,7 +38,13 @@ def _query_blocks(arr: Any, limit: Optional[int] = None) -> Optional[CodedIds]:
 def codes_of_blocks(starts: np.ndarray, heads: list, n: int) -> CodedIds:
     """The interned query ids of ``n`` rows in blocks of equal ids (each block's first row and its id, as
     :func:`id_blocks` gives them): each block's id interned once."""
-    return CodedIds(np.repeat(QUERY_IDS.encode(heads), np.diff(np.append(starts, n))))
+    return CodedIds(rows_of_blocks(QUERY_IDS.encode(heads), starts, n))
+
+
+def rows_of_blocks(per_block: np.ndarray, starts: np.ndarray, n: int) -> np.ndarray:
+    """One value per block (``per_block``: e.g. whether its query is kept) given to each of its rows: ``n`` rows
+    in blocks beginning at ``starts``."""
+    return np.repeat(per_block, np.diff(np.append(starts, n)))
 
 
 def id_blocks(arr: Any, limit: Optional[int] = None) -> Optional[Tuple[np.ndarray, list]]:

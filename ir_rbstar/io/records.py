@@ -13,7 +13,8 @@ import numpy as np
 
 from ..errors import InputFormatError
 from . import dictscan
-from .idcolumns import _arrow_query_codes, _ascii_bytes, _id_column, _narrowed, first_missing, first_missing_id
+from .idcolumns import (_arrow_query_codes, _ascii_bytes, _id_column, _narrowed, codes_of_blocks, first_missing,
+                        first_missing_id, rows_of_blocks)
 from .ids import QUERY_IDS, CodedIds, _show, query_text
 from .tables import _block_firsts
 
@@ -115,13 +116,13 @@ def _columns_from_records(items: Sequence, at: List[int], what: str, queries: Op
     if queries is not None and len(heads):
         keep = np.fromiter(map(queries.__contains__, map(query_text, heads.tolist())), dtype=bool, count=len(heads))
         if not keep.all():
-            rows = np.repeat(keep, np.diff(np.append(starts, n)))
+            rows = rows_of_blocks(keep, starts, n)
             kept = np.flatnonzero(rows)
             table, n = table[rows], int(rows.sum())
             qids, starts = table[:, at[0]], _blocks(table[:, at[0]])
             heads = qids[starts]
     if n and all(isinstance(h, str) for h in heads.tolist()):
-        codes = CodedIds(np.repeat(QUERY_IDS.encode(heads.tolist()), np.diff(np.append(starts, n))))
+        codes = codes_of_blocks(starts, heads.tolist(), n)
         query_column: Any = codes
     else:
         query_column = np.ascontiguousarray(qids)
@@ -286,7 +287,7 @@ def _rows_of_queries(columns: Tuple[CodedIds, np.ndarray, np.ndarray],
         return columns
     if not keep.any():                                 # as the general path leaves no rows
         return CodedIds(c[:0]), np.empty(0, dtype="S1"), scores[:0]
-    rows = np.repeat(keep, np.diff(np.append(starts, len(c))))
+    rows = rows_of_blocks(keep, starts, len(c))
     # as wide as the longest id kept, as the general path's width
     return CodedIds(c[rows]), _narrowed(dbytes[rows]), scores[rows]
 
