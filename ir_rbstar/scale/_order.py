@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 import shutil
+import struct
 from typing import Any, Iterator, List, Optional, Sequence
 
 import numpy as np
@@ -137,8 +138,41 @@ def _detect_order(sources: Sequence[_Source]) -> str:
 
 # -------------------------------------------------------------------------------- hash partitions
 
+# A piece of a part file: the row count and the four columns' dtypes (``dtype.str``, never an object dtype),
+# then the columns' bytes one after the other. One write and two reads a piece: ``np.save``/``np.load`` of the
+# four arrays cost about 0.8 ms a piece in header formatting and parsing, and an input split into p parts in
+# chunks of a quarter block writes about 4 p pieces a block (18,000 rows in blocks of 150: 57,600 arrays, 9
+# of 11 s).
+_HEAD = struct.Struct("<q16s16s16s16s")
+
+
+def _pack(arrays: Sequence[np.ndarray]) -> bytes:
+    arrays = [np.ascontiguousarray(a) for a in arrays]
+    for a in arrays:
+        if a.dtype.hasobject:
+            raise TypeError(f"a hash part cannot hold objects ({a.dtype})")
+    head = _HEAD.pack(len(arrays[0]), *(a.dtype.str.encode("ascii") for a in arrays))
+    return b"".join([head, *(a.tobytes() for a in arrays)])
+
+
+def _unpack(f: Any) -> List[np.ndarray]:
+    head = f.read(_HEAD.size)
+    if len(head) != _HEAD.size:
+        raise OSError(f"{f.name}: a hash part ends inside a piece (was it changed while the evaluation ran?)")
+    n, *codes = _HEAD.unpack(head)
+    dtypes = [np.dtype(c.rstrip(b"\0").decode("ascii")) for c in codes]
+    buf = bytearray(sum(n * dt.itemsize for dt in dtypes))
+    if f.readinto(buf) != len(buf):
+        raise OSError(f"{f.name}: a hash part ends inside a piece (was it changed while the evaluation ran?)")
+    out, at = [], 0
+    for dt in dtypes:
+        out.append(np.frombuffer(buf, dtype=dt, count=n, offset=at) if dt.itemsize else np.empty(n, dt))
+        at += n * dt.itemsize
+    return out
+
+
 class _Parts:
-    """Rows of every input split by a hash of the query id into ``p`` parts, as ``.npy`` chunk files."""
+    """Rows of every input split by a hash of the query id into ``p`` parts, as files of pieces (:func:`_pack`)."""
 
     def __init__(self, root: str, p: int, div: int, n_sources: int):
         self.root, self.p, self.div = root, p, div
@@ -146,7 +180,7 @@ class _Parts:
         os.makedirs(root, exist_ok=True)
 
     def path(self, part: int, si: int) -> str:
-        return os.path.join(self.root, f"part{part}-input{si}.npy")
+        return os.path.join(self.root, f"part{part}-input{si}.bin")
 
     def add(self, si: int, c: _Cols) -> None:
         if not len(c):
@@ -159,8 +193,7 @@ class _Parts:
         for p in np.flatnonzero(counts).tolist():
             rows = order[ends[p] - counts[p]:ends[p]]
             with open(self.path(p, si), "ab") as f:
-                for arr in (c.q[rows], c.d[rows], c.v[rows], c.line[rows]):
-                    np.save(f, arr, allow_pickle=False)
+                f.write(_pack([c.q[rows], c.d[rows], c.v[rows], c.line[rows]]))
 
     def read(self, part: int, si: int) -> Iterator[_Cols]:
         path = self.path(part, si)
@@ -169,8 +202,7 @@ class _Parts:
         size = os.path.getsize(path)
         with open(path, "rb") as f:
             while f.tell() < size:
-                q, d, v, line = (np.load(f, allow_pickle=False) for _ in range(4))
-                yield _Cols(q, d, v, line)
+                yield _Cols(*_unpack(f))
 
     def drop(self, part: int) -> None:
         for si in range(self.counts.shape[1]):

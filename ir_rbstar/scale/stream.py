@@ -40,7 +40,7 @@ at least ``ir_rbstar.engine.MIN_ROWS`` rows, so blocks smaller than that are eva
 * ``"numeric"``: the same, for inputs sorted by the query ids' integer values (``sort -s -n -k1,1``, or a
   Parquet file sorted by an integer user id); every query id must be an integer.
 * ``"any"``: any row order. One pass over each input hash-partitions its rows by query id into P parts
-  (``.npy`` files in a temporary directory under ``tmpdir``, removed afterwards, also after an error or
+  (binary files in a temporary directory under ``tmpdir``, removed afterwards, also after an error or
   when the iteration is abandoned and the generator closed), P = (largest input's rows, estimated from
   its size) / ``block_rows``; then the parts are evaluated one at a time. A part that turns out larger
   than twice its share (an estimate too low, e.g. for ``.gz`` files) is split again in the same way.
