@@ -279,21 +279,19 @@ class RunContext(KeepsDerived):
         """B with the run's tie groups kept (see :class:`TiedRows`)."""
         def make():
             b = self.observation(cutoff)
+            if b.identity:
+                # every row of every query (the run's own rows): no group reaches past its query's last row, so
+                # every position of every group is kept, and the groups are the run's (made when it was read)
+                return TiedRows(b, None, None, None, b.lens, False, self.run.has_ties(), run=self.run)
             reach = b.lens.copy()
             has = np.flatnonzero(b.lens > 0)
             last = np.cumsum(b.lens)[has] - 1                      # the last row of B of each query
-            if b.identity:                       # the groups of those rows only (the run's made when read)
-                last_start, last_size = self.run.tie_groups_at(last)
-            else:
-                start, size = (a[b.src] for a in self.run.tie_groups())
-                last_start, last_size = start[last], size[last]
-            reach[has] = np.maximum(b.lens[has], last_start + last_size)
+            start, size = (a[b.src] for a in self.run.tie_groups())
+            reach[has] = np.maximum(b.lens[has], start[last] + size[last])
             straddles = bool((reach > b.lens).any())
             if not straddles:
                 # the group of a query's last row of B ends within B, and so do the groups before it: every
-                # position of every group is kept (no new arrays: start, size and kept are the run's own)
-                if b.identity:
-                    return TiedRows(b, None, None, None, b.lens, False, self.run.has_ties(), run=self.run)
+                # position of every group is kept
                 return TiedRows(b, start, size, size, b.lens, False, bool((size > 1).any()))
             rows = gather(self.run, self.universe, lens=reach)
             start, size = (a[rows.src] for a in self.run.tie_groups())
