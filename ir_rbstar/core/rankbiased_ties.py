@@ -26,7 +26,7 @@ from typing import Dict, Tuple
 
 import numpy as np
 
-from .rankbiased import _expected_pair_sum, rbo_finish, rbo_tables
+from .rankbiased import _expected_pair_sum, kept_tables, rbo_finish, rbo_tables
 from .segments import seg_sum
 
 __all__ = ["run_half_power_mean", "suffix_tables", "stretch_sums", "rbo_family_tied", "rbo_family_tied_from",
@@ -70,6 +70,7 @@ def _ramp(d: np.ndarray, s: np.ndarray, g: np.ndarray, e: np.ndarray) -> np.ndar
     return np.clip((np.minimum(d, e) - s) / g.astype(np.float64), 0.0, 1.0)
 
 
+@kept_tables
 def suffix_tables(p: float, lmax: int):
     """Hs[d] = sum_{j=d}^{N} p^j / j, Gs[d] = sum_{j=d}^{N} p^j and Ks[d] = sum_{j=d}^{N} j p^j for
     d = 1 .. N + 1 (N = 2 lmax + 2; index 0 unused): sums over a stretch of depths are differences of
