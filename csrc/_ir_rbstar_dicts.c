@@ -1159,6 +1159,66 @@ place(ItemTable *t, int64_t item, int64_t row)
     return 1;
 }
 
+/* (whether two rows hold the same (query code, document hash) pair, the longest block of consecutive rows of one
+   query code): every row placed in one open-addressing table of the pairs (a key mixing both, the pair itself
+   compared on a hit). True at the first pair found twice (the caller then finds the rows exactly; the longest
+   block is then of the rows before it). One pass, any row order: for the small runs where the numpy checks'
+   fixed costs (some twenty calls, a table per query sorted) are most of a conversion. */
+static PyObject *
+pairs_clash(PyObject *self, PyObject *args)
+{
+    PyObject *o[2], *result = NULL;
+    Py_buffer v[2];
+    const char *names[2] = {"pairs_clash: query codes", "pairs_clash: document hashes"};
+    int got = 0;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OO", &o[0], &o[1]))
+        return NULL;
+    if (!acquire(o, v, "qq", names, &got))
+        goto done;
+    Py_ssize_t n = v[0].len / 8, i;
+    if (v[1].len / 8 != n) {
+        PyErr_SetString(PyExc_ValueError, "pairs_clash: one document hash a query code");
+        goto done;
+    }
+    const int64_t *q = v[0].buf, *h = v[1].buf;
+    Py_ssize_t size = 16;
+    while (size < 2 * n)
+        size *= 2;
+    int64_t *row = PyMem_Malloc((size_t)size * sizeof(int64_t));
+    if (row == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int twice = 0;
+    Py_ssize_t longest = 0, block = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (i = 0; i < size; i++)
+        row[i] = -1;
+    for (i = 0; i < n && !twice; i++) {
+        block = (i && q[i] == q[i - 1]) ? block + 1 : 1;
+        if (block > longest)
+            longest = block;
+        uint64_t key = mix64((uint64_t)h[i] ^ mix64((uint64_t)q[i]));
+        Py_ssize_t slot = (Py_ssize_t)(key & (uint64_t)(size - 1));
+        while (row[slot] >= 0) {
+            int64_t j = row[slot];
+            if (q[j] == q[i] && h[j] == h[i]) {
+                twice = 1;
+                break;
+            }
+            slot = (slot + 1) & (size - 1);
+        }
+        row[slot] = i;
+    }
+    Py_END_ALLOW_THREADS
+    PyMem_Free(row);
+    result = Py_BuildValue("(Nn)", PyBool_FromLong(twice), longest);
+done:
+    release_all(v, got);
+    return result;
+}
+
 static PyObject *
 match_rows(PyObject *self, PyObject *args)
 {
@@ -2022,6 +2082,7 @@ static PyMethodDef methods[] = {
     {"hash_ids", hash_ids, METH_VARARGS, "The 64-bit hash of each id of a buffer of fixed-width ids."},
     {"probe", probe, METH_VARARGS, "The rows of (query code, document hash) pairs in a DocIndex's levels."},
     {"match_rows", match_rows, METH_VARARGS, "The rows of two rankings holding the same item of the same query."},
+    {"pairs_clash", pairs_clash, METH_VARARGS, "Whether two rows hold the same query code and document hash."},
     {"id_blocks", id_blocks, METH_VARARGS, "The blocks of equal ids of an arrow string array: starts and ids."},
     {"ascii_ids", ascii_ids, METH_VARARGS, "The ids of an arrow string array as fixed-width bytes, or None."},
     {"rbo_tied_join_same", rbo_tied_join_same, METH_VARARGS, "The RBO family's sums over the shared documents."},

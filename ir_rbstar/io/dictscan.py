@@ -22,7 +22,8 @@ from .ids import QUERY_IDS, CodedIds
 
 
 __all__ = ["SLOW_NUMBERS", "Declined", "RBO_KERNELS", "ascii_ids", "available", "dict_columns", "id_blocks",
-           "match_rows", "probe", "rbo_kernels", "record_columns", "same_lists", "scan_columns", "tie_order"]
+           "match_rows", "pairs_clash", "probe", "rbo_kernels", "record_columns", "same_lists", "scan_columns",
+           "tie_order"]
 
 
 def available() -> bool:
@@ -106,6 +107,16 @@ def match_rows(x_lens: np.ndarray, x_items: np.ndarray, y_lens: np.ndarray, y_it
     if got is None:
         return None
     return np.frombuffer(got[0], dtype=np.int64), np.frombuffer(got[1], dtype=np.int64)
+
+
+def pairs_clash(qcodes: np.ndarray, dhash: np.ndarray) -> Optional[Tuple[bool, int]]:
+    """(whether two rows hold the same query code and document hash, the longest block of consecutive rows of one
+    query code) in one pass in C (a hash table of the pairs); None when the compiled module is not installed or
+    predates this step. The block is of the rows before the first pair found twice."""
+    step = getattr(extension.compiled, "pairs_clash", None)
+    if step is None:
+        return None
+    return step(np.ascontiguousarray(qcodes, dtype=np.int64), np.ascontiguousarray(dhash).view(np.int64))
 
 
 class Declined(Exception):
