@@ -139,6 +139,7 @@ def _type_ids(kind: str) -> frozenset:
     told by one set lookup, not by six of pyarrow's predicates (some 2 us a column, at every conversion)."""
     if kind not in _TYPE_IDS:
         import pyarrow as pa
+        makers: Tuple[str, ...]
         if kind == "text":
             makers = ("string", "large_string", "string_view", "binary", "large_binary", "binary_view")
         else:
