@@ -1835,6 +1835,54 @@ release:
     return result;
 }
 
+/* RBO (its lower bound) and RBO_ext of each query from its lengths s <= l, its sums over the shared documents
+   (head, x_l, x_s) and the tables p^d, H, G: core/rankbiased.py's rbo_finish, each operation on the same operands
+   in the same order (the same doubles), in one pass instead of some fifteen numpy calls on arrays of one value a
+   query. c = (1 - p) / p and L_inf = -log1p(-p) come from the caller. */
+static PyObject *
+rbo_finish(PyObject *self, PyObject *args)
+{
+    PyObject *o[8], *result = NULL, *out[2] = {NULL, NULL};
+    Py_buffer v[8];
+    const char *names[8] = {"rbo_finish: s", "rbo_finish: l", "rbo_finish: head", "rbo_finish: x_l",
+                            "rbo_finish: x_s", "rbo_finish: pw", "rbo_finish: H", "rbo_finish: G"};
+    double c, L_inf;
+    int got = 0;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "ddOOOOOOOO", &c, &L_inf, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7]))
+        return NULL;
+    if (!acquire(o, v, "qqdddddd", names, &got))
+        goto release;
+    Py_ssize_t n = v[0].len / 8, nt = v[6].len / 8, i;
+    const int64_t *S = v[0].buf, *L = v[1].buf;
+    const double *head = v[2].buf, *xl = v[3].buf, *xs = v[4].buf, *pw = v[5].buf, *H = v[6].buf, *G = v[7].buf;
+    int bad = v[1].len / 8 != n || v[2].len / 8 != n || v[3].len / 8 != n || v[4].len / 8 != n
+              || v[5].len / 8 != nt || v[7].len / 8 != nt;
+    for (i = 0; i < n && !bad; i++)
+        bad = S[i] < 0 || L[i] < 0 || S[i] >= nt || L[i] >= nt;
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "rbo_finish: lengths that disagree, or a depth outside the tables");
+        goto release;
+    }
+    if (!new_outputs(out, 2, n * 8))
+        goto release;
+    double *rbo = (double *)PyByteArray_AS_STRING(out[0]), *ext = (double *)PyByteArray_AS_STRING(out[1]);
+    for (i = 0; i < n; i++) {
+        int64_t s = S[i], l = L[i];
+        rbo[i] = c * (head[i] + xl[i] * (L_inf - H[l]));
+        double frac_s = s > 0 ? xs[i] / (double)s : 0.0;
+        double mid = (G[l] - G[s]) - (double)s * (H[l] - H[s]);
+        double frac_l = l > 0 ? (xl[i] - xs[i]) / (double)l : 0.0;
+        ext[i] = l > 0 ? c * (head[i] + frac_s * mid) + (frac_l + frac_s) * pw[l] : 0.0;
+    }
+    result = PyTuple_Pack(2, out[0], out[1]);
+release:
+    Py_XDECREF(out[0]);
+    Py_XDECREF(out[1]);
+    release_all(v, got);
+    return result;
+}
+
 static PyObject *
 rbo_sums(PyObject *self, PyObject *args)
 {
@@ -2087,6 +2135,7 @@ static PyMethodDef methods[] = {
     {"ascii_ids", ascii_ids, METH_VARARGS, "The ids of an arrow string array as fixed-width bytes, or None."},
     {"rbo_tied_join_same", rbo_tied_join_same, METH_VARARGS, "The RBO family's sums over the shared documents."},
     {"match_ranges", match_ranges, METH_VARARGS, "The documents of B found in R, query by query."},
+    {"rbo_finish", rbo_finish, METH_VARARGS, "RBO and RBO_ext of each query from its lengths and sums."},
     {"rbo_sums", rbo_sums, METH_VARARGS, "The RBO family's sums over the shared documents, without ties in B."},
     {NULL, NULL, 0, NULL},
 };

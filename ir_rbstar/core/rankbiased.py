@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Dict
+from typing import Callable, Dict, Optional
 
 import numpy as np
 
@@ -226,14 +226,23 @@ def rbo_family(n: int, p: float, len_b: np.ndarray, len_r: np.ndarray,
 
 
 def rbo_finish(p: float, s: np.ndarray, l: np.ndarray, head: np.ndarray, x_l: np.ndarray, x_s: np.ndarray,
-               tables, residual: bool = True) -> Dict[str, np.ndarray]:
+               tables, residual: bool = True, finish_step: Optional[Callable] = None) -> Dict[str, np.ndarray]:
     """RBO, RBO_res and RBO_ext of each query from s = min(|B|, |R|), l = max(|B|, |R|) and the sums
     over the shared documents: ``head`` = sum_{d<=l} p^d X_d / d, ``x_l`` = X_l, ``x_s`` = X_s
-    (RBO_res only with ``residual``: it needs the overlap X_l as a whole number)."""
+    (RBO_res only with ``residual``: it needs the overlap X_l as a whole number). ``finish_step``: the C
+    extension's ``rbo_finish`` (:func:`.io.dictscan.rbo_finish_step`), which computes RBO and RBO_ext by the same
+    operations (tests/families/test_rbo_finish.py holds them equal bit for bit)."""
     pw, H, G = tables
     n = len(s)
     L_inf = -math.log1p(-p)                                         # sum_{j>=1} p^j / j
     c = (1.0 - p) / p
+    if finish_step is not None:         # the C extension's pass: the same operations, one query at a time
+        got = finish_step(c, L_inf, *(np.ascontiguousarray(a, dtype=np.int64) for a in (s, l)),
+                          *(np.ascontiguousarray(a, dtype=np.float64) for a in (head, x_l, x_s, pw, H, G)))
+        out = {"RBO": np.frombuffer(got[0]), "RBO_ext": np.frombuffer(got[1])}
+        if residual:
+            out["RBO_res"] = rbo_residual(p, s, l, x_l.astype(np.int64), tables)
+        return out
     rbo_min = c * (head + x_l * (L_inf - H[l]))
     # extrapolation (eq. 32), unequal lengths allowed
     frac_s = np.divide(x_s, s, out=np.zeros(n), where=s > 0)

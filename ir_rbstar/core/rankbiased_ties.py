@@ -257,17 +257,17 @@ def _fill_tied(head, x, general, tied, sa, ga, kept, sb, gb, last_at, d_at, tabl
 
 
 def rbo_family_tied_from(p: float, len_b: np.ndarray, len_r: np.ndarray,
-                         sums) -> Tuple[Dict[str, np.ndarray], np.ndarray]:
+                         sums, finish_step=None) -> Tuple[Dict[str, np.ndarray], np.ndarray]:
     """:func:`rbo_family_tied` from ``sums(l, s, suffix_tables)`` -> (head, x_s, x_l) per query, the sums
     over the shared documents (l = max(|B|, |R|), s = min(|B|, |R|)): the compiled engine's join computes
-    them without gathering the documents."""
+    them without gathering the documents. ``finish_step``: as :func:`.rankbiased.rbo_finish` takes it."""
     len_b = len_b.astype(np.int64, copy=False)
     len_r = len_r.astype(np.int64, copy=False)
     s = np.minimum(len_b, len_r)
     l = np.maximum(len_b, len_r)
     lmax = int(l.max(initial=0))
     head, x_s, x_l = sums(l, s, suffix_tables(p, lmax))
-    family = rbo_finish(p, s, l, head, x_l, x_s, rbo_tables(p, lmax), residual=False)
+    family = rbo_finish(p, s, l, head, x_l, x_s, rbo_tables(p, lmax), residual=False, finish_step=finish_step)
     return family, x_l
 
 

@@ -132,7 +132,8 @@ def _compiled(m, ctx: RunContext, kernels, rbo_cache: dict) -> np.ndarray:
         head, x_s = kernels.rbo_sums(ctx.n, seg, rank, row, start, size, l, s, tables[1], tables[2])
         x_l = np.bincount(seg, minlength=ctx.n).astype(np.float64)
         # (RBO_res, some fifteen numpy calls, only when a measure asks for it: _rbo_value)
-        rbo_cache[key] = K.rbo_finish(p, s, l, head, x_l, x_s, tables, residual=False)
+        rbo_cache[key] = K.rbo_finish(p, s, l, head, x_l, x_s, tables, residual=False,
+                                      finish_step=dictscan.rbo_finish_step())
         rbo_cache[key][_RESIDUAL] = (p, s, l, x_l, tables)
     return _rbo_value(rbo_cache[key], name)
 

@@ -145,7 +145,7 @@ def _rbo_family_joined(m, ctx: RunContext, tied):
     else:
         return None
     try:
-        return T.rbo_family_tied_from(m["p"], tied.blen, r_len, sums)
+        return T.rbo_family_tied_from(m["p"], tied.blen, r_len, sums, dictscan.rbo_finish_step())
     except dictscan.Declined:
         return None
 

@@ -22,8 +22,8 @@ from .ids import QUERY_IDS, CodedIds
 
 
 __all__ = ["SLOW_NUMBERS", "Declined", "RBO_KERNELS", "ascii_ids", "available", "dict_columns", "id_blocks",
-           "match_rows", "pairs_clash", "probe", "rbo_kernels", "record_columns", "same_lists", "scan_columns",
-           "tie_order"]
+           "match_rows", "pairs_clash", "probe", "rbo_finish_step", "rbo_kernels", "record_columns", "same_lists",
+           "scan_columns", "tie_order"]
 
 
 def available() -> bool:
@@ -107,6 +107,12 @@ def match_rows(x_lens: np.ndarray, x_items: np.ndarray, y_lens: np.ndarray, y_it
     if got is None:
         return None
     return np.frombuffer(got[0], dtype=np.int64), np.frombuffer(got[1], dtype=np.int64)
+
+
+def rbo_finish_step() -> Optional[Any]:
+    """The C extension's ``rbo_finish`` (RBO and RBO_ext of each query from its lengths and sums, as
+    :func:`ir_rbstar.core.rankbiased.rbo_finish` computes them), or None where it is not built or predates it."""
+    return getattr(extension.compiled, "rbo_finish", None)
 
 
 def pairs_clash(qcodes: np.ndarray, dhash: np.ndarray) -> Optional[Tuple[bool, int]]:
