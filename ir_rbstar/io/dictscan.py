@@ -22,8 +22,8 @@ from .ids import QUERY_IDS, CodedIds
 
 
 __all__ = ["SLOW_NUMBERS", "Declined", "RBO_KERNELS", "ascii_ids", "available", "dict_columns", "id_blocks",
-           "match_rows", "pairs_clash", "probe", "rbo_finish_step", "rbo_kernels", "record_columns", "same_lists",
-           "scan_columns", "tie_order"]
+           "in_order_ties", "match_rows", "pairs_clash", "probe", "rbo_finish_step", "rbo_kernels", "record_columns",
+           "same_lists", "scan_columns", "tie_order"]
 
 
 def available() -> bool:
@@ -107,6 +107,17 @@ def match_rows(x_lens: np.ndarray, x_items: np.ndarray, y_lens: np.ndarray, y_it
     if got is None:
         return None
     return np.frombuffer(got[0], dtype=np.int64), np.frombuffer(got[1], dtype=np.int64)
+
+
+def in_order_ties(qcodes: np.ndarray, scores: np.ndarray) -> "Optional[np.ndarray | bool]":
+    """Whether each row ties with the row before (a bool array of n - 1: same query code, equal float32 score) when
+    no float32 score rises within a block of equal query codes; False when one does; None when the compiled module
+    is not installed or predates this step. One pass in C."""
+    step = getattr(extension.compiled, "in_order_ties", None)
+    if step is None:
+        return None
+    got = step(np.ascontiguousarray(qcodes, dtype=np.int64), np.ascontiguousarray(scores, dtype=np.float64))
+    return False if got is None else np.frombuffer(got, dtype=np.bool_)
 
 
 def rbo_finish_step() -> Optional[Any]:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
 
 import numpy as np
 
+from . import dictscan
 from .docindex import DocIndex, MovedIndex, Moves, _find, judgment_index, rows_of_segments, verify_ids
 from .ids import QUERY_IDS, _to_str, query_text
 from .tiebreak import break_ties_by_docid
@@ -437,6 +438,9 @@ def _in_order_ties(qcodes: np.ndarray, scores: np.ndarray, qorder: np.ndarray,
     heads = qcodes[first]
     if len(heads) != len(qorder) or not np.array_equal(heads, qorder):
         return None                             # a query in more than one block, or blocks to reorder
+    compiled = dictscan.in_order_ties(qcodes, scores)     # in C where the extension is built: the same flags
+    if isinstance(compiled, np.ndarray) or compiled is False:
+        return compiled if isinstance(compiled, np.ndarray) else None
     key = order_key(scores)
     step = key[1:] <= key[:-1]
     step |= new_query

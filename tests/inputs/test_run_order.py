@@ -1,10 +1,12 @@
 """Run order is trec_eval's: score descending, ties broken by doc id descending (as pytrec_eval does)."""
+import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import ir_measures
 import ir_rbstar
+from tests.conftest import examples
 
 DOC_IDS = st.sampled_from(["a", "b", "c", "d", "e", "f", "z", "D1", "D10", "D2", "10", "9"])
 
@@ -50,3 +52,35 @@ def test_order_of_long_and_prefix_sharing_ids(rows):
     order = {q: i for i, q in enumerate(dict.fromkeys(r[0] for r in rows))}
     expected = sorted(rows, key=lambda r: (order[r[0]], -r[2], [-b for b in r[1].encode()] + [1]))
     assert got == [(r[0], r[1]) for r in expected]
+
+
+_SCORES = [0.0, -0.0, 1.0, 1.0 + 2 ** -30, 1.0 + 2 ** -20, 2.5, -3.0, 1e39, -1e39, float("inf"), float("-inf"), 7.0]
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(_SCORES)), max_size=30), st.booleans())
+def test_the_c_pass_finds_the_same_ties_in_order(rows, descending):
+    """The C extension's pass over rows in trec_eval's order (``dictscan.in_order_ties``) gives the numpy path's
+    flags (tables._in_order_ties): the same ties (equal as float32: 1 + 2^-30 ties with 1, beyond float32's range
+    with infinity, -0.0 with 0.0), and None exactly where a score rises within a block."""
+    from ir_rbstar.io import dictscan, tables
+    q = np.array(sorted(r[0] for r in rows), dtype=np.int64)          # queries in blocks
+    s = np.array([r[1] for r in rows], dtype=np.float64)
+    if descending:                                                       # in order within each block
+        with np.errstate(over="ignore"):                                 # (1e39 is infinity as a float32)
+            order = np.lexsort((-s.astype(np.float32), q))
+        s = s[order]
+    first = tables._block_firsts(q)
+    heads = q[first]
+    with_c = tables._in_order_ties(q, s, heads, first)
+    real = dictscan.in_order_ties
+    try:
+        dictscan.in_order_ties = lambda *a: None
+        numpy_only = tables._in_order_ties(q, s, heads, first)
+    finally:
+        dictscan.in_order_ties = real
+    assert (with_c is None) == (numpy_only is None)
+    if with_c is not None:
+        assert with_c.dtype == numpy_only.dtype and with_c.tolist() == numpy_only.tolist()
+    if descending and len(q):
+        assert with_c is not None
