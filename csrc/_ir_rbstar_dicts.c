@@ -1159,66 +1159,6 @@ place(ItemTable *t, int64_t item, int64_t row)
     return 1;
 }
 
-/* (whether two rows hold the same (query code, document hash) pair, the longest block of consecutive rows of one
-   query code): every row placed in one open-addressing table of the pairs (a key mixing both, the pair itself
-   compared on a hit). True at the first pair found twice (the caller then finds the rows exactly; the longest
-   block is then of the rows before it). One pass, any row order: for the small runs where the numpy checks'
-   fixed costs (some twenty calls, a table per query sorted) are most of a conversion. */
-static PyObject *
-pairs_clash(PyObject *self, PyObject *args)
-{
-    PyObject *o[2], *result = NULL;
-    Py_buffer v[2];
-    const char *names[2] = {"pairs_clash: query codes", "pairs_clash: document hashes"};
-    int got = 0;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "OO", &o[0], &o[1]))
-        return NULL;
-    if (!acquire(o, v, "qq", names, &got))
-        goto done;
-    Py_ssize_t n = v[0].len / 8, i;
-    if (v[1].len / 8 != n) {
-        PyErr_SetString(PyExc_ValueError, "pairs_clash: one document hash a query code");
-        goto done;
-    }
-    const int64_t *q = v[0].buf, *h = v[1].buf;
-    Py_ssize_t size = 16;
-    while (size < 2 * n)
-        size *= 2;
-    int64_t *row = PyMem_Malloc((size_t)size * sizeof(int64_t));
-    if (row == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    int twice = 0;
-    Py_ssize_t longest = 0, block = 0;
-    Py_BEGIN_ALLOW_THREADS
-    for (i = 0; i < size; i++)
-        row[i] = -1;
-    for (i = 0; i < n && !twice; i++) {
-        block = (i && q[i] == q[i - 1]) ? block + 1 : 1;
-        if (block > longest)
-            longest = block;
-        uint64_t key = mix64((uint64_t)h[i] ^ mix64((uint64_t)q[i]));
-        Py_ssize_t slot = (Py_ssize_t)(key & (uint64_t)(size - 1));
-        while (row[slot] >= 0) {
-            int64_t j = row[slot];
-            if (q[j] == q[i] && h[j] == h[i]) {
-                twice = 1;
-                break;
-            }
-            slot = (slot + 1) & (size - 1);
-        }
-        row[slot] = i;
-    }
-    Py_END_ALLOW_THREADS
-    PyMem_Free(row);
-    result = Py_BuildValue("(Nn)", PyBool_FromLong(twice), longest);
-done:
-    release_all(v, got);
-    return result;
-}
-
 static PyObject *
 match_rows(PyObject *self, PyObject *args)
 {
@@ -1681,6 +1621,67 @@ index_rows(ItemTable *t, const int64_t *items, int64_t first, int64_t len, int64
         if (!place(t, items[first + j], base + j))
             return 0;
     return 1;
+}
+
+/* Whether two rows hold the same (query code, document hash) pair, for rows laid out in blocks of one query code
+   each: each block's hashes in a small table of its own (of the size the block needs, so in the processor's
+   first cache), the blocks' query codes in another. None (undecided: the caller's numpy checks answer) when a
+   block reaches `limit` rows (queries long enough for the table a conversion keeps for the joins) or a query code
+   has two blocks. For the small runs where those checks' fixed costs (some twenty calls, a table per query sorted)
+   are most of a conversion. */
+static PyObject *
+pairs_clash(PyObject *self, PyObject *args)
+{
+    PyObject *o[2], *result = NULL;
+    Py_buffer v[2];
+    const char *names[2] = {"pairs_clash: query codes", "pairs_clash: document hashes"};
+    Py_ssize_t limit;
+    int got = 0;
+    int64_t *mem = NULL;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOn", &o[0], &o[1], &limit))
+        return NULL;
+    if (!acquire(o, v, "qq", names, &got))
+        goto done;
+    Py_ssize_t n = v[0].len / 8, i, a, b, blocks = n > 0, longest = 0, run = 0;
+    if (v[1].len / 8 != n) {
+        PyErr_SetString(PyExc_ValueError, "pairs_clash: one document hash a query code");
+        goto done;
+    }
+    const int64_t *q = v[0].buf, *h = v[1].buf;
+    for (i = 0; i < n; i++) {                   /* the blocks, and whether one is too long for this step */
+        if (i && q[i] != q[i - 1]) {
+            blocks++;
+            run = 0;
+        }
+        if (++run > longest && (longest = run) >= limit) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+    }
+    Py_ssize_t hsize = table_size(blocks), bsize = table_size(longest);
+    mem = PyMem_Malloc((size_t)(2 * hsize + 2 * bsize) * sizeof(int64_t));
+    if (mem == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    ItemTable heads = {mem, mem + hsize, hsize - 1}, docs = {mem + 2 * hsize, mem + 2 * hsize + bsize, 15};
+    int twice = 0, split = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (i = 0; i < hsize; i++)
+        heads.row[i] = -1;
+    for (a = 0; a < n && !twice && !split; a = b) {
+        for (b = a + 1; b < n && q[b] == q[a]; b++)
+            ;
+        split = !place(&heads, q[a], a);
+        twice = !split && !index_rows(&docs, h, a, b - a, 0);
+    }
+    Py_END_ALLOW_THREADS
+    result = split ? Py_NewRef(Py_None) : PyBool_FromLong(twice);
+done:
+    PyMem_Free(mem);
+    release_all(v, got);
+    return result;
 }
 
 static PyObject *

@@ -126,14 +126,14 @@ def rbo_finish_step() -> Optional[Any]:
     return getattr(extension.compiled, "rbo_finish", None)
 
 
-def pairs_clash(qcodes: np.ndarray, dhash: np.ndarray) -> Optional[Tuple[bool, int]]:
-    """(whether two rows hold the same query code and document hash, the longest block of consecutive rows of one
-    query code) in one pass in C (a hash table of the pairs); None when the compiled module is not installed or
-    predates this step. The block is of the rows before the first pair found twice."""
+def pairs_clash(qcodes: np.ndarray, dhash: np.ndarray, limit: int) -> Optional[bool]:
+    """Whether two rows hold the same query code and document hash, for rows in blocks of one query each, in one
+    pass in C (a small table a block); None when a block reaches ``limit`` rows or a query has two blocks (then
+    undecided here), or when the compiled module is not installed or predates this step."""
     step = getattr(extension.compiled, "pairs_clash", None)
     if step is None:
         return None
-    return step(np.ascontiguousarray(qcodes, dtype=np.int64), np.ascontiguousarray(dhash).view(np.int64))
+    return step(np.ascontiguousarray(qcodes, dtype=np.int64), np.ascontiguousarray(dhash).view(np.int64), limit)
 
 
 class Declined(Exception):

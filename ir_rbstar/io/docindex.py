@@ -13,8 +13,8 @@ from .querytable import QueryTable, checked_by_query
 
 
 #: runs of at most this many rows are checked for a document twice in a query by the C extension where it is built
-#: (a table of 8 bytes a slot, at least two slots a row: 4 MB at most); beyond, the numpy checks' fixed costs are
-#: a small part of their time
+#: (a table of the blocks' query codes, 32 bytes a block at most: 8 MB for 2^18 one-row blocks); beyond, the numpy
+#: checks' fixed costs are a small part of their time
 PAIRS_CLASH_ROWS = 1 << 18
 
 
@@ -58,8 +58,8 @@ def clashes_by_sort(qcodes: np.ndarray, dhash: np.ndarray, layout=None
                     ) -> Tuple[Optional[Tuple[np.ndarray, np.ndarray]], Optional[QueryTable]]:
     """(the pairs of rows with the same query code and document hash, as :attr:`DocIndex.clashes` reports
     them, or None when there are none; the :class:`.querytable.QueryTable` that found none, or None), without
-    building an index: for a run of at most :data:`PAIRS_CLASH_ROWS` rows, one pass of the C extension over the
-    pairs where it is built; else (or when a query's rows are long enough for a table to keep) first each
+    building an index: for a run of at most :data:`PAIRS_CLASH_ROWS` rows in blocks of one query each, a pass of the
+    C extension where it is built; else (or when a query's rows are long enough for a table to keep) first each
     query's rows sorted in a row of a 2-D table (:func:`.querytable.checked_by_query`: of long queries, a
     table a conversion keeps for the joins); when that may have found one (or the rows do not fit it), one
     sort of a 64-bit key per row (:func:`_pair_keys`), and on the rare equal keys their rows grouped by
@@ -69,11 +69,11 @@ def clashes_by_sort(qcodes: np.ndarray, dhash: np.ndarray, layout=None
     q = np.asarray(qcodes, dtype=np.int64)
     h = np.ascontiguousarray(dhash, dtype=np.uint64)
     if layout is None and len(q) <= PAIRS_CLASH_ROWS:
-        # the C extension's one pass over the rows, unless a query's rows are long enough for a table kept for
-        # the joins (then made below, as without the extension)
-        got = dictscan.pairs_clash(q, h)
-        if got is not None and got[1] < querytable.KEEP_WIDTH:      # (read now: tests lower it)
-            return (_exact_clashes(q, h) if got[0] else None), None
+        # the C extension's pass over the rows, unless a query's rows are long enough for a table kept for the
+        # joins (then made below, as without the extension) or a query has two blocks: it stops at either
+        twice = dictscan.pairs_clash(q, h, querytable.KEEP_WIDTH)     # (read now: tests lower it)
+        if twice is not None:
+            return (_exact_clashes(q, h) if twice else None), None
     sure, table = checked_by_query(q, h, layout)
     if sure or len(q) < 2:
         return None, table

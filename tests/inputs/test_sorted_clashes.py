@@ -94,32 +94,41 @@ def test_the_sort_query_by_query_is_used_and_says_none_or_maybe():
     assert not no_clash_by_query(q, h) and sorted_clashes(q, h) is None
 
 
-def _longest_block(q: np.ndarray) -> int:
-    longest = block = 0
-    for i in range(len(q)):
-        block = block + 1 if i and q[i] == q[i - 1] else 1
-        longest = max(longest, block)
-    return longest
+def _blocks(q: np.ndarray) -> list:
+    """(query code, rows) of each block of consecutive rows of one query code."""
+    out: list = []
+    for i, code in enumerate(q.tolist()):
+        if out and out[-1][0] == code:
+            out[-1][1] += 1
+        else:
+            out.append([code, 1])
+    return out
 
 
 @settings(max_examples=examples(150), deadline=None)
 @given(st.one_of(_grouped(), st.lists(st.tuples(st.integers(0, 4), st.sampled_from([0, 1, 7, _TOP, _TOP - 1])),
                                       max_size=40).map(lambda p: (np.array([x[0] for x in p], dtype=np.int64),
-                                                                  np.array([x[1] for x in p], dtype=np.uint64)))))
-def test_the_c_pass_says_what_the_definition_says(rows):
+                                                                  np.array([x[1] for x in p], dtype=np.uint64)))),
+       st.integers(1, 12))
+def test_the_c_pass_says_what_the_definition_says(rows, limit):
     """The C extension's pass (``dictscan.pairs_clash``, used for runs of up to PAIRS_CLASH_ROWS rows): whether a
-    (query, hash) pair repeats, and the longest block of one query's consecutive rows; and clashes_by_sort reports
-    the same rows with it and without it (the numpy checks)."""
+    (query, hash) pair repeats, or None (undecided) when a block reaches ``limit`` rows or a query has two blocks
+    (unless a repeat within a block is found first); and clashes_by_sort reports the same rows with it and without it
+    (the numpy checks)."""
     from ir_rbstar.io import dictscan
     if not dictscan.available():
         return
     q, h = rows
     keys = list(zip(q.tolist(), h.tolist(), strict=True))
     twice = len(set(keys)) < len(keys)
-    got = dictscan.pairs_clash(q, h)
-    assert got[0] == twice
-    if not twice:
-        assert got[1] == _longest_block(q)
+    blocks = _blocks(q)
+    undecided = any(n >= limit for _, n in blocks) or len({c for c, _ in blocks}) < len(blocks)
+    got = dictscan.pairs_clash(q, h, limit)
+    if got is None:
+        assert undecided
+    else:
+        assert got == twice
+        assert not undecided or twice
     with_c = _repeated_rows(sorted_clashes(q, h))
     real = dictscan.pairs_clash
     try:
@@ -130,20 +139,25 @@ def test_the_c_pass_says_what_the_definition_says(rows):
 
 
 def test_a_long_query_still_gets_its_table_and_a_big_run_the_numpy_checks(monkeypatch):
-    """A query of KEEP_WIDTH rows or more keeps the table the joins use, with the C pass or without; a run of more
-    than PAIRS_CLASH_ROWS rows is not given to it."""
+    """A query of KEEP_WIDTH rows or more keeps the table the joins use, with the C pass or without (the pass
+    stops at that query); a run of more than PAIRS_CLASH_ROWS rows is not given to it; a run of short queries is
+    answered by it."""
     from ir_rbstar.io import docindex, dictscan
     from ir_rbstar.io.querytable import KEEP_WIDTH
     q = np.repeat(np.arange(3, dtype=np.int64), [KEEP_WIDTH, 5, KEEP_WIDTH - 1])
     h = np.arange(len(q), dtype=np.uint64) * np.uint64(2 ** 40)
     clashes, table = clashes_by_sort(q, h)
     assert clashes is None and table is not None
+    if dictscan.available():
+        assert dictscan.pairs_clash(q, h, KEEP_WIDTH) is None
     calls = []
     real = dictscan.pairs_clash
     monkeypatch.setattr(dictscan, "pairs_clash", lambda *a: calls.append(len(a[0])) or real(*a))
     monkeypatch.setattr(docindex, "PAIRS_CLASH_ROWS", len(q) - 1)
     assert clashes_by_sort(q, h)[1] is not None and calls == []
     monkeypatch.setattr(docindex, "PAIRS_CLASH_ROWS", len(q))
-    short = q < 2
+    short = q >= 1                       # (queries of 5 and KEEP_WIDTH - 1 rows)
     assert clashes_by_sort(q[short], h[short]) == (None, None)
-    assert calls == [int(short.sum())] or not dictscan.available()
+    assert calls == [int(short.sum())]
+    if dictscan.available():
+        assert real(q[short], h[short], KEEP_WIDTH) is False
