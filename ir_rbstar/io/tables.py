@@ -439,8 +439,10 @@ def _in_order_ties(qcodes: np.ndarray, scores: np.ndarray, qorder: np.ndarray,
     if len(heads) != len(qorder) or not np.array_equal(heads, qorder):
         return None                             # a query in more than one block, or blocks to reorder
     compiled = dictscan.in_order_ties(qcodes, scores)     # in C where the extension is built: the same flags
-    if isinstance(compiled, np.ndarray) or compiled is False:
-        return compiled if isinstance(compiled, np.ndarray) else None
+    if compiled is False:
+        return None                             # a score rises within a block
+    if isinstance(compiled, np.ndarray):
+        return compiled
     key = order_key(scores)
     step = key[1:] <= key[:-1]
     step |= new_query

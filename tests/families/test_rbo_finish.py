@@ -68,3 +68,17 @@ def test_measures_are_the_same_without_the_c_pass(monkeypatch):
     finally:
         ir_rbstar.unregister_run("finish_ref")
     assert len(with_step) == 24 and with_step == without
+
+
+def test_the_tables_are_kept_read_only_and_equal_to_new_ones():
+    """The RBO tables kept per (p, length) (core.rankbiased.kept_tables) hold what new ones hold and cannot be
+    written; longer rankings get new, writable tables each call."""
+    from ir_rbstar.core import rankbiased_ties as T
+    for make in (K.rbo_tables, T.suffix_tables):
+        first, again = make(0.9, 100), make(np.float64(0.9), np.int64(100))
+        fresh = make.__wrapped__(0.9, 100)
+        assert all(a is b for a, b in zip(first, again, strict=True))
+        for a, b in zip(first, fresh, strict=True):
+            assert a.tobytes() == b.tobytes() and not a.flags.writeable
+        long = make(0.9, K.TABLES_KEPT_UP_TO + 1)
+        assert all(a.flags.writeable for a in long) and make(0.9, K.TABLES_KEPT_UP_TO + 1)[0] is not long[0]
