@@ -526,3 +526,20 @@ def test_the_query_blocks_found_to_leave_rows_out_make_the_query_codes(monkeypat
     calls.clear()
     assert content(to_ranking(df, queries={"q2"})) == [("q2", [b"d", b"a"], [5.0, 1.0])]
     assert len(calls) == 2                        # (rows left out: the kept rows' blocks found again)
+
+
+def test_arrow_types_are_told_as_pyarrow_tells_them():
+    """framecache tells text and number columns by a set of arrow type ids: the same answer as pyarrow's own
+    predicates for every type a column may have (strings and binaries of each layout, numbers, and others)."""
+    import pyarrow as pa
+    from ir_rbstar.io.framecache import _is_number, _is_text
+    types = [pa.string(), pa.large_string(), pa.binary(), pa.large_binary(), pa.int8(), pa.int64(), pa.uint8(),
+             pa.uint64(), pa.float16(), pa.float32(), pa.float64(), pa.bool_(), pa.date32(), pa.timestamp("s"),
+             pa.decimal128(5, 2), pa.dictionary(pa.int32(), pa.string()), pa.list_(pa.int8()), pa.null(),
+             pa.binary(4)]
+    types += [getattr(pa, name)() for name in ("string_view", "binary_view") if hasattr(pa, name)]
+    for t in types:
+        text = any(getattr(pa.types, f"is_{kind}", lambda _: False)(t) for kind in
+                   ("string", "large_string", "string_view", "binary", "large_binary", "binary_view"))
+        number = pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)
+        assert (_is_text(t), _is_number(t)) == (text, number), t
