@@ -124,6 +124,22 @@
  *     shared documents (`seg`, `rank`, `row` as match_ranges gives them; `t_start`, `t_size` the tie group of
  *     each row of R) of sum_{d<=l} p^d f(d) / d and of f(s) for a run without ties, from the tables H and G
  *     (float64). Raises ValueError for lengths that disagree or a row, rank or depth outside the tables.
+ *
+ * pairs_clash(qcodes, hashes, limit) -> True, False or None
+ *     Whether two rows hold the same (query code, document hash) pair (int64 buffers), for rows laid out in
+ *     blocks of one query code each: each block's hashes in a small table of its own. None (undecided: the
+ *     caller's numpy checks answer) when a block reaches `limit` rows or a query code has two blocks, unless a
+ *     block found a pair twice first.
+ *
+ * rbo_finish(c, L_inf, s, l, head, x_l, x_s, pw, H, G) -> (rbo, rbo_ext)
+ *     ir_rbstar/core/rankbiased.py's rbo_finish without RBO_res: RBO and RBO_ext of each query from its lengths
+ *     (int64), its sums over the shared documents and the tables (float64), the same operations in the same
+ *     order. Raises ValueError for lengths that disagree or a depth outside the tables.
+ *
+ * in_order_ties(qcodes, scores) -> flags or None
+ *     For rows in trec_eval's order (int64 query codes, float64 scores, each compared as a C float, as trec_eval
+ *     keeps them): whether each row ties with the row before (n - 1 bytes); None when a score rises within a
+ *     block of equal query codes.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -72,7 +72,7 @@ def read_trec_dict(path: str, kind: str) -> Optional[Dict[str, Dict[str, Any]]]:
     faster; the dicts hold the same values)."""
     columns, qcol, dcol, vcol = _LAYOUT[kind]
     from .io import extension
-    read = getattr(extension.compiled, "trec_dict", None)
+    read = extension.step("trec_dict")
     path = os.path.expanduser(os.fspath(path))
     try:
         if read is None and _text_size(path) > SPLIT_LIMIT:

@@ -113,7 +113,7 @@ def in_order_ties(qcodes: np.ndarray, scores: np.ndarray) -> "Optional[np.ndarra
     """Whether each row ties with the row before (a bool array of n - 1: same query code, equal float32 score) when
     no float32 score rises within a block of equal query codes; False when one does; None when the compiled module
     is not installed or predates this step. One pass in C."""
-    step = getattr(extension.compiled, "in_order_ties", None)
+    step = extension.step("in_order_ties")
     if step is None:
         return None
     got = step(np.ascontiguousarray(qcodes, dtype=np.int64), np.ascontiguousarray(scores, dtype=np.float64))
@@ -123,14 +123,14 @@ def in_order_ties(qcodes: np.ndarray, scores: np.ndarray) -> "Optional[np.ndarra
 def rbo_finish_step() -> Optional[Any]:
     """The C extension's ``rbo_finish`` (RBO and RBO_ext of each query from its lengths and sums, as
     :func:`ir_rbstar.core.rankbiased.rbo_finish` computes them), or None where it is not built or predates it."""
-    return getattr(extension.compiled, "rbo_finish", None)
+    return extension.step("rbo_finish")
 
 
 def pairs_clash(qcodes: np.ndarray, dhash: np.ndarray, limit: int) -> Optional[bool]:
     """Whether two rows hold the same query code and document hash, for rows in blocks of one query each, in one
     pass in C (a small table a block); None when a block reaches ``limit`` rows or a query has two blocks (then
     undecided here), or when the compiled module is not installed or predates this step."""
-    step = getattr(extension.compiled, "pairs_clash", None)
+    step = extension.step("pairs_clash")
     if step is None:
         return None
     return step(np.ascontiguousarray(qcodes, dtype=np.int64), np.ascontiguousarray(dhash).view(np.int64), limit)

@@ -9,3 +9,9 @@ try:
     import _ir_rbstar_dicts as compiled
 except ImportError:                 # not built (no C compiler at install time) or a source checkout
     compiled = None
+
+
+def step(name: str):
+    """The compiled step ``name``, or None where the extension is not built (or, in a development tree, was built
+    before the step was added: its callers then take the numpy or Python path, as without it)."""
+    return getattr(compiled, name, None)

@@ -28,6 +28,7 @@ the scores is taken at every call). :func:`clear` (and :func:`ir_rbstar.referenc
 """
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Any, List, Optional, Tuple
 
@@ -130,23 +131,19 @@ def _arrow_column(col: Any, numbers: bool = False) -> Any:
     return array if _is_text(array.type) or (numbers and _is_number(array.type)) else None
 
 
-_TYPE_IDS: dict = {}
-
-
+@functools.lru_cache(maxsize=None)
 def _type_ids(kind: str) -> frozenset:
     """The ids (``DataType.id``) of arrow's text types (``kind`` "text": strings and binaries of every layout this
     pyarrow has) or number types ("number": integers, floats, booleans), found once: a column's type is then
     told by one set lookup, not by six of pyarrow's predicates (some 2 us a column, at every conversion)."""
-    if kind not in _TYPE_IDS:
-        import pyarrow as pa
-        makers: Tuple[str, ...]
-        if kind == "text":
-            makers = ("string", "large_string", "string_view", "binary", "large_binary", "binary_view")
-        else:
-            makers = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
-                      "float64", "bool_")
-        _TYPE_IDS[kind] = frozenset(getattr(pa, m)().id for m in makers if hasattr(pa, m))
-    return _TYPE_IDS[kind]
+    import pyarrow as pa
+    makers: Tuple[str, ...]
+    if kind == "text":
+        makers = ("string", "large_string", "string_view", "binary", "large_binary", "binary_view")
+    else:
+        makers = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+                  "float64", "bool_")
+    return frozenset(getattr(pa, m)().id for m in makers if hasattr(pa, m))
 
 
 def _is_text(t: Any) -> bool:
