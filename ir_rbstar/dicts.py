@@ -141,7 +141,7 @@ def _grouped(qids: List[str], docs: List, values: List) -> Dict[str, Dict[str, A
     return out
 
 
-def _decoded(ids: np.ndarray) -> List[str]:
+def decoded(ids: np.ndarray) -> List[str]:
     """Document ids (bytes) as str: one C pass when all are ASCII, else UTF-8 id by id."""
     try:
         return ids.astype("U").tolist() if ids.dtype.kind == "S" else [str(x) for x in ids]
@@ -153,7 +153,7 @@ def ranking_dict(ranking: "Ranking") -> Dict[str, Dict[str, float]]:
     """A :class:`~ir_rbstar.io.Ranking` as ``{query_id: {doc_id: score}}`` (float64 scores)."""
     from .io import QUERY_IDS
     qids = QUERY_IDS.decode(ranking.qcodes).tolist()
-    docs = _decoded(ranking.dbytes)
+    docs = decoded(ranking.dbytes)
     scores = ranking.scores.tolist()
     bounds = ranking.offsets.tolist()
     return {q: dict(zip(docs[a:b], scores[a:b], strict=True))
@@ -163,4 +163,4 @@ def ranking_dict(ranking: "Ranking") -> Dict[str, Dict[str, float]]:
 def qrels_dict(qrels: "Qrels") -> Dict[str, Dict[str, int]]:
     """:class:`~ir_rbstar.io.Qrels` as ``{query_id: {doc_id: grade}}``."""
     from .io import QUERY_IDS
-    return _grouped(QUERY_IDS.decode(qrels.rowq).tolist(), _decoded(qrels.rowb), qrels.grades.tolist())
+    return _grouped(QUERY_IDS.decode(qrels.rowq).tolist(), decoded(qrels.rowb), qrels.grades.tolist())

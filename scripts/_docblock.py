@@ -21,7 +21,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set
 import numpy as np
 import scipy.stats
 
-from ir_rbstar.dicts import _decoded
+from ir_rbstar.dicts import decoded
 from ir_rbstar.io import QUERY_IDS, Ranking, read_trec_run
 
 #: the study data (NIST and third-party runs that may not be copied here), next to the repository
@@ -131,7 +131,7 @@ def ranking_dict(ranking: Ranking, queries: Iterable[str], depth: Optional[int] 
     for q, a, b in zip(qids, bounds[:-1], bounds[1:], strict=True):
         if q in wanted:
             b = b if depth is None else min(b, a + depth)
-            out[q] = dict(zip(_decoded(ranking.dbytes[a:b]), ranking.scores[a:b].tolist(), strict=True))
+            out[q] = dict(zip(decoded(ranking.dbytes[a:b]), ranking.scores[a:b].tolist(), strict=True))
     return out
 
 
@@ -143,7 +143,7 @@ def judged_frame(ranking: Ranking, queries: Iterable[str]):
     qids = QUERY_IDS.decode(ranking.qcodes)
     seg = ranking.row_segments()
     keep = np.isin(qids, list(queries))[seg]
-    return pd.DataFrame({"query_id": qids[seg[keep]], "doc_id": _decoded(ranking.dbytes[keep]),
+    return pd.DataFrame({"query_id": qids[seg[keep]], "doc_id": decoded(ranking.dbytes[keep]),
                          "score": ranking.scores[keep]})
 
 

@@ -44,15 +44,17 @@ def _rankings(runs: Any) -> Dict[str, Ranking]:
 
 
 def _run_dict(ranking: Ranking, qcodes: np.ndarray, qids: List[str]) -> Dict[str, Dict[str, float]]:
-    """The rankings of the given queries as a dict of dicts (ir_measures' own input form)."""
+    """The rankings of the given queries as a dict of dicts (ir_measures' own input form): the kept queries'
+    rows gathered once and their ids decoded in one pass (:func:`ir_rbstar.dicts.decoded`)."""
+    from ..dicts import decoded
     seg = ranking.segment_of(qcodes)
-    out: Dict[str, Dict[str, float]] = {}
-    for qid, s in zip(qids, seg.tolist(), strict=True):
-        if s >= 0:
-            lo, hi = int(ranking.offsets[s]), int(ranking.offsets[s + 1])
-            docs = [bytes(d).decode("utf-8") for d in ranking.dbytes[lo:hi]]
-            out[qid] = dict(zip(docs, ranking.scores[lo:hi].tolist(), strict=True))
-    return out
+    kept = np.flatnonzero(seg >= 0)
+    first, end = ranking.offsets[seg[kept]], ranking.offsets[seg[kept] + 1]
+    bounds = np.concatenate(([0], np.cumsum(end - first)))
+    rows = np.arange(bounds[-1]) + np.repeat(first - bounds[:-1], end - first)
+    docs, scores, at = decoded(ranking.dbytes[rows]), ranking.scores[rows].tolist(), bounds.tolist()
+    return {qids[k]: dict(zip(docs[at[i]:at[i + 1]], scores[at[i]:at[i + 1]], strict=True))
+            for i, k in enumerate(kept.tolist())}
 
 
 def evaluate(plan: Plan, qrels: Qrels, rankings: Dict[str, Ranking], qids: List[str],
