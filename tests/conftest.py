@@ -65,16 +65,26 @@ SHARED_SCOPES = ("tests/studies/",)
 WITH_STUDIES = ("tests/explore/test_dl19.py",)
 # the files that check the demo report (``demo_report_run``, about 6 s of CPU): one unit, one report
 DEMO_REPORT_FILES = ("tests/test_docs.py", "tests/integration/test_report.py")
+# the files that choose the compiled engine (numba): one unit, so that its loops are compiled in one worker only
+# (each worker that loads the engine compiles the loops it calls, and two workers compiled the same ones at the
+# same time: numba's cache only helps a process that starts after the other wrote it)
+COMPILED_ENGINE_FILES = tuple(f"tests/{name}.py" for name in (
+    "integration/test_engine", "families/test_rankbiased_join", "families/test_rbr_lower_bound",
+    "families/test_run_ties", "inputs/test_arrow_reader", "inputs/test_docindex", "inputs/test_frame_rbo_join",
+    "inputs/test_grades", "inputs/test_inplace_sort", "inputs/test_input_shapes", "inputs/test_long_ids",
+    "inputs/test_rbo_c_join"))
 
 
 def _scope_of(nodeid: str) -> str:
     """The unit of work of a test: its file, or the folder of SHARED_SCOPES it is in (or goes with), or
-    the demo report's files together."""
+    the demo report's files together, or the compiled engine's."""
     path = nodeid.split("::", 1)[0]
     if path in WITH_STUDIES:
         return SHARED_SCOPES[0]
     if path in DEMO_REPORT_FILES:
         return "demo report"
+    if path in COMPILED_ENGINE_FILES:
+        return "compiled engine"
     return next((s for s in SHARED_SCOPES if path.startswith(s)), path)
 
 
