@@ -36,7 +36,9 @@
  *     per level (mask and base int64, one per local query, the same number at every level; table int32 or int64 rows, -1 for an empty slot); level L
  *     places a hash by the hash itself (L = 0) or by splitmix64's finaliser of hash + L x 0x9E3779B97F4A7C15, as
  *     the index was built. The numpy loop it replaces makes some fifty array calls a lookup whatever the size:
- *     on runs of 100 documents a query, a fifth of a call of RBP. Raises ValueError for buffers of the wrong
+ *     on runs of 100 documents a query, a fifth of a call of RBP. Pairs go in chunks of 64, each chunk in three
+ *     passes (level-0 cells, their rows, the hash comparisons) whose reads overlap: a Robust04 run's 250,000
+ *     pairs against its 311,410 judgments 8.2-9.0 -> 4.6-5.8 ms. Raises ValueError for buffers of the wrong
  *     item size or length, or a slot or row outside its table (a broken index).
  *
  * tie_order(same, order, ids, width) -> (rows, ranked)
@@ -505,6 +507,53 @@ get_items(PyObject *obj, Py_buffer *view, Py_ssize_t size, int writable, const c
 }
 
 #define MAX_LEVELS 64
+#define PROBE_CHUNK 64
+
+/* the cell of a DocIndex level's table (``lv``: mask, base and table of each level) where document hash h of
+   local query lq would sit; -1 with *bad set when it lies outside the table */
+static inline int64_t
+level_cell(const Py_buffer *lv, Py_ssize_t level, int64_t lq, uint64_t h, int *bad)
+{
+    uint64_t hh = level ? mix64(h + (uint64_t)level * 0x9E3779B97F4A7C15ULL) : h;
+    int64_t mask = ((const int64_t *)lv[3 * level].buf)[lq];
+    int64_t slot = ((const int64_t *)lv[3 * level + 1].buf)[lq] + (int64_t)(hh & (uint64_t)mask);
+    if (mask < 0 || slot < 0 || slot >= lv[3 * level + 2].len / lv[3 * level + 2].itemsize) {
+        *bad = 1;
+        return -1;
+    }
+    return slot;
+}
+
+/* the row a level's table holds in a cell (-1: empty) */
+static inline int64_t
+cell_row(const Py_buffer *lv, Py_ssize_t level, int64_t slot)
+{
+    const Py_buffer *t = &lv[3 * level + 2];
+    return t->itemsize == 4 ? ((const int32_t *)t->buf)[slot] : ((const int64_t *)t->buf)[slot];
+}
+
+/* the row of (lq, h) searched from level 1 on (level 0 held another document), -1 when an empty cell or the last
+   level ends the search; *bad set (and -1) for a cell or row outside its table */
+static int64_t
+deeper_levels(const Py_buffer *lv, Py_ssize_t nlev, int64_t lq, uint64_t h, const int64_t *hs, Py_ssize_t nrows,
+              int *bad)
+{
+    for (Py_ssize_t level = 1; level < nlev; level++) {
+        int64_t slot = level_cell(lv, level, lq, h, bad);
+        if (slot < 0)
+            return -1;
+        int64_t holder = cell_row(lv, level, slot);
+        if (holder < 0)
+            return -1;                              /* an empty slot ends the search */
+        if (holder >= nrows) {
+            *bad = 1;
+            return -1;
+        }
+        if ((uint64_t)hs[holder] == h)
+            return holder;
+    }
+    return -1;
+}
 
 static PyObject *
 probe(PyObject *self, PyObject *args)
@@ -569,35 +618,48 @@ probe(PyObject *self, PyObject *args)
     int64_t *out = outv.buf;
     int bad = 0;
     Py_BEGIN_ALLOW_THREADS
-    for (i = 0; i < n && !bad; i++) {
-        int64_t qc = qs[i], found = -1;
-        int64_t lq = (qc >= 0 && qc < nlocal) ? loc[qc] : -1;
-        if (lq >= 0 && lq < nq) {
-            uint64_t h = (uint64_t)dh[i];
-            for (Py_ssize_t level = 0; level < nlev; level++) {
-                uint64_t hh = level ? mix64(h + (uint64_t)level * 0x9E3779B97F4A7C15ULL) : h;
-                int64_t mask = ((const int64_t *)lv[3 * level].buf)[lq];
-                int64_t slot = ((const int64_t *)lv[3 * level + 1].buf)[lq] + (int64_t)(hh & (uint64_t)mask);
-                Py_ssize_t tlen = lv[3 * level + 2].len / lv[3 * level + 2].itemsize;
-                if (mask < 0 || slot < 0 || slot >= tlen) {
-                    bad = 1;
-                    break;
-                }
-                int64_t holder = lv[3 * level + 2].itemsize == 4 ? ((const int32_t *)lv[3 * level + 2].buf)[slot]
-                                                                 : ((const int64_t *)lv[3 * level + 2].buf)[slot];
-                if (holder < 0)
-                    break;                          /* an empty slot ends the search */
-                if (holder >= nrows) {
-                    bad = 1;
-                    break;
-                }
-                if ((uint64_t)hs[holder] == h) {
-                    found = holder;
-                    break;
-                }
-            }                                       /* held by another document: the next level */
+    /* A chunk of pairs at a time, in three passes: each pair's level-0 cell, then the row it holds, then the
+       comparison of that row's hash (and the deeper levels for the few pairs that need them). The pairs of a
+       pass do not wait for one another, so their reads of the tables and of the hashes overlap, each fetched
+       ahead: after other work has pushed the index out of the processor's caches (a small run evaluated
+       between the calls of another tool), one pair after the other waited for two reads from memory in turn,
+       and the lookups of a run of 4,300 rows took 0.4 ms instead of 0.03. The same rows are found. */
+    for (Py_ssize_t c0 = 0; c0 < n && !bad; c0 += PROBE_CHUNK) {
+        Py_ssize_t c1 = n - c0 < PROBE_CHUNK ? n : c0 + PROBE_CHUNK, j;
+        int64_t lqs[PROBE_CHUNK], cell[PROBE_CHUNK];
+        for (j = c0; j < c1 && !bad; j++) {         /* the level-0 cell (-1: the query is not indexed) */
+            int64_t qc = qs[j], lq = (qc >= 0 && qc < nlocal) ? loc[qc] : -1, at = -1;
+            if (nlev && lq >= 0 && lq < nq) {
+                at = level_cell(lv, 0, lq, (uint64_t)dh[j], &bad);
+                if (at >= 0)
+                    __builtin_prefetch((const char *)lv[2].buf + at * lv[2].itemsize);
+            }
+            lqs[j - c0] = lq;
+            cell[j - c0] = at;
         }
-        out[i] = found;
+        for (j = c0; j < c1 && !bad; j++) {         /* the row it holds (-1: none), its hash fetched ahead */
+            if (cell[j - c0] < 0)
+                continue;
+            int64_t holder = cell_row(lv, 0, cell[j - c0]);
+            if (holder >= nrows) {
+                bad = 1;
+                break;
+            }
+            if (holder >= 0)
+                __builtin_prefetch(hs + holder);
+            cell[j - c0] = holder < 0 ? -1 : holder;
+        }
+        for (j = c0; j < c1 && !bad; j++) {
+            int64_t holder = cell[j - c0], found = -1;
+            uint64_t h = (uint64_t)dh[j];
+            if (holder >= 0) {
+                if ((uint64_t)hs[holder] == h)
+                    found = holder;
+                else                                /* held by another document: the next levels */
+                    found = deeper_levels(lv, nlev, lqs[j - c0], h, hs, nrows, &bad);
+            }
+            out[j] = found;
+        }
     }
     Py_END_ALLOW_THREADS
     if (bad)

@@ -304,6 +304,28 @@ def test_probe_finds_what_the_numpy_loop_finds(seed):
     assert hit[:n].all() and (q[got[:n]] == q).all() and (h[got[:n]] == h).all()
 
 
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 128, 130])
+def test_probe_in_chunks_finds_every_pair_whatever_the_count(n):
+    # the probe works through the pairs in chunks of 64 (three passes each): counts on both sides of a chunk's
+    # end, pairs of queries absent from the index among them, and clumped hashes reaching the deeper levels
+    from ir_rbstar.io.docindex import DocIndex
+    rng = np.random.default_rng(n)
+    q = rng.integers(0, 3, 400)
+    h = (rng.permutation(400).astype(np.uint64) << np.uint64(32)) | np.uint64(9)    # the same low bits
+    index = DocIndex(q, h)
+    assert len(index._levels) >= 2
+    pick = rng.integers(0, 400, n)
+    pq, ph = q[pick].copy(), h[pick].copy()
+    pq[::5] = 7                                          # a query the index lacks
+    ph[1::7] ^= np.uint64(1 << 20)                       # a document it lacks
+    got = index.lookup(pq, ph)
+    np.testing.assert_array_equal(got, _numpy_lookup(index, pq, ph))
+    found = pq != 7
+    found[1::7] = False
+    np.testing.assert_array_equal(got >= 0, found)
+    np.testing.assert_array_equal(got[found], pick[found])
+
+
 def test_probe_reads_tables_of_eight_byte_rows():
     # an index of 2**31 rows or more stores its rows as int64: the probe reads either width
     from ir_rbstar.io.docindex import DocIndex
@@ -327,6 +349,9 @@ def test_probe_refuses_a_broken_index():
         probe(index._local, [(mask, base + 10 ** 6, table)])
     with pytest.raises(ValueError, match="outside its table"):
         probe(index._local, [(mask, base, np.full_like(table, 99))])
+    with pytest.raises(ValueError, match="outside its table"):       # a broken deeper level, reached when the
+        other = np.full_like(table, 3 - np.arange(len(table)) % 4)   # first level holds another document
+        probe(index._local, [(mask, base, other), (mask, base + 10 ** 6, table)])
     with pytest.raises(ValueError, match="8-byte integers"):
         probe(index._local.astype(np.int32), index._levels)
     with pytest.raises(ValueError, match="mask, base, table"):
