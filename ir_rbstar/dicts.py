@@ -25,7 +25,7 @@ import os
 import zlib
 from itertools import compress, islice
 from operator import ne
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional
 
 import numpy as np
 
@@ -149,15 +149,30 @@ def decoded(ids: np.ndarray) -> List[str]:
         return [x.decode("utf-8") for x in ids.tolist()]
 
 
-def ranking_dict(ranking: "Ranking") -> Dict[str, Dict[str, float]]:
-    """A :class:`~ir_rbstar.io.Ranking` as ``{query_id: {doc_id: score}}`` (float64 scores)."""
+def ranking_dict(ranking: "Ranking", queries: Optional[Iterable[str]] = None,
+                 depth: Optional[int] = None) -> Dict[str, Dict[str, float]]:
+    """A :class:`~ir_rbstar.io.Ranking` as ``{query_id: {doc_id: score}}`` (float64 scores), its queries in its
+    order. ``queries``: only the queries among these (e.g. the judged ones, the only ones pytrec_eval evaluates);
+    ``depth``: each query cut to its first ``depth`` rows in trec_eval order. The rows kept are gathered first and
+    their ids decoded together (UTF-8 too)."""
     from .io import QUERY_IDS
     qids = QUERY_IDS.decode(ranking.qcodes).tolist()
-    docs = decoded(ranking.dbytes)
-    scores = ranking.scores.tolist()
-    bounds = ranking.offsets.tolist()
-    return {q: dict(zip(docs[a:b], scores[a:b], strict=True))
-            for q, a, b in zip(qids, bounds[:-1], bounds[1:], strict=True)}
+    first, end = ranking.offsets[:-1], ranking.offsets[1:]
+    if queries is not None:
+        wanted = set(queries)
+        kept = np.fromiter(map(wanted.__contains__, qids), dtype=bool, count=len(qids))
+        qids = list(compress(qids, kept.tolist()))
+        first, end = first[kept], end[kept]
+    if depth is not None:
+        end = np.minimum(end, first + depth)
+    lens = end - first
+    bounds = np.concatenate(([0], np.cumsum(lens)))
+    if queries is None and depth is None:
+        rows: Any = slice(None)                                    # every row, in place
+    else:
+        rows = np.arange(bounds[-1]) + np.repeat(first - bounds[:-1], lens)
+    docs, scores, at = decoded(ranking.dbytes[rows]), ranking.scores[rows].tolist(), bounds.tolist()
+    return {q: dict(zip(docs[a:b], scores[a:b], strict=True)) for q, a, b in zip(qids, at[:-1], at[1:], strict=True)}
 
 
 def qrels_dict(qrels: "Qrels") -> Dict[str, Dict[str, int]]:

@@ -119,22 +119,6 @@ def tau_b(x: Sequence[float], y: Sequence[float]) -> float:
     return float(scipy.stats.kendalltau(x, y).statistic)
 
 
-def ranking_dict(ranking: Ranking, queries: Iterable[str], depth: Optional[int] = None) -> Dict[str, Dict[str, float]]:
-    """pytrec_eval's ``{query_id: {doc_id: score}}`` of the queries of ``ranking`` that are in ``queries``
-    (others left out: pytrec_eval evaluates only judged queries), each cut to its first ``depth`` rows in
-    trec_eval order (None: whole), built from the columns of those rows only (``ir_rbstar.dicts.ranking_dict``
-    converts every query of the run). Document ids are decoded as UTF-8 (not only ASCII)."""
-    wanted = set(queries)
-    qids = QUERY_IDS.decode(ranking.qcodes).tolist()
-    bounds = ranking.offsets.tolist()
-    out: Dict[str, Dict[str, float]] = {}
-    for q, a, b in zip(qids, bounds[:-1], bounds[1:], strict=True):
-        if q in wanted:
-            b = b if depth is None else min(b, a + depth)
-            out[q] = dict(zip(decoded(ranking.dbytes[a:b]), ranking.scores[a:b].tolist(), strict=True))
-    return out
-
-
 def judged_frame(ranking: Ranking, queries: Iterable[str]):
     """The rows of ``ranking`` (``query_id, doc_id, score`` in trec_eval order, as ``ir_rbstar.read_run``
     gives them) of the queries in ``queries`` only: no DataFrame of the other queries is made. Document ids

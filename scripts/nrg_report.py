@@ -42,6 +42,7 @@ import pandas as pd
 
 import ir_measures
 import ir_rbstar
+from ir_rbstar.dicts import ranking_dict
 from ir_rbstar.io import Ranking
 from ir_rbstar.stats import ranking_agreement
 
@@ -117,14 +118,14 @@ def load(data_dir) -> tuple:
 def ndcg_at_10(qrels: pd.DataFrame, runs: Dict[str, Ranking]) -> pd.Series:
     """Mean nDCG@10 of every run (ir_measures, pytrec_eval) over the judged topics; the runs go to
     pytrec_eval as dicts of their judged topics' first 10 rows in trec_eval order
-    (``_docblock.ranking_dict``): nDCG@10 looks at no other row, and ir_measures would convert a DataFrame
+    (``ir_rbstar.dicts.ranking_dict``): nDCG@10 looks at no other row, and ir_measures would convert a DataFrame
     through a namedtuple per row."""
     m = ir_measures.parse_measure(NDCG)
     evaluator = ir_measures.evaluator([m], qrels)
     judged = set(qrels["query_id"])
     values = {}
     for name, run in runs.items():
-        values[name] = evaluator.calc_aggregate(_docblock.ranking_dict(run, judged, depth=K))[m]
+        values[name] = evaluator.calc_aggregate(ranking_dict(run, judged, depth=K))[m]
     return pd.Series(values, name=NDCG)
 
 

@@ -40,6 +40,7 @@ import pandas as pd
 
 import ir_measures
 import ir_rbstar
+from ir_rbstar.dicts import ranking_dict
 from ir_rbstar.io import QUERY_IDS, Ranking
 
 # _docblock: what the report scripts share (the docs' marker block, --write/--doc)
@@ -122,7 +123,7 @@ def per_query(data_dir=DEFAULT_DATA, runs: Optional[Iterable[Tuple[str, Ranking,
     parts = []
     for run_name, ranking, keep_seg, run in (judged_runs(data_dir, judged) if runs is None else runs):
         ta = _values(aware_eval, run, aware)
-        te = _values(ordered_eval, _docblock.ranking_dict(ranking, judged), ordered)
+        te = _values(ordered_eval, ranking_dict(ranking, judged), ordered)
         frame = pd.DataFrame({"query_id": judged})
         frame = frame.merge(_tie_flags(ranking, keep_seg), on="query_id", how="left")
         frame[["tie@10", "tie@1000"]] = frame[["tie@10", "tie@1000"]].fillna(False).astype(bool)

@@ -8,6 +8,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
+from ..dicts import qrels_dict, ranking_dict
 from ..errors import ParameterError
 from ..io import QUERY_IDS, Qrels, Ranking, to_ranking
 from .plan import DEFAULT_P, DEFAULT_RBO, Plan, make_plan
@@ -43,20 +44,6 @@ def _rankings(runs: Any) -> Dict[str, Ranking]:
     return {name: to_ranking(run, source=f"run {name!r}") for name, run in named.items()}
 
 
-def _run_dict(ranking: Ranking, qcodes: np.ndarray, qids: List[str]) -> Dict[str, Dict[str, float]]:
-    """The rankings of the given queries as a dict of dicts (ir_measures' own input form): the kept queries'
-    rows gathered once and their ids decoded in one pass (:func:`ir_rbstar.dicts.decoded`)."""
-    from ..dicts import decoded
-    seg = ranking.segment_of(qcodes)
-    kept = np.flatnonzero(seg >= 0)
-    first, end = ranking.offsets[seg[kept]], ranking.offsets[seg[kept] + 1]
-    bounds = np.concatenate(([0], np.cumsum(end - first)))
-    rows = np.arange(bounds[-1]) + np.repeat(first - bounds[:-1], end - first)
-    docs, scores, at = decoded(ranking.dbytes[rows]), ranking.scores[rows].tolist(), bounds.tolist()
-    return {qids[k]: dict(zip(docs[at[i]:at[i + 1]], scores[at[i]:at[i + 1]], strict=True))
-            for i, k in enumerate(kept.tolist())}
-
-
 def evaluate(plan: Plan, qrels: Qrels, rankings: Dict[str, Ranking], qids: List[str],
              provider: Optional[str] = None, progress=None) -> Dict[str, Dict[str, np.ndarray]]:
     """run -> measure label -> per-query values (NaN where a provider gives a query no value), in ``qids``
@@ -67,16 +54,10 @@ def evaluate(plan: Plan, qrels: Qrels, rankings: Dict[str, Ranking], qids: List[
 
     from ..provider import PROVIDER, split_by_provider
     where = {q: i for i, q in enumerate(qids)}
-    qcodes = QUERY_IDS.encode(np.asarray(qids, dtype=object))
     ours, others = split_by_provider(plan.measures, provider)
     evaluator = PROVIDER.evaluator(ours, qrels) if ours else None
     calc = ir_measures.providers.registry[provider] if provider else ir_measures
-    qrels_dict: Dict[str, Dict[str, int]] = {}
-    if others:
-        frame = qrels.frame()
-        for q, d, g in zip(frame["query_id"].tolist(), frame["doc_id"].tolist(), frame["relevance"].tolist(),
-                           strict=True):
-            qrels_dict.setdefault(str(q), {})[str(d)] = int(g)
+    judged = qrels_dict(qrels) if others else {}
     out: Dict[str, Dict[str, np.ndarray]] = {}
     for step, (name, ranking) in enumerate(rankings.items(), 1):
         if progress is not None:
@@ -89,7 +70,7 @@ def evaluate(plan: Plan, qrels: Qrels, rankings: Dict[str, Ranking], qids: List[
             for m in ours:
                 values[str(m)][rows[keep]] = np.asarray(got[m], dtype=float)[keep]
         if others:
-            for metric in calc.iter_calc(others, qrels_dict, _run_dict(ranking, qcodes, qids)):
+            for metric in calc.iter_calc(others, judged, ranking_dict(ranking, qids)):
                 i = where.get(str(metric.query_id))
                 if i is not None:
                     values[str(metric.measure)][i] = metric.value

@@ -293,16 +293,3 @@ def test_missing_text_files_are_errors(tmp_path, capsys):
     assert cli.main(argv + ["--queries", str(bad)]) == 2
     assert "line 1" in capsys.readouterr().err
 
-
-def test_run_dict_holds_the_asked_queries_in_their_order_with_their_ids_and_scores():
-    """The explorer's dict of a run (what ir_measures evaluates): the asked queries the run has, in the asked
-    order, each with its documents (UTF-8 ids too) and float scores; a query the run lacks is left out."""
-    from ir_rbstar.explore.data import _run_dict
-    from ir_rbstar.io import QUERY_IDS, to_ranking
-    run = {"q2": {"d\u00e9": 2.5, "d1": 1.0}, "q1": {"x": 3.0}, "q3": {"a": 0.5, "b": 0.5}}
-    ranking = to_ranking(run)
-    asked = ["q3", "absent", "q2"]
-    got = _run_dict(ranking, QUERY_IDS.encode(np.asarray(asked, dtype=object)), asked)
-    assert list(got) == ["q3", "q2"]
-    assert got == {"q3": {"a": 0.5, "b": 0.5}, "q2": {"d\u00e9": 2.5, "d1": 1.0}}
-    assert _run_dict(ranking, QUERY_IDS.encode(np.asarray(["none"], dtype=object)), ["none"]) == {}

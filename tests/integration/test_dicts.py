@@ -56,6 +56,23 @@ def test_a_regular_run_gives_the_dict_of_both_readers(tmp_path_factory, data, gz
     assert all(type(v) is float for docs in got.values() for v in docs.values())
 
 
+@settings(max_examples=examples(200), deadline=None)
+@given(data=run_files(), picked=st.lists(st.booleans(), min_size=3, max_size=3), depth=st.one_of(st.none(),
+                                                                                             st.integers(0, 6)))
+def test_a_ranking_dict_of_some_queries_to_a_depth(tmp_path_factory, data, picked, depth):
+    """ranking_dict(ranking, queries, depth): the queries asked that the run has (in the run's order; an absent
+    one asked is no error), each with its first ``depth`` documents in trec_eval order, as the whole dict has them."""
+    text, _ = data
+    path = tmp_path_factory.mktemp("d") / "r.run"
+    path.write_bytes(text.encode())
+    ranking = read_trec_run(str(path))
+    whole = dicts.ranking_dict(ranking)
+    asked = [q for q, keep in zip(whole, picked, strict=False) if keep] + ["no such query"]
+    got = dicts.ranking_dict(ranking, asked, depth)
+    want = {q: dict(list(docs.items())[:depth]) for q, docs in whole.items() if q in asked}
+    assert list(got) == list(want) and all(list(got[q].items()) == list(want[q].items()) for q in want)
+
+
 def test_a_regular_qrels_gives_the_dict_of_both_readers(tmp_path):
     path = tmp_path / "q.qrels"
     path.write_text("1 0 d1 2\n1 0 d2 0\n2\t0\td1\t-1\n\n3 0 x 10\n1 0 d3 1")

@@ -1,7 +1,9 @@
-"""Document ids that are not ASCII survive the studies' own conversions of a run: ``scripts._docblock``'s
-pytrec_eval dict and its frame of the judged queries (``judged_frame``, which ``examples/first_stage_rbr``
-and ``scripts/ties_report`` use; numpy's ``astype(str)`` on the ids' bytes decodes ASCII only)."""
+"""Document ids that are not ASCII survive the studies' conversions of a run: ``ir_rbstar.dicts.ranking_dict``
+(with its queries and depth) and ``scripts._docblock``'s frame of the judged queries (``judged_frame``, which
+``examples/first_stage_rbr`` and ``scripts/ties_report`` use; numpy's ``astype(str)`` on the ids' bytes decodes
+ASCII only)."""
 
+from ir_rbstar.dicts import ranking_dict
 from ir_rbstar.io import read_trec_run
 from tests.helpers import load_script
 
@@ -18,8 +20,8 @@ def _ranking(tmp_path):
     return read_trec_run(str(path))
 
 
-def test_docblock_ranking_dict_decodes_utf8(tmp_path):
-    got = load_script("_docblock").ranking_dict(_ranking(tmp_path), ["q1", "q2"], depth=2)
+def test_ranking_dict_decodes_utf8(tmp_path):
+    got = ranking_dict(_ranking(tmp_path), ["q1", "q2"], depth=2)
     assert got == {"q1": {"caf\u00e9": 3.0, "na\u00efve": 2.0}, "q2": {"\u6587\u66f8": 5.0}}
 
 
