@@ -52,6 +52,7 @@ def test_depths_outside_the_tables_are_an_error():
         STEP(0.1, 2.3, np.array([1, 2]), np.array([2]), one, one, one, *tables)
 
 
+@needs_step
 def test_measures_are_the_same_without_the_c_pass(monkeypatch):
     """RBO and RBO_ext of a run with ties against a reference, through ir_measures: the same values with the C
     pass and without it (the numpy operations)."""

@@ -6,6 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 import ir_measures
 import ir_rbstar
+from ir_rbstar.io import extension
 from tests.conftest import examples
 
 DOC_IDS = st.sampled_from(["a", "b", "c", "d", "e", "f", "z", "D1", "D10", "D2", "10", "9"])
@@ -57,6 +58,7 @@ def test_order_of_long_and_prefix_sharing_ids(rows):
 _SCORES = [0.0, -0.0, 1.0, 1.0 + 2 ** -30, 1.0 + 2 ** -20, 2.5, -3.0, 1e39, -1e39, float("inf"), float("-inf"), 7.0]
 
 
+@pytest.mark.skipif(extension.step("in_order_ties") is None, reason="the C extension (with in_order_ties) is not built")
 @settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(_SCORES)), max_size=30), st.booleans())
 def test_the_c_pass_finds_the_same_ties_in_order(rows, descending):
